@@ -22,12 +22,13 @@ computed lazily from the decoded source.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable
 from functools import cached_property
+from typing import NamedTuple
 
 from lxml import etree
-from lxml.html import HTMLParser
 
 from .encoding import decode_html
 
@@ -56,12 +57,11 @@ DROPPED_TAGS: frozenset[str] = frozenset(
 
 HEADING_TAGS: frozenset[str] = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 
-_HIDDEN_XPATH = etree.XPath(
-    "//*[@hidden or contains(@style, 'none') or contains(@style, 'hidden')]"
-)
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 
-_PARSER = HTMLParser(encoding="utf-8", huge_tree=True, recover=True)
+#: Plain ``etree.HTMLParser``: lxml.html's parser would call a Python class
+#: lookup for every element proxy, which costs more than the walk itself.
+_PARSER = etree.HTMLParser(encoding="utf-8", huge_tree=True, recover=True)
 
 
 class Container:
@@ -77,7 +77,8 @@ class Container:
         "chars", "anchor_chars", "block_count", "first_block", "last_block",
     )
 
-    def __init__(self, element: etree._Element, tag: str, parent: Container | None) -> None:
+    def __init__(self, element: etree._Element, tag: str, parent: Container | None,
+                 first_block: int) -> None:
         self.element = element
         self.tag = tag
         self.parent = parent
@@ -87,8 +88,9 @@ class Container:
         self.chars = 0
         self.anchor_chars = 0
         self.block_count = 0
-        #: Index range (inclusive) in :attr:`Document.blocks`; -1 when empty.
-        self.first_block = -1
+        #: Index range (inclusive) in :attr:`Document.blocks`; both -1 when
+        #: the subtree holds no text.
+        self.first_block = first_block
         self.last_block = -1
 
     @property
@@ -136,13 +138,20 @@ class Block:
         return f"<Block {self.index} <{self.tag}> {self.text[:40]!r}>"
 
 
-def _hidden_elements(root: etree._Element) -> set[etree._Element]:
-    """Elements hidden by markup alone; found with one XPath pass in C."""
-    hidden = set()
-    for el in _HIDDEN_XPATH(root):
-        if el.get("hidden") is not None or _HIDDEN_STYLE.search(el.get("style") or ""):
-            hidden.add(el)
-    return hidden
+def _finish(container: Container, block_total: int, parent: Container | None) -> None:
+    """Close *container*: fix its block range and add its totals to *parent*.
+
+    ``chars``/``anchor_chars`` already hold the direct blocks plus every
+    finished child, since children finish before their parent.
+    """
+    if block_total > container.first_block:
+        container.last_block = block_total - 1
+        container.block_count = block_total - container.first_block
+    else:
+        container.first_block = -1
+    if parent is not None:
+        parent.chars += container.chars
+        parent.anchor_chars += container.anchor_chars
 
 
 class Document:
@@ -173,7 +182,13 @@ class Document:
             content_type = None
             if encoding:
                 content_type = encoding if "=" in encoding or "/" in encoding else f"text/html; charset={encoding}"
-            encoding, text = decode_html(bytes(html), content_type)
+            body = bytes(html)
+            encoding, text = decode_html(body, content_type)
+            # Valid UTF-8 (most of the web) goes to libxml2 as the original
+            # bytes: no re-encoding copy. Anything else is parsed from the
+            # decoded text, so the charset decision stays ours.
+            if encoding == "utf-8" and "\ufffd" not in text and b"\x00" not in body:
+                return cls(parse_html(text, body), url=url, source=text, encoding=encoding)
         else:
             text = html
             encoding = encoding or "unicode"
@@ -181,109 +196,128 @@ class Document:
 
     # -- the walk -----------------------------------------------------
     def _walk(self) -> None:
+        """Cut the text into blocks and build the container tree, in one pass.
+
+        Hot loop: local names only, the string-closing step inlined where it
+        is cheap to test (most structural tags close an empty string).
+        """
         root = self.root
-        hidden = _hidden_elements(root)
         blocks = self.blocks
         containers = self.containers
+        structural = STRUCTURAL_TAGS
+        dropped = DROPPED_TAGS
+        breaks = BREAK_TAGS
+        hidden_style = _HIDDEN_STYLE.search
 
         pieces: list[str] = []
+        # Whitespace-only strings (the newlines between tags) are most of
+        # them; they are tracked so they never reach close().
+        has_text = False
         anchor_pieces: list[str] = []
-        anchor_depth = 0
+        anchors: list[etree._Element] = []  # open <a> elements
         position = 0
 
-        top = Container(root, root.tag if isinstance(root.tag, str) else "html", None)
+        top = Container(root, root.tag if isinstance(root.tag, str) else "html", None, 0)
         containers.append(top)
         current = top
         skipped = None
 
         def close() -> None:
-            nonlocal position
-            position += 1
-            if not pieces:
-                return
-            raw = "".join(pieces)
+            # Called only when ``pieces`` holds non-whitespace text.
+            words = "".join(pieces).split()
             pieces.clear()
-            words = raw.split()
-            if not words:
-                anchor_pieces.clear()
-                return
             text = " ".join(words)
-            chars = len(text) - len(words) + 1
             anchor = 0
             if anchor_pieces:
                 anchor = len("".join("".join(anchor_pieces).split()))
                 anchor_pieces.clear()
-            block = Block(len(blocks), position - 1, text, current, chars, anchor)
+            chars = len(text) - len(words) + 1
+            block = Block(len(blocks), position, text, current, chars, anchor)
             blocks.append(block)
             current.direct_blocks.append(block)
+            current.chars += chars
+            current.anchor_chars += anchor
 
         walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
         for event, el in walker:
             if event == "start":
-                tag = el.tag
-                if not isinstance(tag, str):  # entities and other oddities: keep their tail only
-                    continue
-                if tag in DROPPED_TAGS or el in hidden:
+                tag = el.tag  # comments and PIs arrive as their own events
+                style = el.get("style")
+                if (tag in dropped or el.get("hidden") is not None
+                        or (style is not None and hidden_style(style))):
                     walker.skip_subtree()
                     skipped = el
-                    if tag in STRUCTURAL_TAGS:
-                        close()  # a hidden block still separates its neighbours
+                    if tag in structural:  # a hidden block still separates its neighbours
+                        if pieces:
+                            if has_text:
+                                close()
+                                has_text = False
+                            else:
+                                pieces.clear()
+                                anchor_pieces.clear()
+                        position += 1
                     continue
-                if tag in STRUCTURAL_TAGS and el is not root:
-                    close()
-                    if tag not in BREAK_TAGS:
-                        current = Container(el, tag, current)
-                        containers.append(current)
+                if tag in structural:
+                    if el is not root:
+                        if pieces:
+                            if has_text:
+                                close()
+                                has_text = False
+                            else:
+                                pieces.clear()
+                                anchor_pieces.clear()
+                        position += 1
+                        if tag not in breaks:
+                            current = Container(el, tag, current, len(blocks))
+                            containers.append(current)
                 elif tag == "a":
-                    anchor_depth += 1
+                    anchors.append(el)
                 text = el.text
                 if text:
                     pieces.append(text)
-                    if anchor_depth:
+                    if not has_text and not text.isspace():
+                        has_text = True
+                    if anchors:
                         anchor_pieces.append(text)
                 continue
             if event == "end":
+                # Identity checks instead of re-reading ``el.tag``: the
+                # element that ends is either the open container's, the
+                # innermost open anchor, a skipped subtree or an inline tag.
                 if el is skipped:
                     skipped = None
-                else:
-                    tag = el.tag
-                    if tag in STRUCTURAL_TAGS and tag not in BREAK_TAGS and el is not root:
-                        close()
+                elif el is current.element:
+                    if current is not top:
+                        if pieces:
+                            if has_text:
+                                close()
+                                has_text = False
+                            else:
+                                pieces.clear()
+                                anchor_pieces.clear()
+                        position += 1
                         finished = current
                         current = finished.parent  # type: ignore[assignment]
                         current.children.append(finished)
-                    elif tag == "a" and anchor_depth:
-                        anchor_depth -= 1
+                        _finish(finished, len(blocks), current)
+                elif anchors and el is anchors[-1]:
+                    anchors.pop()
             tail = el.tail
             if tail and el is not root:
                 pieces.append(tail)
-                if anchor_depth:
+                if not has_text and not tail.isspace():
+                    has_text = True
+                if anchors:
                     anchor_pieces.append(tail)
-        close()
-        self.string_count = position
-        self._aggregate()
-
-    def _aggregate(self) -> None:
-        """Fill subtree totals bottom-up: containers are in document order, so
-        walking the list backwards visits every child before its parent."""
-        for container in reversed(self.containers):
-            for block in container.direct_blocks:
-                container.chars += block.chars
-                container.anchor_chars += block.anchor_chars
-                container.block_count += 1
-            if container.direct_blocks:
-                first, last = container.direct_blocks[0].index, container.direct_blocks[-1].index
-                container.first_block = first if container.first_block < 0 else min(first, container.first_block)
-                container.last_block = max(last, container.last_block)
-            parent = container.parent
-            if parent is not None:
-                parent.chars += container.chars
-                parent.anchor_chars += container.anchor_chars
-                parent.block_count += container.block_count
-                if container.first_block >= 0:
-                    if parent.first_block < 0 or container.first_block < parent.first_block:
-                        parent.first_block = container.first_block
-                    parent.last_block = max(parent.last_block, container.last_block)
+        if has_text:
+            close()
+        self.string_count = position + 1
+        while current is not top:  # containers left open by a truncated tree
+            finished = current
+            current = finished.parent  # type: ignore[assignment]
+            current.children.append(finished)
+            _finish(finished, len(blocks), current)
+        _finish(top, len(blocks), None)
 
     # -- views --------------------------------------------------------
     @property
@@ -303,7 +337,7 @@ class Document:
             "//title",
         ):
             for found in root.xpath(xpath):
-                value = found if isinstance(found, str) else found.text_content()
+                value = found if isinstance(found, str) else "".join(found.itertext())
                 value = " ".join(value.split())
                 if value:
                     return value
@@ -332,15 +366,88 @@ class Document:
         """The decoded source split into lines (for line-based methods)."""
         return self.source.splitlines()
 
+    def tagged_lines(self, break_at_structural: bool = False) -> list[SourceLine]:
+        """The source as Weninger & Hsu's text-to-tag-ratio lines.
 
-def parse_html(text: str) -> etree._Element:
+        ``script`` and ``style`` elements and comments are removed from the
+        source first (an unclosed one runs to the end, as in a browser); each
+        remaining line becomes a :class:`SourceLine` holding its visible text
+        (tags stripped -- structural ones count as a space --, entities
+        decoded, whitespace collapsed) and the number of tags on it. Lines with neither text nor tags -- empty lines -- are
+        dropped. A tag spanning several lines counts once, on the line where
+        it starts: its inner newlines are not line breaks.
+
+        With *break_at_structural* every tag named in :data:`STRUCTURAL_TAGS`
+        also starts a new line, so minified pages (the whole page on one
+        physical line) still give a per-block ratio profile.
+        """
+        source = _SOURCE_NON_TEXT.sub("", self.source)
+        source = source.replace("\r\n", "\n").replace("\r", "\n")
+        # Past the last ">" no tag can close; tokenising only up to it keeps
+        # the tag regex from rescanning the tail for every stray "<".
+        end = source.rfind(">") + 1
+        pieces = _SOURCE_TAG.split(source[:end])
+        pieces[-1] += source[end:]
+
+        lines: list[SourceLine] = []
+        text: list[str] = []
+        tags = 0
+
+        def flush() -> None:
+            value = " ".join(html.unescape("".join(text)).split()) if text else ""
+            if value or tags:
+                lines.append(SourceLine(value, tags))
+            text.clear()
+
+        for i, piece in enumerate(pieces):
+            if i % 2:  # a tag (odd pieces of a split on a capturing group)
+                name = _SOURCE_TAG_NAME.match(piece)
+                if name and name.group(1).lower() in STRUCTURAL_TAGS:
+                    if break_at_structural:
+                        flush()
+                        tags = 0
+                    else:
+                        text.append(" ")  # "</p><p>" separates words
+                tags += 1
+                continue
+            first, *rest = piece.split("\n")
+            text.append(first)
+            for chunk in rest:
+                flush()
+                tags = 0
+                text.append(chunk)
+        flush()
+        return lines
+
+
+class SourceLine(NamedTuple):
+    """One line of cleaned source: its visible text and how many tags it holds."""
+
+    text: str
+    tags: int
+
+
+#: What Weninger & Hsu strip from the source before counting: scripts,
+#: styles and remarks (comments). Lazy and anchored on ``\Z`` so an unclosed
+#: one is consumed in one linear match.
+_SOURCE_NON_TEXT = re.compile(
+    r"<script\b.*?(?:</script\s*>|\Z)|<style\b.*?(?:</style\s*>|\Z)|<!--.*?(?:-->|\Z)",
+    re.I | re.S,
+)
+#: A tag: "<" then a letter, "/", "!" or "?" (so "a < b" stays text).
+_SOURCE_TAG = re.compile(r"(<[A-Za-z/!?][^>]*>)")
+_SOURCE_TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)")
+
+
+def parse_html(text: str, utf8_body: bytes | None = None) -> etree._Element:
     """Parse decoded markup with lxml's HTML parser; never returns ``None``.
 
     The text is handed to libxml2 as UTF-8 bytes (a ``str`` carrying an XML
-    encoding declaration would be refused by lxml). NUL characters are
-    removed, as parsel does.
+    encoding declaration would be refused by lxml); *utf8_body*, when the
+    caller has the page as valid UTF-8 bytes already, skips that encoding.
+    NUL characters are removed, as parsel does.
     """
-    body = text.replace("\x00", "").encode("utf-8", "replace")
+    body = utf8_body if utf8_body is not None else text.replace("\x00", "").encode("utf-8", "replace")
     root = None
     if body.strip():
         try:
