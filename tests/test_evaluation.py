@@ -1,0 +1,230 @@
+"""The evaluation metrics: worked examples, edge cases, properties."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import random
+
+import pytest
+
+from webclean_scrapy.evaluation import (
+    PRF,
+    REPORT_KEYS,
+    Contestants,
+    DatasetError,
+    Text,
+    cleaneval_prf,
+    cosine_distance,
+    edit_distance_ratio,
+    euclidean_distance,
+    evaluate_dataset,
+    format_report,
+    kl_divergence,
+    lcs_prf,
+    lcstring,
+    lcstring_prf,
+    load_dataset,
+    longest_common_substring,
+    occ_prf,
+    score_page,
+    shingle_counts,
+    shingle_dataset_prf,
+    shingle_prf,
+    tokenize,
+    voc_prf,
+)
+
+PRF_METRICS = [lcs_prf, lcstring_prf, cleaneval_prf, voc_prf, occ_prf, shingle_prf]
+
+
+def approx(values, expected):
+    assert tuple(values) == pytest.approx(tuple(expected))
+
+
+# -- tokenizer ---------------------------------------------------------
+def test_tokenize_keeps_case_and_drops_punctuation():
+    assert tokenize("Hello, World! It's 2024_a.") == ["Hello", "World", "It", "s", "2024_a"]
+    assert tokenize("") == [] and tokenize(None) == []
+
+
+def test_tokenize_cjk_by_character_latin_by_word():
+    assert tokenize("我爱北京。Beijing 天安门！") == ["我", "爱", "北", "京", "Beijing", "天", "安", "门"]
+    assert tokenize("ひらがなカタカナ") == list("ひらがなカタカナ")
+    assert tokenize("한국어 텍스트") == ["한", "국", "어", "텍", "스", "트"]
+    # Other scripts without CJK characters keep whole words.
+    assert tokenize("Привет мир") == ["Привет", "мир"]
+
+
+def test_cjk_text_scores_partial_overlap():
+    # With \w+ tokens each sentence would be a single token and share nothing.
+    result = voc_prf("我爱北京", "我爱上海")
+    approx(result, (0.5, 0.5, 0.5))
+
+
+# -- character metrics ---------------------------------------------------
+def test_longest_common_substring_worked_example():
+    a = "the dog jumps over the brown fox"
+    b = "the fox jumps over the brown dog"
+    assert longest_common_substring(a, b) == " jumps over the brown "
+    assert lcstring(a, b) == " jumps over the brown "
+
+
+def test_longest_common_substring_matches_brute_force():
+    rng = random.Random(7)
+
+    def brute(a: str, b: str) -> int:
+        return max((j - i for i in range(len(a)) for j in range(i + 1, len(a) + 1) if a[i:j] in b), default=0)
+
+    for _ in range(300):
+        a = "".join(rng.choices("abc", k=rng.randint(0, 12)))
+        b = "".join(rng.choices("abc", k=rng.randint(0, 12)))
+        found = longest_common_substring(a, b)
+        assert found in a and found in b
+        assert len(found) == brute(a, b)
+
+
+def test_lcstring_prf_ignores_whitespace():
+    # compact texts: "abcdxyz" vs "abcd"
+    approx(lcstring_prf("ab cd\nxyz", "abcd"), (4 / 7, 1.0, 2 * (4 / 7) / (4 / 7 + 1)))
+
+
+def test_lcs_prf_on_characters_without_whitespace():
+    result = lcs_prf("abcde", "a c e")
+    approx(result, (3 / 5, 1.0, 0.75))
+
+
+def test_edit_distance_ratio_is_levenshtein_over_gold_length():
+    assert edit_distance_ratio("kitten", "sitting") == pytest.approx(3 / 7)
+    assert edit_distance_ratio("same  text\n", "same text") == 0.0
+    assert edit_distance_ratio("", "") == 0.0
+    assert edit_distance_ratio("", "abcd") == 1.0
+
+
+# -- token metrics -----------------------------------------------------
+def test_cleaneval_aligns_token_sequences():
+    result = cleaneval_prf("the cat sat on the mat", "the cat on the mat, today")
+    approx(result, (5 / 6, 5 / 6, 5 / 6))
+
+
+def test_voc_and_occ():
+    approx(voc_prf("a a b c", "a b d"), (2 / 3, 2 / 3, 2 / 3))
+    approx(occ_prf("a a b c", "a b d"), (2 / 4, 2 / 3, 2 * 0.5 * (2 / 3) / (0.5 + 2 / 3)))
+
+
+@pytest.mark.parametrize("metric", PRF_METRICS)
+def test_perfect_and_empty_cases(metric):
+    text = "Main text of the page, with enough words to make shingles."
+    assert metric(text, text) == PRF(1.0, 1.0, 1.0)
+    assert metric("", "") == PRF(1.0, 1.0, 1.0)
+    assert metric("", text) == PRF(0.0, 0.0, 0.0)
+    assert metric(text, "") == PRF(0.0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("metric", [lcs_prf, lcstring_prf, cleaneval_prf, voc_prf, occ_prf, shingle_prf])
+def test_swapping_texts_swaps_precision_and_recall(metric):
+    a = "one two three four five six seven eight nine ten"
+    b = "zero one two three four six seven eight nine ten eleven twelve"
+    forward, backward = metric(a, b), metric(b, a)
+    approx(forward, (backward.recall, backward.precision, backward.f1))
+    assert 0 < forward.f1 < 1
+
+
+def test_distribution_distances():
+    a, b = "a b c c", "c a b d"
+    assert cosine_distance(a, a) == pytest.approx(0.0, abs=1e-12)
+    assert euclidean_distance(a, a) == 0.0
+    assert kl_divergence(a, a) == pytest.approx(0.0, abs=1e-12)
+    assert cosine_distance(a, b) == pytest.approx(cosine_distance(b, a))
+    assert euclidean_distance(a, b) == pytest.approx(euclidean_distance(b, a))
+    assert kl_divergence(a, b) > 0 and kl_divergence(b, a) > 0
+    assert cosine_distance("x y", "z w") == pytest.approx(1.0)
+    # relative frequencies: doubling a text changes nothing
+    assert euclidean_distance("a b", "a a b b") == 0.0
+    assert euclidean_distance("x", "y") == pytest.approx(math.sqrt(2))
+    # an empty side is a real difference, not a smoothing artefact
+    assert kl_divergence("a b", "") > 0 and kl_divergence("", "a b") > 0
+    assert (kl_divergence("", ""), cosine_distance("", ""), euclidean_distance("", "")) == (0.0, 0.0, 0.0)
+
+
+# -- shingles ------------------------------------------------------------
+def test_shingle_counts_hand_computed():
+    # gold shingles (a b c d), (b c d e); output (a b c d), (b c d x): tp=fp=fn=1
+    approx(shingle_counts("a b c d x", "a b, c d e"), (1 / 3, 1 / 3, 1 / 3))
+    approx(shingle_prf("a b c d x", "a b c d e"), (0.5, 0.5, 0.5))
+    # repeated shingles count as multisets
+    approx(shingle_counts("a b c d a b c d", "a b c d"), (1 / 5, 4 / 5, 0))
+
+
+def test_short_texts_are_one_shingle():
+    assert shingle_prf("hello world", "hello, world!") == PRF(1.0, 1.0, 1.0)
+    assert shingle_prf("hello world", "Hello world") == PRF(0.0, 0.0, 0.0)  # case counts
+    assert shingle_prf("hello world", "hello there") == PRF(0.0, 0.0, 0.0)
+
+
+def test_shingle_dataset_aggregation():
+    pages = [
+        (1 / 3, 1 / 3, 1 / 3),  # P = R = 0.5
+        (0.0, 0.0, 1.0),        # empty output: recall 0, left out of the precision mean
+        (0.0, 0.0, 0.0),        # empty output for empty gold: perfect
+        (0.0, 1.0, 0.0),        # output for empty gold: precision 0, left out of the recall mean
+    ]
+    result = shingle_dataset_prf(pages)
+    approx(result, (0.5, 0.5, 0.5))
+    approx(shingle_dataset_prf(pages[:3]), (0.75, 0.5, 0.6))
+    assert shingle_dataset_prf([]) == PRF(0.0, 0.0, 0.0)
+
+
+# -- all at once -----------------------------------------------------------
+def test_score_page_on_long_texts_runs():
+    rng = random.Random(1)
+    words = ["".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=rng.randint(2, 9))) for _ in range(2000)]
+    gold = " ".join(rng.choices(words, k=3500))[:20000]
+    extracted = "menu home about " * 50 + gold[2000:] + " footer links" * 50
+    gold_text = Text(gold)
+    scores = score_page(extracted, gold_text)
+    assert 0.5 < scores["lcs_f1"] < 1
+    assert 0.5 < scores["lcstring_f1"] < 1
+    assert 0.5 < scores["cleaneval_f1"] < 1
+    assert sum(scores["shingle_counts"]) == pytest.approx(1.0)
+    # the gold's cached forms are reused for a second extractor
+    assert score_page(gold, gold_text)["lcstring_f1"] == 1.0
+
+
+# -- dataset runner ----------------------------------------------------------
+def make_dataset(root, pages):
+    (root / "html").mkdir(parents=True)
+    with open(root / "truth.jsonl", "w", encoding="utf-8") as truth:
+        for page_id, html, gold in pages:
+            (root / "html" / f"{page_id}.html.gz").write_bytes(gzip.compress(html))
+            truth.write(json.dumps({"id": page_id, "url": None, "text": gold}) + "\n")
+    return root
+
+
+def test_evaluate_dataset_with_baseline(tmp_path):
+    root = make_dataset(tmp_path / "tiny", [
+        ("p1", b"<html lang='en'><head><title>T</title></head><body><p>The only text on this page is here.</p>"
+               b"</body></html>", "The only text on this page is here."),
+        ("p2", "<html lang='fr'><body><nav>Accueil Menu</nav><p>Le texte principal de la page.</p></body></html>"
+               .encode("latin-1"), "Le texte principal de la page."),
+        ("p3", b"\x89PNG\r\n\x1a\n\x00\x00binary", "Gold text the extractor cannot find."),
+    ])
+    report = evaluate_dataset(root, Contestants(ours=("baseline",)), by_language=True)
+    figures = report.summary["baseline"]
+    assert tuple(figures) == REPORT_KEYS
+    assert figures["shingle_recall"] == pytest.approx(2 / 3)  # the binary page recalls nothing
+    assert figures["shingle_precision"] < 1.0  # the nav words of p2
+    assert report.failures == {"baseline": 1} and "p3" in report.errors["baseline"]
+    assert set(report.by_language) == {"en", "fr"}
+    assert report.by_language["en"]["baseline"]["shingle_f1"] == 1.0
+    table = format_report(report)
+    assert "baseline" in table and "ms/page" in table and "language fr" in table
+
+
+def test_load_dataset_rejects_other_layouts(tmp_path):
+    with pytest.raises(DatasetError, match="truth.jsonl"):
+        load_dataset(tmp_path)
+    (tmp_path / "truth.jsonl").write_text('{"id": "gone", "text": "x"}\n')
+    with pytest.raises(DatasetError, match="no page"):
+        load_dataset(tmp_path)

@@ -1,0 +1,388 @@
+"""The ``webclean`` command: extract main text from files, evaluate extractors, run the demo.
+
+::
+
+    webclean extract page.html pages/ - -e webclean -o out.jsonl
+    webclean eval ../shared/data/readability -e baseline --compare trafilatura --json scores.json
+    webclean demo [demo arguments...]
+
+Bad input never ends in a traceback: each unreadable or binary file is named
+on stderr and skipped, and the exit status says whether anything succeeded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import sys
+import time
+import zlib
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import IO, Any
+
+from . import __version__
+from .document import Document
+from .errors import ExtractionError
+from .extraction import Extractor
+from .extractors import available_extractors, get_extractor
+
+#: File names picked up when a directory is given to ``webclean extract``.
+HTML_SUFFIXES = (".html", ".htm", ".gz")
+
+#: Show a progress bar (on a terminal) from this many files on.
+PROGRESS_THRESHOLD = 20
+
+STDIN = "-"
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class Progress:
+    """A one-line progress bar on stderr; a no-op when disabled."""
+
+    def __init__(self, total: int, enabled: bool, stream: IO[str] | None = None, width: int = 30) -> None:
+        self.total = total
+        self.enabled = enabled and total > 0
+        self.stream = stream or sys.stderr
+        self.width = width
+        self.done = 0
+        self._drawn = 0.0
+        self._line = ""
+
+    def advance(self, step: int = 1) -> None:
+        self.done += step
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if self.done < self.total and now - self._drawn < 0.1:
+            return
+        self._drawn = now
+        filled = self.width * self.done // self.total
+        self._line = (f"[{'#' * filled}{'.' * (self.width - filled)}] "
+                      f"{self.done}/{self.total} {100 * self.done // self.total}%")
+        self.stream.write("\r" + self._line)
+        self.stream.flush()
+
+    def message(self, text: str) -> None:
+        """Print a line on stderr above the bar."""
+        if self._line:
+            self.stream.write("\r" + " " * len(self._line) + "\r")
+        print(text, file=self.stream)
+        if self._line:
+            self.stream.write(self._line)
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self._line:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._line = ""
+
+
+def _error(message: str) -> None:
+    print(f"webclean: {message}", file=sys.stderr)
+
+
+def _want_progress(total: int, forced: bool) -> bool:
+    return forced or (total > PROGRESS_THRESHOLD and sys.stderr.isatty())
+
+
+def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs; values are JSON when they parse as JSON (numbers,
+    booleans, lists), plain strings otherwise."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--option expects KEY=VALUE, got {pair!r}")
+        try:
+            options[key.strip()] = json.loads(value)
+        except ValueError:
+            options[key.strip()] = value
+    return options
+
+
+# -- extract -------------------------------------------------------------
+def iter_inputs(paths: Sequence[str]) -> Iterator[str]:
+    """Files to read: given files as they are, directories walked recursively
+    (sorted) for HTML files, ``-`` for standard input. Missing paths are
+    yielded too, so they are reported as failures."""
+    for path in paths:
+        if path != STDIN and os.path.isdir(path):
+            for folder, dirs, files in os.walk(path):
+                dirs.sort()
+                for name in sorted(files):
+                    if name.lower().endswith(HTML_SUFFIXES):
+                        yield os.path.join(folder, name)
+        else:
+            yield path
+
+
+def read_page(data: bytes) -> bytes:
+    """Gunzip when the bytes are gzip (whatever the file is called)."""
+    if data[:2] == b"\x1f\x8b":
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise ExtractionError(f"not a valid gzip file ({exc})") from exc
+    return data
+
+
+_extractor: Extractor | None = None
+
+
+def _init_extractor(name: str, options: dict[str, Any]) -> None:
+    global _extractor
+    _extractor = get_extractor(name, **options)
+
+
+class UnreadableFileError(OSError):
+    """An input file could not be read; the message is the short reason."""
+
+
+def read_source(source: str) -> bytes:
+    """The bytes of one input file; :class:`UnreadableFileError` otherwise."""
+    try:
+        return Path(source).read_bytes()
+    except IsADirectoryError:
+        raise UnreadableFileError("is a directory") from None
+    except FileNotFoundError:
+        raise UnreadableFileError("no such file") from None
+    except OSError as exc:
+        raise UnreadableFileError(exc.strerror or str(exc)) from None
+
+
+def extract_record(source: str, data: bytes) -> dict[str, Any]:
+    """One output line for one page's bytes.
+
+    Raises :class:`ExtractionError` for input that is not HTML.
+    """
+    assert _extractor is not None
+    result = _extractor.extract(Document.from_html(read_page(data)))
+    return {"source": source, "title": result.title, "text": result.text, "extractor": result.extractor}
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, (ExtractionError, UnreadableFileError)):
+        return str(exc)
+    return f"extraction failed ({type(exc).__name__}: {exc})"
+
+
+def _extract_safely(source: str, data: bytes | None = None) -> tuple[str, dict[str, Any] | None, str]:
+    """``(source, record, "")`` or ``(source, None, reason)``; never raises,
+    so one bad page neither stops the run nor prints a traceback."""
+    try:
+        if data is None:
+            data = read_source(source)
+        return source, extract_record(source, data), ""
+    except Exception as exc:
+        return source, None, _describe(exc)
+
+
+def _open_output(path: str | None) -> IO[str]:
+    if path is None:
+        stream = sys.stdout
+        if (getattr(stream, "encoding", "utf-8") or "").lower().replace("-", "") != "utf8" \
+                and hasattr(stream, "reconfigure"):
+            stream.reconfigure(encoding="utf-8")
+        return stream
+    return open(path, "w", encoding="utf-8")
+
+
+def cmd_extract(args: argparse.Namespace) -> int:
+    try:
+        options = _parse_options(args.option or [])
+        _init_extractor(args.extractor, options)
+    except (ValueError, ExtractionError) as exc:
+        _error(str(exc))
+        return EXIT_USAGE
+    sources = list(iter_inputs(args.paths))
+    if not sources:
+        _error("no HTML files found in " + ", ".join(args.paths))
+        return EXIT_FAILED
+    if sources.count(STDIN) > 1:
+        _error("standard input ('-') can be read only once")
+        return EXIT_USAGE
+
+    files = [s for s in sources if s != STDIN]
+    progress = Progress(len(sources), _want_progress(len(sources), args.progress))
+    succeeded = failed = 0
+    try:
+        out = _open_output(args.output)
+    except OSError as exc:
+        _error(f"cannot write {args.output}: {exc.strerror or exc}")
+        return EXIT_USAGE
+
+    def emit(source: str, record: dict[str, Any] | None, message: str) -> None:
+        nonlocal succeeded, failed
+        if record is None:
+            failed += 1
+            progress.message(f"webclean: skipped {source}: {message}")
+        else:
+            succeeded += 1
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        progress.advance()
+
+    try:
+        if STDIN in sources:
+            emit(*_extract_safely("<stdin>", sys.stdin.buffer.read()))
+        if args.jobs > 1 and len(files) > 1:
+            with ProcessPoolExecutor(max_workers=args.jobs, initializer=_init_extractor,
+                                     initargs=(args.extractor, options)) as pool:
+                for result in pool.map(_extract_safely, files, chunksize=8):
+                    emit(*result)
+        else:
+            for source in files:
+                emit(*_extract_safely(source))
+        out.flush()
+    except BrokenPipeError:  # `webclean extract ... | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+    finally:
+        progress.close()
+        if out is not sys.stdout:
+            out.close()
+
+    if failed:
+        _error(f"{failed} of {succeeded + failed} file(s) failed")
+    return EXIT_OK if succeeded else EXIT_FAILED
+
+
+# -- eval ----------------------------------------------------------------
+def cmd_eval(args: argparse.Namespace) -> int:
+    from .evaluation import (  # lazy: numpy and the peers are not needed by `extract`
+        Contestants, DatasetError, PeerUnavailableError, evaluate_dataset, format_report, load_dataset,
+        load_peer,
+    )
+
+    ours = tuple(dict.fromkeys(args.extractors or available_extractors()))
+    peers = tuple(dict.fromkeys(args.compare or ()))
+    try:
+        for name in ours:
+            get_extractor(name)
+        for name in peers:
+            load_peer(name)
+    except (ExtractionError, PeerUnavailableError) as exc:
+        _error(str(exc))
+        return EXIT_USAGE
+    contestants = Contestants(ours=ours, peers=peers)
+
+    results: dict[str, Any] = {}
+    by_language: dict[str, Any] = {}
+    status = EXIT_OK
+    for directory in args.datasets:
+        progress: Progress | None = None
+        try:
+            pages = load_dataset(directory, limit=args.limit)
+            progress = Progress(len(pages), _want_progress(len(pages), args.progress))
+            report = evaluate_dataset(directory, contestants, pages=pages, jobs=args.jobs,
+                                      by_language=args.by_language, on_page=progress.advance)
+        except DatasetError as exc:
+            _error(str(exc))
+            status = EXIT_FAILED
+            continue
+        finally:
+            if progress is not None:
+                progress.close()
+        name = report.name if report.name not in results else str(directory)
+        results[name] = report.summary
+        if args.by_language:
+            by_language[name] = report.by_language
+        print(format_report(report), end="\n\n", flush=True)
+
+    if args.json and results:
+        document: dict[str, Any] = dict(results)
+        if args.by_language:
+            document["by_language"] = by_language
+        try:
+            Path(args.json).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        except OSError as exc:
+            _error(f"cannot write {args.json}: {exc.strerror or exc}")
+            return EXIT_FAILED
+    return status if results else EXIT_FAILED
+
+
+# -- demo ----------------------------------------------------------------
+def cmd_demo(argv: Sequence[str]) -> int:
+    """Hand every remaining argument to ``webclean_scrapy.demo.main``."""
+    try:
+        from .demo import main as demo_main
+    except ImportError as exc:
+        if getattr(exc, "name", None) == "webclean_scrapy.demo":
+            _error("the demo is not available in this installation")
+        else:
+            _error(f"the demo cannot start: {exc}")
+        return EXIT_FAILED
+    return int(demo_main(list(argv)) or 0)
+
+
+# -- parser --------------------------------------------------------------
+def _positive_int(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return number
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .evaluation.peers import PEERS
+
+    parser = argparse.ArgumentParser(prog="webclean", description="Keep only the main text of web pages.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    extract = commands.add_parser(
+        "extract", help="extract the main text of HTML files as JSON lines",
+        description="Extract the main text of HTML files (plain or .gz) as JSON lines "
+                    "{source, title, text, extractor}.")
+    extract.add_argument("paths", nargs="+", metavar="PATH",
+                         help="HTML file, directory (searched recursively for *.html, *.htm, *.gz) or - for stdin")
+    extract.add_argument("-e", "--extractor", default="default",
+                         help="extractor name (%(default)s; see `webclean eval --help`) or dotted path")
+    extract.add_argument("-o", "--output", help="write JSON lines here instead of stdout")
+    extract.add_argument("-j", "--jobs", type=_positive_int, default=1, help="worker processes (%(default)s)")
+    extract.add_argument("--option", action="append", metavar="KEY=VALUE",
+                         help="extractor parameter, repeatable (values parsed as JSON when possible)")
+    extract.add_argument("--progress", action="store_true", help="show a progress bar even when stderr is not a terminal")
+    extract.set_defaults(func=cmd_extract)
+
+    evaluate = commands.add_parser(
+        "eval", help="score extractors on annotated datasets",
+        description="Score extractors on datasets laid out as DIR/html/<id>.html.gz + DIR/truth.jsonl. "
+                    "Metrics are described in docs/EVALUATION.md.")
+    evaluate.add_argument("datasets", nargs="+", metavar="DATASET_DIR")
+    evaluate.add_argument("-e", "--extractor", dest="extractors", action="extend", nargs="+", metavar="NAME",
+                          help=f"our extractors to score (default: all registered: {', '.join(available_extractors())})")
+    evaluate.add_argument("--compare", action="extend", nargs="+", metavar="PEER", choices=sorted(PEERS),
+                          help=f"peer libraries to score too: {', '.join(PEERS)} "
+                               '(pip install "webclean-scrapy[compare]")')
+    evaluate.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    evaluate.add_argument("--limit", type=_positive_int, help="only the first N pages of each dataset")
+    evaluate.add_argument("--by-language", action="store_true", help="also report shingle scores per page language")
+    evaluate.add_argument("-j", "--jobs", type=_positive_int, default=1,
+                          help="worker processes (%(default)s; more makes ms/page less reliable)")
+    evaluate.add_argument("--progress", action="store_true", help="show a progress bar even when stderr is not a terminal")
+    evaluate.set_defaults(func=cmd_eval)
+
+    demo = commands.add_parser("demo", help="run the demo (arguments are passed through)", add_help=False)
+    demo.add_argument("args", nargs=argparse.REMAINDER)
+    demo.set_defaults(func=lambda args: cmd_demo(args.args))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["demo"]:
+        # Straight through: argparse would claim the demo's own options (--help, --port...).
+        return cmd_demo(argv[1:])
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""Evaluation of main-text extraction: the literature's metrics and a dataset runner.
+
+Metrics (:mod:`.metrics`) are pure functions over ``(extracted, gold)``
+texts; :mod:`.runner` scores our extractors and optional peers on annotated
+datasets (``webclean eval``). See ``docs/EVALUATION.md``.
+"""
+
+from .dataset import DatasetError, Page, load_dataset
+from .metrics import (
+    PRF,
+    Text,
+    cleaneval_prf,
+    cosine_distance,
+    edit_distance_ratio,
+    euclidean_distance,
+    kl_divergence,
+    lcs_prf,
+    lcstring,
+    lcstring_prf,
+    occ_prf,
+    score_page,
+    shingle_counts,
+    shingle_dataset_prf,
+    shingle_prf,
+    voc_prf,
+)
+from .peers import PEERS, PeerUnavailableError, load_peer
+from .runner import REPORT_KEYS, Contestants, DatasetReport, evaluate_dataset, format_report
+from .substring import longest_common_substring
+from .tokenize import tokenize
+
+__all__ = [
+    "PEERS", "PRF", "REPORT_KEYS", "Contestants", "DatasetError", "DatasetReport", "Page",
+    "PeerUnavailableError", "Text", "cleaneval_prf", "cosine_distance", "edit_distance_ratio",
+    "euclidean_distance", "evaluate_dataset", "format_report", "kl_divergence", "lcs_prf", "lcstring",
+    "lcstring_prf", "load_dataset", "load_peer", "longest_common_substring", "occ_prf", "score_page",
+    "shingle_counts", "shingle_dataset_prf", "shingle_prf", "tokenize", "voc_prf",
+]

@@ -1,0 +1,278 @@
+"""Content-extraction metrics from the literature, as pure functions.
+
+Every function takes ``(extracted, gold)`` -- plain strings, or :class:`Text`
+objects that cache their tokens so one gold text can be scored against
+several extractors without re-tokenizing -- and returns a :class:`PRF` or a
+scalar. The heavy lifting is C-backed (rapidfuzz's bit-parallel LCS and
+Levenshtein, numpy) or linear (the suffix automaton), so a full evaluation of
+thousands of pages takes minutes. ``docs/EVALUATION.md`` gives each metric's
+paper and normalisation.
+
+Conventions shared by all precision/recall metrics: an empty extraction has
+precision 0, an empty gold text has recall 0, and an empty extraction of an
+empty gold text is perfect (1, 1, 1).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable
+from functools import cached_property
+from typing import NamedTuple
+
+import numpy as np
+from rapidfuzz.distance import Levenshtein, LCSseq
+
+from .substring import SuffixAutomaton, longest_common_substring
+from .tokenize import tokenize
+
+#: Pseudo-count added to every word type of the union vocabulary, in both
+#: distributions, before computing the KL divergence (which is infinite as
+#: soon as the extraction misses one gold word).
+KL_SMOOTHING = 0.01
+
+#: Shingle length of the article-extraction benchmark.
+SHINGLE_SIZE = 4
+
+
+class PRF(NamedTuple):
+    precision: float
+    recall: float
+    f1: float
+
+
+def prf(common: float, extracted_size: float, gold_size: float) -> PRF:
+    """Precision, recall and F1 from the size of the overlap and of each side."""
+    if not extracted_size and not gold_size:
+        return PRF(1.0, 1.0, 1.0)
+    precision = common / extracted_size if extracted_size else 0.0
+    recall = common / gold_size if gold_size else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return PRF(precision, recall, f1)
+
+
+class Text:
+    """A text with its derived forms computed once, on demand."""
+
+    def __init__(self, raw: str | None) -> None:
+        self.raw = raw or ""
+
+    @cached_property
+    def compact(self) -> str:
+        """All whitespace removed (the character metrics ignore layout)."""
+        return "".join(self.raw.split())
+
+    @cached_property
+    def collapsed(self) -> str:
+        """Whitespace runs collapsed to one space, ends stripped."""
+        return " ".join(self.raw.split())
+
+    @cached_property
+    def automaton(self) -> SuffixAutomaton:
+        """Suffix automaton of :attr:`compact` (built once, matched many times)."""
+        return SuffixAutomaton(self.compact)
+
+    @cached_property
+    def tokens(self) -> list[str]:
+        return tokenize(self.raw)
+
+    @cached_property
+    def counts(self) -> Counter[str]:
+        return Counter(self.tokens)
+
+    @cached_property
+    def shingles(self) -> Counter[tuple[str, ...]]:
+        """4-token shingles; a text shorter than that is one shingle."""
+        tokens = self.tokens
+        n = SHINGLE_SIZE
+        if not tokens:
+            return Counter()
+        if len(tokens) <= n:
+            return Counter([tuple(tokens)])
+        return Counter(zip(*(tokens[i:] for i in range(n))))
+
+
+def as_text(value: str | Text | None) -> Text:
+    return value if isinstance(value, Text) else Text(value)
+
+
+# -- character metrics -------------------------------------------------
+def lcs_prf(extracted: str | Text, gold: str | Text) -> PRF:
+    """Longest common *subsequence* of characters, whitespace ignored
+    (Arias, Deschacht & Moens)."""
+    e, g = as_text(extracted).compact, as_text(gold).compact
+    return prf(LCSseq.similarity(e, g), len(e), len(g))
+
+
+def lcstring(extracted: str | Text, gold: str | Text) -> str:
+    """The longest common *substring* of the two texts, whitespace kept."""
+    return longest_common_substring(as_text(extracted).raw, as_text(gold).raw)
+
+
+def lcstring_prf(extracted: str | Text, gold: str | Text) -> PRF:
+    """Longest common substring of characters, whitespace ignored."""
+    e, g = as_text(extracted), as_text(gold)
+    common = len(g.automaton.longest_common_substring(e.compact)) if e.compact and g.compact else 0
+    return prf(common, len(e.compact), len(g.compact))
+
+
+def edit_distance_ratio(extracted: str | Text, gold: str | Text) -> float:
+    """Levenshtein distance / gold length (Weninger & Hsu); lower is better.
+
+    Both texts have their whitespace collapsed first, so line breaks versus
+    spaces cost nothing. An empty gold text divides by 1.
+    """
+    e, g = as_text(extracted).collapsed, as_text(gold).collapsed
+    return Levenshtein.distance(e, g) / max(len(g), 1)
+
+
+# -- token metrics -----------------------------------------------------
+def cleaneval_prf(extracted: str | Text, gold: str | Text) -> PRF:
+    """CleanEval 2007: tokens aligned by a longest common subsequence of the
+    two token sequences (what the scorer's ``diff`` alignment computes)."""
+    e, g = as_text(extracted).tokens, as_text(gold).tokens
+    common = LCSseq.similarity(e, g) if e and g else 0
+    return prf(common, len(e), len(g))
+
+
+def voc_prf(extracted: str | Text, gold: str | Text) -> PRF:
+    """``voc_eval`` (Barbaresi & Lejeune): overlap of the vocabularies (word types)."""
+    e, g = as_text(extracted).counts.keys(), as_text(gold).counts.keys()
+    return prf(len(e & g), len(e), len(g))
+
+
+def occ_prf(extracted: str | Text, gold: str | Text) -> PRF:
+    """``occ_eval`` (Barbaresi & Lejeune): overlap of word occurrences (multisets)."""
+    e, g = as_text(extracted).counts, as_text(gold).counts
+    return prf((e & g).total(), e.total(), g.total())
+
+
+def _frequency_vectors(extracted: Text, gold: Text, unseen_bin: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Token counts of both texts over their union vocabulary (plus one empty
+    bin standing for every other word when *unseen_bin*)."""
+    e, g = extracted.counts, gold.counts
+    vocabulary = list(e.keys() | g.keys())
+    size = len(vocabulary) + unseen_bin
+    ev = np.zeros(size)
+    gv = np.zeros(size)
+    ev[:len(vocabulary)] = np.fromiter((e.get(w, 0) for w in vocabulary), float, len(vocabulary))
+    gv[:len(vocabulary)] = np.fromiter((g.get(w, 0) for w in vocabulary), float, len(vocabulary))
+    return ev, gv
+
+
+def kl_divergence(extracted: str | Text, gold: str | Text, smoothing: float = KL_SMOOTHING) -> float:
+    """KL(gold || extracted) of the word distributions, in nats; 0 is perfect.
+
+    Additive smoothing: *smoothing* is added to the count of every type of the
+    union vocabulary and of one extra bin for unseen words, in both
+    distributions, so words missing from one side give a large but finite
+    divergence (and an empty side is uniform, never equal to a real text).
+    """
+    e, g = as_text(extracted), as_text(gold)
+    if not e.counts and not g.counts:
+        return 0.0
+    ev, gv = _frequency_vectors(e, g, unseen_bin=True)
+    p = (gv + smoothing) / (gv.sum() + smoothing * len(gv))
+    q = (ev + smoothing) / (ev.sum() + smoothing * len(ev))
+    return float(np.sum(p * np.log(p / q)))
+
+
+def cosine_distance(extracted: str | Text, gold: str | Text) -> float:
+    """1 - cosine similarity of the word-count vectors; 0 is perfect, 1 disjoint."""
+    ev, gv = _frequency_vectors(as_text(extracted), as_text(gold))
+    ne, ng = float(np.linalg.norm(ev)), float(np.linalg.norm(gv))
+    if not ne and not ng:
+        return 0.0
+    if not ne or not ng:
+        return 1.0
+    return max(0.0, 1.0 - float(ev @ gv) / (ne * ng))
+
+
+def euclidean_distance(extracted: str | Text, gold: str | Text) -> float:
+    """Euclidean distance of the *relative* word frequencies (each vector sums
+    to 1, so text length alone does not count); 0 is perfect, at most sqrt(2)."""
+    ev, gv = _frequency_vectors(as_text(extracted), as_text(gold))
+    if ev.sum():
+        ev /= ev.sum()
+    if gv.sum():
+        gv /= gv.sum()
+    return float(np.linalg.norm(ev - gv))
+
+
+# -- 4-gram shingles (article-extraction benchmark) ---------------------
+def shingle_counts(extracted: str | Text, gold: str | Text) -> tuple[float, float, float]:
+    """One page's (tp, fp, fn) over shingle multisets, normalised to sum to 1
+    so long pages do not outweigh short ones; (0, 0, 0) when both are empty."""
+    e, g = as_text(extracted).shingles, as_text(gold).shingles
+    tp = (e & g).total()
+    fp = (e - g).total()
+    fn = (g - e).total()
+    total = tp + fp + fn
+    if not total:
+        return 0.0, 0.0, 0.0
+    return tp / total, fp / total, fn / total
+
+
+def _precision(tp: float, fp: float, fn: float) -> float:
+    if fp == fn == 0:
+        return 1.0
+    return tp / (tp + fp) if tp + fp else 0.0
+
+
+def _recall(tp: float, fp: float, fn: float) -> float:
+    if fp == fn == 0:
+        return 1.0
+    return tp / (tp + fn) if tp + fn else 0.0
+
+
+def shingle_prf(extracted: str | Text, gold: str | Text) -> PRF:
+    """One page's shingle precision, recall and F1."""
+    tp, fp, fn = shingle_counts(extracted, gold)
+    precision, recall = _precision(tp, fp, fn), _recall(tp, fp, fn)
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return PRF(precision, recall, f1)
+
+
+def shingle_dataset_prf(counts: Iterable[tuple[float, float, float]]) -> PRF:
+    """Dataset score of the benchmark: mean precision over pages with output,
+    mean recall over pages with gold text, F1 of the two means.
+
+    A page whose gold and output are both empty counts as perfect in both
+    means (the benchmark drops it). With no page at all, everything is 0.
+    """
+    precisions: list[float] = []
+    recalls: list[float] = []
+    for tp, fp, fn in counts:
+        if tp + fp or not fn:
+            precisions.append(_precision(tp, fp, fn))
+        if tp + fn or not fp:
+            recalls.append(_recall(tp, fp, fn))
+    precision = math.fsum(precisions) / len(precisions) if precisions else 0.0
+    recall = math.fsum(recalls) / len(recalls) if recalls else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return PRF(precision, recall, f1)
+
+
+# -- everything at once -----------------------------------------------
+#: Per-page metrics averaged over a dataset (the shingle scores are
+#: aggregated from :func:`shingle_counts` instead, as the benchmark does).
+MEAN_METRICS = ("lcs_f1", "lcstring_f1", "edr", "cleaneval_f1", "voc_f1", "occ_f1",
+                "kl", "cosine", "euclidean")
+
+
+def score_page(extracted: str | Text, gold: str | Text) -> dict[str, object]:
+    """Every metric for one page: :data:`MEAN_METRICS` plus ``shingle_counts``."""
+    e, g = as_text(extracted), as_text(gold)
+    return {
+        "shingle_counts": shingle_counts(e, g),
+        "lcs_f1": lcs_prf(e, g).f1,
+        "lcstring_f1": lcstring_prf(e, g).f1,
+        "edr": edit_distance_ratio(e, g),
+        "cleaneval_f1": cleaneval_prf(e, g).f1,
+        "voc_f1": voc_prf(e, g).f1,
+        "occ_f1": occ_prf(e, g).f1,
+        "kl": kl_divergence(e, g),
+        "cosine": cosine_distance(e, g),
+        "euclidean": euclidean_distance(e, g),
+    }
