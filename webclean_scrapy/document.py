@@ -110,21 +110,26 @@ class Container:
 class Block:
     """A non-empty string between two structural tags, whitespace collapsed.
 
-    ``position`` counts *all* strings the walk cut, empty ones included, so a
-    method can measure distances in the paper's string list while
-    :attr:`Document.blocks` keeps only the strings that carry text.
+    ``position`` is the block's index in the string list of Arias et al.:
+    the number of structural tags *opened* before it. Every structural tag
+    starts a new string and text after a closing tag goes to the last string,
+    so several blocks (``<p>b</p>c``: "b" and "c") can share a position, and
+    positions without text are the paper's empty strings. ``chars`` and
+    ``anchor_chars`` count non-whitespace characters; ``anchor_text`` is the
+    text inside ``<a>`` elements (``""`` when none).
     """
 
-    __slots__ = ("index", "position", "text", "container", "chars", "anchor_chars")
+    __slots__ = ("index", "position", "text", "container", "chars", "anchor_chars", "anchor_text")
 
     def __init__(self, index: int, position: int, text: str, container: Container,
-                 chars: int, anchor_chars: int) -> None:
+                 chars: int, anchor_text: str) -> None:
         self.index = index
         self.position = position
         self.text = text
         self.container = container
         self.chars = chars
-        self.anchor_chars = anchor_chars
+        self.anchor_text = anchor_text
+        self.anchor_chars = len(anchor_text) - anchor_text.count(" ")
 
     @property
     def tag(self) -> str:
@@ -227,16 +232,16 @@ class Document:
             words = "".join(pieces).split()
             pieces.clear()
             text = " ".join(words)
-            anchor = 0
+            anchor = ""
             if anchor_pieces:
-                anchor = len("".join("".join(anchor_pieces).split()))
+                anchor = " ".join("".join(anchor_pieces).split())
                 anchor_pieces.clear()
             chars = len(text) - len(words) + 1
             block = Block(len(blocks), position, text, current, chars, anchor)
             blocks.append(block)
             current.direct_blocks.append(block)
             current.chars += chars
-            current.anchor_chars += anchor
+            current.anchor_chars += block.anchor_chars
 
         walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
         for event, el in walker:
@@ -295,7 +300,6 @@ class Document:
                             else:
                                 pieces.clear()
                                 anchor_pieces.clear()
-                        position += 1
                         finished = current
                         current = finished.parent  # type: ignore[assignment]
                         current.children.append(finished)
@@ -311,7 +315,7 @@ class Document:
                     anchor_pieces.append(tail)
         if has_text:
             close()
-        self.string_count = position + 1
+        self.string_count = position + 1  # the paper's list, empty strings included
         while current is not top:  # containers left open by a truncated tree
             finished = current
             current = finished.parent  # type: ignore[assignment]

@@ -1,0 +1,232 @@
+"""``ttr``: Weninger & Hsu's text-to-tag ratio (TTR, 2008) and CETR (2010).
+
+Every line of the cleaned source gets a ratio -- visible characters per tag --
+the ratios are smoothed, and lines are split into content and non-content by
+a threshold or by clustering. The source lines come from
+:meth:`Document.tagged_lines`; this module only does the numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..document import Document
+from ..errors import ExtractionError
+from ..extraction import Extractor
+from . import register
+
+#: Lloyd / EM iterations are capped so a page never costs more than
+#: ``O(MAX_ITERATIONS * lines * clusters)``.
+MAX_ITERATIONS = 100
+
+
+def tag_ratios(lines: list[tuple[str, int]]) -> np.ndarray:
+    """TTR per line: characters / tags, or the characters when there is no tag."""
+    chars = np.fromiter((len(text) for text, _ in lines), dtype=float, count=len(lines))
+    tags = np.fromiter((count for _, count in lines), dtype=float, count=len(lines))
+    return np.divide(chars, tags, out=chars.copy(), where=tags > 0)
+
+
+def smooth(values: np.ndarray, radius: int = 2) -> np.ndarray:
+    """Moving mean over ``2 * radius + 1`` lines, the window truncated at both ends.
+
+    ``smoothed[k] = mean(values[max(0, k - radius) : k + radius + 1])``,
+    computed from cumulative sums (linear).
+    """
+    n = len(values)
+    if n == 0 or radius <= 0:
+        return values.astype(float)
+    sums = np.concatenate(([0.0], np.cumsum(values, dtype=float)))
+    k = np.arange(n)
+    lo = np.maximum(k - radius, 0)
+    hi = np.minimum(k + radius + 1, n)
+    return (sums[hi] - sums[lo]) / (hi - lo)
+
+
+def absolute_derivative(smoothed: np.ndarray, alpha: int = 3) -> np.ndarray:
+    """CETR's absolute smoothed derivative ``G``.
+
+    ``G[k] = |mean(smoothed[k+1 : k+1+alpha]) - smoothed[k]|``: how far the
+    ratio is about to move. The window is truncated at the end; the last line
+    has no successor and gets 0.
+    """
+    n = len(smoothed)
+    out = np.zeros(n)
+    if n < 2:
+        return out
+    sums = np.concatenate(([0.0], np.cumsum(smoothed, dtype=float)))
+    k = np.arange(n - 1)
+    hi = np.minimum(k + 1 + alpha, n)
+    out[:-1] = np.abs((sums[hi] - sums[k + 1]) / (hi - k - 1) - smoothed[:-1])
+    return out
+
+
+# -- clustering of the smoothed ratios (1-D) --------------------------------
+# Each returns a cluster label per value, labels ordered by ascending centre;
+# a value equidistant from two centres goes to the lower one.
+
+def _nearest(values: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    return np.abs(values[:, None] - centres[None, :]).argmin(axis=1)
+
+
+def kmeans_1d(values: np.ndarray, k: int) -> np.ndarray:
+    """Lloyd's k-means started from the ``(i + 0.5) / k`` quantiles (deterministic)."""
+    centres = np.quantile(values, (np.arange(k) + 0.5) / k)
+    labels = _nearest(values, centres)
+    for _ in range(MAX_ITERATIONS):
+        for j in range(k):
+            members = values[labels == j]
+            if len(members):
+                centres[j] = members.mean()
+        order = np.argsort(centres, kind="stable")
+        centres = centres[order]
+        new = _nearest(values, centres)
+        if np.array_equal(new, labels):
+            break
+        labels = new
+    return labels
+
+
+def em_1d(values: np.ndarray, k: int) -> np.ndarray:
+    """A 1-D Gaussian mixture fitted by EM, started from k-means; hard assignment."""
+    labels = kmeans_1d(values, k)
+    floor = max(values.var(), 1.0) * 1e-6
+    means = np.array([values[labels == j].mean() if (labels == j).any() else values.mean() for j in range(k)])
+    variances = np.array([values[labels == j].var() if (labels == j).any() else 0.0 for j in range(k)]) + floor
+    weights = np.array([(labels == j).mean() for j in range(k)]) + 1e-12
+    previous = -np.inf
+    resp = np.zeros((len(values), k))
+    for _ in range(MAX_ITERATIONS):
+        log_p = (np.log(weights) - 0.5 * np.log(2 * np.pi * variances)
+                 - 0.5 * (values[:, None] - means) ** 2 / variances)
+        top = log_p.max(axis=1, keepdims=True)
+        log_norm = top + np.log(np.exp(log_p - top).sum(axis=1, keepdims=True))
+        resp = np.exp(log_p - log_norm)
+        likelihood = float(log_norm.sum())
+        mass = resp.sum(axis=0) + 1e-12
+        weights = mass / mass.sum()
+        means = (resp * values[:, None]).sum(axis=0) / mass
+        variances = (resp * (values[:, None] - means) ** 2).sum(axis=0) / mass + floor
+        if likelihood - previous < 1e-9 * max(1.0, abs(likelihood)):
+            break
+        previous = likelihood
+    # Relabel by ascending mean; argmax keeps the first (lowest) component on ties.
+    order = np.argsort(means, kind="stable")
+    return resp[:, order].argmax(axis=1)
+
+
+def farthest_first_1d(values: np.ndarray, k: int) -> np.ndarray:
+    """Farthest-first traversal (Hochbaum & Shmoys; Weka's ``FarthestFirst``).
+
+    The first centre is the smallest value (Weka draws it at random; the
+    minimum makes the result deterministic), each next one the value farthest
+    from all centres so far; every value joins its nearest centre.
+    """
+    centres = [float(values.min())]
+    distance = np.abs(values - centres[0])
+    for _ in range(1, k):
+        far = int(distance.argmax())
+        if distance[far] == 0:
+            break
+        centres.append(float(values[far]))
+        distance = np.minimum(distance, np.abs(values - centres[-1]))
+    return _nearest(values, np.sort(np.array(centres)))
+
+
+CLUSTERERS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
+    "kmeans": kmeans_1d,
+    "em": em_1d,
+    "farthest_first": farthest_first_1d,
+}
+
+
+def kmeans_fixed_origin(points: np.ndarray, k: int) -> np.ndarray:
+    """CETR's 2-D k-means with one centroid pinned to the origin.
+
+    Returns ``True`` for points *not* in the origin cluster (the content).
+    The free centroids start at the points whose distance from the origin is
+    at the ``i / (k - 1)`` quantiles, ``i = 1 .. k - 1``.
+    """
+    norms = np.hypot(points[:, 0], points[:, 1])
+    order = np.argsort(norms, kind="stable")
+    picks = [order[int(round(i / (k - 1) * (len(points) - 1)))] for i in range(1, k)]
+    centres = np.vstack([np.zeros(2), points[picks]]).astype(float)
+    labels = None
+    for _ in range(MAX_ITERATIONS):
+        distance = ((points[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
+        new = distance.argmin(axis=1)  # ties go to the origin (index 0)
+        if labels is not None and np.array_equal(new, labels):
+            break
+        labels = new
+        for j in range(1, k):
+            members = points[labels == j]
+            if len(members):
+                centres[j] = members.mean(axis=0)
+    return labels != 0
+
+
+@register
+class TTRExtractor(Extractor):
+    """Lines of the source whose smoothed text-to-tag ratio marks them as content.
+
+    ``clustering`` is ``"threshold"`` (TTR > ``coefficient`` x standard
+    deviation), ``"kmeans"``, ``"em"``, ``"farthest_first"`` (``clusters``
+    groups on the smoothed TTR; groups whose mean exceeds the standard
+    deviation are content) or ``"prediction"`` (CETR: 2-D k-means on the
+    smoothed TTR and its absolute derivative, the cluster pinned to the origin
+    is non-content). ``lines="structural"`` also breaks the source at
+    structural tags, for minified pages.
+    """
+
+    name = "ttr"
+    defaults = {
+        "clustering": "threshold",
+        "coefficient": 1.0,
+        "clusters": 3,
+        "radius": 2,
+        "alpha": 3,
+        "lines": "source",
+    }
+
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)
+        o = self.options
+        methods = ("threshold", "prediction", *CLUSTERERS)
+        if o["clustering"] not in methods:
+            raise ExtractionError(f"ttr: clustering must be one of {', '.join(methods)}, got {o['clustering']!r}")
+        if o["lines"] not in ("source", "structural"):
+            raise ExtractionError(f"ttr: lines must be 'source' or 'structural', got {o['lines']!r}")
+        low = 2 if o["clustering"] == "prediction" else 1  # prediction counts the origin cluster
+        for key, minimum, maximum in (("clusters", low, 3), ("radius", 0, None), ("alpha", 1, None)):
+            value = o[key]
+            if (not isinstance(value, int) or isinstance(value, bool) or value < minimum
+                    or (maximum is not None and value > maximum)):
+                bounds = f"{minimum}..{maximum}" if maximum is not None else f">= {minimum}"
+                raise ExtractionError(f"ttr: {key} must be an integer {bounds}, got {value!r}")
+        if not isinstance(o["coefficient"], (int, float)) or o["coefficient"] < 0:
+            raise ExtractionError(f"ttr: coefficient must be a non-negative number, got {o['coefficient']!r}")
+
+    def content_mask(self, lines: list[tuple[str, int]]) -> np.ndarray:
+        """Which of *lines* are content (boolean array)."""
+        o = self.options
+        if not lines:
+            return np.zeros(0, dtype=bool)
+        smoothed = smooth(tag_ratios(lines), o["radius"])
+        sigma = smoothed.std()
+        method = o["clustering"]
+        if method == "threshold":
+            return smoothed > o["coefficient"] * sigma
+        if method == "prediction":
+            points = np.column_stack((smoothed, absolute_derivative(smoothed, o["alpha"])))
+            return kmeans_fixed_origin(points, o["clusters"])
+        k = min(o["clusters"], len(np.unique(smoothed)))  # never more groups than distinct values
+        labels = CLUSTERERS[method](smoothed, k)
+        means = np.bincount(labels, weights=smoothed, minlength=k) / np.maximum(np.bincount(labels, minlength=k), 1)
+        return means[labels] > sigma
+
+    def extract_text(self, doc: Document) -> str:
+        lines = doc.tagged_lines(break_at_structural=self.options["lines"] == "structural")
+        mask = self.content_mask(lines)
+        return "\n".join(line.text for line, keep in zip(lines, mask) if keep and line.text)
