@@ -1,0 +1,1 @@
+"""This repository's Scrapy project: the library's spiders, registered for ``scrapy crawl``."""

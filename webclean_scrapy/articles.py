@@ -1,0 +1,270 @@
+"""Article or hub? A small scored rule set over signals every news page carries.
+
+A news crawl fetches many pages that are not stories: the home page,
+sections, tag and author pages, pagination. They are how the crawl finds
+stories, but their "main text" is a list of teasers, so the ``news`` spider
+follows them and emits items only for articles.
+
+Each rule looks at one signal and adds or subtracts points; a page is an
+article when the sum reaches :data:`ARTICLE_THRESHOLD`. The signals, strongest
+first:
+
+==========================  ======  ===============================================
+signal                      points  why
+==========================  ======  ===============================================
+``og:type`` = article       +3      publishers set it for link previews
+``og:type`` other           -1      ``website`` is what CMSs put on listings
+JSON-LD article type        +3      ``NewsArticle``, ``Article``, ``BlogPosting``...
+                                    at top level or in ``@graph``
+JSON-LD listing type        -2      ``CollectionPage``, ``ItemList``... (only when
+                                    no article type is present)
+date in the URL path        +2      ``/2024/05/12/``, ``/2024-05-12-``
+long slug                   +1      last segment of 4+ words, 20+ characters
+numeric id                  +1      a 5+ digit segment or query value
+hub URL                     -3      home page, ``/tag/``, ``/category/``,
+                                    ``/section/``, ``/author/``, ``/page/2``,
+                                    ``?page=2``
+one-segment URL             -1      ``/world/``: section-shaped, no slug/date/id
+main text >= 1500 chars     +1      stories are long
+main text < 300 chars       -2      too little to be a story
+link text >= main text      -2      a listing: the page's link text (all ``<a>``)
+                                    outweighs the extracted text
+link text <= 1/2 main text  +1      a story: links are only navigation
+==========================  ======  ===============================================
+
+Characters are counted without whitespace. Each rule is a plain function of
+:class:`PageSignals`, so the rule set is easy to test and to extend.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+#: A page scoring at least this many points is an article.
+ARTICLE_THRESHOLD = 2
+
+#: schema.org types that mark one story (compared lower-cased).
+ARTICLE_TYPES: frozenset[str] = frozenset(
+    """
+    article newsarticle blogposting reportagenewsarticle analysisnewsarticle opinionnewsarticle
+    reviewnewsarticle backgroundnewsarticle askpublicnewsarticle liveblogposting techarticle
+    scholarlyarticle report satiricalarticle
+    """.split()
+)
+#: schema.org types that mark a listing of stories.
+LISTING_TYPES: frozenset[str] = frozenset({"collectionpage", "itemlist", "searchresultspage", "profilepage"})
+
+#: Path segments that introduce listings.
+HUB_SEGMENTS: frozenset[str] = frozenset(
+    """
+    tag tags category categories section sections topic topics author authors archive archives
+    label labels search page
+    """.split()
+)
+#: Query parameters that paginate a listing.
+PAGINATION_PARAMS: frozenset[str] = frozenset({"page", "p", "paged", "pg", "pagenum", "start", "offset"})
+
+#: JSON-LD blocks larger than this are not parsed (they are data dumps, not page metadata).
+MAX_JSONLD_CHARS = 200_000
+
+_DATE = re.compile(r"/(?:19|20)\d\d(?:/(?:0?[1-9]|1[0-2])(?:/(?:0?[1-9]|[12]\d|3[01]))?/|-\d\d-\d\d)")
+_NUMERIC_ID = re.compile(r"(?<![0-9])[0-9]{5,}(?![0-9])")
+_INDEX_PAGE = re.compile(r"^(?:index|default|home)\.(?:html?|php|aspx?)$", re.I)
+_EXTENSION = re.compile(r"\.(?:html?|php|aspx?|jsp|cms)$", re.I)
+
+
+def nonspace_chars(text: str) -> int:
+    """Characters of *text* other than whitespace."""
+    return len("".join(text.split()))
+
+
+@dataclass(frozen=True, slots=True)
+class PageSignals:
+    """What the rules look at, gathered from one parsed page."""
+
+    url: str
+    og_type: str | None = None
+    jsonld_types: frozenset[str] = frozenset()
+    #: Non-whitespace characters of the extracted main text.
+    text_chars: int = 0
+    #: Non-whitespace characters inside all ``<a>`` elements of the page.
+    link_chars: int = 0
+
+    @classmethod
+    def from_selector(cls, selector: Any, url: str, text: str) -> PageSignals:
+        """Read the signals from a parsel/Scrapy selector of the page (no reparse).
+
+        *text* is the extracted main text (``Extraction.text``).
+        """
+        og_type = selector.xpath('//meta[@property="og:type" or @name="og:type"]/@content').get()
+        link_chars = sum(nonspace_chars(t) for t in selector.xpath("//a//text()").getall())
+        blocks = selector.xpath('//script[contains(@type, "ld+json")]/text()').getall()
+        return cls(
+            url=url,
+            og_type=og_type.strip().lower() if og_type else None,
+            jsonld_types=frozenset(jsonld_types(blocks)),
+            text_chars=nonspace_chars(text),
+            link_chars=link_chars,
+        )
+
+
+def jsonld_types(blocks: Iterable[str]) -> Iterator[str]:
+    """Lower-cased ``@type`` values of the top-level JSON-LD nodes (and ``@graph`` members).
+
+    Nested nodes are ignored on purpose: an article names its publisher (an
+    ``Organization``), and a listing may embed the ``NewsArticle`` teasers it
+    lists. Malformed JSON is skipped.
+    """
+    for block in blocks:
+        if len(block) > MAX_JSONLD_CHARS:
+            continue
+        try:
+            data = json.loads(block, strict=False)
+        except ValueError:
+            continue
+        nodes = data if isinstance(data, list) else [data]
+        for node in nodes:
+            if not isinstance(node, dict):
+                continue
+            graph = node.get("@graph")
+            members = [node] + (graph if isinstance(graph, list) else [])
+            for member in members:
+                if not isinstance(member, dict):
+                    continue
+                kind = member.get("@type")
+                for name in kind if isinstance(kind, list) else [kind]:
+                    if isinstance(name, str):
+                        yield name.rsplit("/", 1)[-1].lower()
+
+
+# -- the rules ----------------------------------------------------------
+
+def _path_segments(url: str) -> list[str]:
+    return [s for s in urlsplit(url).path.split("/") if s]
+
+
+def rule_og_type(s: PageSignals) -> int:
+    if s.og_type is None:
+        return 0
+    return 3 if s.og_type == "article" or s.og_type.endswith(":article") else -1
+
+
+def rule_jsonld(s: PageSignals) -> int:
+    if s.jsonld_types & ARTICLE_TYPES:
+        return 3
+    return -2 if s.jsonld_types & LISTING_TYPES else 0
+
+
+def rule_url_date(s: PageSignals) -> int:
+    return 2 if _DATE.search(urlsplit(s.url).path + "/") else 0
+
+
+def _last_slug(url: str) -> str:
+    segments = _path_segments(url)
+    return _EXTENSION.sub("", segments[-1]) if segments else ""
+
+
+def rule_url_slug(s: PageSignals) -> int:
+    slug = _last_slug(s.url)
+    words = [w for w in re.split(r"[-_+]", slug) if w]
+    return 1 if len(words) >= 4 and len(slug) >= 20 else 0
+
+
+def rule_url_id(s: PageSignals) -> int:
+    parts = urlsplit(s.url)
+    values = [v for _, v in parse_qsl(parts.query)]
+    return 1 if any(_NUMERIC_ID.search(x) for x in [parts.path, *values]) else 0
+
+
+def _is_hub_url(url: str) -> bool:
+    parts = urlsplit(url)
+    segments = [s for s in parts.path.split("/") if s]
+    if not segments or (len(segments) == 1 and _INDEX_PAGE.match(segments[0])):
+        return True  # the home page
+    lowered = [s.lower() for s in segments]
+    for i, segment in enumerate(lowered):
+        if segment == "page":  # /page/2 is pagination, "page" alone may be a slug word
+            if i + 1 < len(lowered) and lowered[i + 1].isdigit():
+                return True
+        elif segment in HUB_SEGMENTS:
+            return True
+    return any(k.lower() in PAGINATION_PARAMS and v.isdigit() for k, v in parse_qsl(parts.query))
+
+
+def rule_hub_url(s: PageSignals) -> int:
+    return -3 if _is_hub_url(s.url) else 0
+
+
+def rule_section_url(s: PageSignals) -> int:
+    if _is_hub_url(s.url) or len(_path_segments(s.url)) != 1:
+        return 0
+    if rule_url_slug(s) or rule_url_id(s) or rule_url_date(s):
+        return 0
+    return -1
+
+
+def rule_text_length(s: PageSignals) -> int:
+    if s.text_chars >= 1500:
+        return 1
+    return -2 if s.text_chars < 300 else 0
+
+
+def rule_link_density(s: PageSignals) -> int:
+    if s.link_chars >= max(s.text_chars, 1):
+        return -2
+    return 1 if s.link_chars * 2 <= s.text_chars else 0
+
+
+Rule = Callable[[PageSignals], int]
+
+#: The rule set, by name (the names appear in :attr:`Verdict.reasons`).
+RULES: dict[str, Rule] = {
+    "og_type": rule_og_type,
+    "jsonld": rule_jsonld,
+    "url_date": rule_url_date,
+    "url_slug": rule_url_slug,
+    "url_id": rule_url_id,
+    "hub_url": rule_hub_url,
+    "section_url": rule_section_url,
+    "text_length": rule_text_length,
+    "link_density": rule_link_density,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The classification of one page, with the rules that fired."""
+
+    is_article: bool
+    score: int
+    #: ``"rule:+points"`` for every rule that scored, in rule order.
+    reasons: tuple[str, ...]
+
+    @property
+    def kind(self) -> str:
+        return "article" if self.is_article else "hub"
+
+
+def classify(signals: PageSignals, *, threshold: int = ARTICLE_THRESHOLD,
+             rules: dict[str, Rule] | None = None) -> Verdict:
+    """Score *signals* with *rules* (default :data:`RULES`)."""
+    score = 0
+    reasons = []
+    for name, rule in (rules or RULES).items():
+        points = rule(signals)
+        if points:
+            score += points
+            reasons.append(f"{name}:{points:+d}")
+    return Verdict(score >= threshold, score, tuple(reasons))
+
+
+def content_fingerprint(text: str) -> str:
+    """A hash of the main text that ignores case and whitespace, for duplicate detection."""
+    normalised = " ".join(text.lower().split())
+    return hashlib.sha1(normalised.encode("utf-8")).hexdigest()

@@ -1,0 +1,79 @@
+"""What the webclean spiders share: the middleware they need, stats, failures."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import scrapy
+from scrapy.exceptions import IgnoreRequest
+from scrapy.spidermiddlewares.httperror import HttpError
+
+from webclean_scrapy.middleware import WebcleanMiddleware
+from webclean_scrapy.items import META_KEY
+
+from .project import MIDDLEWARE_ORDER
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from twisted.python.failure import Failure
+
+
+def parse_bool(value: Any) -> bool:
+    """A spider argument (``-a x=1``) as a bool: 1/true/yes/on are true."""
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in {"1", "true", "yes", "on"}
+
+
+def parse_positive_int(name: str, value: Any, *, allow_zero: bool = False) -> int:
+    """A spider argument as an int, with a clear error instead of a traceback deep in Scrapy."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"-a {name}= must be an integer, got {value!r}") from None
+    if number < 0 or (number == 0 and not allow_zero):
+        raise ValueError(f"-a {name}= must be {'>= 0' if allow_zero else '> 0'}, got {number}")
+    return number
+
+
+def is_html(response: Response) -> bool:
+    """True when the middleware treated *response* as HTML (its meta key is set)."""
+    return META_KEY in response.meta
+
+
+class WebcleanSpider(scrapy.Spider):
+    """Base class: makes sure the extraction middleware runs, counts outcomes in stats.
+
+    The spiders read each page's text from ``response.meta["webclean"]``,
+    so the middleware is enabled here when the project did not configure it
+    (a project that set it to ``None`` keeps it off, and gets no items).
+    """
+
+    #: Prefix of this spider's stats keys (``"news/"``).
+    stats_prefix = ""
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> WebcleanSpider:
+        crawler.settings.setdefault_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", WebcleanMiddleware, MIDDLEWARE_ORDER)
+        return super().from_crawler(crawler, *args, **kwargs)
+
+    def inc(self, key: str, count: int = 1) -> None:
+        self.crawler.stats.inc_value(self.stats_prefix + key, count)
+
+    def count_failure(self, failure: Failure, key: str = "errors") -> None:
+        """Count a failed request as ``<key>`` and ``<key>/<reason>``.
+
+        The reason is ``http_<status>`` for HTTP errors, else the exception's
+        class name; requests dropped on purpose (robots.txt, offsite:
+        :class:`~scrapy.exceptions.IgnoreRequest`) are ``ignored``.
+        """
+        if failure.check(HttpError):
+            reason = f"http_{failure.value.response.status}"
+        elif failure.check(IgnoreRequest):
+            reason = "ignored"
+        else:
+            reason = type(failure.value).__name__
+        self.inc(key)
+        self.inc(f"{key}/{reason}")

@@ -1,0 +1,156 @@
+"""The ``harvest`` spider: build a corpus from a search engine's results.
+
+Reproduces how Weninger & Hsu built their text-to-tag-ratio corpus: send one
+query (``the``), take the first N distinct results (200), fetch them and keep
+the HTML ones. Result pages are requested one after another until
+``max_results`` distinct result URLs (tracking parameters and fragments
+ignored) are taken; each taken URL gets its 1-based ``rank`` in the engine's
+order. Results that turn out not to be HTML (PDF...) or fail to download
+count in stats, not as items, so ``harvest/results_taken`` =
+``harvest/items`` + ``harvest/non_html`` + ``harvest/failed``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import scrapy
+from scrapy.http import TextResponse
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.threads import deferToThread
+
+from webclean_scrapy.items import META_SKIP, CleanedPage
+from webclean_scrapy.urls import canonical_key
+
+from .base import WebcleanSpider, is_html, parse_positive_int
+from .engines import SearchEngine, get_engine
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from twisted.python.failure import Failure
+
+#: Stop after this many result pages even when ``max_results`` is not reached
+#: (engines repeat results across pages; this bounds a query that keeps doing so).
+DEFAULT_MAX_SEARCH_PAGES = 50
+
+
+def html_file_name(rank: int, url: str) -> str:
+    """``0007-<12 hex>.html``: sorts by rank, unique per URL."""
+    return f"{rank:04d}-{hashlib.sha1(url.encode('utf-8')).hexdigest()[:12]}.html"
+
+
+class HarvestSpider(WebcleanSpider):
+    """Fetch a search engine's top results for one query and keep their main text.
+
+    Arguments (``-a name=value``): ``query`` (required), ``max_results``
+    (200), ``engine`` (``searxng`` or a ``WEBCLEAN_SEARCH_ENGINES`` name),
+    ``search_url``, ``save_html`` (a directory for the raw pages),
+    ``max_search_pages`` (50), ``search_robots`` (``obey``, or ``ignore`` to
+    fetch the result pages of a search endpoint whose robots.txt forbids
+    them -- your own SearXNG, say; the result pages themselves always follow
+    ``ROBOTSTXT_OBEY``).
+    """
+
+    name = "harvest"
+    stats_prefix = "harvest/"
+    # Result pages come one after another; their depth is not a crawl depth.
+    custom_settings = {"DEPTH_LIMIT": 0}
+
+    def __init__(self, query: str | None = None, max_results: str | int = 200, engine: str = "searxng",
+                 search_url: str | None = None, save_html: str | None = None,
+                 max_search_pages: str | int = DEFAULT_MAX_SEARCH_PAGES, search_robots: str = "obey",
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if not query or not str(query).strip():
+            raise ValueError("the harvest spider needs -a query=WORDS")
+        self.query = str(query).strip()
+        self.max_results = parse_positive_int("max_results", max_results)
+        self.max_search_pages = parse_positive_int("max_search_pages", max_search_pages)
+        self.engine_name = engine
+        self.search_url = search_url
+        if search_robots not in ("obey", "ignore"):
+            raise ValueError(f"-a search_robots= must be 'obey' or 'ignore', got {search_robots!r}")
+        self.ignore_search_robots = search_robots == "ignore"
+        self.save_dir = Path(save_html) if save_html else None
+        if self.save_dir is not None:
+            self.save_dir.mkdir(parents=True, exist_ok=True)
+        self.engine: SearchEngine | None = None
+        self.taken = 0
+        self._seen: set[str] = set()
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> HarvestSpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        spider.engine = get_engine(spider.engine_name, crawler.settings, spider.search_url)
+        return spider  # type: ignore[return-value]
+
+    async def start(self) -> AsyncIterator[scrapy.Request]:
+        yield self.search_request(0)
+
+    def search_request(self, index: int) -> scrapy.Request:
+        assert self.engine is not None
+        meta: dict[str, Any] = {META_SKIP: True, "harvest_page": index}
+        if self.ignore_search_robots:
+            meta["dont_obey_robotstxt"] = True
+        return scrapy.Request(self.engine.page_url(self.query, index), callback=self.parse_search,
+                              errback=self.search_failed, meta=meta, dont_filter=True)
+
+    def parse_search(self, response: Response) -> Iterator[scrapy.Request]:
+        assert self.engine is not None
+        self.inc("search_pages")
+        index = response.meta["harvest_page"]
+        try:
+            urls = self.engine.result_urls(response)
+        except Exception:  # not JSON, not the expected shape...
+            self.inc("bad_search_pages")
+            return
+        self.inc("results_seen", len(urls))
+        if not urls:
+            self.inc("exhausted")
+            return
+        for url in urls:
+            if self.taken >= self.max_results:
+                return
+            if urlsplit(url).scheme not in ("http", "https"):
+                self.inc("skipped_results")
+                continue
+            key = canonical_key(url)
+            if key in self._seen:
+                self.inc("duplicate_results")
+                continue
+            self._seen.add(key)
+            self.taken += 1
+            self.inc("results_taken")
+            # dont_filter: every taken result must reach parse_result or result_failed,
+            # so the stats add up even when two results redirect to one page.
+            yield scrapy.Request(url, callback=self.parse_result, errback=self.result_failed,
+                                 meta={"harvest_rank": self.taken}, dont_filter=True)
+        if self.taken < self.max_results:
+            if index + 1 < self.max_search_pages:
+                yield self.search_request(index + 1)
+            else:
+                self.inc("max_search_pages_reached")
+
+    def search_failed(self, failure: Failure) -> None:
+        self.count_failure(failure, "search_errors")
+
+    async def parse_result(self, response: Response) -> AsyncIterator[CleanedPage]:
+        rank = response.meta["harvest_rank"]
+        if not isinstance(response, TextResponse) or not is_html(response):
+            self.inc("non_html")
+            return
+        if self.save_dir is not None:
+            path = self.save_dir / html_file_name(rank, response.url)
+            # Off the reactor thread: a slow disk must not stall the downloads.
+            await maybe_deferred_to_future(deferToThread(path.write_bytes, response.body))
+            self.inc("saved_html")
+        self.inc("items")
+        yield CleanedPage.from_response(response, query=self.query, rank=rank)
+
+    def result_failed(self, failure: Failure) -> None:
+        self.count_failure(failure, "failed")

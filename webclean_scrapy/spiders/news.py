@@ -1,0 +1,415 @@
+"""The ``news`` spider: crawl news sites, one cleaned item per article.
+
+Discovery, from each start URL's site:
+
+* ``robots.txt`` ``Sitemap:`` lines; without any, the common sitemap paths
+  (:data:`COMMON_SITEMAP_PATHS`). Sitemap indexes, news sitemaps and gzip
+  sitemaps are read with Scrapy's own :class:`~scrapy.utils.sitemap.Sitemap`.
+* RSS/Atom feeds announced by ``<link rel="alternate">`` in the pages.
+* In-site links of every page (articles and hubs alike), up to
+  ``DEPTH_LIMIT``. A site is a host with or without ``www.``.
+
+Every HTML page is classified (:mod:`webclean_scrapy.articles`); hubs are
+only followed, articles become :class:`~webclean_scrapy.items.CleanedPage`
+items. One article reached under several URLs gives one item: tracking
+parameters and fragments are dropped before requesting
+(:mod:`webclean_scrapy.urls`, also the dupefilter's fingerprint), a page
+whose ``rel=canonical`` names another in-site URL defers to that URL, and a
+page whose main text was already emitted is a duplicate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin, urlsplit
+
+import scrapy
+from lxml import etree
+from scrapy import signals
+from scrapy.exceptions import CloseSpider, DontCloseSpider
+from scrapy.http import TextResponse
+from scrapy.linkextractors import LinkExtractor
+from scrapy.utils.gz import gunzip
+from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
+
+from webclean_scrapy.articles import PageSignals, classify, content_fingerprint
+from webclean_scrapy.items import META_CANONICAL_URL, META_SKIP, CleanedPage
+from webclean_scrapy.middleware import extraction_of
+from webclean_scrapy.urls import canonical_key, site_of, strip_tracking
+
+from .base import WebcleanSpider, is_html, parse_bool, parse_positive_int
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from twisted.python.failure import Failure
+
+    from webclean_scrapy.extraction import Extraction
+
+#: Tried, in order, when robots.txt names no sitemap (or cannot be fetched).
+COMMON_SITEMAP_PATHS = ("/sitemap.xml", "/sitemap_index.xml", "/news-sitemap.xml", "/sitemap-news.xml")
+#: ``DEPTH_LIMIT`` used when neither the project nor ``-a max_depth`` sets one.
+DEFAULT_MAX_DEPTH = 4
+#: Request priorities: sitemap/feed entries are likely articles, fetch them early.
+PRIORITY_DISCOVERY = 20
+PRIORITY_LISTED = 10
+PRIORITY_CANONICAL = 15
+
+#: ``<link rel="alternate">`` elements announcing an RSS or Atom feed.
+_FEED_LINKS = (
+    "//link[contains(concat(' ', normalize-space(translate(@rel, 'ALTERNATE', 'alternate')), ' '), ' alternate ')]"
+    "[contains(@type, 'rss+xml') or contains(@type, 'atom+xml')]/@href"
+)
+_XML_PARSER = etree.XMLParser(recover=True, resolve_entities=False, no_network=True,
+                              remove_comments=True, remove_pis=True)
+
+#: Meta keys this spider sets on its requests.
+META_URL_KEY = "news_key"
+
+
+def read_start_urls(start_urls: str | Iterable[str] | None, start_urls_file: str | None) -> list[str]:
+    """Start URLs from ``-a start_urls=a,b`` and/or a file (one per line, ``#`` comments)."""
+    urls: list[str] = []
+    if isinstance(start_urls, str):
+        urls.extend(u.strip() for u in start_urls.split(","))
+    elif start_urls:
+        urls.extend(start_urls)
+    if start_urls_file:
+        lines = Path(start_urls_file).read_text(encoding="utf-8").splitlines()
+        urls.extend(line.split("#", 1)[0].strip() for line in lines)
+    result = []
+    for url in filter(None, urls):
+        if "://" not in url:
+            url = "https://" + url
+        if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
+            raise ValueError(f"not an http(s) URL: {url!r}")
+        result.append(strip_tracking(url))
+    if not result:
+        raise ValueError("the news spider needs -a start_urls=URL[,URL...] or -a start_urls_file=PATH")
+    return result
+
+
+class NewsSpider(WebcleanSpider):
+    """Crawl news sites and keep each article's main text, once.
+
+    Arguments (``-a name=value``): ``start_urls`` (comma-separated),
+    ``start_urls_file``, ``max_pages`` (HTML pages to parse, then stop),
+    ``max_depth`` (overrides ``DEPTH_LIMIT``), ``sitemaps`` / ``feeds`` /
+    ``follow_links`` (``0`` turns a discovery channel off).
+    """
+
+    name = "news"
+    stats_prefix = "news/"
+    custom_settings = {
+        "REQUEST_FINGERPRINTER_CLASS": "webclean_scrapy.urls.TrackingParamsFingerprinter",
+    }
+
+    def __init__(self, start_urls: str | Iterable[str] | None = None, start_urls_file: str | None = None,
+                 max_pages: str | int | None = None, max_depth: str | int | None = None,
+                 sitemaps: str | bool = True, feeds: str | bool = True, follow_links: str | bool = True,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.start_urls = read_start_urls(start_urls, start_urls_file)
+        self.max_pages = parse_positive_int("max_pages", max_pages) if max_pages not in (None, "") else None
+        self.max_depth = parse_positive_int("max_depth", max_depth, allow_zero=True) \
+            if max_depth not in (None, "") else None
+        self.use_sitemaps = parse_bool(sitemaps)
+        self.use_feeds = parse_bool(feeds)
+        self.follow_links = parse_bool(follow_links)
+        self.sites = frozenset(site_of(u) for u in self.start_urls)
+        # OffsiteMiddleware backs up our own site check (it also admits subdomains).
+        self.allowed_domains = sorted(self.sites)
+        self.link_extractor = LinkExtractor(unique=True)
+        self.pages = 0
+        self._requested: set[str] = set()      # keys of page requests made
+        self._done: set[str] = set()           # keys of page requests answered (any outcome)
+        self._emitted_urls: set[str] = set()   # keys of fetched and canonical URLs of items
+        self._emitted_texts: set[str] = set()  # content fingerprints of items
+        self._fallbacks: dict[str, CleanedPage] = {}  # canonical key -> item of a variant
+        self._feeds: set[str] = set()
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> NewsSpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        settings = crawler.settings
+        if spider.max_depth is not None:
+            settings.set("DEPTH_LIMIT", spider.max_depth, priority="spider")
+        elif settings.getpriority("DEPTH_LIMIT") == 0:  # still Scrapy's default
+            settings.set("DEPTH_LIMIT", DEFAULT_MAX_DEPTH, priority="spider")
+        crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
+        return spider  # type: ignore[return-value]
+
+    # -- start ------------------------------------------------------------
+    async def start(self) -> AsyncIterator[Any]:
+        roots: dict[str, str] = {}
+        for url in self.start_urls:
+            yield self.page_request(url, priority=PRIORITY_DISCOVERY)
+            parts = urlsplit(url)
+            roots.setdefault(f"{parts.scheme}://{parts.netloc}", url)
+        if self.use_sitemaps:
+            for root in roots:
+                yield scrapy.Request(root + "/robots.txt", callback=self.parse_robots,
+                                     errback=self.robots_failed, priority=PRIORITY_DISCOVERY,
+                                     meta={META_SKIP: True, "news_root": root})
+
+    # -- requests -----------------------------------------------------------
+    def in_site(self, url: str) -> bool:
+        return urlsplit(url).scheme in ("http", "https") and site_of(url) in self.sites
+
+    def page_request(self, url: str, *, priority: int = 0) -> scrapy.Request:
+        url = strip_tracking(url)
+        key = canonical_key(url)
+        self._requested.add(key)
+        return scrapy.Request(url, callback=self.parse_page, errback=self.page_failed,
+                              priority=priority, meta={META_URL_KEY: key})
+
+    def budget_left(self) -> bool:
+        return self.max_pages is None or self.pages < self.max_pages
+
+    def within_depth(self, response: Response) -> bool:
+        """Whether requests made from *response* stay within ``DEPTH_LIMIT``.
+
+        Checked here rather than left to Scrapy's DepthMiddleware so that a URL
+        is only marked as requested when it will really be fetched.
+        """
+        limit = self.crawler.settings.getint("DEPTH_LIMIT")
+        return not limit or response.meta.get("depth", 0) < limit
+
+    def follow(self, urls: Iterable[str], response: Response, *, priority: int = 0) -> Iterator[scrapy.Request]:
+        """Requests for the in-site, not yet requested page URLs among *urls* linked from *response*."""
+        if not self.within_depth(response):
+            return
+        for url in urls:
+            if not self.budget_left():
+                return
+            if not self.in_site(url):
+                self.inc("offsite_links")
+                continue
+            if canonical_key(url) in self._requested:
+                continue
+            yield self.page_request(url, priority=priority)
+
+    def sitemap_request(self, url: str, *, probe: bool = False) -> scrapy.Request:
+        return scrapy.Request(url, callback=self.parse_sitemap,
+                              errback=self.probe_failed if probe else self.discovery_failed,
+                              priority=PRIORITY_DISCOVERY, meta={META_SKIP: True, "news_probe": probe})
+
+    # -- robots.txt and sitemaps ----------------------------------------------
+    def parse_robots(self, response: Response) -> Iterator[scrapy.Request]:
+        urls = [u for u in sitemap_urls_from_robots(response.body, base_url=response.url) if self.in_site(u)]
+        if urls:
+            for url in urls:
+                yield self.sitemap_request(url)
+        else:
+            yield from self.probe_sitemaps(response.meta["news_root"])
+
+    def robots_failed(self, failure: Failure) -> Iterator[scrapy.Request]:
+        yield from self.probe_sitemaps(failure.request.meta["news_root"])
+
+    def probe_sitemaps(self, root: str) -> Iterator[scrapy.Request]:
+        for path in COMMON_SITEMAP_PATHS:
+            yield self.sitemap_request(urljoin(root, path), probe=True)
+
+    def probe_failed(self, failure: Failure) -> None:
+        """A guessed sitemap path that does not exist is not an error."""
+        self.inc("sitemap_probes_missed")
+
+    def discovery_failed(self, failure: Failure) -> None:
+        self.count_failure(failure, "discovery_errors")
+
+    def sitemap_body(self, response: Response) -> bytes | None:
+        body = response.body
+        if body[:2] == b"\x1f\x8b":
+            try:
+                body = gunzip(body, max_size=self.crawler.settings.getint("DOWNLOAD_MAXSIZE"))
+            except Exception:  # truncated, corrupt or too large once inflated
+                return None
+        head = body[:512].lstrip().lower()
+        return body if head.startswith(b"<") and not head.startswith((b"<!doctype html", b"<html")) else None
+
+    def parse_sitemap(self, response: Response) -> Iterator[scrapy.Request]:
+        body = self.sitemap_body(response)
+        probe = response.meta.get("news_probe", False)
+        if body is None:
+            self.inc("sitemap_probes_missed" if probe else "malformed_sitemaps")
+            return
+        locs: list[str] = []
+        try:
+            sitemap = Sitemap(body)
+            kind = sitemap.type
+            if kind in ("sitemapindex", "urlset"):
+                locs = [entry["loc"] for entry in sitemap if entry.get("loc")]
+        except Exception:  # lxml gives up on some garbage even with recover=True
+            kind = None
+        if kind not in ("sitemapindex", "urlset"):
+            self.inc("malformed_sitemaps")
+            return
+        self.inc("sitemaps")
+        locs = [strip_tracking(response.urljoin(loc)) for loc in locs]
+        if kind == "sitemapindex":
+            for loc in locs:
+                if self.in_site(loc):
+                    yield self.sitemap_request(loc)
+            return
+        self.inc("sitemap_urls", len(locs))
+        yield from self.follow(locs, response, priority=PRIORITY_LISTED)
+
+    # -- feeds ------------------------------------------------------------------
+    def discover_feeds(self, response: TextResponse) -> Iterator[scrapy.Request]:
+        for href in response.xpath(_FEED_LINKS).getall():
+            url = response.urljoin(href.strip())
+            if url in self._feeds or not self.in_site(url):
+                continue
+            self._feeds.add(url)
+            yield scrapy.Request(url, callback=self.parse_feed, errback=self.discovery_failed,
+                                 priority=PRIORITY_DISCOVERY, meta={META_SKIP: True})
+
+    def parse_feed(self, response: Response) -> Iterator[scrapy.Request]:
+        links = feed_links(response.body)
+        if links is None:
+            self.inc("malformed_feeds")
+            return
+        self.inc("feeds")
+        self.inc("feed_urls", len(links))
+        yield from self.follow((response.urljoin(u) for u in links), response, priority=PRIORITY_LISTED)
+
+    # -- pages ------------------------------------------------------------------
+    def parse_page(self, response: Response) -> Iterator[Any]:
+        key = response.meta.get(META_URL_KEY) or canonical_key(response.url)
+        self._done.add(key)
+        self._done.add(canonical_key(response.url))
+        if not isinstance(response, TextResponse) or not is_html(response):
+            self.inc("non_html")
+            yield from self.release_fallback(key)
+            return
+        if not self.budget_left():
+            self.inc("over_max_pages")
+            return
+        self.pages += 1
+        self.inc("pages")
+        extraction = extraction_of(response)
+        emitted = False
+        if extraction is None:
+            self.inc("unextracted")
+        else:
+            signals = PageSignals.from_selector(response.selector, response.url, extraction.text)
+            verdict = classify(signals)
+            self.logger.debug("%s: %s %+d %s", response.url, verdict.kind, verdict.score, verdict.reasons)
+            if verdict.is_article:
+                self.inc("articles")
+                item_or_request = self.article(response, extraction)
+                if item_or_request is not None:
+                    emitted = isinstance(item_or_request, CleanedPage)
+                    yield item_or_request
+            else:
+                self.inc("hubs")
+        if not emitted:
+            yield from self.release_fallback(key)
+        else:
+            self.discard_fallback(key)
+        if self.use_feeds:
+            yield from self.discover_feeds(response)
+        if self.follow_links:
+            links = [link.url for link in self.link_extractor.extract_links(response) if not link.nofollow]
+            yield from self.follow(links, response)
+        if not self.budget_left():
+            raise CloseSpider("max_pages")
+
+    def article(self, response: TextResponse, extraction: Extraction) -> CleanedPage | scrapy.Request | None:
+        """The item for an article page, unless another URL of it is (or will be) the item.
+
+        Returns ``None`` for a duplicate, or a request for the page's declared
+        canonical URL when that in-site URL was not fetched yet: the variant
+        waits as a fallback, emitted only if the canonical URL yields nothing.
+        """
+        fetched = canonical_key(response.url)
+        declared = response.meta.get(META_CANONICAL_URL)
+        canonical = canonical_key(declared) if declared else fetched
+        text_key = content_fingerprint(extraction.text)
+        if {fetched, canonical} & self._emitted_urls or text_key in self._emitted_texts:
+            self.inc("duplicates")
+            return None
+        item = CleanedPage.from_response(response, extraction)
+        if canonical != fetched and declared and self.in_site(declared) and canonical not in self._done:
+            if canonical in self._requested:
+                self._fallbacks.setdefault(canonical, item)
+                self.inc("deferred_to_canonical")
+                return None
+            if self.within_depth(response) and self.budget_left():
+                self._fallbacks.setdefault(canonical, item)
+                self.inc("deferred_to_canonical")
+                return self.page_request(declared, priority=PRIORITY_CANONICAL)
+        return self.emit(item)
+
+    def emit(self, item: CleanedPage) -> CleanedPage | None:
+        keys = {canonical_key(item["url"]), canonical_key(item["canonical_url"])}
+        text_key = content_fingerprint(item["text"])
+        if keys & self._emitted_urls or text_key in self._emitted_texts:
+            self.inc("duplicates")
+            return None
+        self._emitted_urls |= keys
+        self._emitted_texts.add(text_key)
+        self.inc("items")
+        return item
+
+    def release_fallback(self, key: str) -> Iterator[CleanedPage]:
+        """The canonical URL *key* gave no item: emit the variant that deferred to it."""
+        item = self._fallbacks.pop(key, None)
+        if item is not None and (emitted := self.emit(item)) is not None:
+            yield emitted
+
+    def discard_fallback(self, key: str) -> None:
+        if self._fallbacks.pop(key, None) is not None:
+            self.inc("duplicates")
+
+    def on_idle(self) -> None:
+        """Before closing, emit variants whose canonical URL was never answered.
+
+        A safety net (the canonical request may have been dropped by another
+        component): items can only leave through a callback, so a ``data:``
+        request carries them out.
+        """
+        if not self._fallbacks:
+            return
+        self.crawler.engine.crawl(scrapy.Request("data:,", callback=self.flush_fallbacks, dont_filter=True,
+                                                 meta={META_SKIP: True}))
+        raise DontCloseSpider
+
+    def flush_fallbacks(self, response: Response) -> Iterator[CleanedPage]:
+        for key in list(self._fallbacks):
+            yield from self.release_fallback(key)
+
+    def page_failed(self, failure: Failure) -> Iterator[CleanedPage]:
+        self.count_failure(failure)
+        key = failure.request.meta.get(META_URL_KEY) or canonical_key(failure.request.url)
+        self._done.add(key)
+        yield from self.release_fallback(key)
+
+
+def feed_links(body: bytes) -> list[str] | None:
+    """Item links of an RSS 0.9x/1.0/2.0 or Atom feed; ``None`` if *body* is not a feed.
+
+    Parsed with entity resolution and network access off (no XXE, no
+    billion laughs), in recover mode so one bad entry does not lose the rest.
+    """
+    if not body.strip():
+        return None
+    try:
+        root = etree.fromstring(body, parser=_XML_PARSER)
+    except etree.XMLSyntaxError:
+        return None
+    if root is None or not isinstance(root.tag, str):
+        return None
+    kind = etree.QName(root).localname.lower()
+    if kind in ("rss", "rdf"):
+        links = root.xpath("//*[local-name()='item']/*[local-name()='link']/text()")
+    elif kind == "feed":
+        links = root.xpath(
+            "//*[local-name()='entry']/*[local-name()='link']"
+            "[not(@rel) or @rel='alternate']/@href"
+        )
+    else:
+        return None
+    return [str(link).strip() for link in links if str(link).strip()]
