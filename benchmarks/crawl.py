@@ -1,0 +1,262 @@
+"""Crawl throughput and reactor stalls, by ``WEBCLEAN_OFFLOAD`` mode.
+
+A local site of ``--pages`` generated news pages (navigation, article,
+sidebar, comments, footer; 30-60 KB each, like the
+median page of the evaluation corpora) is served from a separate process;
+one Scrapy crawl per mode fetches every page through
+:class:`~webclean_scrapy.middleware.WebcleanMiddleware` and yields
+:class:`~webclean_scrapy.items.CleanedPage` items; like any crawling spider it
+also reads each page's links with ``response.css`` (free when the ``thread``
+workers already parsed the page, a second parse on the reactor otherwise).
+Each crawl runs in its own process (a Twisted reactor starts once per process).
+
+Reported per mode: pages/s (items over the time from spider open to close),
+and the longest reactor stall: a ``LoopingCall`` ticks every 10 ms and the
+largest gap between two ticks is recorded (10 ms means no stall at all), with
+the 99th percentile and median gaps (the longest stall includes crawl start-up).
+
+    python benchmarks/crawl.py --pages 1000 --extractor default --extractor baseline
+    python benchmarks/crawl.py --pages 1000 --big-every 50   # 2% of pages are 1.5 MB
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import platform
+import random
+import subprocess
+import sys
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+HERE = Path(__file__).resolve()
+MODES = ("none", "thread", "process")
+
+WORDS = """the council river bridge market school station report minister plan city water energy
+price worker union court police hospital road village farmer season harvest storm coast museum
+library festival budget tax election vote party leader member resident street tunnel railway
+airport engineer scientist study research data result figure growth crisis summer winter spring
+autumn morning evening week month year history future decision change support concern
+""".split()
+
+
+def _sentence(rng: random.Random) -> str:
+    words = [rng.choice(WORDS) for _ in range(rng.randint(8, 24))]
+    return " ".join(words).capitalize() + rng.choice([".", ".", ".", ", they said.", "?"])
+
+
+def make_page(i: int, total: int, big_every: int = 0) -> bytes:
+    """A deterministic, realistic news page; every *big_every*-th one carries a
+    huge comment thread (about 1.5 MB), the pages that stall an inline extractor."""
+    rng = random.Random(i)
+    big = bool(big_every) and i % big_every == big_every - 1
+    nav = "".join(
+        f'<li class="nav-item"><a href="/section/{s}">{w.title()}</a><ul class="mega">'
+        + "".join(f'<li><a href="/section/{s}/{k}">{_sentence(rng)[:40]}</a></li>' for k in range(8))
+        + "</ul></li>"
+        for s, w in enumerate(rng.sample(WORDS, 12)))
+    paragraphs = "".join(
+        f"<p>{' '.join(_sentence(rng) for _ in range(rng.randint(2, 6)))}</p>"
+        for _ in range(rng.randint(8, 24))
+    )
+    related = "".join(
+        f'<li><div class="card"><a href="/page/{rng.randrange(total)}"><span class="kicker">{rng.choice(WORDS)}</span>'
+        f'{_sentence(rng)}</a><span class="time">{rng.randrange(59)} min ago</span></div></li>' for _ in range(20))
+    comments = "".join(
+        f'<div class="comment"><span class="author">user{rng.randrange(999)}</span><p>{_sentence(rng)}</p></div>'
+        for _ in range(rng.randint(0, 25) + (12000 if big else 0))
+    )
+    footer = "".join(f'<a href="/about/{k}">{w}</a> ' for k, w in enumerate(rng.sample(WORDS, 40)))
+    scripts = "".join("<script>" + "var x = {};".join(str(rng.random()) for _ in range(150)) + "</script>"
+                      for _ in range(4))
+    title = _sentence(rng)[:70]
+    return f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title} - Daily Bench</title>
+<meta property="og:title" content="{title}"><link rel="canonical" href="/page/{i}">
+<style>.nav-item{{display:inline}} .comment{{margin:1em}}</style>{scripts}</head>
+<body><div id="wrap"><header><div class="logo"><a href="/">Daily Bench</a></div><nav><ul>{nav}</ul></nav></header>
+<div class="content"><main><article><h1>{title}</h1><div class="meta">By Staff Writer, {i % 28 + 1} May</div>
+{paragraphs}</article><section class="comments"><h2>Comments</h2>{comments}</section></main>
+<aside class="sidebar"><h3>Most read</h3><ul>{related}</ul><div class="ad">Advertisement</div></aside></div>
+<footer><div class="links">{footer}</div><p>&copy; Daily Bench. All rights reserved.</p></footer></div>
+</body></html>""".encode()
+
+
+def serve(pages: int, big_every: int, port_queue: multiprocessing.Queue) -> None:
+    """Serve the site forever (in its own process, so it shares no GIL with the crawl)."""
+    site = {f"/page/{i}": make_page(i, pages, big_every) for i in range(pages)}
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:  # noqa: N802
+            body = site.get(self.path)
+            self.send_response(200 if body else 404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body or b"")))
+            self.end_headers()
+            self.wfile.write(body or b"")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    port_queue.put(server.server_address[1])
+    server.serve_forever()
+
+
+# -- the child: one crawl ------------------------------------------------------------
+def run_child(base: str, pages: int, mode: str, extractor: str, workers: int, concurrency: int,
+              out: str) -> None:
+    import scrapy
+    from scrapy import signals
+    from scrapy.crawler import CrawlerProcess
+
+    from webclean_scrapy.items import CleanedPage
+
+    class StallMeter:
+        """Largest gap between 10 ms ticks of the reactor, and the crawl's wall time."""
+
+        def __init__(self) -> None:
+            self.gaps: list[float] = []
+            self.last = 0.0
+            self.loop = None
+            self.opened = self.closed = 0.0
+
+        def tick(self) -> None:
+            now = time.perf_counter()
+            if self.last:
+                self.gaps.append(now - self.last)
+            self.last = now
+
+        def spider_opened(self) -> None:
+            from twisted.internet.task import LoopingCall  # after Scrapy installed its reactor
+
+            self.opened = time.perf_counter()
+            self.loop = LoopingCall(self.tick)
+            self.loop.start(0.01)
+
+        def spider_closed(self) -> None:
+            self.closed = time.perf_counter()
+            if self.loop is not None and self.loop.running:
+                self.loop.stop()
+
+    class BenchSpider(scrapy.Spider):
+        name = "bench"
+
+        async def start(self):
+            for i in range(pages):
+                yield scrapy.Request(f"{base}/page/{i}")
+
+        def parse(self, response):
+            # A crawling spider reads the links of every page: this reuses the tree
+            # the "thread" workers parsed, and parses again for the other modes.
+            self.crawler.stats.inc_value("bench/links", len(response.css("a::attr(href)").getall()))
+            yield CleanedPage.from_response(response)
+
+    process = CrawlerProcess({
+        "LOG_LEVEL": "ERROR",
+        "TELNETCONSOLE_ENABLED": False,
+        "ROBOTSTXT_OBEY": False,
+        "CONCURRENT_REQUESTS": concurrency,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": concurrency,
+        "DOWNLOADER_MIDDLEWARES": {"webclean_scrapy.middleware.WebcleanMiddleware": 540},
+        "WEBCLEAN_OFFLOAD": mode,
+        "WEBCLEAN_EXTRACTOR": extractor,
+        "WEBCLEAN_WORKERS": workers,
+    })
+    meter = StallMeter()
+    crawler = process.create_crawler(BenchSpider)
+    crawler.signals.connect(meter.spider_opened, signal=signals.spider_opened)
+    crawler.signals.connect(meter.spider_closed, signal=signals.spider_closed)
+    process.crawl(crawler)
+    process.start()
+    stats = crawler.stats.get_stats()
+    items = stats.get("item_scraped_count", 0)
+    seconds = meter.closed - meter.opened
+    gaps = sorted(meter.gaps) or [0.0]
+    Path(out).write_text(json.dumps({
+        "mode": mode, "extractor": extractor, "items": items, "seconds": seconds,
+        "pages_per_s": items / seconds if seconds else 0.0, "max_stall_ms": max(gaps) * 1000,
+        "p99_stall_ms": gaps[int(len(gaps) * 0.99)] * 1000,
+        "p50_stall_ms": gaps[len(gaps) // 2] * 1000,
+        "extracted": stats.get("webclean/pages/extracted", 0), "errors": stats.get("webclean/errors", 0),
+        "extraction_seconds": stats.get("webclean/extraction_seconds", 0.0),
+    }))
+
+
+# -- the parent: server, one child per mode, table -----------------------------------
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} CPUs (nproc {len(os.sched_getaffinity(0))}), {cpu}, Python {platform.python_version()}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pages", type=int, default=1000)
+    parser.add_argument("--extractor", action="append", help="repeatable; default: default and baseline")
+    parser.add_argument("--mode", action="append", choices=MODES, help="repeatable; default: all")
+    parser.add_argument("--workers", type=int, default=None, help="WEBCLEAN_WORKERS (default: CPUs)")
+    parser.add_argument("--big-every", type=int, default=0,
+                        help="every Nth page is a ~1.5 MB page (0: none)")
+    parser.add_argument("--concurrency", type=int, default=16, help="CONCURRENT_REQUESTS")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per cell; the best is reported")
+    parser.add_argument("--child", nargs=2, metavar=("BASE", "OUT"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    workers = args.workers or len(os.sched_getaffinity(0))
+    extractors = args.extractor or ["default", "baseline"]
+    modes = args.mode or list(MODES)
+    if args.child:
+        run_child(args.child[0], args.pages, modes[0], extractors[0], workers, args.concurrency, args.child[1])
+        return
+
+    queue: multiprocessing.Queue = multiprocessing.Queue()
+    server = multiprocessing.Process(target=serve, args=(args.pages, args.big_every, queue), daemon=True)
+    server.start()
+    base = f"http://127.0.0.1:{queue.get(timeout=120)}"
+    sample = make_page(0, args.pages)
+    print(f"site: {args.pages} pages, e.g. {len(sample)} bytes; {machine()}; WEBCLEAN_WORKERS={workers}, "
+          f"CONCURRENT_REQUESTS={args.concurrency}, big page every {args.big_every or 'never'}")
+    rows = []
+    out = Path(f"/tmp/webclean-bench-{os.getpid()}.json")
+    try:
+        for extractor in extractors:
+            for mode in modes:
+                best = None
+                for _ in range(args.repeat):
+                    subprocess.run([sys.executable, str(HERE), "--pages", str(args.pages), "--mode", mode,
+                                    "--extractor", extractor, "--workers", str(workers),
+                                    "--concurrency", str(args.concurrency), "--child", base, str(out)],
+                                   check=True)
+                    result = json.loads(out.read_text())
+                    if best is None or result["pages_per_s"] > best["pages_per_s"]:
+                        best = result
+                rows.append(best)
+                print(f"{extractor:>10} {mode:>8}: {best['pages_per_s']:7.1f} pages/s, "
+                      f"max stall {best['max_stall_ms']:7.1f} ms (p99 {best['p99_stall_ms']:.1f}, "
+                      f"p50 {best['p50_stall_ms']:.1f}), {best['items']} items, {best['errors']} errors",
+                      flush=True)
+    finally:
+        server.terminate()
+        out.unlink(missing_ok=True)
+    print()
+    print("| extractor | WEBCLEAN_OFFLOAD | pages/s | longest reactor stall (ms) | p99 tick gap (ms) | median tick gap (ms) | items | extraction s (sum) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for row in rows:
+        print(f"| {row['extractor']} | {row['mode']} | {row['pages_per_s']:.1f} | {row['max_stall_ms']:.1f} "
+              f"| {row['p99_stall_ms']:.1f} | {row['p50_stall_ms']:.1f} | {row['items']} | {row['extraction_seconds']:.1f} |")
+
+
+if __name__ == "__main__":
+    main()

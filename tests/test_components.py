@@ -1,0 +1,377 @@
+"""The Scrapy components, through real crawls against a local HTTP server.
+
+Each crawl runs in a subprocess (a Twisted reactor starts once per process):
+``python tests/test_components.py config.json`` runs one of the spiders below
+with the settings in ``config.json`` and writes the items and the final stats.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+import scrapy
+from itemadapter import ItemAdapter
+from scrapy.http import HtmlResponse, Response, TextResponse
+
+from webclean_scrapy import Extraction
+from webclean_scrapy.items import FIELD_ORDER, CleanedPage
+
+HERE = Path(__file__).resolve()
+
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
+PDF = b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n"
+
+ARTICLE_P1 = ("The river authority confirmed on Tuesday that the old stone bridge will close for repairs, "
+              "after engineers found cracks in two of its seven arches during a routine inspection.")
+ARTICLE_P2 = ("Traffic will be diverted through the northern ring road, which the council says can absorb "
+              "the extra cars, although residents of the valley fear long queues at the morning peak.")
+ARTICLE_P3 = ("Work is expected to take eleven weeks. The authority said the repairs would keep the bridge's "
+              "historic appearance, using stone from the same quarry that supplied the original builders.")
+
+
+def article_page(title: str = "Old bridge to close for repairs", lang: str = "en") -> str:
+    nav = "".join(f'<li><a href="/section/{i}">Section {i}</a></li>' for i in range(12))
+    side = "".join(f'<li><a href="/more/{i}">More story {i} you may like</a></li>' for i in range(8))
+    return f"""<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8">
+<title>{title} | Valley Gazette</title><link rel="canonical" href="/news/bridge">
+<script>var tracking = "do not extract me";</script><style>body {{ color: red }}</style></head>
+<body><header><nav><ul>{nav}</ul></nav></header>
+<main><article><h1>{title}</h1><p class="byline">By A. Reporter</p>
+<p>{ARTICLE_P1}</p><p>{ARTICLE_P2}</p><p>{ARTICLE_P3}</p></article>
+<aside><h3>Related</h3><ul>{side}</ul></aside></main>
+<footer><p>Copyright Valley Gazette. All rights reserved.</p><a href="/privacy">Privacy</a></footer>
+</body></html>"""
+
+
+def deep_page(depth: int = 5000) -> str:
+    return ("<html><body><h1>Deep page</h1><p>" + ARTICLE_P1 + "</p>"
+            + "<div>" * depth + "lost in the depths" + "</div>" * depth + "</body></html>")
+
+
+HTML = {"Content-Type": "text/html; charset=utf-8"}
+ROUTES: dict[str, tuple[int, dict[str, str], bytes | str]] = {
+    "/article": (200, HTML, article_page()),
+    "/image.png": (200, {"Content-Type": "image/png"}, PNG),
+    "/paper.pdf": (200, {"Content-Type": "application/pdf"}, PDF),
+    "/binary-as-html": (200, HTML, PNG + b"\x00" * 64),
+    "/empty": (200, HTML, b""),
+    # cp1252 bytes announced as UTF-8: invalid bytes become U+FFFD, never an error.
+    "/wrong-charset": (200, HTML, article_page("Caf\xe9 cr\xe8me prices soar", "fr").encode("cp1252")),
+    # No charset at all, UTF-8 body: found by <meta>.
+    "/no-charset": (200, {"Content-Type": "text/html"}, article_page("Na\xefve caf\xe9 review")),
+    "/deep": (200, HTML, deep_page()),
+    "/huge": (200, HTML, article_page() + "<p>" + "filler words " * 30000 + "</p>"),
+    "/skipped": (200, HTML, article_page()),
+}
+MAX_HTML_BYTES = 200_000
+assert len(ROUTES["/huge"][2]) > MAX_HTML_BYTES > len(ROUTES["/deep"][2])
+SKIP = {"/skipped"}
+
+
+# -- item types for the pipeline ------------------------------------------------
+class PageItem(scrapy.Item):
+    kind = scrapy.Field()
+    url = scrapy.Field()
+    html = scrapy.Field()
+    title = scrapy.Field()
+    text = scrapy.Field()
+
+
+@dataclasses.dataclass
+class PageDataclass:
+    kind: str
+    url: str
+    html: Any
+    text: str | None = None
+    text_chars: int | None = None
+
+
+@attrs.define
+class PageAttrs:
+    kind: str
+    url: str
+    html: Any
+    title: str | None = None
+    text: str | None = None
+    language: str | None = None
+
+
+# -- spiders run by the subprocess ------------------------------------------------
+class PagesSpider(scrapy.Spider):
+    """Every response becomes a CleanedPage (non-HTML ones too: nothing is lost)."""
+
+    name = "pages"
+
+    async def start(self):
+        for path in self.paths:
+            yield scrapy.Request(self.base + path, meta={"webclean_skip": True} if path in SKIP else {})
+
+    def parse(self, response: Response):
+        yield CleanedPage.from_response(response)
+
+
+class ItemTypesSpider(scrapy.Spider):
+    """Every response as raw HTML in all four item types itemadapter supports."""
+
+    name = "itemtypes"
+
+    async def start(self):
+        for path in self.paths:
+            yield scrapy.Request(self.base + path, meta={"webclean_skip": True})
+
+    def parse(self, response: Response):
+        url = response.url
+        text = response.text if isinstance(response, TextResponse) else None
+        yield {"kind": "dict", "url": url, "html": response.body}  # bytes: decoded by the pipeline
+        yield PageItem(kind="scrapy", url=url, html=text)
+        yield PageDataclass(kind="dataclass", url=url, html=text)
+        yield PageAttrs(kind="attrs", url=url, html=text)
+
+
+def _run_from_config(config_path: str) -> None:
+    from scrapy.crawler import CrawlerProcess
+
+    config = json.loads(Path(config_path).read_text())
+    settings = {
+        "LOG_LEVEL": "WARNING",
+        "TELNETCONSOLE_ENABLED": False,
+        "ROBOTSTXT_OBEY": False,
+        "RETRY_ENABLED": False,
+        "DOWNLOADER_MIDDLEWARES": {"webclean_scrapy.middleware.WebcleanMiddleware": 540},
+        "FEEDS": {config["items"]: {"format": "jsonlines", "overwrite": True}},
+        "WEBCLEAN_WORKERS": 2,
+        # The plumbing is under test, not extraction quality: pin the simplest method.
+        "WEBCLEAN_EXTRACTOR": "baseline",
+        **config["settings"],
+    }
+    spider = {"pages": PagesSpider, "itemtypes": ItemTypesSpider}[config["spider"]]
+    process = CrawlerProcess(settings)
+    crawler = process.create_crawler(spider)
+    process.crawl(crawler, base=config["base"], paths=config["paths"])
+    process.start()
+    Path(config["stats"]).write_text(json.dumps(crawler.stats.get_stats(), default=str))
+
+
+def crawl(tmp_path: Path, base: str, spider: str = "pages", paths=tuple(ROUTES), **settings: Any):
+    """Run one crawl in a subprocess; return (items, webclean stats)."""
+    config = {
+        "base": base, "paths": list(paths), "spider": spider, "settings": settings,
+        "items": str(tmp_path / "items.jsonl"), "stats": str(tmp_path / "stats.json"),
+    }
+    config_path = tmp_path / "config.json"
+    config_path.write_text(json.dumps(config))
+    proc = subprocess.run([sys.executable, str(HERE), str(config_path)], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    lines = (tmp_path / "items.jsonl").read_text().splitlines() if (tmp_path / "items.jsonl").exists() else []
+    stats = json.loads((tmp_path / "stats.json").read_text())
+    return [json.loads(line) for line in lines], {k: v for k, v in stats.items() if k.startswith("webclean/")}
+
+
+# -- the tests ----------------------------------------------------------------------
+EXTRACTOR = "baseline"
+
+
+@pytest.mark.parametrize("offload", ["thread", "process", "none"])
+def test_middleware_crawl(tmp_path, local_site, offload):
+    base = local_site(ROUTES)
+    items, stats = crawl(tmp_path, base, WEBCLEAN_OFFLOAD=offload, WEBCLEAN_MAX_HTML_BYTES=MAX_HTML_BYTES)
+    by_path = {item["url"][len(base):]: item for item in items}
+    assert sorted(by_path) == sorted(ROUTES)  # no response lost, whatever it was
+    for item in items:
+        assert list(item) == [f for f in FIELD_ORDER if f in item]  # stable export order
+        assert "html" not in item  # WEBCLEAN_KEEP_HTML is off
+        assert item["status"] == 200 and item["text_chars"] == len(item["text"])
+        assert item["fetched_at"].endswith("Z") and len(item["fetched_at"]) == 20
+
+    article = by_path["/article"]
+    assert article["title"] == "Old bridge to close for repairs"
+    for paragraph in (ARTICLE_P1, ARTICLE_P2, ARTICLE_P3):
+        assert paragraph in article["text"]
+    assert "do not extract me" not in article["text"] and "color: red" not in article["text"]
+    assert article["text"].startswith("Section 0\nSection 1")  # baseline keeps everything visible
+    assert article["extractor"] == EXTRACTOR and article["language"] == "en"
+    assert article["canonical_url"] == base + "/news/bridge"
+    assert article["html_bytes"] == len(ROUTES["/article"][2].encode())
+
+    for path in ("/image.png", "/paper.pdf", "/binary-as-html", "/skipped", "/huge", "/empty"):
+        assert by_path[path]["text"] == "" and by_path[path]["title"] == "", path
+    for path in ("/image.png", "/paper.pdf", "/binary-as-html", "/skipped", "/huge"):
+        assert by_path[path]["extractor"] is None, path
+        assert by_path[path]["canonical_url"] == by_path[path]["url"]
+    assert by_path["/image.png"]["html_bytes"] == len(PNG)
+    assert by_path["/empty"]["extractor"] == EXTRACTOR
+
+    wrong = by_path["/wrong-charset"]
+    assert wrong["title"] == "Caf\ufffd cr\ufffdme prices soar" and wrong["language"] == "fr"
+    assert ARTICLE_P2 in wrong["text"]
+    assert by_path["/no-charset"]["title"] == "Na\xefve caf\xe9 review"
+    assert ARTICLE_P1 in by_path["/deep"]["text"] and by_path["/deep"]["title"] == "Deep page"
+
+    extracted = ["/article", "/empty", "/wrong-charset", "/no-charset", "/deep"]
+    html_in = sum(len(ROUTES[p][2] if isinstance(ROUTES[p][2], bytes) else ROUTES[p][2].encode()) for p in extracted)
+    text_out = sum(len(by_path[p]["text"].encode()) for p in extracted)
+    seconds = stats.pop("webclean/extraction_seconds")
+    assert seconds > 0
+    assert stats == {
+        "webclean/pages/extracted": 5,
+        "webclean/pages/empty": 1,
+        "webclean/skipped/non_html": 2,
+        "webclean/skipped/binary": 1,
+        "webclean/skipped/too_large": 1,
+        "webclean/skipped/requested": 1,
+        "webclean/bytes/html_in": html_in,
+        "webclean/bytes/text_out": text_out,
+        "webclean/space_saving_percent": round(100 * (1 - text_out / html_in), 2),
+    }
+
+
+def test_keep_html_extractor_choice_and_filter(tmp_path, local_site):
+    base = local_site(ROUTES)
+    items, stats = crawl(
+        tmp_path, base, paths=["/article", "/image.png", "/empty", "/wrong-charset"],
+        WEBCLEAN_KEEP_HTML=True, WEBCLEAN_EXTRACTOR="density", WEBCLEAN_MIN_TEXT_CHARS=400,
+        ITEM_PIPELINES={"webclean_scrapy.pipelines.MinTextFilterPipeline": 310},
+    )
+    # density (chosen by WEBCLEAN_EXTRACTOR) keeps the story, not the navigation;
+    # the PNG and the empty page have no text.
+    assert sorted(item["url"][len(base):] for item in items) == ["/article", "/wrong-charset"]
+    article = next(item for item in items if item["url"].endswith("/article"))
+    assert article["extractor"] == "density" and ARTICLE_P1 in article["text"]
+    assert "Section 11" not in article["text"]
+    assert article["html"] == ROUTES["/article"][2] and list(article)[-1] == "html"
+    assert stats["webclean/dropped/empty"] == 2 and "webclean/dropped/too_short" not in stats
+
+    items, stats = crawl(
+        tmp_path, base, paths=["/article", "/wrong-charset", "/empty"], WEBCLEAN_EXTRACTOR="density",
+        # Offloading also works without asyncio: worker results come back as Deferreds.
+        TWISTED_REACTOR="twisted.internet.epollreactor.EPollReactor",
+        WEBCLEAN_MIN_TEXT_CHARS=len(article["text"].strip()) + 1,
+        ITEM_PIPELINES={"webclean_scrapy.pipelines.MinTextFilterPipeline": 310},
+    )
+    assert items == []
+    assert stats["webclean/pages/extracted"] == 3
+    assert stats["webclean/dropped/too_short"] == 2 and stats["webclean/dropped/empty"] == 1
+
+
+def test_pipeline_fills_all_item_types(tmp_path, local_site):
+    base = local_site(ROUTES)
+    paths = ["/article", "/binary-as-html", "/empty", "/huge"]
+    items, stats = crawl(
+        tmp_path, base, spider="itemtypes", paths=paths, WEBCLEAN_MAX_HTML_BYTES=MAX_HTML_BYTES,
+        ITEM_PIPELINES={"webclean_scrapy.pipelines.WebcleanPipeline": 300},
+    )
+    assert len(items) == 4 * len(paths)
+    article = {item["kind"]: item for item in items if item["url"] == base + "/article"}
+    dict_item, scrapy_item, dataclass_item, attrs_item = (article[k] for k in ("dict", "scrapy", "dataclass", "attrs"))
+    # dicts get every field, and lose the raw HTML
+    assert dict_item["kind"] == "dict" and "html" not in dict_item
+    assert dict_item["title"] == "Old bridge to close for repairs" and ARTICLE_P1 in dict_item["text"]
+    assert dict_item["extractor"] == EXTRACTOR and dict_item["language"] == "en"
+    assert dict_item["text_chars"] == len(dict_item["text"])
+    assert dict_item["html_bytes"] == len(ROUTES["/article"][2].encode())
+    # item classes only get the fields they declare
+    assert set(scrapy_item) == {"kind", "url", "title", "text"} and scrapy_item["text"] == dict_item["text"]
+    assert dataclass_item == {"kind": "dataclass", "url": base + "/article", "html": None, "text": dict_item["text"],
+                              "text_chars": len(dict_item["text"])}
+    assert attrs_item == {"kind": "attrs", "url": base + "/article", "html": None, "title": dict_item["title"],
+                          "text": dict_item["text"], "language": "en"}
+    # bad input: every item kept, with empty text and no HTML
+    for path in ("/binary-as-html", "/huge", "/empty"):
+        kept = [item for item in items if item["url"] == base + path]
+        assert len(kept) == 4
+        for item in kept:
+            assert item.get("text") == "" and item.get("html") is None, (path, item)
+            assert "extractor" not in item or item["extractor"] == (EXTRACTOR if path == "/empty" else None)
+    assert stats["webclean/pages/extracted"] == 8  # article and empty page, four types each
+    assert stats["webclean/pages/empty"] == 4
+    assert stats["webclean/skipped/too_large"] == 4
+    assert stats["webclean/skipped/binary"] == 4  # bytes sniffed; decoded text keeps its NULs
+    assert "webclean/errors" not in stats
+
+
+# -- in-process checks: the item and the accessor ----------------------------------
+def test_from_response_without_middleware():
+    response = HtmlResponse("https://example.com/a", body=b"<html><body><p>x</p></body></html>", status=203)
+    item = CleanedPage.from_response(response, Extraction("Hello", "T", "baseline", language="de"),
+                                     query="bridges", rank=3)
+    assert dict(item) == {
+        "url": "https://example.com/a", "canonical_url": "https://example.com/a", "status": 203,
+        "fetched_at": item["fetched_at"], "title": "T", "text": "Hello", "extractor": "baseline",
+        "language": "de", "html_bytes": 34, "text_chars": 5, "query": "bridges", "rank": 3,
+    }
+    assert list(item) == [f for f in FIELD_ORDER if f in item]
+    empty = CleanedPage.from_response(response, keep_html=True)
+    assert empty["text"] == "" and empty["extractor"] is None and empty["html"] == response.text
+
+
+def test_extraction_of():
+    from webclean_scrapy.middleware import extraction_of, is_html_response
+
+    extraction = Extraction("t", "", "baseline")
+    request = scrapy.Request("https://example.com/", meta={"webclean": extraction})
+    assert extraction_of(HtmlResponse("https://example.com/", body=b"", request=request)) is extraction
+    assert extraction_of(Response("https://example.com/")) is None
+    assert is_html_response(TextResponse("https://e.com/", headers={"Content-Type": "application/xhtml+xml"}, body=b""))
+    assert not is_html_response(TextResponse("https://e.com/", headers={"Content-Type": "text/plain"}, body=b""))
+    assert not is_html_response(Response("https://e.com/", headers={"Content-Type": "text/html"}, body=b""))
+
+
+def test_settings_validation():
+    from scrapy.settings import Settings
+
+    from webclean_scrapy.settings import WebcleanSettings
+
+    assert WebcleanSettings.from_settings(Settings({"WEBCLEAN_OFFLOAD": "Process"})).offload == "process"
+    assert WebcleanSettings.from_settings(Settings()).workers >= 1
+    with pytest.raises(ValueError, match="WEBCLEAN_OFFLOAD"):
+        WebcleanSettings.from_settings(Settings({"WEBCLEAN_OFFLOAD": "gpu"}))
+    with pytest.raises(ValueError, match="WEBCLEAN_WORKERS"):
+        WebcleanSettings.from_settings(Settings({"WEBCLEAN_WORKERS": 0}))
+
+
+def test_adapter_sees_declared_fields_only():
+    # The rule the pipeline relies on: item classes report their fields, dicts do not.
+    assert ItemAdapter.get_field_names_from_class(dict) is None
+    assert set(ItemAdapter.get_field_names_from_class(PageAttrs)) == {"kind", "url", "html", "title", "text", "language"}
+
+
+def test_process_pool_falls_back_to_threads_when_workers_cannot_start():
+    """An extractor registered at run time is unknown to fresh worker processes:
+    their initializer fails, and pages are extracted in threads instead."""
+    import asyncio
+
+    from webclean_scrapy import Extractor, register
+    from webclean_scrapy.offload import Offloader
+    from webclean_scrapy.settings import WebcleanSettings
+
+    @register
+    class ShoutExtractor(Extractor):
+        name = "test-shout"
+
+        def extract_text(self, doc):
+            return doc.text_of(doc.blocks).upper()
+
+    async def run():
+        offloader = Offloader(WebcleanSettings(extractor="test-shout", offload="process", workers=1))
+        try:
+            result = await offloader.extract_markup(b"<html><body><p>quiet words</p></body></html>")
+            return offloader.mode, result.extraction
+        finally:
+            offloader.close()
+
+    mode, extraction = asyncio.run(run())
+    assert mode == "thread"
+    assert extraction.text == "QUIET WORDS" and extraction.extractor == "test-shout"
+
+
+if __name__ == "__main__":
+    _run_from_config(sys.argv[1])

@@ -1,0 +1,112 @@
+"""A user's own Scrapy project, outside this repository, adds our components
+through settings alone and gets cleaned items from ``scrapy crawl -O``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from test_components import ARTICLE_P1, ARTICLE_P2, PNG, article_page
+
+SETTINGS = """
+BOT_NAME = "outside"
+SPIDER_MODULES = ["outside.spiders"]
+ROBOTSTXT_OBEY = False
+TELNETCONSOLE_ENABLED = False
+LOG_LEVEL = "INFO"
+
+DOWNLOADER_MIDDLEWARES = {"webclean_scrapy.middleware.WebcleanMiddleware": 540}
+ITEM_PIPELINES = {
+    "webclean_scrapy.pipelines.WebcleanPipeline": 300,
+    "webclean_scrapy.pipelines.MinTextFilterPipeline": 310,
+}
+"""
+
+SPIDERS = '''
+import scrapy
+
+from webclean_scrapy.middleware import extraction_of
+
+
+class RawSpider(scrapy.Spider):
+    """Knows nothing of webclean: yields raw bodies, the pipeline cleans them."""
+
+    name = "raw"
+
+    async def start(self):
+        for path in ("/article", "/photo.png", "/short"):
+            yield scrapy.Request(self.base + path)
+
+    def parse(self, response):
+        yield {"url": response.url, "html": response.body}
+
+
+class MetaSpider(scrapy.Spider):
+    """Reads what the middleware attached."""
+
+    name = "meta"
+
+    async def start(self):
+        for path in ("/article", "/photo.png", "/short"):
+            yield scrapy.Request(self.base + path)
+
+    def parse(self, response):
+        extraction = extraction_of(response)
+        yield {"url": response.url, "text": extraction.text if extraction else "",
+               "title": extraction.title if extraction else ""}
+'''
+
+
+def make_project(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "scrapy.cfg").write_text("[settings]\ndefault = outside.settings\n")
+    package = root / "outside"
+    (package / "spiders").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "settings.py").write_text(SETTINGS)
+    (package / "spiders" / "__init__.py").write_text(textwrap.dedent(SPIDERS))
+    return root
+
+
+def run_crawl(project: Path, spider: str, base: str) -> tuple[list[dict], str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_")}
+    env.pop("PYTHONPATH", None)  # only the installed package, as a user would have it
+    proc = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", spider, "-a", f"base={base}", "-O", "out.jsonl"],
+        cwd=project, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    lines = (project / "out.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines], proc.stderr
+
+
+def test_outside_project(tmp_path, local_site):
+    base = local_site({
+        "/article": (200, {"Content-Type": "text/html; charset=utf-8"}, article_page()),
+        "/photo.png": (200, {"Content-Type": "image/png"}, PNG),
+        # 181 characters of text: under the default WEBCLEAN_MIN_TEXT_CHARS (200).
+        "/short": (200, {"Content-Type": "text/html"},
+                   f"<html><body><article><h1>Brief</h1><p>{ARTICLE_P1}</p></article></body></html>"),
+    })
+    project = make_project(tmp_path / "project")
+
+    items, log = run_crawl(project, "raw", base)
+    assert len(items) == 1, items  # the PNG has no text, /short is under 200 chars
+    item = items[0]
+    assert item["url"] == base + "/article" and "html" not in item
+    assert item["title"] == "Old bridge to close for repairs"
+    assert ARTICLE_P1 in item["text"] and ARTICLE_P2 in item["text"]
+    assert item["text_chars"] == len(item["text"]) and item["language"] == "en"
+    assert "'webclean/dropped/too_short': 1" in log and "'webclean/dropped/empty': 1" in log
+    assert "'webclean/skipped/non_html': 1" in log  # the PNG, seen by the middleware
+    assert "'webclean/skipped/binary': 1" in log  # ... and its bytes, by the pipeline
+
+    items, log = run_crawl(project, "meta", base)
+    assert [i["url"] for i in items] == [base + "/article"]
+    assert ARTICLE_P1 in items[0]["text"] and items[0]["title"] == "Old bridge to close for repairs"
+    assert "'webclean/dropped/too_short': 1" in log and "'webclean/dropped/empty': 1" in log

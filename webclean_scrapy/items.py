@@ -1,0 +1,134 @@
+"""The item webclean spiders yield: one cleaned page.
+
+Field order is part of the contract. Scrapy's feed exporters write an item's
+fields in the order they were *set* (``Item.keys()``), and
+:meth:`CleanedPage.from_response` always sets them in :data:`FIELD_ORDER`, so
+every exported line has the same column order. To pin the order regardless
+of how an item was filled, set ``FEED_EXPORT_FIELDS = list(FIELD_ORDER)``
+(this also writes absent fields as empty).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+import scrapy
+
+if TYPE_CHECKING:
+    from scrapy.http import Response
+
+    from .extraction import Extraction
+
+#: Meta key under which :class:`~webclean_scrapy.middleware.WebcleanMiddleware`
+#: leaves the page's :class:`~webclean_scrapy.Extraction` (``None`` when the
+#: page was HTML but could not be extracted: too large, or an error).
+META_KEY = "webclean"
+#: Request meta flag: ``Request(url, meta={"webclean_skip": True})`` is never extracted.
+META_SKIP = "webclean_skip"
+#: Set by the middleware: the page's ``<link rel="canonical">``, resolved.
+META_CANONICAL_URL = "webclean_canonical_url"
+#: Set by the middleware from ``WEBCLEAN_KEEP_HTML``; read by :meth:`CleanedPage.from_response`.
+META_KEEP_HTML = "webclean_keep_html"
+
+_MISSING: Any = object()
+
+
+def utc_timestamp(moment: datetime | None = None) -> str:
+    """ISO 8601 UTC to the second, e.g. ``"2026-11-21T23:07:28Z"``."""
+    moment = moment or datetime.now(timezone.utc)
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class CleanedPage(scrapy.Item):
+    """One crawled page reduced to its main text.
+
+    Fields, in export order:
+
+    ``url``
+        The URL of the response (after redirects).
+    ``canonical_url``
+        The page's ``<link rel="canonical">`` resolved against ``url``, else ``url``.
+    ``status``
+        HTTP status code.
+    ``fetched_at``
+        When the item was built, ISO 8601 UTC (``"2026-11-21T23:07:28Z"``).
+    ``title``
+        og:title, else the first ``<h1>``, else ``<title>``; ``""`` if none.
+    ``text``
+        The main text, one paragraph/heading/list item per line; ``""`` when the
+        response was not HTML, too large, or extraction failed.
+    ``extractor``
+        Name of the extractor that produced ``text``; ``None`` if none ran.
+    ``language``
+        Declared page language (primary subtag, ``"en"``) or ``None``.
+    ``html_bytes``
+        Size of the raw response body in bytes.
+    ``text_chars``
+        ``len(text)``.
+    ``html``
+        The raw HTML (decoded), present only when ``WEBCLEAN_KEEP_HTML`` is true.
+    ``query``, ``rank``
+        Set only by the ``harvest`` spider: the search query that found the
+        page and the page's 1-based position in the results.
+    """
+
+    url = scrapy.Field()
+    canonical_url = scrapy.Field()
+    status = scrapy.Field()
+    fetched_at = scrapy.Field()
+    title = scrapy.Field()
+    text = scrapy.Field()
+    extractor = scrapy.Field()
+    language = scrapy.Field()
+    html_bytes = scrapy.Field()
+    text_chars = scrapy.Field()
+    html = scrapy.Field()
+    query = scrapy.Field()
+    rank = scrapy.Field()
+
+    @classmethod
+    def from_response(cls, response: Response, extraction: Extraction | None = _MISSING,
+                      *, keep_html: bool | None = None, **extra: Any) -> CleanedPage:
+        """Build the item for *response*.
+
+        *extraction* defaults to what the middleware attached
+        (:func:`~webclean_scrapy.middleware.extraction_of`); ``None`` gives an
+        item with empty text. *keep_html* defaults to the middleware's
+        ``WEBCLEAN_KEEP_HTML``. *extra* sets further declared fields (``query``,
+        ``rank``) after the standard ones.
+        """
+        meta = _meta(response)
+        if extraction is _MISSING:
+            extraction = meta.get(META_KEY)
+        if keep_html is None:
+            keep_html = bool(meta.get(META_KEEP_HTML, False))
+        text = extraction.text if extraction is not None else ""
+        item = cls()
+        item["url"] = response.url
+        item["canonical_url"] = meta.get(META_CANONICAL_URL) or response.url
+        item["status"] = response.status
+        item["fetched_at"] = utc_timestamp()
+        item["title"] = extraction.title if extraction is not None else ""
+        item["text"] = text
+        item["extractor"] = extraction.extractor if extraction is not None else None
+        item["language"] = extraction.language if extraction is not None else None
+        item["html_bytes"] = len(response.body)
+        item["text_chars"] = len(text)
+        if keep_html:
+            item["html"] = getattr(response, "text", None)
+        for key, value in extra.items():
+            item[key] = value
+        return item
+
+
+#: The export order of :class:`CleanedPage` fields (use as ``FEED_EXPORT_FIELDS``).
+FIELD_ORDER: tuple[str, ...] = tuple(CleanedPage.fields)
+
+
+def _meta(response: Response) -> dict[str, Any]:
+    """``response.meta`` without raising for responses built outside a crawl."""
+    try:
+        return response.meta
+    except AttributeError:
+        return {}

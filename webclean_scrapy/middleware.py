@@ -1,0 +1,112 @@
+"""Downloader middleware: extract every HTML response's main text as it arrives.
+
+Enable it in ``DOWNLOADER_MIDDLEWARES`` at 540: ``process_response`` runs from
+high numbers to low, so 540 sees responses after redirects (600),
+decompression (590), meta refresh (580) and retries (550) are dealt with.
+
+For each HTML response the page's :class:`~webclean_scrapy.Extraction` lands
+in ``response.meta["webclean"]`` (read it with :func:`extraction_of`):
+
+* HTML = an :class:`~scrapy.http.HtmlResponse`, or a
+  :class:`~scrapy.http.TextResponse` whose Content-Type mentions ``html``, whose
+  body does not sniff as binary (:func:`~webclean_scrapy.encoding.looks_binary`).
+  Anything else passes through untouched, without the meta key
+  (``webclean/skipped/non_html`` or ``webclean/skipped/binary``).
+* ``Request(url, meta={"webclean_skip": True})``: not processed, no meta key
+  (``webclean/skipped/requested``).
+* Responses whose status is not 2xx (error pages, unfollowed redirects): not
+  processed, no meta key (``webclean/skipped/http_status``); Scrapy's
+  ``HttpErrorMiddleware`` drops most of them before any callback anyway.
+* Bodies over ``WEBCLEAN_MAX_HTML_BYTES``: ``meta["webclean"] = None``
+  (``webclean/skipped/too_large``).
+* An extractor error: ``meta["webclean"] = None`` (``webclean/errors``); the
+  response still reaches the spider, so no page is lost.
+
+Extraction runs off the reactor thread (:mod:`webclean_scrapy.offload`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from scrapy.exceptions import NotConfigured
+from scrapy.http import HtmlResponse, TextResponse
+
+from .encoding import looks_binary
+from .items import META_CANONICAL_URL, META_KEEP_HTML, META_KEY, META_SKIP
+from .offload import Offloader
+from .settings import WebcleanSettings
+from .stats import WebcleanStats
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+    from .extraction import Extraction
+
+
+def extraction_of(response: Response) -> Extraction | None:
+    """The :class:`~webclean_scrapy.Extraction` the middleware attached, or ``None``
+    (not HTML, skipped, too large, failed, or the middleware is not enabled)."""
+    try:
+        return response.meta.get(META_KEY)
+    except AttributeError:  # a response not tied to a request
+        return None
+
+
+def is_html_response(response: Response) -> bool:
+    """HTML by response class or Content-Type (not yet checked for binary bodies)."""
+    if isinstance(response, HtmlResponse):
+        return True
+    if isinstance(response, TextResponse):
+        content_type = response.headers.get(b"Content-Type") or b""
+        return b"html" in content_type.lower()
+    return False
+
+
+class WebcleanMiddleware:
+    """Attach each HTML response's main text at ``response.meta["webclean"]``."""
+
+    def __init__(self, crawler: Crawler, settings: WebcleanSettings) -> None:
+        self.crawler = crawler
+        self.settings = settings
+        self.stats = WebcleanStats(crawler.stats)
+        self.offloader = Offloader.for_crawler(crawler, settings)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> WebcleanMiddleware:
+        settings = WebcleanSettings.from_crawler(crawler)
+        if not settings.enabled:
+            raise NotConfigured("WEBCLEAN_ENABLED is off")
+        return cls(crawler, settings)
+
+    async def process_response(self, request: Request, response: Response) -> Response:
+        meta: dict[str, Any] = request.meta
+        if meta.get(META_SKIP):
+            self.stats.skipped("requested")
+            return response
+        if not 200 <= response.status < 300:
+            self.stats.skipped("http_status")
+            return response
+        if not is_html_response(response):
+            self.stats.skipped("non_html")
+            return response
+        if looks_binary(response.body):
+            self.stats.skipped("binary")
+            return response
+        meta[META_KEEP_HTML] = self.settings.keep_html
+        if len(response.body) > self.settings.max_html_bytes:
+            self.stats.skipped("too_large")
+            meta[META_KEY] = None
+            return response
+        try:
+            result = await self.offloader.extract_response(response)  # type: ignore[arg-type]
+        except Exception as exc:  # bad input must never stop the crawl
+            self.stats.error(exc)
+            meta[META_KEY] = None
+            return response
+        meta[META_KEY] = result.extraction
+        meta[META_CANONICAL_URL] = result.canonical_url
+        self.stats.extracted(len(response.body), result.extraction.text, result.seconds)
+        return response

@@ -1,0 +1,143 @@
+"""Item pipelines: fill main-text fields from raw HTML, drop pages with too little text.
+
+The contract between spiders and :class:`WebcleanPipeline`:
+
+* Spiders using the middleware yield
+  :meth:`CleanedPage.from_response <webclean_scrapy.items.CleanedPage.from_response>`;
+  those items already carry ``text`` and pass through unchanged.
+* Any other item -- dict, :class:`scrapy.Item`, dataclass or attrs class --
+  that holds raw HTML in ``WEBCLEAN_HTML_FIELD`` (default ``"html"``; ``bytes``
+  in any charset, or ``str``; an empty value is an empty page, ``None`` or
+  absent is no HTML) and no ``text`` yet gets ``title``, ``text``, ``extractor``,
+  ``language``, ``text_chars`` and ``html_bytes``; item classes only get the
+  fields they declare, dicts get all of them.
+* Afterwards the HTML field is removed (dict, ``scrapy.Item``) or set to
+  ``None`` (dataclass, attrs) unless ``WEBCLEAN_KEEP_HTML`` is true.
+
+Binary, oversized or unextractable HTML never loses the item: it continues
+with empty ``text`` and a ``webclean/*`` stat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from typing import TYPE_CHECKING, Any
+
+from itemadapter import ItemAdapter
+from scrapy.exceptions import DropItem, NotConfigured
+
+from .encoding import looks_binary
+from .offload import Offloader
+from .settings import WebcleanSettings
+from .stats import WebcleanStats
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+    from .extraction import Extraction
+
+
+def _set_declared(adapter: ItemAdapter, values: dict[str, Any]) -> None:
+    """Set *values* on the item, skipping fields its class does not declare."""
+    declared = ItemAdapter.get_field_names_from_class(type(adapter.item))
+    for name, value in values.items():
+        if declared is None or name in declared:
+            adapter[name] = value
+
+
+class WebcleanPipeline:
+    """Extract the main text of items that carry raw HTML."""
+
+    def __init__(self, crawler: Crawler, settings: WebcleanSettings) -> None:
+        self.settings = settings
+        self.stats = WebcleanStats(crawler.stats)
+        self.offloader = Offloader.for_crawler(crawler, settings)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> WebcleanPipeline:
+        settings = WebcleanSettings.from_crawler(crawler)
+        if not settings.enabled:
+            raise NotConfigured("WEBCLEAN_ENABLED is off")
+        return cls(crawler, settings)
+
+    async def process_item(self, item: Any, spider: Any = None) -> Any:
+        adapter = ItemAdapter(item)
+        field = self.settings.html_field
+        html = adapter.get(field)
+        if adapter.get("text"):
+            pass  # already extracted, e.g. CleanedPage.from_response
+        elif html is None:
+            self.stats.skipped("no_html")
+        else:
+            extraction = await self._extract(html, adapter.get("url"))
+            size = len(html) if isinstance(html, (bytes, bytearray)) else len(html.encode("utf-8", "replace"))
+            text = extraction.text if extraction is not None else ""
+            _set_declared(adapter, {
+                "title": extraction.title if extraction is not None else "",
+                "text": text,
+                "extractor": extraction.extractor if extraction is not None else None,
+                "language": extraction.language if extraction is not None else None,
+                "html_bytes": size,
+                "text_chars": len(text),
+            })
+        if not self.settings.keep_html and field in adapter:
+            if isinstance(item, MutableMapping):
+                del adapter[field]
+            else:  # dataclass/attrs fields cannot be removed
+                adapter[field] = None
+        return item
+
+    async def _extract(self, html: bytes | str, url: str | None) -> Extraction | None:
+        if isinstance(html, str):
+            raw = html.encode("utf-8", "replace")
+            size = len(raw)
+        else:
+            html = raw = bytes(html)
+            size = len(raw)
+        if looks_binary(raw):  # for str: a binary body decoded as text keeps its NULs
+            self.stats.skipped("binary")
+            return None
+        if size > self.settings.max_html_bytes:
+            self.stats.skipped("too_large")
+            return None
+        try:
+            result = await self.offloader.extract_markup(html, url)
+        except Exception as exc:  # bad input must never lose the item
+            self.stats.error(exc)
+            return None
+        self.stats.extracted(size, result.extraction.text, result.seconds)
+        return result.extraction
+
+
+class MinTextFilterPipeline:
+    """Drop items whose ``text`` is shorter than ``WEBCLEAN_MIN_TEXT_CHARS``.
+
+    Items without a ``text`` value (``None`` or absent: not pages) pass. Drops
+    are counted as ``webclean/dropped/empty`` (no text at all, e.g. a non-HTML
+    response) or ``webclean/dropped/too_short``. Put it after
+    :class:`WebcleanPipeline`.
+    """
+
+    def __init__(self, crawler: Crawler, settings: WebcleanSettings) -> None:
+        self.min_chars = settings.min_text_chars
+        self.stats = WebcleanStats(crawler.stats)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> MinTextFilterPipeline:
+        settings = WebcleanSettings.from_crawler(crawler)
+        if not settings.enabled:
+            raise NotConfigured("WEBCLEAN_ENABLED is off")
+        return cls(crawler, settings)
+
+    def process_item(self, item: Any, spider: Any = None) -> Any:
+        text = ItemAdapter(item).get("text")
+        if text is None:
+            return item
+        chars = len(text.strip())
+        if chars == 0:
+            self.stats.dropped("empty")
+            raise DropItem("no main text")
+        if chars < self.min_chars:
+            self.stats.dropped("too_short")
+            raise DropItem(f"main text too short ({chars} < WEBCLEAN_MIN_TEXT_CHARS={self.min_chars})")
+        return item

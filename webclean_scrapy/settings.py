@@ -1,0 +1,84 @@
+"""Every ``WEBCLEAN_*`` setting, its default, and the one place they are read.
+
+Components call :meth:`WebcleanSettings.from_crawler` and never touch
+``crawler.settings`` for ``WEBCLEAN_*`` names themselves, so a default or a
+validation rule lives here only. ``docs/SCRAPY.md`` has the user-facing table.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.settings import BaseSettings
+
+#: Ways to run extraction; see :mod:`webclean_scrapy.offload`.
+OFFLOAD_MODES = ("thread", "process", "none")
+
+
+def default_workers() -> int:
+    """One worker per CPU this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+#: Defaults, by setting name. Also usable as a settings dict (``settings.update(DEFAULTS)``).
+DEFAULTS: dict[str, Any] = {
+    "WEBCLEAN_ENABLED": True,
+    "WEBCLEAN_EXTRACTOR": "default",
+    "WEBCLEAN_EXTRACTOR_OPTIONS": {},
+    "WEBCLEAN_MIN_TEXT_CHARS": 200,
+    "WEBCLEAN_KEEP_HTML": False,
+    "WEBCLEAN_MAX_HTML_BYTES": 10 * 1024 * 1024,
+    "WEBCLEAN_WORKERS": None,  # None: default_workers()
+    "WEBCLEAN_HTML_FIELD": "html",
+    "WEBCLEAN_OFFLOAD": "process",  # measured: docs/BENCHMARKS.md
+}
+
+
+@dataclass(frozen=True)
+class WebcleanSettings:
+    """The ``WEBCLEAN_*`` settings, validated."""
+
+    enabled: bool = DEFAULTS["WEBCLEAN_ENABLED"]
+    extractor: str = DEFAULTS["WEBCLEAN_EXTRACTOR"]
+    extractor_options: dict[str, Any] = field(default_factory=dict)
+    min_text_chars: int = DEFAULTS["WEBCLEAN_MIN_TEXT_CHARS"]
+    keep_html: bool = DEFAULTS["WEBCLEAN_KEEP_HTML"]
+    max_html_bytes: int = DEFAULTS["WEBCLEAN_MAX_HTML_BYTES"]
+    workers: int = field(default_factory=default_workers)
+    html_field: str = DEFAULTS["WEBCLEAN_HTML_FIELD"]
+    offload: str = DEFAULTS["WEBCLEAN_OFFLOAD"]
+
+    def __post_init__(self) -> None:
+        if self.offload not in OFFLOAD_MODES:
+            raise ValueError(f"WEBCLEAN_OFFLOAD must be one of {', '.join(OFFLOAD_MODES)}, got {self.offload!r}")
+        if self.workers < 1:
+            raise ValueError(f"WEBCLEAN_WORKERS must be at least 1, got {self.workers}")
+        if self.max_html_bytes < 0 or self.min_text_chars < 0:
+            raise ValueError("WEBCLEAN_MAX_HTML_BYTES and WEBCLEAN_MIN_TEXT_CHARS must not be negative")
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings) -> WebcleanSettings:
+        workers = settings.get("WEBCLEAN_WORKERS")
+        extractor = settings.get("WEBCLEAN_EXTRACTOR", DEFAULTS["WEBCLEAN_EXTRACTOR"])
+        return cls(
+            enabled=settings.getbool("WEBCLEAN_ENABLED", DEFAULTS["WEBCLEAN_ENABLED"]),
+            extractor=extractor,
+            extractor_options=dict(settings.getdict("WEBCLEAN_EXTRACTOR_OPTIONS")),
+            min_text_chars=settings.getint("WEBCLEAN_MIN_TEXT_CHARS", DEFAULTS["WEBCLEAN_MIN_TEXT_CHARS"]),
+            keep_html=settings.getbool("WEBCLEAN_KEEP_HTML", DEFAULTS["WEBCLEAN_KEEP_HTML"]),
+            max_html_bytes=settings.getint("WEBCLEAN_MAX_HTML_BYTES", DEFAULTS["WEBCLEAN_MAX_HTML_BYTES"]),
+            workers=int(workers) if workers not in (None, "") else default_workers(),
+            html_field=settings.get("WEBCLEAN_HTML_FIELD", DEFAULTS["WEBCLEAN_HTML_FIELD"]),
+            offload=str(settings.get("WEBCLEAN_OFFLOAD", DEFAULTS["WEBCLEAN_OFFLOAD"])).lower(),
+        )
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> WebcleanSettings:
+        return cls.from_settings(crawler.settings)

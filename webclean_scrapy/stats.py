@@ -1,0 +1,61 @@
+"""The ``webclean/*`` crawl stats, named and updated in one place.
+
+Keys (all under ``webclean/``):
+
+=============================== ===============================================
+``pages/extracted``             pages run through an extractor
+``pages/empty``                 ... of which the extracted text was empty
+``skipped/<reason>``            responses/items not extracted: ``non_html``
+                                (Content-Type / response class), ``binary``
+                                (sniffed body), ``too_large``
+                                (``WEBCLEAN_MAX_HTML_BYTES``), ``requested``
+                                (``meta["webclean_skip"]``), ``no_html``
+                                (pipeline: item without HTML)
+``errors``                      extraction errors (``errors/<ExceptionName>`` too)
+``bytes/html_in``               raw HTML bytes of extracted pages
+``bytes/text_out``              UTF-8 bytes of the extracted text
+``space_saving_percent``        ``100 * (1 - text_out / html_in)``, updated per page
+``extraction_seconds``          CPU time spent inside extractors (sum)
+``dropped/<reason>``            items dropped by :class:`~webclean_scrapy.pipelines.MinTextFilterPipeline`:
+                                ``empty``, ``too_short``
+=============================== ===============================================
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scrapy.statscollectors import StatsCollector
+
+PREFIX = "webclean/"
+
+
+class WebcleanStats:
+    """Thin writer over ``crawler.stats``; every ``webclean/*`` key is spelled here."""
+
+    def __init__(self, stats: StatsCollector) -> None:
+        self.stats = stats
+
+    def skipped(self, reason: str) -> None:
+        self.stats.inc_value(f"{PREFIX}skipped/{reason}")
+
+    def dropped(self, reason: str) -> None:
+        self.stats.inc_value(f"{PREFIX}dropped/{reason}")
+
+    def error(self, exc: BaseException) -> None:
+        self.stats.inc_value(f"{PREFIX}errors")
+        self.stats.inc_value(f"{PREFIX}errors/{type(exc).__name__}")
+
+    def extracted(self, html_bytes: int, text: str, seconds: float) -> None:
+        stats = self.stats
+        stats.inc_value(f"{PREFIX}pages/extracted")
+        if not text:
+            stats.inc_value(f"{PREFIX}pages/empty")
+        stats.inc_value(f"{PREFIX}bytes/html_in", html_bytes)
+        stats.inc_value(f"{PREFIX}bytes/text_out", len(text.encode("utf-8")))
+        stats.inc_value(f"{PREFIX}extraction_seconds", seconds, start=0.0)
+        html_in = stats.get_value(f"{PREFIX}bytes/html_in", 0)
+        if html_in:
+            text_out = stats.get_value(f"{PREFIX}bytes/text_out", 0)
+            stats.set_value(f"{PREFIX}space_saving_percent", round(100.0 * (1 - text_out / html_in), 2))
