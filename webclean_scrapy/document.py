@@ -203,8 +203,8 @@ class Document:
     def _walk(self) -> None:
         """Cut the text into blocks and build the container tree, in one pass.
 
-        Hot loop: local names only, the string-closing step inlined where it
-        is cheap to test (most structural tags close an empty string).
+        Hot loop: local names only; whitespace-only strings (the newlines
+        between tags, most of them) never build a Block.
         """
         root = self.root
         blocks = self.blocks
@@ -215,9 +215,7 @@ class Document:
         hidden_style = _HIDDEN_STYLE.search
 
         pieces: list[str] = []
-        # Whitespace-only strings (the newlines between tags) are most of
-        # them; they are tracked so they never reach close().
-        has_text = False
+        has_text = False  # does ``pieces`` hold more than whitespace?
         anchor_pieces: list[str] = []
         anchors: list[etree._Element] = []  # open <a> elements
         position = 0
@@ -227,54 +225,43 @@ class Document:
         current = top
         skipped = None
 
-        def close() -> None:
-            # Called only when ``pieces`` holds non-whitespace text.
-            words = "".join(pieces).split()
+        def cut() -> None:
+            """End the current string: a Block if it holds text, else nothing."""
+            nonlocal has_text
+            if has_text:
+                words = "".join(pieces).split()
+                text = " ".join(words)
+                anchor = " ".join("".join(anchor_pieces).split()) if anchor_pieces else ""
+                chars = len(text) - len(words) + 1
+                block = Block(len(blocks), position, text, current, chars, anchor)
+                blocks.append(block)
+                current.direct_blocks.append(block)
+                current.chars += chars
+                current.anchor_chars += block.anchor_chars
+                has_text = False
             pieces.clear()
-            text = " ".join(words)
-            anchor = ""
-            if anchor_pieces:
-                anchor = " ".join("".join(anchor_pieces).split())
-                anchor_pieces.clear()
-            chars = len(text) - len(words) + 1
-            block = Block(len(blocks), position, text, current, chars, anchor)
-            blocks.append(block)
-            current.direct_blocks.append(block)
-            current.chars += chars
-            current.anchor_chars += block.anchor_chars
+            anchor_pieces.clear()
 
         walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
         for event, el in walker:
             if event == "start":
                 tag = el.tag  # comments and PIs arrive as their own events
+                opens = False
+                if tag in structural and el is not root:
+                    # Every structural tag, hidden or not, starts a new string.
+                    if pieces:
+                        cut()
+                    position += 1
+                    opens = tag not in breaks
                 style = el.get("style")
                 if (tag in dropped or el.get("hidden") is not None
                         or (style is not None and hidden_style(style))):
                     walker.skip_subtree()
                     skipped = el
-                    if tag in structural:  # a hidden block still separates its neighbours
-                        if pieces:
-                            if has_text:
-                                close()
-                                has_text = False
-                            else:
-                                pieces.clear()
-                                anchor_pieces.clear()
-                        position += 1
                     continue
-                if tag in structural:
-                    if el is not root:
-                        if pieces:
-                            if has_text:
-                                close()
-                                has_text = False
-                            else:
-                                pieces.clear()
-                                anchor_pieces.clear()
-                        position += 1
-                        if tag not in breaks:
-                            current = Container(el, tag, current, len(blocks))
-                            containers.append(current)
+                if opens:
+                    current = Container(el, tag, current, len(blocks))
+                    containers.append(current)
                 elif tag == "a":
                     anchors.append(el)
                 text = el.text
@@ -294,12 +281,7 @@ class Document:
                 elif el is current.element:
                     if current is not top:
                         if pieces:
-                            if has_text:
-                                close()
-                                has_text = False
-                            else:
-                                pieces.clear()
-                                anchor_pieces.clear()
+                            cut()
                         finished = current
                         current = finished.parent  # type: ignore[assignment]
                         current.children.append(finished)
@@ -313,8 +295,7 @@ class Document:
                     has_text = True
                 if anchors:
                     anchor_pieces.append(tail)
-        if has_text:
-            close()
+        cut()
         self.string_count = position + 1  # the paper's list, empty strings included
         while current is not top:  # containers left open by a truncated tree
             finished = current

@@ -38,6 +38,8 @@ DEFAULTS: dict[str, Any] = {
     "WEBCLEAN_WORKERS": None,  # None: default_workers()
     "WEBCLEAN_HTML_FIELD": "html",
     "WEBCLEAN_OFFLOAD": "process",  # measured: docs/BENCHMARKS.md
+    "WEBCLEAN_SEARCH_ENGINES": {},  # harvest spider: HTML result-page engines by name
+    "WEBCLEAN_SEARXNG_URL": None,  # harvest spider: default SearXNG endpoint
 }
 
 
@@ -54,6 +56,8 @@ class WebcleanSettings:
     workers: int = field(default_factory=default_workers)
     html_field: str = DEFAULTS["WEBCLEAN_HTML_FIELD"]
     offload: str = DEFAULTS["WEBCLEAN_OFFLOAD"]
+    search_engines: dict[str, Any] = field(default_factory=dict)
+    searxng_url: str | None = DEFAULTS["WEBCLEAN_SEARXNG_URL"]
 
     def __post_init__(self) -> None:
         if self.offload not in OFFLOAD_MODES:
@@ -77,6 +81,8 @@ class WebcleanSettings:
             workers=int(workers) if workers not in (None, "") else default_workers(),
             html_field=settings.get("WEBCLEAN_HTML_FIELD", DEFAULTS["WEBCLEAN_HTML_FIELD"]),
             offload=str(settings.get("WEBCLEAN_OFFLOAD", DEFAULTS["WEBCLEAN_OFFLOAD"])).lower(),
+            search_engines=dict(settings.getdict("WEBCLEAN_SEARCH_ENGINES")),
+            searxng_url=settings.get("WEBCLEAN_SEARXNG_URL") or None,
         )
 
     @classmethod

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote_plus, urlencode, urlsplit
 
+from ..settings import WebcleanSettings
+
 if TYPE_CHECKING:
     from scrapy.http import Response
     from scrapy.settings import BaseSettings
@@ -118,7 +120,8 @@ def get_engine(name: str, settings: BaseSettings, search_url: str | None = None)
     *search_url* (``-a search_url=``) is the SearXNG endpoint, or replaces an
     HTML engine's ``url`` template.
     """
-    configured: dict[str, Any] = dict(settings.getdict("WEBCLEAN_SEARCH_ENGINES"))
+    webclean_settings = WebcleanSettings.from_settings(settings)
+    configured: dict[str, Any] = webclean_settings.search_engines
     if name in configured:
         config = dict(configured[name])
         if search_url:
@@ -135,7 +138,7 @@ def get_engine(name: str, settings: BaseSettings, search_url: str | None = None)
         except KeyError as exc:
             raise SearchEngineError(f"search engine {name!r}: missing {exc.args[0]!r}") from None
     if name == "searxng":
-        url = search_url or settings.get("WEBCLEAN_SEARXNG_URL")
+        url = search_url or webclean_settings.searxng_url
         if not url:
             raise SearchEngineError("the searxng engine needs -a search_url=http://HOST/search "
                                     "(or the WEBCLEAN_SEARXNG_URL setting)")
