@@ -73,12 +73,15 @@ class Container:
     """
 
     __slots__ = (
-        "element", "tag", "parent", "depth", "children", "direct_blocks",
+        "index", "element", "tag", "parent", "depth", "children", "direct_blocks",
         "chars", "anchor_chars", "block_count", "first_block", "last_block",
     )
 
-    def __init__(self, element: etree._Element, tag: str, parent: Container | None,
+    def __init__(self, index: int, element: etree._Element, tag: str, parent: Container | None,
                  first_block: int) -> None:
+        #: Position in :attr:`Document.containers` (document order), so
+        #: per-container data can live in lists instead of dicts.
+        self.index = index
         self.element = element
         self.tag = tag
         self.parent = parent
@@ -220,7 +223,7 @@ class Document:
         anchors: list[etree._Element] = []  # open <a> elements
         position = 0
 
-        top = Container(root, root.tag if isinstance(root.tag, str) else "html", None, 0)
+        top = Container(0, root, root.tag if isinstance(root.tag, str) else "html", None, 0)
         containers.append(top)
         current = top
         skipped = None
@@ -260,7 +263,7 @@ class Document:
                     skipped = el
                     continue
                 if opens:
-                    current = Container(el, tag, current, len(blocks))
+                    current = Container(len(containers), el, tag, current, len(blocks))
                     containers.append(current)
                 elif tag == "a":
                     anchors.append(el)
