@@ -254,6 +254,7 @@ class NewsSpider(WebcleanSpider):
                     yield self.sitemap_request(loc)
             return
         self.inc("sitemap_urls", len(locs))
+        listed_by_site(response)
         yield from self.follow(locs, response, priority=PRIORITY_LISTED)
 
     # -- feeds ------------------------------------------------------------------
@@ -273,6 +274,7 @@ class NewsSpider(WebcleanSpider):
             return
         self.inc("feeds")
         self.inc("feed_urls", len(links))
+        listed_by_site(response)
         yield from self.follow((response.urljoin(u) for u in links), response, priority=PRIORITY_LISTED)
 
     # -- pages ------------------------------------------------------------------
@@ -386,6 +388,19 @@ class NewsSpider(WebcleanSpider):
         key = failure.request.meta.get(META_URL_KEY) or canonical_key(failure.request.url)
         self._done.add(key)
         yield from self.release_fallback(key)
+
+
+def listed_by_site(response: Response) -> None:
+    """Count the pages a sitemap or feed lists as depth 1, like the home page's links.
+
+    The site itself lists them, so the number of hops through robots.txt and
+    sitemap indexes says nothing about how deep they are. It also keeps the
+    crawl deterministic: a section reached through a sitemap chain and through
+    the home page gets the same depth whichever response arrives first.
+    Scrapy's DepthMiddleware derives each request's depth from the meta of the
+    response that yielded it, read as the requests come out of the callback.
+    """
+    response.meta["depth"] = 0
 
 
 def feed_links(body: bytes) -> list[str] | None:
