@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .document import Document
+from .document import Document, built_page
 from .extraction import Extraction, Extractor
 from .extractors import get_extractor
 
@@ -26,4 +26,5 @@ def extract(html: bytes | str, url: str | None = None, extractor: str | type[Ext
     empty or broken markup gives an :class:`Extraction` with empty text.
     """
     method = get_extractor(extractor, **options)
-    return method.extract(Document.from_html(html, url=url, encoding=encoding))
+    with built_page(lambda: Document.from_html(html, url=url, encoding=encoding)) as doc:
+        return method.extract(doc)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import __version__
-from .document import Document
+from .document import Document, built_page
 from .errors import ExtractionError
 from .extraction import Extractor
 from .extractors import available_extractors, get_extractor
@@ -162,7 +162,8 @@ def extract_record(source: str, data: bytes) -> dict[str, Any]:
     Raises :class:`ExtractionError` for input that is not HTML.
     """
     assert _extractor is not None
-    result = _extractor.extract(Document.from_html(read_page(data)))
+    with built_page(lambda: Document.from_html(read_page(data))) as doc:
+        result = _extractor.extract(doc)
     return {"source": source, "title": result.title, "text": result.text, "extractor": result.extractor}
 
 

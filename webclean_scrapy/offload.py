@@ -38,7 +38,7 @@ from urllib.parse import urljoin, urlsplit
 
 from scrapy.utils.asyncio import is_asyncio_available
 
-from .document import Document
+from .document import Document, built_page
 from .extractors import get_extractor
 
 if TYPE_CHECKING:
@@ -80,9 +80,9 @@ def canonical_url(doc: Document) -> str | None:
 
 def _run(extractor: Extractor, doc_factory: Callable[[], Document]) -> PageResult:
     start = time.perf_counter()
-    doc = doc_factory()
-    extraction = extractor.extract(doc)
-    canonical = canonical_url(doc)
+    with built_page(doc_factory) as doc:
+        extraction = extractor.extract(doc)
+        canonical = canonical_url(doc)
     return PageResult(extraction, canonical, time.perf_counter() - start)
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..document import Document
+from ..document import Document, built_page
 from ..encoding import decode_html
 from ..extractors import get_extractor
 from .dataset import Page, dataset_name, load_dataset
@@ -94,12 +94,11 @@ class _Runner:
             failed = ""
             start = time.perf_counter()
             try:
-                doc = Document.from_html(raw, url=page.url)
-                text = extractor.extract_text(doc)
+                with built_page(lambda: Document.from_html(raw, url=page.url)) as doc:
+                    text = extractor.extract_text(doc)
+                    language = language or doc.language
             except Exception as exc:  # one bad page never aborts a run
                 text, failed = "", f"{type(exc).__name__}: {exc}"
-            else:
-                language = language or doc.language
             ms = (time.perf_counter() - start) * 1000
             scores[name] = {**score_page(text, gold), "ms": ms, "failed": failed}
 
