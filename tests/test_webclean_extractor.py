@@ -184,3 +184,30 @@ def test_window_means_match_brute_force(n, radius):
         mass = sum(chars[lo:hi]) - chars[i]
         expected.append((sum(weighted[lo:hi]) - weighted[i]) / mass if mass > 0 else 0.5)
     assert got == pytest.approx(expected)
+
+
+def test_reader_comments_dropped_unless_asked_for():
+    thread = "".join(
+        f'<li class="comment-entry"><div class="comment-meta">{name} wrote:</div>'
+        f'<div class="comment-body"><p>{text}</p></div></li>'
+        for name, text in [
+            ("Martha", "I live on the main street and the water came up much faster than the article says, "
+                       "we lost the whole ground floor of the shop within an hour of the first warning."),
+            ("Tom", "The levee has been a problem for years, everyone in the lower town knew it, and the council "
+                    "kept postponing the repairs because the budget was spent on the new ring road instead."),
+        ])
+    page = article_page(f'</article><section class="comments-area"><h3>2 comments</h3><ol>{thread}</ol></section><article>')
+    default = lines(page)
+    assert PARAGRAPHS[0] in default
+    assert not any("ground floor of the shop" in line or "ring road" in line for line in default)
+    kept = extract(page, extractor="webclean", comments=True).text
+    assert "ground floor of the shop" in kept and PARAGRAPHS[0] in kept
+
+
+def test_comment_named_wrapper_holding_the_article_is_not_a_thread():
+    # Some sites name the whole page or article wrapper after its comment state.
+    page = article_page().replace('<main><article class="article">',
+                                  '<main class="comments-open"><article class="article has-comments">')
+    got = lines(page)
+    for paragraph in PARAGRAPHS:
+        assert paragraph in got

@@ -98,6 +98,8 @@ _TAG_BITS = {tag: _BIT[flag] for tag, flag in _TAG_FLAGS.items()}
 _ROLE_BITS = {role: _BIT[flag] for role, flag in _ROLE_FLAGS.items()}
 _STRONG = _BIT["kw_strong"]
 _HIDDEN_BIT = _BIT["kw_hidden"]
+_COMMENT_BIT = _BIT["kw_comment"]
+
 
 #: The tag that directly holds a block, in a few classes.
 _KINDS: dict[str, str] = {
@@ -157,6 +159,7 @@ _CONTENT_RANK = _PRIORITY_RANK["kw_content"]
 _META_RANK = _PRIORITY_RANK["kw_meta"]
 _STRONG_RANK = _PRIORITY_RANK["kw_strong"]
 _HIDDEN_RANK = _PRIORITY_RANK["kw_hidden"]
+_COMMENT_RANK = _PRIORITY_RANK["kw_comment"]
 #: Innermost groups under which an all-links block is chrome (comments are
 #: not: some gold standards keep them, commenters' names linked).
 _CHROME_RANKS = frozenset(r for r in range(_META_RANK) if r != _PRIORITY_RANK["kw_comment"])
@@ -578,20 +581,66 @@ def _context_probabilities(doc: Document, probs: list[float], weights: list[floa
 _WIDGET_TAGS = frozenset({"button", "label", "option", "textarea", "legend"})
 
 
-def veto(doc: Document, probs: list[float], flags: dict[Container, int]) -> None:
+def veto(doc: Document, probs: list[float], flags: dict[Container, int], comments: bool = False) -> None:
     """Zero the probability of blocks that markup alone rules out, whatever
     their neighbours say: form widgets' labels, subtrees a class names
     hidden (the stylesheet hides them; the walk only sees inline styles),
-    and all-links blocks inside markup that names itself chrome (a share
-    bar, a tag list, "related" links)."""
+    all-links blocks inside markup that names itself chrome (a share
+    bar, a tag list, "related" links), and readers' comment threads
+    (:func:`comment_areas`) unless *comments* is true."""
     widget_tags = _WIDGET_TAGS
     chrome = _CHROME_RANKS
+    in_comments = comment_areas(doc) if not comments else None
     for i, block in enumerate(doc.blocks):
         container = block.container
         code = flags[container]
         if (container.tag in widget_tags or code >> 4 & _HIDDEN_BIT
                 or ((code & 15) - 1 in chrome and block.anchor_chars * 10 >= block.chars * 9)):
             probs[i] = 0.0
+        elif in_comments is not None and code >> 4 & _COMMENT_BIT and in_comments(container):
+            probs[i] = 0.0
+
+
+def comment_areas(doc: Document):
+    """A predicate: is a container inside a reader-comment area?
+
+    A comment area is the nearest container whose own class/id names it
+    first of all a comment thread (``comments``, ``commentlist``,
+    ``disqus_thread``, ``respond``...) and that holds at most half of the
+    page's text: a ``<body class="... comments-open">`` or an article
+    wrapper so named is not one. Readers' comments are not the page's main
+    text in today's article benchmarks, whatever the neighbouring blocks
+    look like. Memoised per container: linear over the page.
+    """
+    half = doc.containers[0].chars / 2 if doc.containers else 0
+    memo: dict[Container, bool] = {}
+
+    def own_is_comment(node: Container) -> bool:
+        if node.chars > half:
+            return False
+        get = node.element.get
+        words = " ".join(filter(None, (get("class"), get("id"))))
+        return bool(words) and _keywords(words)[1] == _COMMENT_RANK
+
+    def in_comments(container: Container) -> bool:
+        path = []
+        node: Container | None = container
+        result = False
+        while node is not None:
+            known = memo.get(node)
+            if known is not None:
+                result = known
+                break
+            path.append(node)
+            if own_is_comment(node):
+                result = True
+                break
+            node = node.parent
+        for seen in path:
+            memo[seen] = result
+        return result
+
+    return in_comments
 
 
 @lru_cache(maxsize=1)
@@ -609,7 +658,7 @@ DEDUPLICATE_BELOW = 100
 
 
 def select_blocks(doc: Document, threshold: float | None = None,
-                  deduplicate: int = DEDUPLICATE_BELOW) -> list[Block]:
+                  deduplicate: int = DEDUPLICATE_BELOW, comments: bool = False) -> list[Block]:
     """The content blocks of *doc*, in document order.
 
     A block whose text was already kept is dropped when it is shorter than
@@ -622,7 +671,7 @@ def select_blocks(doc: Document, threshold: float | None = None,
     final = _block_probabilities(doc, model["block_weights"], flags)
     for weights in model["context_weights"]:
         final = _context_probabilities(doc, final, weights)
-    veto(doc, final, flags)
+    veto(doc, final, flags, comments)
     cut = model["threshold"] if threshold is None else threshold
     top = max(final)
     if threshold is None and 0.0 < top < cut and len(blocks) <= 3:
@@ -656,7 +705,11 @@ class WebcleanExtractor(Extractor):
     #: a page really repeats stay, as every gold standard keeps them (the
     #: Mozilla reader-view set loses 0.03 shingle F1 otherwise). ``0``
     #: drops every repeat, ``-1`` none.
-    defaults = {"threshold": None, "deduplicate": DEDUPLICATE_BELOW}
+    #: ``comments``: keep readers' comment threads (dropped by default, as
+    #: in today's article benchmarks; some corpora, such as Dragnet's gold
+    #: standard, count them as content).
+    defaults = {"threshold": None, "deduplicate": DEDUPLICATE_BELOW, "comments": False}
 
     def extract_text(self, doc: Document) -> str:
-        return doc.text_of(select_blocks(doc, self.options["threshold"], self.options["deduplicate"]))
+        o = self.options
+        return doc.text_of(select_blocks(doc, o["threshold"], o["deduplicate"], bool(o["comments"])))
