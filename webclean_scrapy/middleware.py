@@ -29,13 +29,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse, TextResponse
 
 from .encoding import looks_binary
 from .items import META_CANONICAL_URL, META_KEEP_HTML, META_KEY, META_SKIP
 from .offload import Offloader
-from .settings import WebcleanSettings
+from .settings import WebcleanComponent, WebcleanSettings
 from .stats import WebcleanStats
 
 if TYPE_CHECKING:
@@ -65,21 +64,13 @@ def is_html_response(response: Response) -> bool:
     return False
 
 
-class WebcleanMiddleware:
+class WebcleanMiddleware(WebcleanComponent):
     """Attach each HTML response's main text at ``response.meta["webclean"]``."""
 
     def __init__(self, crawler: Crawler, settings: WebcleanSettings) -> None:
-        self.crawler = crawler
-        self.settings = settings
+        super().__init__(crawler, settings)
         self.stats = WebcleanStats(crawler.stats)
         self.offloader = Offloader.for_crawler(crawler, settings)
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> WebcleanMiddleware:
-        settings = WebcleanSettings.from_crawler(crawler)
-        if not settings.enabled:
-            raise NotConfigured("WEBCLEAN_ENABLED is off")
-        return cls(crawler, settings)
 
     async def process_response(self, request: Request, response: Response) -> Response:
         meta: dict[str, Any] = request.meta

@@ -24,11 +24,11 @@ from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
-from scrapy.exceptions import DropItem, NotConfigured
+from scrapy.exceptions import DropItem
 
 from .encoding import looks_binary
 from .offload import Offloader
-from .settings import WebcleanSettings
+from .settings import WebcleanComponent, WebcleanSettings
 from .stats import WebcleanStats
 
 if TYPE_CHECKING:
@@ -45,20 +45,13 @@ def _set_declared(adapter: ItemAdapter, values: dict[str, Any]) -> None:
             adapter[name] = value
 
 
-class WebcleanPipeline:
+class WebcleanPipeline(WebcleanComponent):
     """Extract the main text of items that carry raw HTML."""
 
     def __init__(self, crawler: Crawler, settings: WebcleanSettings) -> None:
-        self.settings = settings
+        super().__init__(crawler, settings)
         self.stats = WebcleanStats(crawler.stats)
         self.offloader = Offloader.for_crawler(crawler, settings)
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> WebcleanPipeline:
-        settings = WebcleanSettings.from_crawler(crawler)
-        if not settings.enabled:
-            raise NotConfigured("WEBCLEAN_ENABLED is off")
-        return cls(crawler, settings)
 
     async def process_item(self, item: Any, spider: Any = None) -> Any:
         adapter = ItemAdapter(item)
@@ -109,7 +102,7 @@ class WebcleanPipeline:
         return result.extraction
 
 
-class MinTextFilterPipeline:
+class MinTextFilterPipeline(WebcleanComponent):
     """Drop items whose ``text`` is shorter than ``WEBCLEAN_MIN_TEXT_CHARS``.
 
     Items without a ``text`` value (``None`` or absent: not pages) pass. Drops
@@ -119,15 +112,9 @@ class MinTextFilterPipeline:
     """
 
     def __init__(self, crawler: Crawler, settings: WebcleanSettings) -> None:
+        super().__init__(crawler, settings)
         self.min_chars = settings.min_text_chars
         self.stats = WebcleanStats(crawler.stats)
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> MinTextFilterPipeline:
-        settings = WebcleanSettings.from_crawler(crawler)
-        if not settings.enabled:
-            raise NotConfigured("WEBCLEAN_ENABLED is off")
-        return cls(crawler, settings)
 
     def process_item(self, item: Any, spider: Any = None) -> Any:
         text = ItemAdapter(item).get("text")

@@ -88,3 +88,22 @@ class WebcleanSettings:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> WebcleanSettings:
         return cls.from_settings(crawler.settings)
+
+
+class WebcleanComponent:
+    """Base of the middleware and pipelines: ``from_crawler`` reads the
+    settings once and honours ``WEBCLEAN_ENABLED`` (``NotConfigured``, so
+    Scrapy leaves a disabled component out), the constructor receives them."""
+
+    def __init__(self, crawler: Crawler, settings: WebcleanSettings) -> None:
+        self.crawler = crawler
+        self.settings = settings
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Any:
+        from scrapy.exceptions import NotConfigured
+
+        settings = WebcleanSettings.from_crawler(crawler)
+        if not settings.enabled:
+            raise NotConfigured("WEBCLEAN_ENABLED is off")
+        return cls(crawler, settings)
