@@ -375,3 +375,20 @@ def test_process_pool_falls_back_to_threads_when_workers_cannot_start():
 
 if __name__ == "__main__":
     _run_from_config(sys.argv[1])
+
+
+@pytest.mark.parametrize("component", [
+    "webclean_scrapy.middleware.WebcleanMiddleware",
+    "webclean_scrapy.pipelines.WebcleanPipeline",
+    "webclean_scrapy.pipelines.MinTextFilterPipeline",
+])
+def test_components_honour_webclean_enabled(component):
+    from scrapy.exceptions import NotConfigured
+    from scrapy.utils.misc import load_object
+    from scrapy.utils.test import get_crawler
+
+    cls = load_object(component)
+    with pytest.raises(NotConfigured):
+        cls.from_crawler(get_crawler(settings_dict={"WEBCLEAN_ENABLED": False}))
+    enabled = cls.from_crawler(get_crawler(settings_dict={"WEBCLEAN_OFFLOAD": "none", "WEBCLEAN_MIN_TEXT_CHARS": 7}))
+    assert enabled.settings.min_text_chars == 7
