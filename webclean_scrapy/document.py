@@ -16,7 +16,7 @@ A page becomes a :class:`Document` in three steps, each done exactly once:
    counts, which DOM-based methods (Posch's DIV scoring, the flagship) read
    without touching lxml again.
 
-Line-based methods (text-to-tag ratio) read :meth:`Document.source_lines`,
+Line-based methods (text-to-tag ratio) read :meth:`Document.tagged_lines`,
 computed lazily from the decoded source.
 """
 
@@ -376,10 +376,6 @@ class Document:
     def text_of(self, blocks: Iterable[Block]) -> str:
         """Blocks as output text: one block per line."""
         return "\n".join(block.text for block in blocks)
-
-    def source_lines(self) -> list[str]:
-        """The decoded source split into lines (for line-based methods)."""
-        return self.source.splitlines()
 
     def tagged_lines(self, break_at_structural: bool = False) -> list[SourceLine]:
         """The source as Weninger & Hsu's text-to-tag-ratio lines.

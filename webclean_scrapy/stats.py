@@ -9,8 +9,9 @@ Keys (all under ``webclean/``):
                                 (Content-Type / response class), ``binary``
                                 (sniffed body), ``too_large``
                                 (``WEBCLEAN_MAX_HTML_BYTES``), ``requested``
-                                (``meta["webclean_skip"]``), ``no_html``
-                                (pipeline: item without HTML)
+                                (``meta["webclean_skip"]``), ``http_status``
+                                (not 2xx), ``no_html`` (pipeline: item
+                                without HTML)
 ``errors``                      extraction errors (``errors/<ExceptionName>`` too)
 ``bytes/html_in``               raw HTML bytes of extracted pages
 ``bytes/text_out``              UTF-8 bytes of the extracted text
