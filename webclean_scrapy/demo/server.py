@@ -35,10 +35,10 @@ CONTENT_TYPES = {
 
 @dataclass
 class Route:
-    """One response: body, Content-Type, status and extra headers (``Location``...)."""
+    """One response: body, Content-Type (``None``: none sent), status and extra headers (``Location``...)."""
 
     body: bytes = b""
-    content_type: str = "text/html; charset=utf-8"
+    content_type: str | None = "text/html; charset=utf-8"
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
 
@@ -59,7 +59,8 @@ class _Handler(BaseHTTPRequestHandler):
         if route is None:
             route = Route(NOT_FOUND, status=404)
         self.send_response(route.status)
-        self.send_header("Content-Type", route.content_type)
+        if route.content_type is not None:
+            self.send_header("Content-Type", route.content_type)
         self.send_header("Content-Length", str(len(route.body)))
         for name, value in route.headers.items():
             self.send_header(name, value)
