@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
+from urllib.parse import urljoin, urlsplit
 from typing import NamedTuple
 
 from lxml import etree
@@ -59,6 +60,10 @@ DROPPED_TAGS: frozenset[str] = frozenset(
 
 HEADING_TAGS: frozenset[str] = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 
+_CANONICAL_XPATH = etree.XPath(
+    "//link[contains(concat(' ', translate(normalize-space(@rel), 'CANONICAL', 'canonical'), ' '),"
+    " ' canonical ')]/@href"
+)
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 
 #: Plain ``etree.HTMLParser``: lxml.html's parser would call a Python class
@@ -97,16 +102,6 @@ class Container:
         #: the subtree holds no text.
         self.first_block = first_block
         self.last_block = -1
-
-    @property
-    def link_density(self) -> float:
-        return self.anchor_chars / self.chars if self.chars else 0.0
-
-    def ancestors(self) -> Iterable[Container]:
-        node = self.parent
-        while node is not None:
-            yield node
-            node = node.parent
 
     def __repr__(self) -> str:
         return f"<Container {self.tag} depth={self.depth} chars={self.chars} blocks={self.block_count}>"
@@ -175,8 +170,6 @@ class Document:
         self._source = source
         self.blocks: list[Block] = []
         self.containers: list[Container] = []
-        #: Number of strings the walk cut, empty ones included.
-        self.string_count = 0
         self._walk()
 
     # -- construction -------------------------------------------------
@@ -301,7 +294,6 @@ class Document:
                 if anchors:
                     anchor_pieces.append(tail)
         cut()
-        self.string_count = position + 1  # the paper's list, empty strings included
         while current is not top:  # containers left open by a truncated tree
             finished = current
             current = finished.parent  # type: ignore[assignment]
@@ -357,6 +349,18 @@ class Document:
         for value in candidates:
             if value and value.strip():
                 return re.split(r"[-_,;\s]", value.strip().lower())[0] or None
+        return None
+
+    @cached_property
+    def canonical_url(self) -> str | None:
+        """``<link rel="canonical">`` resolved against the page URL (http/https only)."""
+        for href in _CANONICAL_XPATH(self.root):
+            href = href.strip()
+            if not href:
+                continue
+            url = urljoin(self.url or "", href)
+            if urlsplit(url).scheme in ("http", "https"):
+                return url
         return None
 
     def release(self) -> None:

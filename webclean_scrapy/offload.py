@@ -34,7 +34,6 @@ import time
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
-from urllib.parse import urljoin, urlsplit
 
 from scrapy.utils.asyncio import is_asyncio_available
 
@@ -51,12 +50,6 @@ _T = TypeVar("_T")
 
 logger = logging.getLogger(__name__)
 
-_CANONICAL_XPATH = (
-    "//link[contains(concat(' ', translate(normalize-space(@rel), 'CANONICAL', 'canonical'), ' '),"
-    " ' canonical ')]/@href"
-)
-
-
 @dataclass(frozen=True, slots=True)
 class PageResult:
     """What a worker sends back: the extraction, the canonical URL, the time spent."""
@@ -66,23 +59,11 @@ class PageResult:
     seconds: float
 
 
-def canonical_url(doc: Document) -> str | None:
-    """``<link rel="canonical">`` resolved against the page URL (http/https only)."""
-    for href in doc.root.xpath(_CANONICAL_XPATH):
-        href = href.strip()
-        if not href:
-            continue
-        url = urljoin(doc.url or "", href)
-        if urlsplit(url).scheme in ("http", "https"):
-            return url
-    return None
-
-
 def _run(extractor: Extractor, doc_factory: Callable[[], Document]) -> PageResult:
     start = time.perf_counter()
     with built_page(doc_factory) as doc:
         extraction = extractor.extract(doc)
-        canonical = canonical_url(doc)
+        canonical = doc.canonical_url
     return PageResult(extraction, canonical, time.perf_counter() - start)
 
 
