@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/speed.py [--data ../shared/data] [--pages 300] [--repeat 3]
+    python benchmarks/speed.py [--data ../shared/data] [--pages 300] [--repeat 3] [--python-walk]
 
 The same pages (an even sample over every dataset under ``--data``), in the
 same process, are run through
@@ -17,8 +17,9 @@ one, in the first round only), and each keeps its best round: on a shared
 machine the minimum is the least noisy estimate, and interleaving keeps a
 burst of load from favouring one side. Prints milliseconds per
 page and the two ratios the project tracks: trafilatura / webclean (goal
->= 5) and webclean / lxml parse (goal <= 3). Exits 0 with a message when the
-data is absent.
+>= 5) and webclean / lxml parse (goal <= 3), and which document walk ran
+(the compiled one unless ``--python-walk`` or the extension was not built).
+Exits 0 with a message when the data is absent.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import webclean_scrapy  # noqa: E402
+import webclean_scrapy.document  # noqa: E402
 from webclean_scrapy.encoding import decode_html  # noqa: E402
 
 
@@ -60,10 +62,14 @@ def main(argv=None) -> int:
     parser.add_argument("--pages", type=int, default=300, help="pages sampled (0: all)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--extractor", default="default")
+    parser.add_argument("--python-walk", action="store_true",
+                        help="time the pure-Python document walk instead of the compiled one")
     args = parser.parse_args(argv)
     if not args.data.is_dir():
         print(f"no pages at {args.data}; nothing to time")
         return 0
+    if args.python_walk:
+        webclean_scrapy.document.COMPILED_WALK = False
     pages = sample_pages(args.data, args.pages)
     texts = [decode_html(page)[1] for page in pages]
     webclean_scrapy.extract(pages[0], extractor=args.extractor)  # load the model outside the timing
@@ -82,7 +88,8 @@ def main(argv=None) -> int:
         ours = min(ours, run_time(extract, pages))
         if trafilatura is not None and round_ == 0:
             theirs = run_time(trafilatura.extract, texts)
-    print(f"pages: {len(pages)} (best of {args.repeat} interleaved rounds)")
+    walk = "compiled" if webclean_scrapy.document.COMPILED_WALK else "pure Python"
+    print(f"pages: {len(pages)} (best of {args.repeat} interleaved rounds); document walk: {walk}")
     print(f"lxml.html.fromstring(bytes):    {parse * 1000:7.2f} ms/page")
     print(f"webclean_scrapy.extract(bytes): {ours * 1000:7.2f} ms/page  [{args.extractor}]")
     if trafilatura is not None:

@@ -85,6 +85,15 @@ def test_title_and_language():
     assert Document.from_html("<title>Only title</title><p>x</p>").title == "Only title"
 
 
+@pytest.mark.parametrize("declared, code", [
+    ('<html lang="English">', "en"), ('<html lang="de-AT">', "de"), ('<html lang="Deutsch">', "de"),
+    ('<html xml:lang="pt_BR">', "pt"), ('<html><head><meta property="og:locale" content="fr_FR">', "fr"),
+    ('<html lang="x-klingon">', "x"), ("<html>", None),
+])
+def test_language_names_and_codes_group_together(declared, code):
+    assert Document.from_html(declared + "<p>text</p>").language == code
+
+
 def test_extract_returns_extraction_with_lines():
     result = extract(ARTICLE.encode("utf-8"), url="http://example.com/a", extractor="baseline")
     assert isinstance(result, Extraction)
@@ -200,3 +209,26 @@ def test_document_without_body(name):
 
 def test_version_is_exposed():
     assert webclean_scrapy.__version__
+
+
+def test_release_frees_the_page_without_the_cycle_collector():
+    import gc
+
+    from webclean_scrapy.document import Block, Container
+
+    def alive() -> int:
+        return sum(isinstance(o, (Block, Container)) for o in gc.get_objects())
+
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        before = alive()
+        doc = Document.from_html(ARTICLE)
+        assert alive() > before
+        doc.release()
+        del doc
+        assert alive() == before  # freed by reference counting alone
+    finally:
+        if enabled:
+            gc.enable()

@@ -8,8 +8,10 @@ A page becomes a :class:`Document` in three steps, each done exactly once:
    and other non-rendered subtrees, comments, processing instructions and
    hidden elements (``hidden`` attribute, inline ``display:none`` or
    ``visibility:hidden``) are skipped, their tail text kept.
-3. **Walk** the tree once, iteratively (``lxml.etree.iterwalk``, so 10,000-deep
-   nesting cannot raise ``RecursionError``), cutting the text into
+3. **Walk** the tree once, iteratively (so 10,000-deep nesting cannot raise
+   ``RecursionError``; compiled in :mod:`webclean_scrapy._walk`, which reads
+   libxml2's nodes directly, with ``lxml.etree.iterwalk`` as the reference
+   and fallback), cutting the text into
    :class:`Block` strings at *structural tags* -- the string list of Arias,
    Deschacht & Moens -- and building a parallel tree of :class:`Container`
    records (one per structural element) with subtree character and anchor
@@ -47,6 +49,11 @@ STRUCTURAL_TAGS: frozenset[str] = frozenset(
     """.split()
 )
 
+#: Attributes the walk copies onto each :class:`Container` (``attributes``):
+#: what the markup says an element is. The walk is on the element anyway;
+#: reading them back through lxml later costs a call per container.
+DESCRIPTIVE_ATTRIBUTES: tuple[str, ...] = ("class", "id", "role", "itemprop")
+
 #: Void structural tags: they cut the current string but hold no text.
 BREAK_TAGS: frozenset[str] = frozenset({"br", "hr"})
 
@@ -64,11 +71,45 @@ _CANONICAL_XPATH = etree.XPath(
     "//link[contains(concat(' ', translate(normalize-space(@rel), 'CANONICAL', 'canonical'), ' '),"
     " ' canonical ')]/@href"
 )
+#: Language names some pages declare instead of a code (``lang="english"``),
+#: in English and in the language itself, mapped to ISO 639-1 so per-language
+#: figures group them with the coded pages.
+_LANGUAGE_NAMES: dict[str, str] = {
+    "english": "en", "german": "de", "deutsch": "de", "french": "fr", "français": "fr",
+    "francais": "fr", "spanish": "es", "español": "es", "espanol": "es", "italian": "it",
+    "italiano": "it", "portuguese": "pt", "português": "pt", "portugues": "pt", "dutch": "nl",
+    "nederlands": "nl", "russian": "ru", "русский": "ru", "chinese": "zh", "中文": "zh",
+    "japanese": "ja", "日本語": "ja", "polish": "pl", "polski": "pl", "czech": "cs",
+    "čeština": "cs", "swedish": "sv", "svenska": "sv", "norwegian": "no", "norsk": "no",
+    "danish": "da", "dansk": "da", "finnish": "fi", "suomi": "fi", "turkish": "tr",
+    "türkçe": "tr", "arabic": "ar", "greek": "el", "korean": "ko", "한국어": "ko",
+}
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+
+#: Each tag's part in the walk, as the compiled walk reads it: 1 structural
+#: (opens a container), 2 break, 3 dropped, 4 dropped and structural, 5 ``a``.
+_WALK_KINDS: dict[str, int] = {
+    **{tag: 2 if tag in BREAK_TAGS else 1 for tag in STRUCTURAL_TAGS},
+    **{tag: 4 if tag in STRUCTURAL_TAGS else 3 for tag in DROPPED_TAGS},
+    "a": 5,
+}
+
+_DESCRIPTIVE_BYTES: tuple[bytes, ...] = tuple(name.encode() for name in DESCRIPTIVE_ATTRIBUTES)
+
+try:
+    from . import _walk as _compiled_walk
+except ImportError:  # not built (no C compiler at install): the Python walk runs
+    _compiled_walk = None
+
+#: Whether :class:`Document` uses the compiled walk; ``False`` when the
+#: extension is not built. Setting it to ``False`` forces the Python walk.
+COMPILED_WALK: bool = _compiled_walk is not None
 
 #: Plain ``etree.HTMLParser``: lxml.html's parser would call a Python class
 #: lookup for every element proxy, which costs more than the walk itself.
-_PARSER = etree.HTMLParser(encoding="utf-8", huge_tree=True, recover=True)
+#: ``collect_ids=False``: no hash table of ``id`` attributes (nothing here
+#: looks elements up by id), 10% off the parse.
+_PARSER = etree.HTMLParser(encoding="utf-8", huge_tree=True, recover=True, collect_ids=False)
 
 
 class Container:
@@ -76,21 +117,24 @@ class Container:
 
     ``chars`` and ``anchor_chars`` count non-whitespace characters of all
     blocks below; ``direct_blocks`` are the blocks whose nearest structural
-    ancestor is this element.
+    ancestor is this element; ``attributes`` holds what the markup says the
+    element is (class, id, role, itemprop), copied during the walk.
     """
 
     __slots__ = (
-        "index", "element", "tag", "parent", "depth", "children", "direct_blocks",
+        "index", "element", "tag", "attributes", "parent", "depth", "children", "direct_blocks",
         "chars", "anchor_chars", "block_count", "first_block", "last_block",
     )
 
-    def __init__(self, index: int, element: etree._Element, tag: str, parent: Container | None,
-                 first_block: int) -> None:
+    def __init__(self, index: int, element: etree._Element, tag: str, attributes: dict[str, str],
+                 parent: Container | None, first_block: int) -> None:
         #: Position in :attr:`Document.containers` (document order), so
         #: per-container data can live in lists instead of dicts.
         self.index = index
         self.element = element
         self.tag = tag
+        #: The element's :data:`DESCRIPTIVE_ATTRIBUTES` that are present.
+        self.attributes = attributes
         self.parent = parent
         self.depth = 0 if parent is None else parent.depth + 1
         self.children: list[Container] = []
@@ -201,6 +245,20 @@ class Document:
     def _walk(self) -> None:
         """Cut the text into blocks and build the container tree, in one pass.
 
+        The compiled walk (:mod:`webclean_scrapy._walk`) does it when it was
+        built and the tree is an lxml HTML document; otherwise, or when
+        :data:`COMPILED_WALK` is switched off, :meth:`_walk_python` does.
+        Both produce the same blocks and containers (tested page by page).
+        """
+        if COMPILED_WALK and _compiled_walk.is_html_tree(self.root):
+            _compiled_walk.walk(self.root, self.blocks, self.containers, Container, Block, _finish,
+                                _WALK_KINDS, _HIDDEN_STYLE.search, _DESCRIPTIVE_BYTES)
+        else:
+            self._walk_python()
+
+    def _walk_python(self) -> None:
+        """The walk through lxml's Python API: the reference definition.
+
         Hot loop: local names only; whitespace-only strings (the newlines
         between tags, most of them) never build a Block.
         """
@@ -218,7 +276,9 @@ class Document:
         anchors: list[etree._Element] = []  # open <a> elements
         position = 0
 
-        top = Container(0, root, root.tag if isinstance(root.tag, str) else "html", None, 0)
+        descriptive = DESCRIPTIVE_ATTRIBUTES
+        top = Container(0, root, root.tag if isinstance(root.tag, str) else "html",
+                        {name: value for name, value in root.items() if name in descriptive}, None, 0)
         containers.append(top)
         current = top
         skipped = None
@@ -258,7 +318,10 @@ class Document:
                     skipped = el
                     continue
                 if opens:
-                    current = Container(len(containers), el, tag, current, len(blocks))
+                    attributes = el.items()  # one call; most elements have none
+                    current = Container(len(containers), el, tag,
+                                        {name: value for name, value in attributes if name in descriptive}
+                                        if attributes else {}, current, len(blocks))
                     containers.append(current)
                 elif tag == "a":
                     anchors.append(el)
@@ -286,6 +349,8 @@ class Document:
                         _finish(finished, len(blocks), current)
                 elif anchors and el is anchors[-1]:
                     anchors.pop()
+                    if anchor_pieces:
+                        anchor_pieces.append(" ")  # two links' texts stay two words
             tail = el.tail
             if tail and el is not root:
                 pieces.append(tail)
@@ -348,7 +413,8 @@ class Document:
                     candidates.append(meta.get("content"))
         for value in candidates:
             if value and value.strip():
-                return re.split(r"[-_,;\s]", value.strip().lower())[0] or None
+                primary = re.split(r"[-_,;\s]", value.strip().lower())[0]
+                return _LANGUAGE_NAMES.get(primary, primary) or None
         return None
 
     @cached_property
@@ -370,10 +436,11 @@ class Document:
         page waits for Python's cycle collector. :func:`built_page` calls it
         so a page is freed the moment its extraction is done.
         """
+        # Every cycle runs through a container's ``children`` (parent <->
+        # child) or ``direct_blocks`` (container <-> block): clearing those
+        # two breaks them all, and the upward links die with their targets.
         for container in self.containers:
-            container.parent = container.children = container.direct_blocks = None  # type: ignore[assignment]
-        for block in self.blocks:
-            block.container = None  # type: ignore[assignment]
+            container.children = container.direct_blocks = None  # type: ignore[assignment]
         self.containers = []
         self.blocks = []
 

@@ -28,10 +28,13 @@ punctuation) and nothing is keyed to a site. The weights are learnt by
 ``benchmarks/train_webclean.py`` (split by dataset) and shipped in
 ``webclean_scrapy/data/webclean_model.json``, read once on first use.
 
-Cost is linear in blocks plus containers: four attribute reads per text-
-holding *container* (class/id keyword scans memoised across pages), a few
-``str.count`` calls and a handful of column-wise list passes per *block*;
-no XPath, no regular expression per block, no tree mutation.
+Cost is linear in blocks plus containers: one ``items()`` read per text-
+holding *container* (class/id keyword scans memoised across pages), one
+attribute read per block and field into numpy arrays, then whole-column
+numpy operations (the page's text is classified for punctuation in one
+pass, Readability's sums are one ``ufunc.at``): no Python loop does per-
+block arithmetic, no XPath, no regular expression per block, no tree
+mutation.
 """
 
 from __future__ import annotations
@@ -39,11 +42,14 @@ from __future__ import annotations
 import json
 import math
 import re
-from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable
 from functools import lru_cache
-from itertools import accumulate
 from importlib import resources
 from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
 
 from ..document import HEADING_TAGS, Block, Container, Document
 from ..extraction import Extractor
@@ -150,8 +156,6 @@ _CHARS_AT = len(BLOCK_DENSE)
 _LD_AT = _CHARS_AT + len(_CHAR_STEPS)
 _CONTAINER_AT = _LD_AT + len(_LD_STEPS)
 _KIND_AT = _CONTAINER_AT + len(CONTAINER_DENSE)
-_KIND_INDEX = {tag: _KIND_AT + KIND_NAMES.index(kind) for tag, kind in _KINDS.items()}
-_OTHER_KIND = _KIND_AT
 _INNER_AT = _KIND_AT + len(KIND_NAMES)
 _FLAG_AT = _INNER_AT + len(INNER_NAMES)
 _PRIORITY_RANK = {name: rank for rank, name in enumerate(_PRIORITY)}
@@ -167,13 +171,51 @@ _CHROME_RANKS = frozenset(r for r in range(_META_RANK) if r != _PRIORITY_RANK["k
 #: densities count ". 。 ! ?" and ", ， 、 ;" (CJK's own included).
 _STOPS = ".!?。！？"
 
+# -- container codes ---------------------------------------------------------
+# Everything the model knows about a container's markup is packed in one int
+# (ints are not tracked by the garbage collector, tuples are, and a crawl
+# extracts millions of pages), so per-block views are one numpy gather:
+#
+#   bits 0-3   innermost keyword group + 1 (0: none)          inherited
+#   bits 4-7   kind of the tag (index in KIND_NAMES)           own
+#   bit  8     inside a reader-comment area (comment_areas)    inherited
+#   bit  9     Readability scores the paragraphs it holds      own
+#   bits 10-   evidence bits (FLAG_NAMES)                      inherited
+_INNER_MASK = 15
+_KIND_SHIFT = 4
+_AREA = 1 << 8
+_RD = 1 << 9
+_EVIDENCE_SHIFT = 10
+_INHERITED = ~(15 << _KIND_SHIFT | _RD)
+_HIDDEN_CODE = _HIDDEN_BIT << _EVIDENCE_SHIFT
+_COMMENT_CODE = _COMMENT_BIT << _EVIDENCE_SHIFT
+_STRONG_CODE = _STRONG << _EVIDENCE_SHIFT | (_STRONG_RANK + 1)
+_ROLE_CODES = {role: bit << _EVIDENCE_SHIFT for role, bit in _ROLE_BITS.items()}
+#: The own part of a container's code, by tag (absent: ``k_other``, nothing).
+_TAG_CODES: dict[str, int] = {
+    tag: (_TAG_BITS.get(tag, 0) << _EVIDENCE_SHIFT
+          | (KIND_NAMES.index(_KINDS[tag]) if tag in _KINDS else 0) << _KIND_SHIFT
+          | (_RD if tag in _RD_SCORED else 0))
+    for tag in {*_TAG_BITS, *_KINDS, *_RD_SCORED}
+}
+_HEADING_KIND = KIND_NAMES.index("k_heading")
+#: Form widgets (button, label, option, textarea, legend): their text labels
+#: a control, it is never prose.
+_WIDGET_KIND = KIND_NAMES.index("k_form")
+#: Indexed by the innermost-group nibble: is an all-links block under it chrome?
+_CHROME_NIBBLES = np.array([rank - 1 in _CHROME_RANKS for rank in range(16)])
+
 #: class/id strings repeat within a page and across a site's pages: their
-#: (bits, innermost group) is memoised, bounded so a crawl cannot grow it.
-_KEYWORD_CACHE: dict[str, tuple[int, int]] = {}
+#: (evidence bits already in place in a code, innermost group, sign) is
+#: memoised, bounded so a crawl cannot grow it.
+_KEYWORD_CACHE: dict[str, tuple[int, int, int]] = {}
 _KEYWORD_CACHE_SIZE = 50_000
 
 
-def _keywords(words: str) -> tuple[int, int]:
+def _keywords(words: str) -> tuple[int, int, int]:
+    """What a class/id string says: its evidence bits (shifted into code
+    position), the group that names it first (-1: none) and the sign of
+    that group (+1 content, -1 boilerplate, 0 neither or none)."""
     found = _KEYWORD_CACHE.get(words)
     if found is None:
         bits, own = 0, -1
@@ -183,78 +225,201 @@ def _keywords(words: str) -> tuple[int, int]:
             rank = _PRIORITY_RANK[group]  # type: ignore[index]
             if own < 0 or rank < own:
                 own = rank
-        found = (bits, own)
+        sign = 0 if own < 0 else 1 if own >= _STRONG_RANK else -1 if own < _META_RANK else 0
+        found = (bits << _EVIDENCE_SHIFT, own, sign)
         if len(_KEYWORD_CACHE) >= _KEYWORD_CACHE_SIZE:
             _KEYWORD_CACHE.clear()
         _KEYWORD_CACHE[words] = found
     return found
 
 
-def _container_flags(doc: Document) -> tuple[dict[Container, int], dict[Container, int]]:
-    """Inherited evidence bits and innermost keyword group (an index in
-    :data:`INNER_NAMES`, -1 for none) of every container holding text,
-    packed in one int (:func:`_unpack`: ints are not tracked by the garbage
-    collector, tuples are, and a crawl extracts millions of pages), and the
-    sign (+1 content, -1 boilerplate) of each container's own class/id.
-    Parents come first in :attr:`Document.containers`, so one forward pass
-    suffices; containers without text are skipped (no block needs them)."""
-    flags: dict[Container, int] = {}
-    signs: dict[Container, int] = {}
-    half_page = doc.containers[0].chars / 2
-    tag_bits = _TAG_BITS
-    keywords = _keywords
-    for container in doc.containers:
-        if not container.chars:
+def _container_flags(doc: Document) -> tuple[list[int], list[int]]:
+    """The code (see above) of every container holding text, and the sign
+    (+1 content, -1 boilerplate, 0) of each container's own class/id, both
+    indexed by :attr:`Container.index`. Parents come first in
+    :attr:`Document.containers`, so one forward pass suffices; containers
+    without text are skipped (no block needs them; their entries stay 0).
+    The class/id/role/itemprop come from :attr:`Container.attributes` (the
+    walk copied them), and the rest is kept to a few int operations per
+    container."""
+    containers = doc.containers
+    codes = [0] * len(containers)
+    signs = [0] * len(containers)
+    half_page = containers[0].chars / 2
+    tag_codes = _TAG_CODES
+    cached = _KEYWORD_CACHE.get
+    inherited = _INHERITED
+    for container in containers:
+        chars = container.chars
+        if not chars:
             continue
+        code = tag_codes.get(container.tag, 0)
         parent = container.parent
         if parent is not None:
-            code = flags[parent]
-            bits, inner = code >> 4, (code & 15) - 1
-        else:
-            bits, inner = 0, -1
-        bits |= tag_bits.get(container.tag, 0)
-        items = container.element.items()  # one call; most elements have no attributes
-        if not items:
-            flags[container] = bits << 4 | (inner + 1)
-            continue
-        cls = ident = role = itemprop = None
-        for name, value in items:
-            if name == "class":
-                cls = value
-            elif name == "id":
-                ident = value
-            elif name == "role":
-                role = value
-            elif name == "itemprop":
-                itemprop = value
-        if cls or ident:
-            own_bits, own = keywords(f"{cls} {ident}" if cls and ident else cls or ident)
-            if own_bits & _HIDDEN_BIT and container.chars > half_page:
-                # Most of the page "hidden": a class a script removes on load.
-                own_bits &= ~_HIDDEN_BIT
-                own = -1 if own == _HIDDEN_RANK else own
-            bits |= own_bits
-            # A generic "content"/"text" token below a negative one (the
-            # "text-container" of a comment box) does not cancel it.
-            if own >= 0 and not (own == _CONTENT_RANK and 0 <= inner < _META_RANK):
-                inner = own
-            if own >= 0:
-                signs[container] = 1 if own >= _STRONG_RANK else -1 if own < _META_RANK else 0
-        if role:
-            bits |= _ROLE_BITS.get(role.strip().lower(), 0)
-        if itemprop and "articlebody" in itemprop.lower():
-            bits |= _STRONG
-            inner = _PRIORITY_RANK["kw_strong"]
-        flags[container] = bits << 4 | (inner + 1)
-    return flags, signs
+            code |= codes[parent.index] & inherited
+        attributes = container.attributes
+        if attributes:
+            cls = attributes.get("class")
+            ident = attributes.get("id")
+            role = attributes.get("role")
+            itemprop = attributes.get("itemprop")
+            if cls or ident:
+                words = f"{cls} {ident}" if cls and ident else cls or ident
+                evidence, own, sign = cached(words) or _keywords(words)  # type: ignore[arg-type]
+                if own == _HIDDEN_RANK and chars > half_page:
+                    # Most of the page "hidden": a class a script removes on load.
+                    evidence &= ~_HIDDEN_CODE
+                    own = -1
+                code |= evidence
+                if own >= 0:
+                    if own == _COMMENT_RANK and chars <= half_page:
+                        # Named first of all a comment thread, and not the whole
+                        # page (a ``<body class="comments-open">``): a comment area.
+                        code |= _AREA
+                    # A generic "content"/"text" token below a negative one (the
+                    # "text-container" of a comment box) does not cancel it.
+                    if own != _CONTENT_RANK or not 0 < code & _INNER_MASK <= _META_RANK:
+                        code = code & ~_INNER_MASK | (own + 1)
+                    signs[container.index] = sign
+            if role:
+                code |= _ROLE_CODES.get(role.strip().lower(), 0)
+            if itemprop and "articlebody" in itemprop.lower():
+                code = code & ~_INNER_MASK | _STRONG_CODE
+        codes[container.index] = code
+    return codes, signs
 
 
-def _unpack(code: int) -> tuple[int, int]:
-    """(evidence bits, innermost group) from a :func:`_container_flags` value."""
-    return code >> 4, (code & 15) - 1
+#: Counts below this have their ``math.log1p`` in a table (512 KiB).
+_LOG_TABLE_SIZE = 1 << 16
 
 
-def _readability_columns(doc: Document, signs: dict[Container, int]) -> list[list[float] | float]:
+@lru_cache(maxsize=1)
+def _log1p_table() -> np.ndarray:
+    """``math.log1p(i)`` for every ``i < _LOG_TABLE_SIZE``, built on first use (a few ms)."""
+    return np.array(list(map(math.log1p, range(_LOG_TABLE_SIZE))))
+
+
+def _log1p(counts: np.ndarray) -> np.ndarray:
+    """``math.log1p`` of character counts, bit for bit, as a table lookup:
+    numpy's own log1p differs in the last bit for about 1% of values, and
+    the training script's features (:func:`block_features`) stay the ones
+    the shipped model was fitted on."""
+    table = _log1p_table()
+    index = counts.astype(np.intp)
+    logs = table.take(np.minimum(index, _LOG_TABLE_SIZE - 1))
+    beyond = index >= _LOG_TABLE_SIZE
+    if beyond.any():
+        logs[beyond] = list(map(math.log1p, counts[beyond].tolist()))
+    return logs
+
+
+class _Page:
+    """The per-block and per-container arrays the model stages read,
+    gathered from a :class:`Document` once (one attribute read per object
+    and field) so that every feature after is a whole-column numpy
+    operation: at ~150 blocks a page, a numpy call costs what three Python
+    list items do, so per-block Python loops would dominate."""
+
+    __slots__ = (
+        "doc", "n", "texts", "chars", "anchors", "lds", "logs", "holder", "signs", "block_codes",
+        "prefix_chars", "parent", "lineage", "first", "last", "cchars", "canchors",
+    )
+
+    def __init__(self, doc: Document) -> None:
+        blocks = doc.blocks
+        containers = doc.containers
+        self.doc = doc
+        self.n = len(blocks)
+        self.texts = [b.text for b in blocks]
+        self.chars = np.array([b.chars for b in blocks], dtype=float)
+        self.anchors = np.array([b.anchor_chars for b in blocks], dtype=float)
+        self.lds = self.anchors / self.chars
+        self.logs = _log1p(self.chars)
+        #: Block -> index of the container directly holding it.
+        self.holder = np.array([b.container.index for b in blocks], dtype=np.intp)
+        codes, self.signs = _container_flags(doc)
+        #: Block -> its holder's code.
+        self.block_codes = np.array(codes, dtype=np.int64)[self.holder]
+        self.prefix_chars = np.zeros(self.n + 1)
+        self.chars.cumsum(out=self.prefix_chars[1:])
+        #: Container -> its parent's index (the root's own: 0).
+        self.parent = parent = np.array([(c.parent or c).index for c in containers], dtype=np.intp)
+        #: Block -> its holder and the holder's three nearest ancestors (the
+        #: root repeating), one column each.
+        lineage = np.empty((self.n, 4), dtype=np.intp)
+        lineage[:, 0] = node = self.holder
+        for k in range(1, 4):
+            lineage[:, k] = node = parent[node]
+        self.lineage = lineage
+        #: Block range of each container's subtree (both -1 without text).
+        self.first = first = np.array([c.first_block for c in containers], dtype=np.intp)
+        self.last = last = np.array([c.last_block for c in containers], dtype=np.intp)
+        # Container.chars and .anchor_chars are their blocks' sums: read
+        # off prefix sums rather than off every container.
+        has_text = first >= 0
+        self.cchars = np.where(has_text, self.prefix_chars[last + 1] - self.prefix_chars[first], 0.0)
+        prefix_anchors = np.zeros(self.n + 1)
+        self.anchors.cumsum(out=prefix_anchors[1:])
+        self.canchors = np.where(has_text, prefix_anchors[last + 1] - prefix_anchors[first], 0.0)
+
+
+# -- stage 1: blocks -----------------------------------------------------------
+
+#: Punctuation marks by UTF-16 code unit, as counts packed in an int64:
+#: stops (". 。 ! ?") in the lowest field, commas (", ， 、", what
+#: Readability counts) in the next, semicolons in the top one. Every mark is
+#: in the BMP, and surrogate halves count nothing.
+_FIELD = 21
+_FIELD_MASK = (1 << _FIELD) - 1
+_MARKS = np.zeros(0x10000, dtype=np.int64)
+_MARKS[[ord(c) for c in ".。!?"]] = 1
+_MARKS[[ord(c) for c in ",，、"]] = 1 << _FIELD
+_MARKS[ord(";")] = 1 << 2 * _FIELD
+_ENDS_STOP = np.zeros(0x10000, dtype=bool)
+_ENDS_STOP[[ord(c) for c in _STOPS]] = True
+
+
+def _marks(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per block: the number of stops, of commas and of semicolons, and
+    whether the text ends in a sentence end.
+
+    ``str.count`` scans the whole text once per mark (eight scans of ~10,000
+    characters a page); here the page's text is encoded once, looked up in
+    :data:`_MARKS`, and one prefix sum read at the block ends gives all
+    three counts (a page under 2**21 UTF-16 units cannot overflow a field)."""
+    n = len(texts)
+    joined = "".join(texts)
+    units = np.frombuffer(joined.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
+    if units.size == len(joined):
+        lengths = np.fromiter(map(len, texts), dtype=np.intp, count=n)
+    else:  # characters beyond the BMP take two units
+        lengths = np.fromiter((len(t.encode("utf-16-le", "surrogatepass")) // 2 for t in texts),
+                              dtype=np.intp, count=n)
+    ends = lengths.cumsum() - 1
+    marks = _MARKS.take(units)
+    shifts = (0, _FIELD, 2 * _FIELD)
+    if units.size <= _FIELD_MASK:
+        packed = np.diff(marks.cumsum().take(ends), prepend=0)
+        counts = [packed >> shift & _FIELD_MASK for shift in shifts]
+    else:  # a huge page: one prefix sum per mark
+        counts = [np.diff((marks >> shift & _FIELD_MASK).cumsum().take(ends), prepend=0) for shift in shifts]
+    return counts[0], counts[1], counts[2], _ENDS_STOP.take(units.take(ends))
+
+
+def _duplicates(texts: list[str]) -> np.ndarray:
+    """Which blocks' exact text occurs more than once on the page."""
+    counts = Counter(texts)
+    if len(counts) == len(texts):
+        return np.zeros(len(texts), dtype=bool)
+    return np.fromiter(map(counts.__getitem__, texts), dtype=np.intp, count=len(texts)) > 1
+
+
+#: Readability's share of a paragraph's points for the container's parent
+#: (level 0), grandparent, and so on: 1, 1/2, then 1/(3 * level).
+_RD_DIVISORS = np.array([1.0, 2.0, 6.0, 9.0, 12.0])
+
+
+def _readability(page: _Page, commas: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """Readability's choice of article container, as block features.
 
     Arc90/Mozilla Readability scores each paragraph (1 + commas + one point
@@ -263,101 +428,226 @@ def _readability_columns(doc: Document, signs: dict[Container, int]) -> list[lis
     tag prior and +-25 for their class/id, and end multiplied by
     ``1 - link density``. Blocks inside the best container, or inside a
     sibling scoring at least a fifth of it, get a flag.
+
+    The shares are added one at a time in Readability's own order
+    (paragraph by paragraph, nearest ancestor first): summed otherwise, a
+    near-tie (4.0 against 3.9999999999999996) can flip.
     """
-    blocks = doc.blocks
-    n = len(blocks)
-    score: dict[Container, float] = {}
-    scored_tags = _RD_SCORED
+    n = page.n
+    in_top = np.zeros(n)
+    in_sibling = np.zeros(n)
+    scored = np.flatnonzero((page.chars >= 25) & (page.block_codes & _RD != 0))
+    if not scored.size:
+        return in_top, in_sibling, 0.0
+    points = 1.0 + commas[scored] + np.minimum(page.chars[scored] // 100, 3.0)
+    # The five ancestors each paragraph scores into (-1 past the root) and
+    # its share for each, in Readability's order: paragraph by paragraph,
+    # nearest ancestor first.
+    nc = len(page.parent)
+    up = np.empty(nc + 1, dtype=np.intp)
+    up[:nc] = page.parent
+    up[0] = up[nc] = -1
+    chain = np.empty((scored.size, len(_RD_DIVISORS)), dtype=np.intp)
+    node = up[page.holder[scored]]
+    for level in range(len(_RD_DIVISORS)):
+        chain[:, level] = node
+        node = up[node]
+    shares = points[:, None] / _RD_DIVISORS
+    reached = chain >= 0
+    nodes = chain[reached]
+    touched = np.zeros(nc, dtype=bool)
+    touched[nodes] = True
+    scored_nodes = np.flatnonzero(touched)
+    containers = page.doc.containers
     tag_prior = _RD_TAG_PRIOR
-    for block in blocks:
-        c = block.chars
-        if c < 25 or block.container.tag not in scored_tags:
-            continue
-        text = block.text
-        points = 1 + text.count(",") + text.count("，") + text.count("、") + min(c // 100, 3)
-        node = block.container.parent
-        level = 0
-        while node is not None and level < 5:
-            current = score.get(node)
-            if current is None:
-                current = tag_prior.get(node.tag, 0) + 25 * signs.get(node, 0)
-            score[node] = current + (points if level == 0 else points / 2 if level == 1 else points / (3 * level))
-            node = node.parent
-            level += 1
-    top = None
-    best = 0.0
-    final: dict[Container, float] = {}
-    for node, value in score.items():
-        value *= 1 - node.anchor_chars / node.chars if node.chars else 0.0
-        final[node] = value
-        if value > best:
-            top, best = node, value
-    in_top = [0.0] * n
-    in_sibling = [0.0] * n
-    if top is None:
-        return [in_top, in_sibling, 0.0]
-    in_top[top.first_block:top.last_block + 1] = [1.0] * (top.last_block + 1 - top.first_block)
+    signs = page.signs
+    final = np.zeros(nc)
+    final[scored_nodes] = [tag_prior.get(containers[i].tag, 0) + 25 * signs[i] for i in scored_nodes.tolist()]
+    # ufunc.at adds one share at a time, in order: Readability's own sums.
+    np.add.at(final, nodes, shares[reached])
+    final[scored_nodes] *= 1 - page.canchors[scored_nodes] / page.cchars[scored_nodes]
+    best = float(final.max())
+    if best <= 0.0:
+        return in_top, in_sibling, 0.0
+    # A tie goes to the container scored first, as in Readability's walk.
+    top = containers[min(np.flatnonzero(final == best).tolist(), key=lambda i: int((nodes == i).argmax()))]
+    in_top[top.first_block:top.last_block + 1] = 1.0
     if top.parent is not None:
         threshold = max(10.0, best * 0.2)
+        blocks = page.doc.blocks
         for sibling in top.parent.children:
             if sibling is top or sibling.first_block < 0:
                 continue
-            keep = final.get(sibling, 0.0) >= threshold
+            keep = final[sibling.index] >= threshold
             if not keep and sibling.tag == "p":
                 ld = sibling.anchor_chars / sibling.chars if sibling.chars else 1.0
                 keep = (sibling.chars > 80 and ld < 0.25) or (
                     ld == 0 and blocks[sibling.last_block].text[-1] in _STOPS)
             if keep:
-                in_sibling[sibling.first_block:sibling.last_block + 1] = (
-                    [1.0] * (sibling.last_block + 1 - sibling.first_block))
-    return [in_top, in_sibling, top.chars / (doc.containers[0].chars or 1)]
+                in_sibling[sibling.first_block:sibling.last_block + 1] = 1.0
+    return in_top, in_sibling, top.chars / (containers[0].chars or 1)
 
 
-def _block_columns(doc: Document, signs: dict[Container, int]) -> list[list[float] | float]:
-    """The per-block part of the stage-1 features (:data:`BLOCK_DENSE`), one
-    list per feature: column-wise list comprehensions are several times
-    cheaper in Python than a row object per block."""
-    blocks = doc.blocks
-    n = len(blocks)
-    log = math.log1p
-    chars = [b.chars for b in blocks]
-    texts = [b.text for b in blocks]
-    lds = [b.anchor_chars / c for b, c in zip(blocks, chars)]
-    logs = [log(c) for c in chars]
-    counts: dict[str, int] = {}
-    for text in texts:
-        counts[text] = counts.get(text, 0) + 1
-    stops = [min((t.count(".") + t.count("。") + t.count("!") + t.count("?")) * 40.0 / c, 3.0)
-             for t, c in zip(texts, chars)]
-    commas = [min((t.count(",") + t.count("，") + t.count("、") + t.count(";")) * 40.0 / c, 3.0)
-              for t, c in zip(texts, chars)]
-    enders = _STOPS
-    return [
-        1.0, logs, lds, [0.0, *logs[:-1]], [*logs[1:], 0.0], [1.0, *lds[:-1]], [*lds[1:], 1.0],
-        stops, commas, [1.0 if t[-1] in enders else 0.0 for t in texts],
-        [ld if c < 40 else 0.0 for ld, c in zip(lds, chars)], [i / n for i in range(n)],
-        [1.0 if counts[t] > 1 else 0.0 for t in texts],
-        *_readability_columns(doc, signs),
-    ]
+_CHAR_STEP_ARRAY = np.array(_CHAR_STEPS, dtype=float)
+_LD_STEP_ARRAY = np.array(_LD_STEPS)
+#: The binary stage-1 features (kind, innermost group, evidence bits) as
+#: ``code & mask == value`` tests, one column each.
+_BINARY_MASKS = np.array(
+    [15 << _KIND_SHIFT] * len(KIND_NAMES) + [_INNER_MASK] * len(INNER_NAMES)
+    + [1 << (_EVIDENCE_SHIFT + j) for j in range(len(FLAG_NAMES))], dtype=np.int64)
+_BINARY_VALUES = np.array(
+    [k << _KIND_SHIFT for k in range(len(KIND_NAMES))] + [r + 1 for r in range(len(INNER_NAMES))]
+    + [1 << (_EVIDENCE_SHIFT + j) for j in range(len(FLAG_NAMES))], dtype=np.int64)
 
 
-def _dot_columns(columns: list[list[float] | float], weights: list[float], n: int) -> list[float]:
-    """``sum_k weights[k] * columns[k][i]`` for every i, column by column; a
-    column given as a single float is the same for every block."""
-    constant = 0.0
-    z = None
-    for column, w in zip(columns, weights):
-        if not w:
-            continue
-        if isinstance(column, float):
-            constant += w * column
-        elif z is None:
-            z = [w * x for x in column]
-        else:
-            z = [a + w * x for a, x in zip(z, column)]
-    if z is None:
-        return [constant] * n
-    return [a + constant for a in z] if constant else z
+_BLOCK_AT = {name: j for j, name in enumerate(BLOCK_FEATURES)}
+
+
+def _block_matrix(page: _Page) -> np.ndarray:
+    """Stage-1 feature rows (:data:`BLOCK_FEATURES`), one per block."""
+    n = page.n
+    at = _BLOCK_AT
+    chars, logs, lds = page.chars, page.logs, page.lds
+    stops, commas, semicolons, ends_stop = _marks(page.texts)
+    matrix = np.zeros((n, len(BLOCK_FEATURES)), order="F")  # written column by column
+    # Per block; the neighbours past either end count as empty and all links.
+    matrix[:, at["bias"]] = 1.0
+    matrix[:, at["log_chars"]] = logs
+    matrix[:, at["link_density"]] = lds
+    matrix[1:, at["log_prev"]] = logs[:-1]
+    matrix[:-1, at["log_next"]] = logs[1:]
+    matrix[1:, at["prev_ld"]] = lds[:-1]
+    matrix[0, at["prev_ld"]] = 1.0
+    matrix[:-1, at["next_ld"]] = lds[1:]
+    matrix[-1, at["next_ld"]] = 1.0
+    matrix[:, at["stops"]] = np.minimum(stops * 40.0 / chars, 3.0)
+    matrix[:, at["commas"]] = np.minimum((commas + semicolons) * 40.0 / chars, 3.0)
+    matrix[:, at["ends_stop"]] = ends_stop
+    matrix[:, at["linked_short"]] = np.where(chars < 40, lds, 0.0)
+    matrix[:, at["position"]] = np.arange(n) / n
+    matrix[:, at["duplicate"]] = _duplicates(page.texts)
+    matrix[:, at["rd_top"]], matrix[:, at["rd_sibling"]], matrix[:, at["rd_share"]] = _readability(page, commas)
+    matrix[:, _CHARS_AT:_LD_AT] = chars[:, None] >= _CHAR_STEP_ARRAY
+    matrix[:, _LD_AT:_CONTAINER_AT] = lds[:, None] >= _LD_STEP_ARRAY
+    # Per holding container (:data:`CONTAINER_DENSE`): its parent's and
+    # grandparent's (themselves at the root) size, at least 1, and links.
+    top = page.doc.containers[0]
+    doc_chars = top.chars or 1
+    elders = page.lineage[:, 1:3]
+    size = np.maximum(page.cchars[elders], 1.0)
+    matrix[:, [at["log_parent"], at["log_grand"]]] = _log1p(size)
+    matrix[:, [at["parent_ld"], at["grand_ld"]]] = page.canchors[elders] / size
+    matrix[:, at["parent_share"]] = size[:, 0] / doc_chars
+    matrix[:, at["doc_ld"]] = top.anchor_chars / doc_chars
+    # The holder's kind, innermost named group and evidence bits.
+    matrix[:, _KIND_AT:] = page.block_codes[:, None] & _BINARY_MASKS == _BINARY_VALUES
+    return matrix
+
+
+def block_features(doc: Document) -> list[list[float]]:
+    """Stage-1 feature rows, one per block (:data:`BLOCK_FEATURES`); the
+    training script's view of what :func:`_block_probabilities` scores."""
+    if not doc.blocks:
+        return []
+    return _block_matrix(_Page(doc)).tolist()
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    """The logistic function, exactly 0 below -30 and 1 above 30."""
+    p = 1.0 / (1.0 + np.exp(-np.maximum(z, -31.0)))
+    p[z < -30.0] = 0.0
+    p[z > 30.0] = 1.0
+    return p
+
+
+def _block_probabilities(doc: Document | _Page, weights: list[float] | np.ndarray) -> np.ndarray:
+    """Stage-1 probabilities: the :func:`block_features` rows scored."""
+    page = doc if isinstance(doc, _Page) else _Page(doc)
+    return _sigmoid(_block_matrix(page) @ np.asarray(weights, dtype=float))
+
+
+def _score(rows: list[list[float]], weights: list[float]) -> list[float]:
+    """Probabilities of materialised rows (the training script's view)."""
+    matrix = np.array(rows, dtype=float).reshape(len(rows), len(weights))
+    return _sigmoid(matrix @ np.asarray(weights, dtype=float)).tolist()
+
+
+# -- stage 2: context ----------------------------------------------------------
+
+def _window_means(weighted: ArrayLike, prefix_w: ArrayLike, prefix_c: ArrayLike, chars: ArrayLike,
+                  radius: ArrayLike) -> np.ndarray:
+    """Character-weighted mean probability of the *radius* blocks either side
+    (the block itself excluded; 0.5 when they hold no text), from prefix
+    sums: O(n) for any radius. *radius* may be an array of radii: one
+    column each, computed together."""
+    n = len(chars)
+    radius = np.asarray(radius)
+    shape = (n, *([1] * radius.ndim))
+    at = np.arange(n).reshape(shape)
+    hi = np.minimum(at + (radius + 1), n)
+    lo = np.maximum(at - radius, 0)
+    prefix_w = np.asarray(prefix_w, dtype=float)
+    prefix_c = np.asarray(prefix_c, dtype=float)
+    mass = prefix_c[hi] - prefix_c[lo] - np.asarray(chars, dtype=float).reshape(shape)
+    total = prefix_w[hi] - prefix_w[lo] - np.asarray(weighted, dtype=float).reshape(shape)
+    some = mass > 0
+    return np.where(some, total / np.where(some, mass, 1.0), 0.5)
+
+
+_WINDOW_RADII = np.array([1, 3, 8])
+#: Stage-2 features that are the same for every block of a page.
+_PAGE_CONTEXT = frozenset({"bias", "best_share", "doc_mean", "log_doc_chars", "log_blocks"})
+_CONTEXT_AT = {name: j for j, name in enumerate(CONTEXT_FEATURES)}
+
+
+def _context_matrix(page: _Page, probs: np.ndarray) -> np.ndarray:
+    """Stage-2 feature rows (:data:`CONTEXT_FEATURES`), one per block."""
+    n = page.n
+    at = _CONTEXT_AT
+    matrix = np.empty((n, len(CONTEXT_FEATURES)), order="F")  # column writes
+    chars = page.chars
+    weighted = probs * chars
+    prefix_w = np.zeros(n + 1)
+    weighted.cumsum(out=prefix_w[1:])
+    prefix_c = page.prefix_chars
+    # Probability mass of every container's subtree: its blocks are a range.
+    size = page.cchars
+    has_text = size > 0
+    mass = np.where(has_text, prefix_w[page.last + 1] - prefix_w[page.first], 0.0)
+    # The densest subtree: the container maximising 2 * mass - size (ties
+    # to the later one, the innermost of a chain holding the same blocks).
+    net = np.where(has_text, 2.0 * mass - size, 0.0)
+    last = len(net) - 1 - int(net[::-1].argmax())
+    best = page.doc.containers[last] if net[last] > 0.0 else None
+    total = float(prefix_c[-1]) or 1.0
+    clipped = np.minimum(np.maximum(probs, 1e-4), 0.9999)
+    matrix[:, at["bias"]] = 1.0
+    matrix[:, at["logit"]] = np.log(clipped / (1 - clipped))
+    matrix[:, at["win1"]:at["win8"] + 1] = _window_means(weighted, prefix_w, prefix_c, chars, _WINDOW_RADII)
+    # Mean probability of the block's container and three ancestors (the
+    # root repeats when the chain is shorter).
+    matrix[:, at["up1"]:at["up4"] + 1] = (mass / np.where(has_text, size, 1.0))[page.lineage]
+    matrix[:, at["in_best"]] = 0.0
+    if best is not None:
+        matrix[best.first_block:best.last_block + 1, at["in_best"]] = 1.0
+    matrix[:, at["best_share"]] = best.chars / total if best is not None else 0.0
+    matrix[:, at["log_chars"]] = page.logs
+    matrix[:, at["link_density"]] = page.lds
+    matrix[:, at["is_heading"]] = page.block_codes >> _KIND_SHIFT & 15 == _HEADING_KIND
+    matrix[:, at["doc_mean"]] = float(prefix_w[-1]) / total
+    matrix[:, at["log_doc_chars"]] = math.log1p(total)
+    matrix[:, at["log_blocks"]] = math.log1p(n)
+    return matrix
+
+
+def context_features(doc: Document, probs: list[float]) -> list[list[float] | float]:
+    """Stage-2 features (:data:`CONTEXT_FEATURES`), one list per feature
+    (a float for the page-level ones; :func:`as_rows` makes rows of them)."""
+    if not doc.blocks:
+        return []
+    matrix = _context_matrix(_Page(doc), np.asarray(probs, dtype=float))
+    return [float(matrix[0, j]) if name in _PAGE_CONTEXT else matrix[:, j].tolist()
+            for j, name in enumerate(CONTEXT_FEATURES)]
 
 
 def as_rows(columns: list[list[float] | float], n: int) -> list[list[float]]:
@@ -365,244 +655,35 @@ def as_rows(columns: list[list[float] | float], n: int) -> list[list[float]]:
     return [list(row) for row in zip(*(c if isinstance(c, list) else [c] * n for c in columns))]
 
 
-def _container_dense(container: Container, doc_chars: int, doc_ld: float) -> list[float]:
-    """The per-container numeric stage-1 features (:data:`CONTAINER_DENSE`)."""
-    parent = container.parent or container
-    grand = parent.parent or parent
-    pc = parent.chars or 1
-    gc = grand.chars or 1
-    return [math.log1p(pc), parent.anchor_chars / pc, math.log1p(gc), grand.anchor_chars / gc,
-            pc / doc_chars, doc_ld]
+# -- vetoes --------------------------------------------------------------------
+
+def _vetoed(codes: np.ndarray, chars: np.ndarray, anchors: np.ndarray, comments: bool) -> np.ndarray:
+    """Which blocks :func:`veto` zeroes, from their holders' codes."""
+    killed = ((codes >> _KIND_SHIFT & 15 == _WIDGET_KIND) | (codes & _HIDDEN_CODE != 0)
+              | (_CHROME_NIBBLES[codes & _INNER_MASK] & (anchors * 10 >= chars * 9)))
+    if not comments:
+        killed |= (codes & _COMMENT_CODE != 0) & (codes & _AREA != 0)
+    return killed
 
 
-def _binary_indices(tag: str, bits: int, inner: int) -> list[int]:
-    """Row indices of the binary stage-1 features a container sets."""
-    ones = [_KIND_INDEX.get(tag, _OTHER_KIND)]
-    if inner >= 0:
-        ones.append(_INNER_AT + inner)
-    j = _FLAG_AT
-    while bits:
-        if bits & 1:
-            ones.append(j)
-        bits >>= 1
-        j += 1
-    return ones
-
-
-def _page_parts(doc: Document):
-    top = doc.containers[0]
-    doc_chars = top.chars or 1
-    flags, signs = _container_flags(doc)
-    return flags, signs, doc_chars, top.anchor_chars / doc_chars
-
-
-def block_features(doc: Document) -> list[list[float]]:
-    """Stage-1 feature rows, one per block (:data:`BLOCK_FEATURES`); the
-    training script's view. :func:`_block_probabilities` computes the same
-    scores without materialising the rows."""
-    if not doc.blocks:
-        return []
-    flags, signs, doc_chars, doc_ld = _page_parts(doc)
-    width = len(BLOCK_FEATURES)
-    rows = []
-    for block, dense in zip(doc.blocks, as_rows(_block_columns(doc, signs), len(doc.blocks))):
-        row = dense + [0.0] * (width - len(dense))
-        c, ld = block.chars, dense[2]
-        for j, step in enumerate(_CHAR_STEPS):
-            if c >= step:
-                row[_CHARS_AT + j] = 1.0
-        for j, step in enumerate(_LD_STEPS):
-            if ld >= step:
-                row[_LD_AT + j] = 1.0
-        container = block.container
-        row[_CONTAINER_AT:_KIND_AT] = _container_dense(container, doc_chars, doc_ld)
-        for j in _binary_indices(container.tag, *_unpack(flags[container])):
-            row[j] = 1.0
-        rows.append(row)
-    return rows
-
-
-def _sigmoid(z: float) -> float:
-    if z < -30.0:
-        return 0.0
-    if z > 30.0:
-        return 1.0
-    return 1.0 / (1.0 + math.exp(-z))
-
-
-def _block_probabilities(doc: Document, weights: list[float],
-                         flags: dict[Container, int] | None = None) -> list[float]:
-    """Stage-1 probabilities, equal to scoring :func:`block_features` rows,
-    but with the container part computed once per container and the
-    thermometer codes read from cumulative weight tables. *flags*, when
-    given, receives the containers' evidence bits."""
-    page_flags, signs, doc_chars, doc_ld = _page_parts(doc)
-    if flags is not None:
-        flags.update(page_flags)
-    flags = page_flags
-    char_table = [0.0]
-    for w in weights[_CHARS_AT:_LD_AT]:
-        char_table.append(char_table[-1] + w)
-    ld_table = [0.0]
-    for w in weights[_LD_AT:_CONTAINER_AT]:
-        ld_table.append(ld_table[-1] + w)
-    w_container = weights[_CONTAINER_AT:_KIND_AT]
-    container_score: dict[Container, float] = {}
-    binary_score: dict[int, float] = {}
-    w_log_parent, w_parent_ld, w_log_grand, w_grand_ld, w_share, w_doc_ld = w_container
-    doc_term = w_doc_ld * doc_ld
-    kind_index = _KIND_INDEX
-    log1p = math.log1p
-    blocks = doc.blocks
-    columns = _block_columns(doc, signs)
-    z = _dot_columns(columns, weights[:_CHARS_AT], len(blocks))
-    lds = columns[2]
-    for i, block in enumerate(blocks):
-        container = block.container
-        part = container_score.get(container)
-        if part is None:
-            # The binary part depends on (tag kind, flags) only, which repeat
-            # across containers: score each combination once. (The same
-            # features as :func:`_container_dense` and :func:`_binary_indices`,
-            # inlined: no per-container list.)
-            kind = kind_index.get(container.tag, _OTHER_KIND)
-            key = flags[container] << 8 | kind
-            binary = binary_score.get(key)
-            if binary is None:
-                binary = binary_score[key] = sum(
-                    weights[j] for j in _binary_indices(container.tag, *_unpack(flags[container])))
-            parent = container.parent or container
-            grand = parent.parent or parent
-            pc = parent.chars or 1
-            gc = grand.chars or 1
-            part = (binary + doc_term + w_log_parent * log1p(pc) + w_parent_ld * parent.anchor_chars / pc
-                    + w_log_grand * log1p(gc) + w_grand_ld * grand.anchor_chars / gc + w_share * pc / doc_chars)
-            container_score[container] = part
-        z[i] += (part + char_table[bisect_right(_CHAR_STEPS, block.chars)]
-                 + ld_table[bisect_right(_LD_STEPS, lds[i])])
-    sigmoid = _sigmoid
-    return [sigmoid(v) for v in z]
-
-
-def _score(rows: list[list[float]], weights: list[float]) -> list[float]:
-    """Reference scorer over materialised rows (the training script's view);
-    the tests check :func:`_block_probabilities` against it."""
-    sigmoid = _sigmoid
-    mul = float.__mul__
-    return [sigmoid(sum(map(mul, row, weights))) for row in rows]
-
-
-def _window_means(weighted: list[float], prefix_w: list[float], prefix_c: list[float],
-                  chars: list[int], radius: int) -> list[float]:
-    """Character-weighted mean probability of the *radius* blocks either side
-    (the block itself excluded), from prefix sums: O(n) for any radius, in
-    list comprehensions over shifted prefix lists rather than indexing."""
-    n = len(chars)
-    pad = min(radius, n)
-    # prefix[min(i + radius + 1, n)] and prefix[max(i - radius, 0)] for every i.
-    w_hi = (prefix_w[radius + 1:] + [prefix_w[n]] * pad)[:n]
-    c_hi = (prefix_c[radius + 1:] + [prefix_c[n]] * pad)[:n]
-    w_lo = [0.0] * pad + prefix_w[:n - pad]
-    c_lo = [0.0] * pad + prefix_c[:n - pad]
-    return [(wh - wl - m) / (ch - cl - c) if ch - cl - c > 0 else 0.5
-            for wh, wl, m, ch, cl, c in zip(w_hi, w_lo, weighted, c_hi, c_lo, chars)]
-
-
-def context_features(doc: Document, probs: list[float]) -> list[list[float]]:
-    """Stage-2 features (:data:`CONTEXT_FEATURES`), one list per feature
-    (a float for the page-level ones; :func:`as_rows` makes rows of them)."""
-    blocks = doc.blocks
-    n = len(blocks)
-    if not n:
-        return []
-    chars = [b.chars for b in blocks]
-    weighted = [p * c for p, c in zip(probs, chars)]
-    # Probability mass per container subtree, children before parents.
-    mass: dict[Container, float] = {}
-    for block, m in zip(blocks, weighted):
-        container = block.container
-        mass[container] = mass.get(container, 0.0) + m
-    best = None
-    best_net = 0.0
-    for container in reversed(doc.containers):
-        size = container.chars
-        if not size:
-            continue
-        m = mass.get(container, 0.0)
-        net = 2.0 * m - size
-        if net > best_net:
-            best, best_net = container, net
-        parent = container.parent
-        if parent is not None:
-            mass[parent] = mass.get(parent, 0.0) + m
-    total = sum(chars) or 1
-    doc_mean = mass.get(doc.containers[0], 0.0) / total
-    lo, hi = (best.first_block, best.last_block) if best is not None else (-1, -2)
-    best_share = best.chars / total if best is not None else 0.0
-    log_doc_chars = math.log1p(total)
-    log_blocks = math.log1p(n)
-    prefix_w = [0.0, *accumulate(weighted)]
-    prefix_c = [0.0, *accumulate(chars)]
-    w1 = _window_means(weighted, prefix_w, prefix_c, chars, 1)
-    w3 = _window_means(weighted, prefix_w, prefix_c, chars, 3)
-    w8 = _window_means(weighted, prefix_w, prefix_c, chars, 8)
-    # Mean probability of the block's container and three ancestors (the
-    # root repeats when the chain is shorter).
-    mean: dict[Container, float] = {}
-    up1, up2, up3, up4 = ups = ([], [], [], [])
-    for block in blocks:
-        node = block.container
-        for column in ups:
-            value = mean.get(node)
-            if value is None:
-                value = mean[node] = mass.get(node, 0.0) / node.chars
-            column.append(value)
-            node = node.parent or node
-    log = math.log
-    clipped = [1e-4 if p < 1e-4 else 0.9999 if p > 0.9999 else p for p in probs]
-    in_best = [0.0] * n
-    if best is not None:
-        in_best[lo:hi + 1] = [1.0] * (hi + 1 - lo)
-    log1p = math.log1p
-    return [
-        1.0, [log(p / (1 - p)) for p in clipped], w1, w3, w8, up1, up2, up3, up4,
-        in_best, best_share, [log1p(c) for c in chars], [b.anchor_chars / b.chars for b in blocks],
-        [1.0 if b.container.tag in HEADING_TAGS else 0.0 for b in blocks], doc_mean,
-        log_doc_chars, log_blocks,
-    ]
-
-
-def _context_probabilities(doc: Document, probs: list[float], weights: list[float]) -> list[float]:
-    sigmoid = _sigmoid
-    return [sigmoid(v) for v in _dot_columns(context_features(doc, probs), weights, len(probs))]
-
-
-#: Tags of form widgets: their text labels a control, it is never prose.
-_WIDGET_TAGS = frozenset({"button", "label", "option", "textarea", "legend"})
-
-
-def veto(doc: Document, probs: list[float], flags: dict[Container, int], comments: bool = False) -> None:
+def veto(doc: Document, probs: list[float], flags: list[int], comments: bool = False) -> None:
     """Zero the probability of blocks that markup alone rules out, whatever
     their neighbours say: form widgets' labels, subtrees a class names
     hidden (the stylesheet hides them; the walk only sees inline styles),
     all-links blocks inside markup that names itself chrome (a share
     bar, a tag list, "related" links), and readers' comment threads
-    (:func:`comment_areas`) unless *comments* is true."""
-    widget_tags = _WIDGET_TAGS
-    chrome = _CHROME_RANKS
-    in_comments = comment_areas(doc) if not comments else None
-    for i, block in enumerate(doc.blocks):
-        container = block.container
-        code = flags[container]
-        if (container.tag in widget_tags or code >> 4 & _HIDDEN_BIT
-                or ((code & 15) - 1 in chrome and block.anchor_chars * 10 >= block.chars * 9)):
-            probs[i] = 0.0
-        elif in_comments is not None and code >> 4 & _COMMENT_BIT and in_comments(container):
-            probs[i] = 0.0
+    (:func:`comment_areas`) unless *comments* is true. *flags* are
+    :func:`_container_flags`' codes."""
+    blocks = doc.blocks
+    codes = np.array(flags, dtype=np.int64)[[b.container.index for b in blocks]]
+    chars = np.array([b.chars for b in blocks], dtype=float)
+    anchors = np.array([b.anchor_chars for b in blocks], dtype=float)
+    for i in np.flatnonzero(_vetoed(codes, chars, anchors, comments)).tolist():
+        probs[i] = 0.0
 
 
-def comment_areas(doc: Document):
-    """A predicate: is a container inside a reader-comment area?
+def comment_areas(doc: Document) -> Callable[[Container], bool]:
+    """A predicate: is a container (one holding text) inside a reader-comment area?
 
     A comment area is the nearest container whose own class/id names it
     first of all a comment thread (``comments``, ``commentlist``,
@@ -610,37 +691,10 @@ def comment_areas(doc: Document):
     page's text: a ``<body class="... comments-open">`` or an article
     wrapper so named is not one. Readers' comments are not the page's main
     text in today's article benchmarks, whatever the neighbouring blocks
-    look like. Memoised per container: linear over the page.
+    look like. Computed with the other container codes, in one pass.
     """
-    half = doc.containers[0].chars / 2 if doc.containers else 0
-    memo: dict[Container, bool] = {}
-
-    def own_is_comment(node: Container) -> bool:
-        if node.chars > half:
-            return False
-        get = node.element.get
-        words = " ".join(filter(None, (get("class"), get("id"))))
-        return bool(words) and _keywords(words)[1] == _COMMENT_RANK
-
-    def in_comments(container: Container) -> bool:
-        path = []
-        node: Container | None = container
-        result = False
-        while node is not None:
-            known = memo.get(node)
-            if known is not None:
-                result = known
-                break
-            path.append(node)
-            if own_is_comment(node):
-                result = True
-                break
-            node = node.parent
-        for seen in path:
-            memo[seen] = result
-        return result
-
-    return in_comments
+    codes = _container_flags(doc)[0]
+    return lambda container: bool(codes[container.index] & _AREA)
 
 
 @lru_cache(maxsize=1)
@@ -651,6 +705,14 @@ def load_model() -> dict[str, Any]:
     if model.get("block_features") != list(BLOCK_FEATURES) or model.get("context_features") != list(CONTEXT_FEATURES):
         raise RuntimeError("webclean_model.json does not match this extractor's features; re-run benchmarks/train_webclean.py")
     return model
+
+
+@lru_cache(maxsize=1)
+def _model_arrays() -> tuple[np.ndarray, tuple[np.ndarray, ...], float]:
+    """The shipped weights as numpy vectors (block, each context stage) and the threshold."""
+    model = load_model()
+    return (np.array(model["block_weights"], dtype=float),
+            tuple(np.array(w, dtype=float) for w in model["context_weights"]), model["threshold"])
 
 
 #: Repeats shorter than this many characters are dropped (see ``deduplicate``).
@@ -666,14 +728,14 @@ def select_blocks(doc: Document, threshold: float | None = None,
     blocks = doc.blocks
     if not blocks:
         return []
-    model = load_model()
-    flags: dict[Container, int] = {}
-    final = _block_probabilities(doc, model["block_weights"], flags)
-    for weights in model["context_weights"]:
-        final = _context_probabilities(doc, final, weights)
-    veto(doc, final, flags, comments)
-    cut = model["threshold"] if threshold is None else threshold
-    top = max(final)
+    block_weights, context_weights, model_cut = _model_arrays()
+    page = _Page(doc)
+    final = _block_probabilities(page, block_weights)
+    for weights in context_weights:
+        final = _sigmoid(_context_matrix(page, final) @ weights)
+    final[_vetoed(page.block_codes, page.chars, page.anchors, comments)] = 0.0
+    cut = model_cut if threshold is None else threshold
+    top = float(final.max())
     if threshold is None and 0.0 < top < cut and len(blocks) <= 3:
         # A bare text snippet or a one-line page: its text is the content.
         # (Larger pages where nothing looks like content are mostly hubs,
@@ -681,13 +743,13 @@ def select_blocks(doc: Document, threshold: float | None = None,
         cut = 1e-9
     seen: set[str] = set()
     kept = []
-    for block, p in zip(blocks, final):
-        if p >= cut:
-            if deduplicate >= 0:
-                if block.text in seen and (not deduplicate or block.chars < deduplicate):
-                    continue
-                seen.add(block.text)
-            kept.append(block)
+    for i in np.flatnonzero(final >= cut).tolist():
+        block = blocks[i]
+        if deduplicate >= 0:
+            if block.text in seen and (not deduplicate or block.chars < deduplicate):
+                continue
+            seen.add(block.text)
+        kept.append(block)
     return kept
 
 

@@ -1,0 +1,23 @@
+"""Build hook for the one compiled module, ``webclean_scrapy._walk``.
+
+Everything else about the package lives in ``pyproject.toml``. The module is
+an accelerator: it is built against the headers lxml ships (``lxml.get_include()``)
+and marked optional, so a machine without a C compiler still installs the
+package and runs the pure-Python walk, with identical output, only slower.
+"""
+
+from setuptools import Extension, setup
+
+try:
+    import lxml
+    from Cython.Build import cythonize
+except ImportError:  # a build without Cython or lxml: pure Python
+    extensions = []
+else:
+    extensions = cythonize(
+        [Extension("webclean_scrapy._walk", ["webclean_scrapy/_walk.pyx"],
+                   include_dirs=lxml.get_include(), optional=True)],
+        language_level=3,
+    )
+
+setup(ext_modules=extensions)

@@ -1,0 +1,111 @@
+"""The compiled walk gives exactly the Python walk's blocks and containers.
+
+``webclean_scrapy._walk`` reads libxml2's nodes directly; the pure-Python
+walk (``Document._walk_python``) is the reference. Every field of every block
+and container is compared, on hand-made edge cases and on the dev datasets.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from lxml import etree
+from parsel import Selector
+
+from webclean_scrapy import document
+from webclean_scrapy.document import Document, parse_html
+from webclean_scrapy.encoding import decode_html
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+EDGE_CASES = {
+    "anchors": '<p>a <a href="x">link <b>bold</b></a> tail <a>two</a></p><a><div>block in link</div> after</a>',
+    "hidden and dropped": ('<div hidden>h</div><div style="color:red; DISPLAY : none">s</div>'
+                           '<p style="">kept</p><div style>bare</div><script>x</script>tail<p>p</p>'
+                           '<select><option>o</option></select><input value="v">after input'),
+    "comments and pi": "<p>one<!-- c -->two<?pi x?>three</p><!-- end -->four",
+    "whitespace only": "<p>\xa0 \u3000\n</p><p> \t </p><div>\u2003x\u2003</div>",
+    "breaks": "<p>a<br>b<hr>c<br/></p>text<br>",
+    "unclosed": "<div><p>one<p>two<li>three<table><td>cell",
+    "empty": "",
+    "cjk": "<article><h1>标题</h1><p>中文段落，测试。</p></article>",
+    "entities": "<p>&amp; &lt;tag&gt; &nbsp;&copy;</p>",
+}
+
+
+def snapshot(doc: Document) -> tuple[list, list]:
+    containers = [
+        (c.index, c.tag, c.parent.index if c.parent else None, c.depth, c.chars, c.anchor_chars,
+         c.block_count, c.first_block, c.last_block, [x.index for x in c.children],
+         [b.index for b in c.direct_blocks], c.element, c.attributes)
+        for c in doc.containers
+    ]
+    blocks = [(b.index, b.position, b.text, b.container.index, b.chars, b.anchor_chars, b.anchor_text)
+              for b in doc.blocks]
+    return containers, blocks
+
+
+def both_walks(root: etree._Element, monkeypatch: pytest.MonkeyPatch) -> tuple[tuple, tuple]:
+    monkeypatch.setattr(document, "COMPILED_WALK", True)
+    compiled = snapshot(Document(root))
+    monkeypatch.setattr(document, "COMPILED_WALK", False)
+    python = snapshot(Document(root))
+    return compiled, python
+
+
+def test_the_compiled_walk_is_built() -> None:
+    # The speed goals rest on it; a silent fallback to Python is a regression.
+    assert document.COMPILED_WALK, "webclean_scrapy._walk was not built (is a C compiler installed?)"
+    assert document._compiled_walk.is_html_tree(parse_html("<p>x</p>"))
+
+
+@pytest.mark.parametrize("name", EDGE_CASES)
+def test_same_blocks_and_containers_on_edge_cases(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    compiled, python = both_walks(parse_html(EDGE_CASES[name]), monkeypatch)
+    assert compiled == python
+
+
+def test_edge_case_blocks_are_what_the_walk_promises() -> None:
+    doc = Document(parse_html(EDGE_CASES["anchors"]))
+    assert [(b.text, b.anchor_text) for b in doc.blocks] == [
+        ("a link bold tail two", "link bold two"), ("block in link", "block in link"), ("after", "after"),
+    ]
+    doc = Document(parse_html(EDGE_CASES["hidden and dropped"]))
+    assert [b.text for b in doc.blocks] == ["kept", "bare", "tail", "p", "after input"]
+    assert [b.text for b in Document(parse_html(EDGE_CASES["whitespace only"])).blocks] == ["x"]
+
+
+def test_subtree_root_stops_at_its_own_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    root = parse_html("<div id='a'><p>inside</p></div>after<p>sibling</p>")
+    inner = root.find(".//div")
+    compiled, python = both_walks(inner, monkeypatch)
+    assert compiled == python
+    assert [b[2] for b in compiled[1]] == ["inside"]
+
+
+def test_parsel_root_and_deep_nesting(monkeypatch: pytest.MonkeyPatch) -> None:
+    selector = Selector(text="<html><body><div><p>from parsel</p></div></body></html>")
+    compiled, python = both_walks(selector.root, monkeypatch)
+    assert compiled == python and compiled[1][0][2] == "from parsel"
+    deep = parse_html("<div>" * 3000 + "deep text" + "</div>" * 3000 + "<p>after</p>")
+    compiled, python = both_walks(deep, monkeypatch)
+    assert compiled == python
+
+
+def test_xml_trees_take_the_python_walk() -> None:
+    root = etree.fromstring("<html><body><p>xml parsed</p></body></html>")
+    assert not document._compiled_walk.is_html_tree(root)
+    assert not document._compiled_walk.is_html_tree("<p>not an element</p>")
+    assert [b.text for b in Document(root).blocks] == ["xml parsed"]
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data is absent")
+def test_same_output_on_dataset_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    files = sorted(DATA.glob("*/html/*.html.gz"))[::7]
+    assert files
+    for path in files:
+        root = parse_html(decode_html(gzip.decompress(path.read_bytes()))[1])
+        compiled, python = both_walks(root, monkeypatch)
+        assert compiled == python, path

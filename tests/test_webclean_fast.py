@@ -1,0 +1,133 @@
+"""The vectorised internals of the ``webclean`` extractor against direct,
+per-block readings of the same definitions (the way the features were
+first written), so a faster formulation cannot drift from the model's."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from webclean_scrapy.document import Document
+from webclean_scrapy.extractors import webclean
+
+
+def counted_marks(text: str) -> tuple[int, int, int, bool]:
+    return (text.count(".") + text.count("。") + text.count("!") + text.count("?"),
+            text.count(",") + text.count("，") + text.count("、"), text.count(";"), text[-1] in ".!?。！？")
+
+
+TEXTS = [
+    "Plain prose, with a comma; and a stop.", "No marks at all", "标点：你好，世界、再见。", "全角！", "Why?",
+    "Emoji 😀 before, after 😀. And more 😀!", "\U0001d400\U0001d401, wide.", "a\ud800b, lone surrogate.", "x",
+]
+
+
+def test_marks_match_str_count():
+    stops, commas, semicolons, ends = webclean._marks(TEXTS)
+    assert list(zip(stops.tolist(), commas.tolist(), semicolons.tolist(), ends.tolist())) == [
+        counted_marks(t) for t in TEXTS]
+
+
+def test_marks_on_a_page_too_long_to_pack():
+    texts = ["a, b; c. " * 240_000, "Short, one.", "x" * 10 + "!"]
+    assert sum(map(len, texts)) >= 1 << webclean._FIELD
+    stops, commas, semicolons, ends = webclean._marks(texts)
+    assert list(zip(stops.tolist(), commas.tolist(), semicolons.tolist(), ends.tolist())) == [
+        counted_marks(t) for t in texts]
+
+
+def test_window_means_for_several_radii_at_once():
+    chars = [5, 1, 9, 3, 3, 7, 2]
+    weighted = [c * p for c, p in zip(chars, [0.1, 0.9, 0.5, 0.3, 0.0, 1.0, 0.7])]
+    prefix_w = np.concatenate(([0.0], np.cumsum(weighted)))
+    prefix_c = np.concatenate(([0.0], np.cumsum(chars)))
+    together = webclean._window_means(weighted, prefix_w, prefix_c, chars, np.array([1, 3, 8]))
+    for column, radius in enumerate((1, 3, 8)):
+        alone = webclean._window_means(weighted, prefix_w, prefix_c, chars, radius)
+        assert together[:, column].tolist() == alone.tolist()
+
+
+def readability_reference(doc: Document) -> tuple[list[float], list[float], float]:
+    """Readability's paragraph scoring as a walk over the container objects."""
+    signs = webclean._container_flags(doc)[1]
+    score: dict = {}
+    for block in doc.blocks:
+        if block.chars < 25 or block.container.tag not in webclean._RD_SCORED:
+            continue
+        points = 1 + counted_marks(block.text)[1] + min(block.chars // 100, 3)
+        node, level = block.container.parent, 0
+        while node is not None and level < 5:
+            current = score.get(node)
+            if current is None:
+                current = webclean._RD_TAG_PRIOR.get(node.tag, 0) + 25 * signs[node.index]
+            score[node] = current + (points if level == 0 else points / 2 if level == 1 else points / (3 * level))
+            node, level = node.parent, level + 1
+    top, best, final = None, 0.0, {}
+    for node, value in score.items():
+        final[node] = value = value * (1 - node.anchor_chars / node.chars)
+        if value > best:
+            top, best = node, value
+    n = len(doc.blocks)
+    in_top, in_sibling = [0.0] * n, [0.0] * n
+    if top is None:
+        return in_top, in_sibling, 0.0
+    in_top[top.first_block:top.last_block + 1] = [1.0] * (top.last_block + 1 - top.first_block)
+    for sibling in top.parent.children if top.parent is not None else ():
+        if sibling is top or sibling.first_block < 0:
+            continue
+        keep = final.get(sibling, 0.0) >= max(10.0, best * 0.2)
+        if not keep and sibling.tag == "p":
+            ld = sibling.anchor_chars / sibling.chars
+            keep = (sibling.chars > 80 and ld < 0.25) or (ld == 0 and doc.blocks[sibling.last_block].text[-1] in "。.!?！？")
+        if keep:
+            in_sibling[sibling.first_block:sibling.last_block + 1] = [1.0] * (sibling.last_block + 1 - sibling.first_block)
+    return in_top, in_sibling, top.chars / doc.containers[0].chars
+
+
+def random_page(rng: random.Random) -> str:
+    """Nested sections of look-alike paragraphs: ties and near-ties between
+    sibling and nested containers are common, as on real pages."""
+    words = ["flood", "levee", "river", "town", "water", "bridge", "street", "market"]
+
+    def paragraph() -> str:
+        text = " ".join(rng.choice(words) for _ in range(rng.choice([4, 6, 20, 40])))
+        return text + rng.choice(["", ".", ", and more, still.", "; then, again."])
+
+    def node(depth: int) -> str:
+        if depth == 0 or rng.random() < 0.3:
+            tag = rng.choice(["p", "p", "li", "td", "span"])
+            link = f'<a href="/x">{paragraph()}</a>' if rng.random() < 0.2 else ""
+            return f"<{tag}>{paragraph()}{link}</{tag}>"
+        tag = rng.choice(["div", "section", "article", "div", "blockquote"])
+        cls = rng.choice(["", ' class="content"', ' class="sidebar"', ' id="comments"', ' class="post-body"'])
+        return f"<{tag}{cls}>" + "".join(node(depth - 1) for _ in range(rng.randint(1, 4))) + f"</{tag}>"
+
+    return "<html><body>" + "".join(node(5) for _ in range(rng.randint(1, 3))) + "</body></html>"
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_readability_matches_the_walk(seed):
+    doc = Document.from_html(random_page(random.Random(seed)))
+    page = webclean._Page(doc)
+    in_top, in_sibling, share = webclean._readability(page, webclean._marks(page.texts)[1])
+    assert (in_top.tolist(), in_sibling.tolist(), share) == readability_reference(doc)
+
+
+def test_comment_areas_and_codes_agree_with_the_markup():
+    html = """<html><body class="single comments-open"><article class="article-body">
+      <p>First paragraph of the article body, long enough to count as prose.</p>
+      <div class="comment-content"><p>A box named a comment first, though inside the article.</p></div>
+    </article><section id="comments"><ol class="commentlist"><li><div class="text">
+      <p>Great article, thanks for writing it!</p></div></li></ol></section></body></html>"""
+    doc = Document.from_html(html)
+    in_area = webclean.comment_areas(doc)
+    areas = {block.text[:5]: in_area(block.container) for block in doc.blocks}
+    assert areas == {"First": False, "A box": True, "Great": True}
+    rows = webclean.block_features(doc)
+    column = {name: j for j, name in enumerate(webclean.BLOCK_FEATURES)}
+    first = rows[0]
+    assert first[column["k_p"]] == first[column["in_article"]] == first[column["kw_strong"]] == 1.0
+    assert first[column["inner_strong"]] == 1.0 and first[column["kw_comment"]] == 1.0  # from <body>
+    assert sum(first[column[k]] for k in webclean.KIND_NAMES) == 1.0

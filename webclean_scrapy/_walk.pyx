@@ -1,0 +1,323 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+"""The document walk of :class:`webclean_scrapy.document.Document`, compiled.
+
+Why it exists: walking the tree through lxml's Python API costs two events
+and an element proxy per element plus a Python call per text piece -- more
+than parsing the page. This module reads the same libxml2 nodes directly
+(the tree lxml already built: nothing is re-parsed or mutated) and emits
+the same :class:`~webclean_scrapy.document.Block` and
+:class:`~webclean_scrapy.document.Container` objects as the pure-Python
+walk, ``Document._walk_python``, which stays the reference (the tests run
+both on every page and compare) and the fallback when this extension was
+not built or the tree is not an HTML document.
+
+The walk visits nodes in document order: an element's start, its text
+nodes and children, its end, then its siblings (its ``tail``). That is the
+order of ``lxml.etree.iterwalk`` with ``.text`` after each start and
+``.tail`` after each end, so every rule of the Python walk carries over.
+"""
+
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdlib cimport free, malloc, realloc
+from cpython.object cimport PyObject
+from libc.string cimport memcpy, memset, strcmp, strlen
+
+cimport lxml.includes.etreepublic as cetree
+from lxml.includes cimport tree
+
+cetree.import_lxml__etree()
+
+#: Tag kinds, as :func:`walk`'s *kinds* mapping gives them.
+cdef enum:
+    KIND_INLINE = 0
+    KIND_STRUCTURAL = 1   # opens a Container
+    KIND_BREAK = 2        # cuts the string, holds no text (br, hr)
+    KIND_DROPPED = 3      # never rendered
+    KIND_DROPPED_STRUCTURAL = 4
+    KIND_ANCHOR = 5
+    TAG_CACHE_SIZE = 64  # a power of two
+
+
+cdef struct Buffer:
+    char* data
+    Py_ssize_t size
+    Py_ssize_t capacity
+
+
+cdef int buffer_append(Buffer* buf, const char* text, Py_ssize_t length) except -1:
+    cdef Py_ssize_t needed = buf.size + length
+    cdef char* grown
+    if needed > buf.capacity:
+        grown = <char*> realloc(buf.data, needed * 2 + 64)
+        if grown is NULL:
+            raise MemoryError()
+        buf.data = grown
+        buf.capacity = needed * 2 + 64
+    memcpy(buf.data + buf.size, text, length)
+    buf.size = needed
+    return 0
+
+
+cdef struct NodeStack:
+    tree.xmlNode** nodes
+    Py_ssize_t size
+    Py_ssize_t capacity
+
+
+cdef int stack_push(NodeStack* stack, tree.xmlNode* node) except -1:
+    cdef tree.xmlNode** grown
+    if stack.size == stack.capacity:
+        grown = <tree.xmlNode**> realloc(stack.nodes, (stack.capacity * 2 + 16) * sizeof(tree.xmlNode*))
+        if grown is NULL:
+            raise MemoryError()
+        stack.nodes = grown
+        stack.capacity = stack.capacity * 2 + 16
+    stack.nodes[stack.size] = node
+    stack.size += 1
+    return 0
+
+
+cdef inline bint is_ascii_space(char c) noexcept nogil:
+    return c == b' ' or c == b'\n' or c == b'\t' or c == b'\r' or c == b'\f' or c == b'\v'
+
+
+cdef str attribute_value(tree.xmlAttr* attr):
+    """An attribute's value as lxml's ``get`` returns it (``""`` for a bare one)."""
+    cdef tree.xmlNode* part = attr.children
+    cdef Buffer buf
+    if part is NULL:
+        return ""
+    if part.next is NULL and part.content is not NULL:
+        return PyUnicode_DecodeUTF8(<char*> part.content, strlen(<char*> part.content), "replace")
+    buf.data = NULL
+    buf.size = buf.capacity = 0
+    try:
+        while part is not NULL:
+            if part.content is not NULL:
+                buffer_append(&buf, <char*> part.content, strlen(<char*> part.content))
+            part = part.next
+        return PyUnicode_DecodeUTF8(buf.data, buf.size, "replace") if buf.size else ""
+    finally:
+        free(buf.data)
+
+
+cdef str tag_of(tree.xmlNode* node):
+    """``element.tag`` as lxml spells it: the name, ``{uri}name`` with a namespace."""
+    cdef str name = PyUnicode_DecodeUTF8(<char*> node.name, strlen(<char*> node.name), "replace")
+    if node.ns is not NULL and node.ns.href is not NULL:
+        return "{%s}%s" % (PyUnicode_DecodeUTF8(<char*> node.ns.href, strlen(<char*> node.ns.href), "replace"), name)
+    return name
+
+
+def is_html_tree(root) -> bool:
+    """Can :func:`walk` read this tree? (An lxml element of an HTML document.)"""
+    if not isinstance(root, cetree._Element):
+        return False
+    cdef tree.xmlNode* node = (<cetree._Element> root)._c_node
+    return (node is not NULL and node.type == tree.XML_ELEMENT_NODE and node.doc is not NULL
+            and node.doc.type == tree.XML_HTML_DOCUMENT_NODE)
+
+
+cdef class _Walk:
+    """State of one walk: the open string, the open anchors, the containers."""
+
+    cdef Buffer text
+    cdef Buffer anchor
+    cdef bint maybe_text        # a byte other than ASCII whitespace since the last cut
+    cdef list blocks
+    cdef list containers
+    cdef object block_type
+    cdef object current         # the open Container
+    cdef Py_ssize_t position
+
+    def __cinit__(self):
+        self.text.data = self.anchor.data = NULL
+        self.text.size = self.text.capacity = self.anchor.size = self.anchor.capacity = 0
+
+    def __dealloc__(self):
+        free(self.text.data)
+        free(self.anchor.data)
+
+    cdef int add_text(self, const char* content, bint in_anchor) except -1:
+        cdef Py_ssize_t length = strlen(content)
+        cdef Py_ssize_t i
+        if not self.maybe_text:
+            for i in range(length):
+                if not is_ascii_space(content[i]):
+                    self.maybe_text = True
+                    break
+        buffer_append(&self.text, content, length)
+        if in_anchor:
+            buffer_append(&self.anchor, content, length)
+        return 0
+
+    cdef int cut(self) except -1:
+        """End the current string: a Block if it holds text, else nothing.
+
+        ``str.split()`` decides, as in the Python walk, so Unicode spaces
+        (no-break, ideographic...) count as whitespace there and here.
+        """
+        cdef list words
+        cdef str text, anchor
+        cdef Py_ssize_t chars
+        if self.maybe_text:
+            words = PyUnicode_DecodeUTF8(self.text.data, self.text.size, "replace").split()
+            if words:
+                text = " ".join(words)
+                anchor = ""
+                if self.anchor.size:
+                    anchor = " ".join(PyUnicode_DecodeUTF8(self.anchor.data, self.anchor.size, "replace").split())
+                chars = len(text) - len(words) + 1
+                current = self.current
+                block = self.block_type(len(self.blocks), self.position, text, current, chars, anchor)
+                self.blocks.append(block)
+                current.direct_blocks.append(block)
+                current.chars += chars
+                current.anchor_chars += block.anchor_chars
+        self.maybe_text = False
+        self.text.size = 0
+        self.anchor.size = 0
+        return 0
+
+
+def walk(root, list blocks, list containers, container_type, block_type, finish, dict kinds, hidden_style,
+         tuple descriptive):
+    """Fill *blocks* and *containers* from *root* exactly as ``Document._walk_python`` does.
+
+    *kinds* maps a tag to its kind (the module's ``KIND_*`` codes, see
+    ``document._WALK_KINDS``), *finish* is ``document._finish`` and
+    *hidden_style* the compiled pattern's ``search`` and *descriptive* the
+    names (``bytes``) of the attributes copied onto containers; passing them in keeps
+    one definition of each rule, in ``document.py``. Only struct fields of
+    libxml2 are read, never its functions: lxml links libxml2 statically,
+    so its symbols are not ours to call.
+    """
+    cdef tree.xmlNode* top_node = (<cetree._Element> root)._c_node
+    cdef cetree._Document doc = (<cetree._Element> root)._doc
+    cdef tree.xmlNode* node = top_node
+    cdef tree.xmlNode* skipped = NULL
+    cdef tree.xmlAttr* attr
+    # Open <a> elements and open structural elements (the root excluded),
+    # innermost last: both nest, so identity with the last one decides.
+    cdef NodeStack anchors, opened
+    cdef bint descend, opens, hidden
+    cdef int kind
+    cdef _Walk state = _Walk()
+    cdef str tag
+    cdef bytes name
+    cdef dict attributes
+    cdef object top, finished, current
+    cdef const unsigned char* cache_names[TAG_CACHE_SIZE]
+    cdef PyObject* cache_tags[TAG_CACHE_SIZE]
+    cdef int cache_kinds[TAG_CACHE_SIZE]
+    cdef list tags = []
+    cdef size_t slot
+    memset(cache_names, 0, sizeof(cache_names))
+
+    anchors.nodes = opened.nodes = NULL
+    anchors.size = anchors.capacity = opened.size = opened.capacity = 0
+    state.blocks = blocks
+    state.containers = containers
+    state.block_type = block_type
+    state.position = 0
+    top = container_type(0, root, root.tag if isinstance(root.tag, str) else "html",
+                         {name.decode(): value for name in descriptive
+                          if (value := root.get(name.decode())) is not None}, None, 0)
+    containers.append(top)
+    state.current = top
+    try:
+        while True:
+            # -- enter ``node`` ------------------------------------------
+            descend = False
+            if node.type == tree.XML_ELEMENT_NODE:
+                # libxml2 interns a document's names: one pointer per tag
+                # name, so a small direct-mapped cache skips the decoding
+                # and the dict lookup for all but the first of each.
+                slot = (<size_t> node.name >> 4) & (TAG_CACHE_SIZE - 1)
+                if node.ns is NULL and cache_names[slot] == node.name:
+                    tag = <str> cache_tags[slot]
+                    kind = cache_kinds[slot]
+                else:
+                    tag = tag_of(node)
+                    kind = kinds.get(tag, KIND_INLINE)
+                    if node.ns is NULL:
+                        cache_names[slot] = node.name
+                        cache_kinds[slot] = kind
+                        cache_tags[slot] = <PyObject*> tag
+                        tags.append(tag)  # keeps the cached str alive
+                opens = False
+                if (kind == KIND_STRUCTURAL or kind == KIND_BREAK or kind == KIND_DROPPED_STRUCTURAL) \
+                        and node is not top_node:
+                    # Every structural tag, hidden or not, starts a new string.
+                    if state.text.size:
+                        state.cut()
+                    state.position += 1
+                    opens = kind != KIND_BREAK
+                hidden = kind == KIND_DROPPED or kind == KIND_DROPPED_STRUCTURAL
+                attributes = {} if opens else None
+                attr = node.properties
+                while attr is not NULL and not hidden:
+                    if attr.ns is NULL:
+                        if strcmp(<const char*> attr.name, b"hidden") == 0:
+                            hidden = True
+                        elif strcmp(<const char*> attr.name, b"style") == 0:
+                            hidden = hidden_style(attribute_value(attr)) is not None
+                        elif opens:
+                            for name in descriptive:
+                                if strcmp(<const char*> attr.name, <const char*> name) == 0:
+                                    attributes[name.decode()] = attribute_value(attr)
+                                    break
+                    attr = attr.next
+                if hidden:
+                    skipped = node
+                else:
+                    descend = True
+                    if opens:
+                        state.current = container_type(len(containers), cetree.elementFactory(doc, node), tag,
+                                                       attributes, state.current, len(blocks))
+                        containers.append(state.current)
+                        stack_push(&opened, node)
+                    elif kind == KIND_ANCHOR:
+                        stack_push(&anchors, node)
+            elif node.type == tree.XML_TEXT_NODE or node.type == tree.XML_CDATA_SECTION_NODE:
+                if node.content is not NULL and node.content[0] != 0:
+                    state.add_text(<const char*> node.content, anchors.size > 0)
+            # Comments, processing instructions and the rest hold no text;
+            # the text after them is a sibling node of its own.
+            if descend and node.children is not NULL:
+                node = node.children
+                continue
+            # -- leave ``node``, then each ancestor whose last child it was --
+            while True:
+                if node.type == tree.XML_ELEMENT_NODE:
+                    if node is skipped:
+                        skipped = NULL
+                    elif opened.size and node is opened.nodes[opened.size - 1]:
+                        opened.size -= 1
+                        if state.text.size:
+                            state.cut()
+                        finished = state.current
+                        state.current = finished.parent
+                        state.current.children.append(finished)
+                        finish(finished, len(blocks), state.current)
+                    elif anchors.size and node is anchors.nodes[anchors.size - 1]:
+                        anchors.size -= 1
+                        if state.anchor.size:
+                            buffer_append(&state.anchor, b" ", 1)  # two links' texts stay two words
+                if node is top_node or node.next is not NULL:
+                    break
+                node = node.parent
+            if node is top_node:
+                break
+            node = node.next
+        state.cut()
+        current = state.current
+        while current is not top:  # unreachable from a whole tree; kept for parity with the Python walk
+            finished = current
+            current = finished.parent
+            current.children.append(finished)
+            finish(finished, len(blocks), current)
+        finish(top, len(blocks), None)
+    finally:
+        free(anchors.nodes)
+        free(opened.nodes)
