@@ -109,3 +109,20 @@ def test_same_output_on_dataset_pages(monkeypatch: pytest.MonkeyPatch) -> None:
         root = parse_html(decode_html(gzip.decompress(path.read_bytes()))[1])
         compiled, python = both_walks(root, monkeypatch)
         assert compiled == python, path
+
+
+def test_without_the_extension_the_python_walk_runs() -> None:
+    # An install without a C compiler has no webclean_scrapy._walk; importing
+    # must still work and extraction give the same text.
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; sys.modules['webclean_scrapy._walk'] = None\n"
+        "import webclean_scrapy\n"
+        "from webclean_scrapy import document\n"
+        "assert not document.COMPILED_WALK\n"
+        "print(webclean_scrapy.extract('<article><p>' + 'Some words here. ' * 20 + '</p></article>').text)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == ("Some words here. " * 20).strip()

@@ -28,8 +28,9 @@ punctuation) and nothing is keyed to a site. The weights are learnt by
 ``benchmarks/train_webclean.py`` (split by dataset) and shipped in
 ``webclean_scrapy/data/webclean_model.json``, read once on first use.
 
-Cost is linear in blocks plus containers: one ``items()`` read per text-
-holding *container* (class/id keyword scans memoised across pages), one
+Cost is linear in blocks plus containers: the class/id/role/itemprop the
+walk copied (:attr:`Container.attributes`) read once per text-holding
+*container* (class/id keyword scans memoised across pages), one
 attribute read per block and field into numpy arrays, then whole-column
 numpy operations (the page's text is classified for punctuation in one
 pass, Readability's sums are one ``ufunc.at``): no Python loop does per-
