@@ -7,9 +7,15 @@ than parsing the page. This module reads the same libxml2 nodes directly
 (the tree lxml already built: nothing is re-parsed or mutated) and emits
 the same :class:`~webclean_scrapy.document.Block` and
 :class:`~webclean_scrapy.document.Container` objects as the pure-Python
-walk, ``Document._walk_python``, which stays the reference (the tests run
-both on every page and compare) and the fallback when this extension was
-not built or the tree is not an HTML document.
+walk, ``Document._walk_python``, which stays the reference (the tests
+compare both, field by field, on edge cases and on dataset pages) and the
+fallback when this extension was not built or the tree is not an HTML
+document.
+
+The walk holds the GIL, but the Python callbacks it makes (constructors,
+the style pattern) let other threads run in between, so no other thread may
+modify the tree meanwhile -- the same contract as any lxml traversal; the
+Scrapy components extract a response before any callback sees it.
 
 The walk visits nodes in document order: an element's start, its text
 nodes and children, its end, then its siblings (its ``tail``). That is the
@@ -17,9 +23,9 @@ order of ``lxml.etree.iterwalk`` with ``.text`` after each start and
 ``.tail`` after each end, so every rule of the Python walk carries over.
 """
 
-from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.stdlib cimport free, malloc, realloc
 from cpython.object cimport PyObject
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdlib cimport free, realloc
 from libc.string cimport memcpy, memset, strcmp, strlen
 
 cimport lxml.includes.etreepublic as cetree
