@@ -5,7 +5,7 @@ Usage::
     python benchmarks/train_webclean.py [--data ../shared/data] [--limit N] [--split-only]
                                         [--dry-run] [--output PATH]
 
-A full run reads all 2,920 pages and takes about six minutes on one core.
+A full run reads all 2,920 pages and takes about three minutes on one core.
 
 Reads ``<data>/<dataset>/html/<id>.html.gz`` and ``truth.jsonl``; exits
 cleanly (status 0, a message) when the data directory is absent. Nothing of
