@@ -131,3 +131,34 @@ def test_comment_areas_and_codes_agree_with_the_markup():
     assert first[column["k_p"]] == first[column["in_article"]] == first[column["kw_strong"]] == 1.0
     assert first[column["inner_strong"]] == 1.0 and first[column["kw_comment"]] == 1.0  # from <body>
     assert sum(first[column[k]] for k in webclean.KIND_NAMES) == 1.0
+
+
+#: The whole-word groups as first written (look-behind first); the module
+#: rewrote them letter-first so the regex engine can skip ahead.
+_FIRST_WRITTEN = {
+    "kw_hidden": r"(?<![a-z-])(?:hidden|hide|invisible|sr-only|visually-hidden|screen-reader-text)(?![a-z-])",
+    "kw_ad": r"(?<![a-z])ads?(?![a-z])|advert|sponsor|promo|dfp|banner|outbrain|taboola|commercial",
+}
+CLASS_STRINGS = [
+    "hidden", "x-hidden", "hidden-xs", "d-none hide", "shide", "ads", "bads", "ad-slot", "lead ad",
+    "tags", "tag-list", "stagsx", "sr-only", "visually-hidden", "screen-reader-text", "invisible",
+    "comment-content", "side-bar sidebar", "post-body entry-content", "main-nav menu", "related-posts",
+    "share-buttons social", "byline author", "article__body", "PostBody", "footer-legal copyright",
+    "wrapper row col-md-8", "", "   ", "comments-area\tcomment-respond", "readnext read-next",
+]
+
+
+@pytest.mark.parametrize("words", CLASS_STRINGS)
+def test_keyword_scan_by_tokens_matches_one_scan_of_the_string(words):
+    import re
+
+    groups = {name: _FIRST_WRITTEN.get(name, pattern) for name, pattern in webclean._KEYWORD_GROUPS.items()}
+    reference = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in groups.items()))
+    bits, own = 0, -1
+    for match in reference.finditer(words.lower()):
+        bits |= webclean._BIT[match.lastgroup]
+        rank = webclean._PRIORITY_RANK[match.lastgroup]
+        own = rank if own < 0 or rank < own else own
+    webclean._KEYWORD_CACHE.pop(words, None)
+    evidence, got_own, _ = webclean._keywords(words)
+    assert (evidence >> webclean._EVIDENCE_SHIFT, got_own) == (bits, own)
