@@ -125,7 +125,7 @@ def is_html_tree(root) -> bool:
 
 
 cdef class _Walk:
-    """State of one walk: the open string, the open anchors, the containers."""
+    """State of one walk: the open string (and its text inside links), the open container, the output lists."""
 
     cdef Buffer text
     cdef Buffer anchor
