@@ -225,6 +225,8 @@ def test_release_frees_the_page_without_the_cycle_collector():
     try:
         before = alive()
         doc = Document.from_html(ARTICLE)
+        assert alive() == before  # the walk fills columns; objects only on demand
+        assert doc.containers[1].children and doc.blocks[0].container.direct_blocks
         assert alive() > before
         doc.release()
         del doc

@@ -4,18 +4,20 @@
 Why it exists: walking the tree through lxml's Python API costs two events
 and an element proxy per element plus a Python call per text piece -- more
 than parsing the page. This module reads the same libxml2 nodes directly
-(the tree lxml already built: nothing is re-parsed or mutated) and emits
-the same :class:`~webclean_scrapy.document.Block` and
-:class:`~webclean_scrapy.document.Container` objects as the pure-Python
+(the tree lxml already built: nothing is re-parsed or mutated) and fills
+the same :class:`~webclean_scrapy.document.BlockColumns` and
+:class:`~webclean_scrapy.document.ContainerColumns` as the pure-Python
 walk, ``Document._walk_python``, which stays the reference (the tests
-compare both, field by field, on edge cases and on dataset pages) and the
+compare both, column by column, on edge cases and on dataset pages) and the
 fallback when this extension was not built or the tree is not an HTML
-document.
+document. The only Python objects made per block are its two strings, per
+container its tag (shared) and its attribute dict: the numbers go to C
+arrays, handed over as one ``bytes`` per table.
 
-The walk holds the GIL, but the Python callbacks it makes (constructors,
-the style pattern) let other threads run in between, so no other thread may
-modify the tree meanwhile -- the same contract as any lxml traversal; the
-Scrapy components extract a response before any callback sees it.
+The walk holds the GIL, but the Python callbacks it makes (the style
+pattern) let other threads run in between, so no other thread may modify
+the tree meanwhile -- the same contract as any lxml traversal; the Scrapy
+components extract a response before any callback sees it.
 
 The walk visits nodes in document order: an element's start, its text
 nodes and children, its end, then its siblings (its ``tail``). That is the
@@ -23,8 +25,10 @@ order of ``lxml.etree.iterwalk`` with ``.text`` after each start and
 ``.tail`` after each end, so every rule of the Python walk carries over.
 """
 
+from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.object cimport PyObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdint cimport int64_t
 from libc.stdlib cimport free, realloc
 from libc.string cimport memcpy, memset, strcmp, strlen
 
@@ -36,12 +40,28 @@ cetree.import_lxml__etree()
 #: Tag kinds, as :func:`walk`'s *kinds* mapping gives them.
 cdef enum:
     KIND_INLINE = 0
-    KIND_STRUCTURAL = 1   # opens a Container
+    KIND_STRUCTURAL = 1   # opens a container
     KIND_BREAK = 2        # cuts the string, holds no text (br, hr)
     KIND_DROPPED = 3      # never rendered
     KIND_DROPPED_STRUCTURAL = 4
     KIND_ANCHOR = 5
     TAG_CACHE_SIZE = 64  # a power of two
+
+#: The columns of the two tables, in the order :func:`walk` lays them out
+#: (``document.BlockColumns`` and ``document.ContainerColumns`` read them
+#: in this order).
+cdef enum:
+    B_POSITION = 0
+    B_HOLDER = 1
+    B_CHARS = 2
+    B_ANCHOR_CHARS = 3
+    BLOCK_FIELDS = 4
+    C_PARENT = 0
+    C_FIRST = 1
+    C_LAST = 2
+    C_CHARS = 3
+    C_ANCHOR_CHARS = 4
+    CONTAINER_FIELDS = 5
 
 
 cdef struct Buffer:
@@ -62,6 +82,39 @@ cdef int buffer_append(Buffer* buf, const char* text, Py_ssize_t length) except 
     memcpy(buf.data + buf.size, text, length)
     buf.size = needed
     return 0
+
+
+# Rows of ``fields`` int64 each, appended one at a time.
+cdef struct Table:
+    int64_t* rows
+    Py_ssize_t size       # rows
+    Py_ssize_t capacity   # rows
+    Py_ssize_t fields
+
+
+cdef int64_t* table_add(Table* table) except NULL:
+    """A new row (uninitialised) at the end of *table*."""
+    cdef int64_t* grown
+    if table.size == table.capacity:
+        grown = <int64_t*> realloc(table.rows, (table.capacity * 2 + 64) * table.fields * sizeof(int64_t))
+        if grown is NULL:
+            raise MemoryError()
+        table.rows = grown
+        table.capacity = table.capacity * 2 + 64
+    table.size += 1
+    return table.rows + (table.size - 1) * table.fields
+
+
+cdef bytes table_columns(Table* table):
+    """The table column after column (each ``size`` int64s): numpy reads it
+    as a ``(fields, size)`` array whose rows are the columns."""
+    cdef bytes out = PyBytes_FromStringAndSize(NULL, table.size * table.fields * sizeof(int64_t))
+    cdef int64_t* data = <int64_t*> (<char*> out)
+    cdef Py_ssize_t row, field
+    for field in range(table.fields):
+        for row in range(table.size):
+            data[field * table.size + row] = table.rows[row * table.fields + field]
+    return out
 
 
 cdef struct NodeStack:
@@ -125,24 +178,32 @@ def is_html_tree(root) -> bool:
 
 
 cdef class _Walk:
-    """State of one walk: the open string (and its text inside links), the open container, the output lists."""
+    """State of one walk: the open string (and its text inside links), the
+    open container, and the two tables being filled."""
 
     cdef Buffer text
     cdef Buffer anchor
     cdef bint maybe_text        # a byte other than ASCII whitespace since the last cut
-    cdef list blocks
-    cdef list containers
-    cdef object block_type
-    cdef object current         # the open Container
+    cdef Table blocks
+    cdef Table containers
+    cdef list texts
+    cdef list anchor_texts
+    cdef Py_ssize_t current     # the open container's row
     cdef Py_ssize_t position
 
     def __cinit__(self):
         self.text.data = self.anchor.data = NULL
         self.text.size = self.text.capacity = self.anchor.size = self.anchor.capacity = 0
+        self.blocks.rows = self.containers.rows = NULL
+        self.blocks.size = self.blocks.capacity = self.containers.size = self.containers.capacity = 0
+        self.blocks.fields = BLOCK_FIELDS
+        self.containers.fields = CONTAINER_FIELDS
 
     def __dealloc__(self):
         free(self.text.data)
         free(self.anchor.data)
+        free(self.blocks.rows)
+        free(self.containers.rows)
 
     cdef int add_text(self, const char* content, bint in_anchor) except -1:
         cdef Py_ssize_t length = strlen(content)
@@ -158,45 +219,85 @@ cdef class _Walk:
         return 0
 
     cdef int cut(self) except -1:
-        """End the current string: a Block if it holds text, else nothing.
+        """End the current string: a block if it holds text, else nothing.
 
         ``str.split()`` decides, as in the Python walk, so Unicode spaces
         (no-break, ideographic...) count as whitespace there and here.
         """
-        cdef list words
-        cdef str text, anchor
-        cdef Py_ssize_t chars
+        cdef list words, anchor_words
+        cdef str anchor
+        cdef int64_t chars, anchor_chars = 0
+        cdef int64_t* row
         if self.maybe_text:
             words = PyUnicode_DecodeUTF8(self.text.data, self.text.size, "replace").split()
             if words:
                 text = " ".join(words)
+                chars = len(text) - len(words) + 1
                 anchor = ""
                 if self.anchor.size:
-                    anchor = " ".join(PyUnicode_DecodeUTF8(self.anchor.data, self.anchor.size, "replace").split())
-                chars = len(text) - len(words) + 1
-                current = self.current
-                block = self.block_type(len(self.blocks), self.position, text, current, chars, anchor)
-                self.blocks.append(block)
-                current.direct_blocks.append(block)
-                current.chars += chars
-                current.anchor_chars += block.anchor_chars
+                    anchor_words = PyUnicode_DecodeUTF8(self.anchor.data, self.anchor.size, "replace").split()
+                    if anchor_words:
+                        anchor = " ".join(anchor_words)
+                        anchor_chars = len(anchor) - len(anchor_words) + 1
+                self.texts.append(text)
+                self.anchor_texts.append(anchor)
+                row = table_add(&self.blocks)
+                row[B_POSITION] = self.position
+                row[B_HOLDER] = self.current
+                row[B_CHARS] = chars
+                row[B_ANCHOR_CHARS] = anchor_chars
+                row = self.containers.rows + self.current * CONTAINER_FIELDS
+                row[C_CHARS] += chars
+                row[C_ANCHOR_CHARS] += anchor_chars
         self.maybe_text = False
         self.text.size = 0
         self.anchor.size = 0
         return 0
 
+    cdef int open(self, Py_ssize_t parent) except -1:
+        """Start a container (the new open one) below row *parent* (-1: none)."""
+        cdef int64_t* row = table_add(&self.containers)
+        row[C_PARENT] = parent
+        row[C_FIRST] = self.blocks.size
+        row[C_LAST] = -1
+        row[C_CHARS] = row[C_ANCHOR_CHARS] = 0
+        self.current = self.containers.size - 1
+        return 0
 
-def walk(root, list blocks, list containers, container_type, block_type, finish, dict kinds, hidden_style,
-         tuple descriptive):
-    """Fill *blocks* and *containers* from *root* exactly as ``Document._walk_python`` does.
+    cdef void close(self) noexcept:
+        """Finish the open container: fix its block range (both -1 without
+        text), add its totals to its parent, which becomes the open one."""
+        cdef int64_t* row = self.containers.rows + self.current * CONTAINER_FIELDS
+        cdef int64_t* parent
+        if self.blocks.size > row[C_FIRST]:
+            row[C_LAST] = self.blocks.size - 1
+        else:
+            row[C_FIRST] = -1
+        if row[C_PARENT] >= 0:
+            parent = self.containers.rows + row[C_PARENT] * CONTAINER_FIELDS
+            parent[C_CHARS] += row[C_CHARS]
+            parent[C_ANCHOR_CHARS] += row[C_ANCHOR_CHARS]
+        self.current = row[C_PARENT]
+
+
+def walk(root, dict kinds, hidden_style, tuple descriptive, list elements=None):
+    """Walk *root* exactly as ``Document._walk_python`` does; return its tables.
+
+    Returns ``(texts, anchor_texts, block_columns, tags, attributes,
+    container_columns)``: per block its text and the text inside its links,
+    per container its tag and its *descriptive* attributes (a dict), and
+    each table's numbers as ``bytes`` laid out column after column (the
+    ``B_*`` and ``C_*`` orders). With *elements* a list, each container's
+    element proxy is appended to it, in container order (only when asked:
+    a proxy costs more than the rest of a container).
 
     *kinds* maps a tag to its kind (the module's ``KIND_*`` codes, see
-    ``document._WALK_KINDS``), *finish* is ``document._finish`` and
-    *hidden_style* the compiled pattern's ``search`` and *descriptive* the
-    names (``bytes``) of the attributes copied onto containers; passing them in keeps
-    one definition of each rule, in ``document.py``. Only struct fields of
-    libxml2 are read, never its functions: lxml links libxml2 statically,
-    so its symbols are not ours to call.
+    ``document._WALK_KINDS``), *hidden_style* is the compiled pattern's
+    ``search`` and *descriptive* the names (``bytes``) of the attributes
+    copied; passing them in keeps one definition of each rule, in
+    ``document.py``. Only struct fields of libxml2 are read, never its
+    functions: lxml links libxml2 statically, so its symbols are not ours
+    to call.
     """
     cdef tree.xmlNode* top_node = (<cetree._Element> root)._c_node
     cdef cetree._Document doc = (<cetree._Element> root)._doc
@@ -212,25 +313,24 @@ def walk(root, list blocks, list containers, container_type, block_type, finish,
     cdef str tag
     cdef bytes name
     cdef dict attributes
-    cdef object top, finished, current
+    cdef list tags = [], container_attributes = [], cached = []
     cdef const unsigned char* cache_names[TAG_CACHE_SIZE]
     cdef PyObject* cache_tags[TAG_CACHE_SIZE]
     cdef int cache_kinds[TAG_CACHE_SIZE]
-    cdef list tags = []
     cdef size_t slot
     memset(cache_names, 0, sizeof(cache_names))
 
     anchors.nodes = opened.nodes = NULL
     anchors.size = anchors.capacity = opened.size = opened.capacity = 0
-    state.blocks = blocks
-    state.containers = containers
-    state.block_type = block_type
+    state.texts = []
+    state.anchor_texts = []
     state.position = 0
-    top = container_type(0, root, root.tag if isinstance(root.tag, str) else "html",
-                         {name.decode(): value for name in descriptive
-                          if (value := root.get(name.decode())) is not None}, None, 0)
-    containers.append(top)
-    state.current = top
+    tags.append(root.tag if isinstance(root.tag, str) else "html")
+    container_attributes.append({name.decode(): value for name in descriptive
+                                 if (value := root.get(name.decode())) is not None})
+    if elements is not None:
+        elements.append(root)
+    state.open(-1)
     try:
         while True:
             # -- enter ``node`` ------------------------------------------
@@ -250,7 +350,7 @@ def walk(root, list blocks, list containers, container_type, block_type, finish,
                         cache_names[slot] = node.name
                         cache_kinds[slot] = kind
                         cache_tags[slot] = <PyObject*> tag
-                        tags.append(tag)  # keeps the cached str alive
+                        cached.append(tag)  # keeps the cached str alive
                 opens = False
                 if (kind == KIND_STRUCTURAL or kind == KIND_BREAK or kind == KIND_DROPPED_STRUCTURAL) \
                         and node is not top_node:
@@ -279,9 +379,11 @@ def walk(root, list blocks, list containers, container_type, block_type, finish,
                 else:
                     descend = True
                     if opens:
-                        state.current = container_type(len(containers), cetree.elementFactory(doc, node), tag,
-                                                       attributes, state.current, len(blocks))
-                        containers.append(state.current)
+                        tags.append(tag)
+                        container_attributes.append(attributes)
+                        if elements is not None:
+                            elements.append(cetree.elementFactory(doc, node))
+                        state.open(state.current)
                         stack_push(&opened, node)
                     elif kind == KIND_ANCHOR:
                         stack_push(&anchors, node)
@@ -302,10 +404,7 @@ def walk(root, list blocks, list containers, container_type, block_type, finish,
                         opened.size -= 1
                         if state.text.size:
                             state.cut()
-                        finished = state.current
-                        state.current = finished.parent
-                        state.current.children.append(finished)
-                        finish(finished, len(blocks), state.current)
+                        state.close()
                     elif anchors.size and node is anchors.nodes[anchors.size - 1]:
                         anchors.size -= 1
                         if state.anchor.size:
@@ -317,13 +416,10 @@ def walk(root, list blocks, list containers, container_type, block_type, finish,
                 break
             node = node.next
         state.cut()
-        current = state.current
-        while current is not top:  # unreachable from a whole tree; kept for parity with the Python walk
-            finished = current
-            current = finished.parent
-            current.children.append(finished)
-            finish(finished, len(blocks), current)
-        finish(top, len(blocks), None)
+        while state.current >= 0:  # the root, and any left open (unreachable from a whole tree)
+            state.close()
     finally:
         free(anchors.nodes)
         free(opened.nodes)
+    return (state.texts, state.anchor_texts, table_columns(&state.blocks),
+            tags, container_attributes, table_columns(&state.containers))

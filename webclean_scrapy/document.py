@@ -33,6 +33,7 @@ from functools import cached_property
 from urllib.parse import urljoin, urlsplit
 from typing import NamedTuple
 
+import numpy as np
 from lxml import etree
 
 from .encoding import decode_html
@@ -112,8 +113,57 @@ COMPILED_WALK: bool = _compiled_walk is not None
 _PARSER = etree.HTMLParser(encoding="utf-8", huge_tree=True, recover=True, collect_ids=False)
 
 
+class BlockColumns:
+    """A page's blocks as columns: entry *i* of each is block *i*, in document order.
+
+    This is what the walk produces and what the flagship model reads
+    (whole-column numpy operations); :class:`Block` objects are built from
+    it only when :attr:`Document.blocks` is asked for. ``texts`` holds each
+    block's text (whitespace collapsed), ``anchor_texts`` the text inside its
+    ``<a>`` elements (``""`` when none); the int64 arrays hold its
+    ``positions`` (see :class:`Block`), its ``holders`` (the index of the
+    container directly holding it), its ``chars`` and ``anchor_chars``
+    (non-whitespace characters, all and inside links).
+    """
+
+    __slots__ = ("texts", "anchor_texts", "positions", "holders", "chars", "anchor_chars")
+
+    def __init__(self, texts: list[str], anchor_texts: list[str], numbers: np.ndarray) -> None:
+        self.texts = texts
+        self.anchor_texts = anchor_texts
+        #: Rows of one ``(4, n)`` array, in the compiled walk's ``B_*`` order.
+        self.positions, self.holders, self.chars, self.anchor_chars = numbers
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+
+class ContainerColumns:
+    """A page's containers (structural elements) as columns, in document
+    order: parents come before their children, the root is entry 0.
+
+    ``tags`` and ``attributes`` (the :data:`DESCRIPTIVE_ATTRIBUTES` present,
+    a dict) are lists; the int64 arrays hold each container's ``parents``
+    (index, -1 for the root), its subtree's block range ``first_blocks`` to
+    ``last_blocks`` inclusive (both -1 without text), and its subtree's
+    ``chars`` and ``anchor_chars``.
+    """
+
+    __slots__ = ("tags", "attributes", "parents", "first_blocks", "last_blocks", "chars", "anchor_chars")
+
+    def __init__(self, tags: list[str], attributes: list[dict[str, str]], numbers: np.ndarray) -> None:
+        self.tags = tags
+        self.attributes = attributes
+        #: Rows of one ``(5, n)`` array, in the compiled walk's ``C_*`` order.
+        self.parents, self.first_blocks, self.last_blocks, self.chars, self.anchor_chars = numbers
+
+    def __len__(self) -> int:
+        return len(self.tags)
+
+
 class Container:
-    """One structural element, with the totals of its subtree.
+    """One structural element, with the totals of its subtree: a view of
+    one entry of :class:`ContainerColumns`, linked to its neighbours.
 
     ``chars`` and ``anchor_chars`` count non-whitespace characters of all
     blocks below; ``direct_blocks`` are the blocks whose nearest structural
@@ -127,7 +177,8 @@ class Container:
     )
 
     def __init__(self, index: int, element: etree._Element, tag: str, attributes: dict[str, str],
-                 parent: Container | None, first_block: int) -> None:
+                 parent: Container | None, first_block: int, last_block: int, chars: int,
+                 anchor_chars: int) -> None:
         #: Position in :attr:`Document.containers` (document order), so
         #: per-container data can live in lists instead of dicts.
         self.index = index
@@ -139,20 +190,21 @@ class Container:
         self.depth = 0 if parent is None else parent.depth + 1
         self.children: list[Container] = []
         self.direct_blocks: list[Block] = []
-        self.chars = 0
-        self.anchor_chars = 0
-        self.block_count = 0
+        self.chars = chars
+        self.anchor_chars = anchor_chars
         #: Index range (inclusive) in :attr:`Document.blocks`; both -1 when
         #: the subtree holds no text.
         self.first_block = first_block
-        self.last_block = -1
+        self.last_block = last_block
+        self.block_count = last_block - first_block + 1 if first_block >= 0 else 0
 
     def __repr__(self) -> str:
         return f"<Container {self.tag} depth={self.depth} chars={self.chars} blocks={self.block_count}>"
 
 
 class Block:
-    """A non-empty string between two structural tags, whitespace collapsed.
+    """A non-empty string between two structural tags, whitespace collapsed:
+    a view of one entry of :class:`BlockColumns`.
 
     ``position`` is the block's index in the string list of Arias et al.:
     the number of structural tags *opened* before it. Every structural tag
@@ -166,14 +218,14 @@ class Block:
     __slots__ = ("index", "position", "text", "container", "chars", "anchor_chars", "anchor_text")
 
     def __init__(self, index: int, position: int, text: str, container: Container,
-                 chars: int, anchor_text: str) -> None:
+                 chars: int, anchor_text: str, anchor_chars: int) -> None:
         self.index = index
         self.position = position
         self.text = text
         self.container = container
         self.chars = chars
         self.anchor_text = anchor_text
-        self.anchor_chars = len(anchor_text) - anchor_text.count(" ")
+        self.anchor_chars = anchor_chars
 
     @property
     def tag(self) -> str:
@@ -187,24 +239,17 @@ class Block:
         return f"<Block {self.index} <{self.tag}> {self.text[:40]!r}>"
 
 
-def _finish(container: Container, block_total: int, parent: Container | None) -> None:
-    """Close *container*: fix its block range and add its totals to *parent*.
-
-    ``chars``/``anchor_chars`` already hold the direct blocks plus every
-    finished child, since children finish before their parent.
-    """
-    if block_total > container.first_block:
-        container.last_block = block_total - 1
-        container.block_count = block_total - container.first_block
-    else:
-        container.first_block = -1
-    if parent is not None:
-        parent.chars += container.chars
-        parent.anchor_chars += container.anchor_chars
+def _words_and_chars(text: str) -> tuple[str, int]:
+    """*text* with whitespace collapsed, and its non-whitespace characters."""
+    words = text.split()
+    joined = " ".join(words)
+    return joined, len(joined) - len(words) + 1 if words else 0
 
 
 class Document:
-    """A parsed page, its cleaned string list and its container tree."""
+    """A parsed page: its blocks and containers, as columns (what the
+    walk makes, what fast methods read) and as linked objects (built on
+    first use of :attr:`blocks` or :attr:`containers`)."""
 
     def __init__(self, root: etree._Element, *, url: str | None = None,
                  source: str | None = None, encoding: str | None = None) -> None:
@@ -212,8 +257,10 @@ class Document:
         self.url = url
         self.encoding = encoding
         self._source = source
-        self.blocks: list[Block] = []
-        self.containers: list[Container] = []
+        self._views: tuple[list[Block], list[Container]] | None = None
+        self._elements: list[etree._Element] | None = None
+        self.block_columns: BlockColumns
+        self.container_columns: ContainerColumns
         self._walk()
 
     # -- construction -------------------------------------------------
@@ -243,16 +290,20 @@ class Document:
 
     # -- the walk -----------------------------------------------------
     def _walk(self) -> None:
-        """Cut the text into blocks and build the container tree, in one pass.
+        """Cut the text into blocks and build the container table, in one pass.
 
         The compiled walk (:mod:`webclean_scrapy._walk`) does it when it was
         built and the tree is an lxml HTML document; otherwise, or when
         :data:`COMPILED_WALK` is switched off, :meth:`_walk_python` does.
-        Both produce the same blocks and containers (tested page by page).
+        Both produce the same columns (tested page by page).
         """
         if COMPILED_WALK and _compiled_walk.is_html_tree(self.root):
-            _compiled_walk.walk(self.root, self.blocks, self.containers, Container, Block, _finish,
-                                _WALK_KINDS, _HIDDEN_STYLE.search, _DESCRIPTIVE_BYTES)
+            texts, anchor_texts, block_numbers, tags, attributes, container_numbers = _compiled_walk.walk(
+                self.root, _WALK_KINDS, _HIDDEN_STYLE.search, _DESCRIPTIVE_BYTES)
+            self.block_columns = BlockColumns(
+                texts, anchor_texts, np.frombuffer(block_numbers, dtype=np.int64).reshape(4, -1))
+            self.container_columns = ContainerColumns(
+                tags, attributes, np.frombuffer(container_numbers, dtype=np.int64).reshape(5, -1))
         else:
             self._walk_python()
 
@@ -260,45 +311,64 @@ class Document:
         """The walk through lxml's Python API: the reference definition.
 
         Hot loop: local names only; whitespace-only strings (the newlines
-        between tags, most of them) never build a Block.
+        between tags, most of them) never make a block.
         """
         root = self.root
-        blocks = self.blocks
-        containers = self.containers
         structural = STRUCTURAL_TAGS
         dropped = DROPPED_TAGS
         breaks = BREAK_TAGS
         hidden_style = _HIDDEN_STYLE.search
+        descriptive = DESCRIPTIVE_ATTRIBUTES
 
         pieces: list[str] = []
         has_text = False  # does ``pieces`` hold more than whitespace?
         anchor_pieces: list[str] = []
         anchors: list[etree._Element] = []  # open <a> elements
         position = 0
-
-        descriptive = DESCRIPTIVE_ATTRIBUTES
-        top = Container(0, root, root.tag if isinstance(root.tag, str) else "html",
-                        {name: value for name, value in root.items() if name in descriptive}, None, 0)
-        containers.append(top)
-        current = top
+        # The block table, column by column (BlockColumns' order)...
+        texts: list[str] = []
+        anchor_texts: list[str] = []
+        blocks: tuple[list[int], ...] = ([], [], [], [])
+        positions, holders, block_chars, block_anchor_chars = blocks
+        # ... and the container table (ContainerColumns' order).
+        tags: list[str] = [root.tag if isinstance(root.tag, str) else "html"]
+        attributes_of: list[dict[str, str]] = [
+            {name: value for name, value in root.items() if name in descriptive}]
+        elements: list[etree._Element] = [root]
+        containers: tuple[list[int], ...] = ([-1], [0], [-1], [0], [0])
+        parents, firsts, lasts, chars_of, anchor_chars_of = containers
+        current = 0
         skipped = None
 
         def cut() -> None:
-            """End the current string: a Block if it holds text, else nothing."""
+            """End the current string: a block if it holds text, else nothing."""
             nonlocal has_text
             if has_text:
-                words = "".join(pieces).split()
-                text = " ".join(words)
-                anchor = " ".join("".join(anchor_pieces).split()) if anchor_pieces else ""
-                chars = len(text) - len(words) + 1
-                block = Block(len(blocks), position, text, current, chars, anchor)
-                blocks.append(block)
-                current.direct_blocks.append(block)
-                current.chars += chars
-                current.anchor_chars += block.anchor_chars
+                text, chars = _words_and_chars("".join(pieces))
+                anchor, anchor_chars = _words_and_chars("".join(anchor_pieces)) if anchor_pieces else ("", 0)
+                texts.append(text)
+                anchor_texts.append(anchor)
+                positions.append(position)
+                holders.append(current)
+                block_chars.append(chars)
+                block_anchor_chars.append(anchor_chars)
+                chars_of[current] += chars
+                anchor_chars_of[current] += anchor_chars
                 has_text = False
             pieces.clear()
             anchor_pieces.clear()
+
+        def close() -> int:
+            """Finish the open container; its parent is the open one."""
+            if len(texts) > firsts[current]:
+                lasts[current] = len(texts) - 1
+            else:
+                firsts[current] = -1
+            parent = parents[current]
+            if parent >= 0:
+                chars_of[parent] += chars_of[current]
+                anchor_chars_of[parent] += anchor_chars_of[current]
+            return parent
 
         walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
         for event, el in walker:
@@ -319,10 +389,13 @@ class Document:
                     continue
                 if opens:
                     attributes = el.items()  # one call; most elements have none
-                    current = Container(len(containers), el, tag,
-                                        {name: value for name, value in attributes if name in descriptive}
-                                        if attributes else {}, current, len(blocks))
-                    containers.append(current)
+                    tags.append(tag)
+                    attributes_of.append({name: value for name, value in attributes if name in descriptive}
+                                         if attributes else {})
+                    elements.append(el)
+                    for column, value in zip(containers, (current, len(texts), -1, 0, 0)):
+                        column.append(value)
+                    current = len(tags) - 1
                 elif tag == "a":
                     anchors.append(el)
                 text = el.text
@@ -339,14 +412,11 @@ class Document:
                 # innermost open anchor, a skipped subtree or an inline tag.
                 if el is skipped:
                     skipped = None
-                elif el is current.element:
-                    if current is not top:
+                elif el is elements[current]:
+                    if current:
                         if pieces:
                             cut()
-                        finished = current
-                        current = finished.parent  # type: ignore[assignment]
-                        current.children.append(finished)
-                        _finish(finished, len(blocks), current)
+                        current = close()
                 elif anchors and el is anchors[-1]:
                     anchors.pop()
                     if anchor_pieces:
@@ -359,12 +429,65 @@ class Document:
                 if anchors:
                     anchor_pieces.append(tail)
         cut()
-        while current is not top:  # containers left open by a truncated tree
-            finished = current
-            current = finished.parent  # type: ignore[assignment]
-            current.children.append(finished)
-            _finish(finished, len(blocks), current)
-        _finish(top, len(blocks), None)
+        while current >= 0:  # the root, and any left open by a truncated tree
+            current = close()
+        self.block_columns = BlockColumns(texts, anchor_texts, np.array(blocks, dtype=np.int64).reshape(4, -1))
+        self.container_columns = ContainerColumns(tags, attributes_of,
+                                                  np.array(containers, dtype=np.int64).reshape(5, -1))
+        self._elements = elements
+
+    # -- the object views ---------------------------------------------
+    @property
+    def blocks(self) -> list[Block]:
+        """The blocks as :class:`Block` objects, in document order."""
+        return (self._views or self._build_views())[0]
+
+    @property
+    def containers(self) -> list[Container]:
+        """The containers as a tree of :class:`Container` objects, in document order."""
+        return (self._views or self._build_views())[1]
+
+    def _build_views(self) -> tuple[list[Block], list[Container]]:
+        """Make the linked objects of both tables, once (for the methods
+        that walk a tree of objects rather than read columns)."""
+        columns = self.container_columns
+        elements = self.container_elements()
+        containers: list[Container] = []
+        for index, (tag, attributes, parent, first, last, chars, anchor_chars) in enumerate(zip(
+                columns.tags, columns.attributes, columns.parents.tolist(), columns.first_blocks.tolist(),
+                columns.last_blocks.tolist(), columns.chars.tolist(), columns.anchor_chars.tolist())):
+            above = containers[parent] if parent >= 0 else None
+            container = Container(index, elements[index], tag, attributes, above, first, last, chars, anchor_chars)
+            if above is not None:
+                above.children.append(container)
+            containers.append(container)
+        columns = self.block_columns
+        blocks: list[Block] = []
+        for index, (text, anchor_text, position, holder, chars, anchor_chars) in enumerate(zip(
+                columns.texts, columns.anchor_texts, columns.positions.tolist(), columns.holders.tolist(),
+                columns.chars.tolist(), columns.anchor_chars.tolist())):
+            container = containers[holder]
+            block = Block(index, position, text, container, chars, anchor_text, anchor_chars)
+            container.direct_blocks.append(block)
+            blocks.append(block)
+        self._views = blocks, containers
+        return self._views
+
+    def container_elements(self) -> list[etree._Element]:
+        """Each container's lxml element, in container order.
+
+        The compiled walk does not make element proxies (they cost more
+        than the rest of a container); they are found by walking again,
+        asking for them, the first time they are needed. The tree must not
+        have been modified since the page was walked.
+        """
+        if self._elements is None:
+            elements: list[etree._Element] = []
+            _compiled_walk.walk(self.root, _WALK_KINDS, _HIDDEN_STYLE.search, _DESCRIPTIVE_BYTES, elements)
+            if [element.tag for element in elements[1:]] != self.container_columns.tags[1:]:
+                raise RuntimeError("the tree was modified after the page was walked")
+            self._elements = elements
+        return self._elements
 
     # -- views --------------------------------------------------------
     @property
@@ -391,9 +514,17 @@ class Document:
                 value = " ".join((meta.get("content") or "").split())
                 if value:
                     return value
-        for container in self.containers:
-            if container.tag == "h1" and container.first_block >= 0:
-                return " ".join(block.text for block in self.blocks[container.first_block:container.last_block + 1])
+        columns = self.container_columns
+        tags = columns.tags
+        index = -1
+        while True:  # the first h1 holding text
+            try:
+                index = tags.index("h1", index + 1)
+            except ValueError:
+                break
+            first = int(columns.first_blocks[index])
+            if first >= 0:
+                return " ".join(self.block_columns.texts[first:int(columns.last_blocks[index]) + 1])
         for element in self._head_elements("title"):
             value = " ".join("".join(element.itertext()).split())
             if value:
@@ -430,19 +561,21 @@ class Document:
         return None
 
     def release(self) -> None:
-        """Break the block/container reference cycles; the model is unusable after.
+        """Break the reference cycles of the object views, if they were built.
 
         Parents and children point at each other, so without this a finished
         page waits for Python's cycle collector. :func:`built_page` calls it
-        so a page is freed the moment its extraction is done.
+        so a page is freed the moment its extraction is done. The columns
+        hold no cycles; the views are built again if asked for after.
         """
         # Every cycle runs through a container's ``children`` (parent <->
         # child) or ``direct_blocks`` (container <-> block): clearing those
         # two breaks them all, and the upward links die with their targets.
-        for container in self.containers:
-            container.children = container.direct_blocks = None  # type: ignore[assignment]
-        self.containers = []
-        self.blocks = []
+        if self._views is not None:
+            for container in self._views[1]:
+                container.children = container.direct_blocks = None  # type: ignore[assignment]
+            self._views = None
+        self._elements = None
 
     def text_of(self, blocks: Iterable[Block]) -> str:
         """Blocks as output text: one block per line."""

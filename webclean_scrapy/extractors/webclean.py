@@ -296,22 +296,21 @@ def _container_flags(doc: Document) -> tuple[list[int], list[int]]:
     The class/id/role/itemprop come from :attr:`Container.attributes` (the
     walk copied them), and the rest is kept to a few int operations per
     container."""
-    containers = doc.containers
-    codes = [0] * len(containers)
-    signs = [0] * len(containers)
-    half_page = containers[0].chars / 2
+    columns = doc.container_columns
+    codes = [0] * len(columns)
+    signs = [0] * len(columns)
+    chars_of = columns.chars.tolist()
+    half_page = chars_of[0] / 2
     tag_codes = _TAG_CODES
     cached = _KEYWORD_CACHE.get
     inherited = _INHERITED
-    for container in containers:
-        chars = container.chars
+    for index, (tag, attributes, parent, chars) in enumerate(
+            zip(columns.tags, columns.attributes, columns.parents.tolist(), chars_of)):
         if not chars:
             continue
-        code = tag_codes.get(container.tag, 0)
-        parent = container.parent
-        if parent is not None:
-            code |= codes[parent.index] & inherited
-        attributes = container.attributes
+        code = tag_codes.get(tag, 0)
+        if parent >= 0:
+            code |= codes[parent] & inherited
         if attributes:
             cls = attributes.get("class")
             ident = attributes.get("id")
@@ -334,12 +333,12 @@ def _container_flags(doc: Document) -> tuple[list[int], list[int]]:
                     # "text-container" of a comment box) does not cancel it.
                     if own != _CONTENT_RANK or not 0 < code & _INNER_MASK <= _META_RANK:
                         code = code & ~_INNER_MASK | (own + 1)
-                    signs[container.index] = sign
+                    signs[index] = sign
             if role:
                 code |= _ROLE_CODES.get(role.strip().lower(), 0)
             if itemprop and "articlebody" in itemprop.lower():
                 code = code & ~_INNER_MASK | _STRONG_CODE
-        codes[container.index] = code
+        codes[index] = code
     return codes, signs
 
 
@@ -380,24 +379,24 @@ class _Page:
     )
 
     def __init__(self, doc: Document) -> None:
-        blocks = doc.blocks
-        containers = doc.containers
+        blocks = doc.block_columns
+        containers = doc.container_columns
         self.doc = doc
         self.n = len(blocks)
-        self.texts = [b.text for b in blocks]
-        self.chars = np.array([b.chars for b in blocks], dtype=float)
-        self.anchors = np.array([b.anchor_chars for b in blocks], dtype=float)
+        self.texts = blocks.texts
+        self.chars = blocks.chars.astype(float)
+        self.anchors = blocks.anchor_chars.astype(float)
         self.lds = self.anchors / self.chars
         self.logs = _log1p(self.chars)
         #: Block -> index of the container directly holding it.
-        self.holder = np.array([b.container.index for b in blocks], dtype=np.intp)
+        self.holder = blocks.holders
         codes, self.signs = _container_flags(doc)
         #: Block -> its holder's code.
         self.block_codes = np.array(codes, dtype=np.int64)[self.holder]
         self.prefix_chars = np.zeros(self.n + 1)
         self.chars.cumsum(out=self.prefix_chars[1:])
         #: Container -> its parent's index (the root's own: 0).
-        self.parent = parent = np.array([(c.parent or c).index for c in containers], dtype=np.intp)
+        self.parent = parent = np.maximum(containers.parents, 0)
         #: Block -> its holder and the holder's three nearest ancestors (the
         #: root repeating), one column each.
         lineage = np.empty((self.n, 4), dtype=np.intp)
@@ -406,15 +405,11 @@ class _Page:
             lineage[:, k] = node = parent[node]
         self.lineage = lineage
         #: Block range of each container's subtree (both -1 without text).
-        self.first = first = np.array([c.first_block for c in containers], dtype=np.intp)
-        self.last = last = np.array([c.last_block for c in containers], dtype=np.intp)
-        # Container.chars and .anchor_chars are their blocks' sums: read
-        # off prefix sums rather than off every container.
-        has_text = first >= 0
-        self.cchars = np.where(has_text, self.prefix_chars[last + 1] - self.prefix_chars[first], 0.0)
-        prefix_anchors = np.zeros(self.n + 1)
-        self.anchors.cumsum(out=prefix_anchors[1:])
-        self.canchors = np.where(has_text, prefix_anchors[last + 1] - prefix_anchors[first], 0.0)
+        self.first = containers.first_blocks
+        self.last = containers.last_blocks
+        #: Each container's subtree characters, all and inside links.
+        self.cchars = containers.chars.astype(float)
+        self.canchors = containers.anchor_chars.astype(float)
 
 
 # -- stage 1: blocks -----------------------------------------------------------
@@ -512,11 +507,11 @@ def _readability(page: _Page, commas: np.ndarray) -> tuple[np.ndarray, np.ndarra
     touched = np.zeros(nc, dtype=bool)
     touched[nodes] = True
     scored_nodes = np.flatnonzero(touched)
-    containers = page.doc.containers
+    tags = page.doc.container_columns.tags
     tag_prior = _RD_TAG_PRIOR
     signs = page.signs
     final = np.zeros(nc)
-    final[scored_nodes] = [tag_prior.get(containers[i].tag, 0) + 25 * signs[i] for i in scored_nodes.tolist()]
+    final[scored_nodes] = [tag_prior.get(tags[i], 0) + 25 * signs[i] for i in scored_nodes.tolist()]
     # ufunc.at adds one share at a time, in order: Readability's own sums.
     np.add.at(final, nodes, shares[reached])
     final[scored_nodes] *= 1 - page.canchors[scored_nodes] / page.cchars[scored_nodes]
@@ -524,22 +519,24 @@ def _readability(page: _Page, commas: np.ndarray) -> tuple[np.ndarray, np.ndarra
     if best <= 0.0:
         return in_top, in_sibling, 0.0
     # A tie goes to the container scored first, as in Readability's walk.
-    top = containers[min(np.flatnonzero(final == best).tolist(), key=lambda i: int((nodes == i).argmax()))]
-    in_top[top.first_block:top.last_block + 1] = 1.0
-    if top.parent is not None:
+    top = min(np.flatnonzero(final == best).tolist(), key=lambda i: int((nodes == i).argmax()))
+    first, last = page.first.tolist(), page.last.tolist()
+    in_top[first[top]:last[top] + 1] = 1.0
+    parents = page.doc.container_columns.parents
+    if parents[top] >= 0:
         threshold = max(10.0, best * 0.2)
-        blocks = page.doc.blocks
-        for sibling in top.parent.children:
-            if sibling is top or sibling.first_block < 0:
+        texts = page.texts
+        chars, anchors = page.cchars, page.canchors
+        for sibling in np.flatnonzero(parents == parents[top]).tolist():
+            if sibling == top or first[sibling] < 0:
                 continue
-            keep = final[sibling.index] >= threshold
-            if not keep and sibling.tag == "p":
-                ld = sibling.anchor_chars / sibling.chars if sibling.chars else 1.0
-                keep = (sibling.chars > 80 and ld < 0.25) or (
-                    ld == 0 and blocks[sibling.last_block].text[-1] in _STOPS)
+            keep = final[sibling] >= threshold
+            if not keep and tags[sibling] == "p":
+                ld = anchors[sibling] / chars[sibling] if chars[sibling] else 1.0
+                keep = (chars[sibling] > 80 and ld < 0.25) or (ld == 0 and texts[last[sibling]][-1] in _STOPS)
             if keep:
-                in_sibling[sibling.first_block:sibling.last_block + 1] = 1.0
-    return in_top, in_sibling, top.chars / (containers[0].chars or 1)
+                in_sibling[first[sibling]:last[sibling] + 1] = 1.0
+    return in_top, in_sibling, page.cchars[top] / (page.cchars[0] or 1)
 
 
 _CHAR_STEP_ARRAY = np.array(_CHAR_STEPS, dtype=float)
@@ -585,14 +582,13 @@ def _block_matrix(page: _Page) -> np.ndarray:
     matrix[:, _LD_AT:_CONTAINER_AT] = lds[:, None] >= _LD_STEP_ARRAY
     # Per holding container (:data:`CONTAINER_DENSE`): its parent's and
     # grandparent's (themselves at the root) size, at least 1, and links.
-    top = page.doc.containers[0]
-    doc_chars = top.chars or 1
+    doc_chars = page.cchars[0] or 1
     elders = page.lineage[:, 1:3]
     size = np.maximum(page.cchars[elders], 1.0)
     matrix[:, [at["log_parent"], at["log_grand"]]] = _log1p(size)
     matrix[:, [at["parent_ld"], at["grand_ld"]]] = page.canchors[elders] / size
     matrix[:, at["parent_share"]] = size[:, 0] / doc_chars
-    matrix[:, at["doc_ld"]] = top.anchor_chars / doc_chars
+    matrix[:, at["doc_ld"]] = page.canchors[0] / doc_chars
     # The holder's kind, innermost named group and evidence bits.
     matrix[:, _KIND_AT:] = page.block_codes[:, None] & _BINARY_MASKS == _BINARY_VALUES
     return matrix
@@ -601,7 +597,7 @@ def _block_matrix(page: _Page) -> np.ndarray:
 def block_features(doc: Document) -> list[list[float]]:
     """Stage-1 feature rows, one per block (:data:`BLOCK_FEATURES`); the
     training script's view of what :func:`_block_probabilities` scores."""
-    if not doc.blocks:
+    if not len(doc.block_columns):
         return []
     return _block_matrix(_Page(doc)).tolist()
 
@@ -672,7 +668,7 @@ def _context_matrix(page: _Page, probs: np.ndarray) -> np.ndarray:
     # to the later one, the innermost of a chain holding the same blocks).
     net = np.where(has_text, 2.0 * mass - size, 0.0)
     last = len(net) - 1 - int(net[::-1].argmax())
-    best = page.doc.containers[last] if net[last] > 0.0 else None
+    best = last if net[last] > 0.0 else -1
     total = float(prefix_c[-1]) or 1.0
     clipped = np.minimum(np.maximum(probs, 1e-4), 0.9999)
     matrix[:, at["bias"]] = 1.0
@@ -682,9 +678,9 @@ def _context_matrix(page: _Page, probs: np.ndarray) -> np.ndarray:
     # root repeats when the chain is shorter).
     matrix[:, at["up1"]:at["up4"] + 1] = (mass / np.where(has_text, size, 1.0))[page.lineage]
     matrix[:, at["in_best"]] = 0.0
-    if best is not None:
-        matrix[best.first_block:best.last_block + 1, at["in_best"]] = 1.0
-    matrix[:, at["best_share"]] = best.chars / total if best is not None else 0.0
+    if best >= 0:
+        matrix[page.first[best]:page.last[best] + 1, at["in_best"]] = 1.0
+    matrix[:, at["best_share"]] = size[best] / total if best >= 0 else 0.0
     matrix[:, at["log_chars"]] = page.logs
     matrix[:, at["link_density"]] = page.lds
     matrix[:, at["is_heading"]] = page.block_codes >> _KIND_SHIFT & 15 == _HEADING_KIND
@@ -697,7 +693,7 @@ def _context_matrix(page: _Page, probs: np.ndarray) -> np.ndarray:
 def context_features(doc: Document, probs: list[float]) -> list[list[float] | float]:
     """Stage-2 features (:data:`CONTEXT_FEATURES`), one list per feature
     (a float for the page-level ones; :func:`as_rows` makes rows of them)."""
-    if not doc.blocks:
+    if not len(doc.block_columns):
         return []
     matrix = _context_matrix(_Page(doc), np.asarray(probs, dtype=float))
     return [float(matrix[0, j]) if name in _PAGE_CONTEXT else matrix[:, j].tolist()
@@ -728,11 +724,9 @@ def veto(doc: Document, probs: list[float], flags: list[int], comments: bool = F
     bar, a tag list, "related" links), and readers' comment threads
     (:func:`comment_areas`) unless *comments* is true. *flags* are
     :func:`_container_flags`' codes."""
-    blocks = doc.blocks
-    codes = np.array(flags, dtype=np.int64)[[b.container.index for b in blocks]]
-    chars = np.array([b.chars for b in blocks], dtype=float)
-    anchors = np.array([b.anchor_chars for b in blocks], dtype=float)
-    for i in np.flatnonzero(_vetoed(codes, chars, anchors, comments)).tolist():
+    blocks = doc.block_columns
+    codes = np.array(flags, dtype=np.int64)[blocks.holders]
+    for i in np.flatnonzero(_vetoed(codes, blocks.chars, blocks.anchor_chars, comments)).tolist():
         probs[i] = 0.0
 
 
@@ -775,12 +769,20 @@ DEDUPLICATE_BELOW = 100
 
 def select_blocks(doc: Document, threshold: float | None = None,
                   deduplicate: int = DEDUPLICATE_BELOW, comments: bool = False) -> list[Block]:
-    """The content blocks of *doc*, in document order.
+    """The content blocks of *doc*, in document order (:func:`selected` as
+    :class:`Block` objects)."""
+    blocks = doc.blocks
+    return [blocks[i] for i in selected(doc, threshold, deduplicate, comments)]
+
+
+def selected(doc: Document, threshold: float | None = None,
+             deduplicate: int = DEDUPLICATE_BELOW, comments: bool = False) -> list[int]:
+    """The indexes of the content blocks of *doc*, in document order.
 
     A block whose text was already kept is dropped when it is shorter than
     *deduplicate* characters (``0``: always dropped; ``-1``: never)."""
-    blocks = doc.blocks
-    if not blocks:
+    n = len(doc.block_columns)
+    if not n:
         return []
     block_weights, context_weights, model_cut = _model_arrays()
     page = _Page(doc)
@@ -790,21 +792,25 @@ def select_blocks(doc: Document, threshold: float | None = None,
     final[_vetoed(page.block_codes, page.chars, page.anchors, comments)] = 0.0
     cut = model_cut if threshold is None else threshold
     top = float(final.max())
-    if threshold is None and 0.0 < top < cut and len(blocks) <= 3:
+    if threshold is None and 0.0 < top < cut and n <= 3:
         # A bare text snippet or a one-line page: its text is the content.
         # (Larger pages where nothing looks like content are mostly hubs,
         # errors or consent walls, where an empty result is right.)
         cut = 1e-9
+    kept = np.flatnonzero(final >= cut).tolist()
+    if deduplicate < 0:
+        return kept
+    texts = page.texts
+    chars = doc.block_columns.chars
     seen: set[str] = set()
-    kept = []
-    for i in np.flatnonzero(final >= cut).tolist():
-        block = blocks[i]
-        if deduplicate >= 0:
-            if block.text in seen and (not deduplicate or block.chars < deduplicate):
-                continue
-            seen.add(block.text)
-        kept.append(block)
-    return kept
+    unique = []
+    for i in kept:
+        text = texts[i]
+        if text in seen and (not deduplicate or chars[i] < deduplicate):
+            continue
+        seen.add(text)
+        unique.append(i)
+    return unique
 
 
 @register
@@ -828,4 +834,5 @@ class WebcleanExtractor(Extractor):
 
     def extract_text(self, doc: Document) -> str:
         o = self.options
-        return doc.text_of(select_blocks(doc, o["threshold"], o["deduplicate"], bool(o["comments"])))
+        texts = doc.block_columns.texts
+        return "\n".join([texts[i] for i in selected(doc, o["threshold"], o["deduplicate"], bool(o["comments"]))])
