@@ -46,6 +46,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
+from itertools import repeat
 from importlib import resources
 from typing import Any
 
@@ -290,28 +291,29 @@ def _keywords(words: str) -> tuple[int, int, int]:
 def _container_flags(doc: Document) -> tuple[list[int], list[int]]:
     """The code (see above) of every container holding text, and the sign
     (+1 content, -1 boilerplate, 0) of each container's own class/id, both
-    indexed by :attr:`Container.index`. Parents come first in
-    :attr:`Document.containers`, so one forward pass suffices; containers
-    without text are skipped (no block needs them; their entries stay 0).
-    The class/id/role/itemprop come from :attr:`Container.attributes` (the
-    walk copied them), and the rest is kept to a few int operations per
-    container."""
+    indexed like :class:`~webclean_scrapy.document.ContainerColumns`.
+    Parents come first, so one forward pass suffices; containers without
+    text are skipped (no block needs them; their entries stay 0). The
+    class/id/role/itemprop are the ones the walk copied
+    (``ContainerColumns.attributes``), and the rest is kept to a few int
+    operations per container."""
     columns = doc.container_columns
-    codes = [0] * len(columns)
-    signs = [0] * len(columns)
+    n = len(columns)
+    # One more entry than containers: the root's parent (-1) reads it, 0.
+    codes = [0] * (n + 1)
+    signs = [0] * n
     chars_of = columns.chars.tolist()
     half_page = chars_of[0] / 2
-    tag_codes = _TAG_CODES
     cached = _KEYWORD_CACHE.get
     inherited = _INHERITED
-    for index, (tag, attributes, parent, chars) in enumerate(
-            zip(columns.tags, columns.attributes, columns.parents.tolist(), chars_of)):
-        if not chars:
-            continue
-        code = tag_codes.get(tag, 0)
-        if parent >= 0:
-            code |= codes[parent] & inherited
+    parents = columns.parents.tolist()
+    attributes_of = columns.attributes
+    own_codes = list(map(_TAG_CODES.get, columns.tags, repeat(0, n)))
+    for index in np.flatnonzero(columns.chars).tolist():
+        code = own_codes[index] | codes[parents[index]] & inherited
+        attributes = attributes_of[index]
         if attributes:
+            chars = chars_of[index]
             cls = attributes.get("class")
             ident = attributes.get("id")
             role = attributes.get("role")
@@ -339,6 +341,7 @@ def _container_flags(doc: Document) -> tuple[list[int], list[int]]:
             if itemprop and "articlebody" in itemprop.lower():
                 code = code & ~_INNER_MASK | _STRONG_CODE
         codes[index] = code
+    codes.pop()
     return codes, signs
 
 
