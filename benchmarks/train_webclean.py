@@ -102,9 +102,9 @@ class Page:
         self.rows = webclean.block_features(doc)
         self.flags = webclean._container_flags(doc)[0]
         self.gold_tokens = tokenize(gold)
-        self.block_tokens = [tokenize(b.text) for b in doc.blocks]
-        self.texts = [b.text for b in doc.blocks]
-        self.chars = [b.chars for b in doc.blocks]
+        self.texts = doc.block_columns.texts
+        self.block_tokens = [tokenize(text) for text in self.texts]
+        self.chars = doc.block_columns.chars.tolist()
         gold_set = set(shingles(self.gold_tokens))
         gold_joined = f" {' '.join(self.gold_tokens)} "
         labels, weights = [], []

@@ -1,14 +1,17 @@
 """The compiled walk gives exactly the Python walk's blocks and containers.
 
 ``webclean_scrapy._walk`` reads libxml2's nodes directly; the pure-Python
-walk (``Document._walk_python``) is the reference. Every field of every block
-and container is compared, on hand-made edge cases and on the dev datasets.
+walk (``Document._walk_python``) is the reference. Every column of both
+tables, and every field of every block and container object built from
+them, is compared, on hand-made edge cases and on the dev datasets.
 """
 
 from __future__ import annotations
 
 import gzip
 from pathlib import Path
+
+import random
 
 import pytest
 from lxml import etree
@@ -35,16 +38,21 @@ EDGE_CASES = {
 }
 
 
-def snapshot(doc: Document) -> tuple[list, list]:
-    containers = [
+def snapshot(doc: Document) -> tuple[list, list, tuple]:
+    blocks, containers = doc.block_columns, doc.container_columns
+    columns = (blocks.texts, blocks.anchor_texts, blocks.positions.tolist(), blocks.holders.tolist(),
+               blocks.chars.tolist(), blocks.anchor_chars.tolist(), containers.tags, containers.attributes,
+               containers.parents.tolist(), containers.first_blocks.tolist(), containers.last_blocks.tolist(),
+               containers.chars.tolist(), containers.anchor_chars.tolist())
+    container_views = [
         (c.index, c.tag, c.parent.index if c.parent else None, c.depth, c.chars, c.anchor_chars,
          c.block_count, c.first_block, c.last_block, [x.index for x in c.children],
          [b.index for b in c.direct_blocks], c.element, c.attributes)
         for c in doc.containers
     ]
-    blocks = [(b.index, b.position, b.text, b.container.index, b.chars, b.anchor_chars, b.anchor_text)
-              for b in doc.blocks]
-    return containers, blocks
+    block_views = [(b.index, b.position, b.text, b.container.index, b.chars, b.anchor_chars, b.anchor_text)
+                   for b in doc.blocks]
+    return container_views, block_views, columns
 
 
 def both_walks(root: etree._Element, monkeypatch: pytest.MonkeyPatch) -> tuple[tuple, tuple]:
@@ -126,3 +134,45 @@ def test_without_the_extension_the_python_walk_runs() -> None:
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == ("Some words here. " * 20).strip()
+
+
+def test_whitespace_is_what_str_split_splits_on() -> None:
+    # The compiled walk collapses whitespace on UTF-8 bytes; the Python walk
+    # uses " ".join(text.split()). Every code point, between two letters:
+    collapse = document._compiled_walk.collapse_whitespace
+    for code in range(0x110000):
+        if 0xD800 <= code < 0xE000:
+            continue  # surrogates cannot be encoded in UTF-8
+        text = "a" + chr(code) + "b"
+        expected = " ".join(text.split())
+        assert collapse(text.encode()) == (expected, expected.count(" ")), hex(code)
+
+
+def test_whitespace_next_to_invalid_utf8_collapses_as_decoded() -> None:
+    # Truncated sequences, stray continuation bytes, encoded surrogates and
+    # bytes that never occur in UTF-8, mixed with every kind of whitespace:
+    # the bytes must collapse as the text decoded with "replace" does.
+    pieces = [b" ", b"\t", b"\x1c", b"\xc2\xa0", b"\xc2\x85", b"\xe3\x80\x80", b"\xe2\x80\x8a",
+              b"\xe2\x80\xaf", b"\xe2\x81\x9f", b"\xe1\x9a\x80", b"a", b"\xe4\xb8\xad", b"\xc2",
+              b"\xe2", b"\xe2\x80", b"\xe3\x80", b"\x80", b"\xff", b"\xed\xa0\x80", b"\xf0\x90"]
+    collapse = document._compiled_walk.collapse_whitespace
+    rng = random.Random(4)
+    for _ in range(20_000):
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        expected = " ".join(data.decode("utf-8", "replace").split())
+        assert collapse(data) == (expected, expected.count(" ")), data
+
+
+def test_elements_are_found_again_on_demand() -> None:
+    # The compiled walk makes no element proxies; the object views find
+    # them with a second walk, and refuse a tree modified in between.
+    root = parse_html("<div id='a'><p>one</p><section><p>two</p></section></div>")
+    doc = Document(root)
+    assert document.COMPILED_WALK and doc._elements is None
+    assert [c.element.tag for c in doc.containers] == ["html", "body", "div", "p", "section", "p"]
+    assert doc.containers[2].element is root.find(".//div")
+    changed = Document(root)
+    section = root.find(".//section")
+    section.getparent().remove(section)
+    with pytest.raises(RuntimeError, match="modified"):
+        changed.containers

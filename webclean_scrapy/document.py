@@ -11,12 +11,19 @@ A page becomes a :class:`Document` in three steps, each done exactly once:
 3. **Walk** the tree once, iteratively (so 10,000-deep nesting cannot raise
    ``RecursionError``; compiled in :mod:`webclean_scrapy._walk`, which reads
    libxml2's nodes directly, with ``lxml.etree.iterwalk`` as the reference
-   and fallback), cutting the text into
-   :class:`Block` strings at *structural tags* -- the string list of Arias,
-   Deschacht & Moens -- and building a parallel tree of :class:`Container`
-   records (one per structural element) with subtree character and anchor
-   counts, which DOM-based methods (Posch's DIV scoring, the flagship) read
-   without touching lxml again.
+   and fallback), cutting the text into blocks at *structural tags* -- the
+   string list of Arias, Deschacht & Moens -- and recording one container
+   per structural element, with its parent, block range and subtree
+   character and anchor counts, which DOM-based methods (Posch's DIV
+   scoring, the flagship) read without touching lxml again.
+
+The walk fills two tables, :class:`BlockColumns` and
+:class:`ContainerColumns` (strings in lists, numbers in numpy arrays): the
+flagship reads them with whole-column operations. The linked
+:class:`Block` and :class:`Container` objects, which the published methods
+walk, are views built from them on first use (:attr:`Document.blocks`,
+:attr:`Document.containers`), so a page whose extractor never asks for
+them never allocates them.
 
 Line-based methods (text-to-tag ratio) read :meth:`Document.tagged_lines`,
 computed lazily from the decoded source.
@@ -658,11 +665,14 @@ _SOURCE_TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)")
 def built_page(factory: Callable[[], Document]) -> Iterator[Document]:
     """Build a :class:`Document` for one unit of work and free it right after.
 
-    A page allocates thousands of small objects that live exactly as long as
-    its extraction. Python's cycle collector would traverse them several
-    times meanwhile (measured: about a quarter of the extraction time), so
-    it is paused while the page is built and used, and the page's reference
-    cycles are broken at the end so reference counting frees it at once.
+    A page allocates many small objects (its strings and attribute dicts,
+    and thousands of linked objects when a method asks for
+    :attr:`Document.blocks`) that live exactly as long as its extraction.
+    Python's cycle collector would traverse them several times meanwhile
+    (measured with the object model: about a quarter of the extraction
+    time), so it is paused while the page is built and used, and the page's
+    reference cycles are broken at the end so reference counting frees it
+    at once.
     The collector is only re-enabled if it was enabled on entry (another
     thread doing the same keeps it off a little longer, never for good).
     """
