@@ -70,7 +70,7 @@ def test_density_unit_strings_ignores_empty_strings():
 
 
 def test_density_empty_page_and_bad_options():
-    assert density_region([]) == (0, -1)
+    assert density_region([], []) == (0, -1)
     assert text_of("density", "") == ""
     with pytest.raises(ExtractionError):
         get_extractor("density", c2=-1)

@@ -14,4 +14,4 @@ class BaselineExtractor(Extractor):
     name = "baseline"
 
     def extract_text(self, doc: Document) -> str:
-        return doc.text_of(doc.blocks)
+        return "\n".join(doc.block_columns.texts)

@@ -5,22 +5,26 @@ opens a string and text goes to the last string. :attr:`Block.position` is
 that string's index (empty strings included), so the paper's list is the
 document's blocks grouped by position. The main content
 is taken to be one contiguous region of long strings grown from the longest
-string of the page.
+string of the page. Read from :class:`~webclean_scrapy.document.BlockColumns`
+(positions and texts): no per-block objects.
 """
 
 from __future__ import annotations
 
-from ..document import Block, Document
+from collections.abc import Sequence
+
+from ..document import Document
 from ..errors import ExtractionError
 from ..extraction import Extractor
 from . import register
 
 
-def density_region(blocks: list[Block], c1: float = 0.333, c2: int = 4,
+def density_region(positions: Sequence[int], texts: Sequence[str], c1: float = 0.333, c2: int = 4,
                    unit: str = "positions") -> tuple[int, int]:
     """The ``(first, last)`` block indexes of the content region, ``(0, -1)`` if none.
 
-    The paper's strings are the blocks grouped by :attr:`Block.position`
+    *positions* and *texts* are the blocks' (``BlockColumns.positions`` and
+    ``.texts``). The paper's strings are the blocks grouped by position
     (text after a closing tag goes to the last string). Start at the longest
     string (the first one on ties); ``cutoff = c1 * maxL``. The region
     ``[l, r]`` grows to the left (right) over a string whose length is at
@@ -33,17 +37,17 @@ def density_region(blocks: list[Block], c1: float = 0.333, c2: int = 4,
     Lengths are character counts with whitespace collapsed. One pass to group,
     one each way: linear in the number of blocks.
     """
-    if not blocks:
+    if not texts:
         return 0, -1
     # (position, length, first block index, last block index) per paper string
     strings: list[list[int]] = []
-    for block in blocks:
-        if strings and strings[-1][0] == block.position:
+    for index, (position, text) in enumerate(zip(positions, texts)):
+        if strings and strings[-1][0] == position:
             group = strings[-1]
-            group[1] += 1 + len(block.text)
-            group[3] = block.index
+            group[1] += 1 + len(text)
+            group[3] = index
         else:
-            strings.append([block.position, len(block.text), block.index, block.index])
+            strings.append([position, len(text), index, index])
     at = [group[0] for group in strings] if unit == "positions" else list(range(len(strings)))
     best = max(range(len(strings)), key=lambda i: strings[i][1])
     cutoff = c1 * strings[best][1]
@@ -89,5 +93,6 @@ class DensityExtractor(Extractor):
 
     def extract_text(self, doc: Document) -> str:
         o = self.options
-        first, last = density_region(doc.blocks, o["c1"], o["c2"], o["unit"])
-        return doc.text_of(doc.blocks[first:last + 1])
+        blocks = doc.block_columns
+        first, last = density_region(blocks.positions.tolist(), blocks.texts, o["c1"], o["c2"], o["unit"])
+        return "\n".join(blocks.texts[first:last + 1])
