@@ -168,11 +168,14 @@ def test_elements_are_found_again_on_demand() -> None:
     # them with a second walk, and refuse a tree modified in between.
     root = parse_html("<div id='a'><p>one</p><section><p>two</p></section></div>")
     doc = Document(root)
-    assert document.COMPILED_WALK and doc._elements is None
+    assert document.COMPILED_WALK and doc._elements.elements is None
+    assert [c.tag for c in doc.containers] == ["html", "body", "div", "p", "section", "p"]
+    assert doc._elements.elements is None  # the views alone do not need them
     assert [c.element.tag for c in doc.containers] == ["html", "body", "div", "p", "section", "p"]
     assert doc.containers[2].element is root.find(".//div")
     changed = Document(root)
     section = root.find(".//section")
     section.getparent().remove(section)
+    assert len(changed.containers) == 6  # the tables and views stand as walked
     with pytest.raises(RuntimeError, match="modified"):
-        changed.containers
+        changed.containers[2].element

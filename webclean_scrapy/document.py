@@ -168,6 +168,34 @@ class ContainerColumns:
         return len(self.tags)
 
 
+class _ElementFinder:
+    """Each container's lxml element, found the first time one is asked for.
+
+    The compiled walk makes no element proxies (they cost more than the rest
+    of a container); they are found by walking again, asking for them. The
+    tree must not have been modified since the page was walked: a different
+    sequence of container tags is refused. Shared by a page's containers,
+    and holding no reference to them or to the document, so no cycle.
+    """
+
+    __slots__ = ("root", "tags", "elements")
+
+    def __init__(self, root: etree._Element, tags: list[str],
+                 elements: list[etree._Element] | None = None) -> None:
+        self.root = root
+        self.tags = tags
+        self.elements = elements
+
+    def __call__(self) -> list[etree._Element]:
+        if self.elements is None:
+            elements: list[etree._Element] = []
+            _compiled_walk.walk(self.root, _WALK_KINDS, _HIDDEN_STYLE.search, _DESCRIPTIVE_BYTES, elements)
+            if [element.tag for element in elements[1:]] != self.tags[1:]:
+                raise RuntimeError("the tree was modified after the page was walked")
+            self.elements = elements
+        return self.elements
+
+
 class Container:
     """One structural element, with the totals of its subtree: a view of
     one entry of :class:`ContainerColumns`, linked to its neighbours.
@@ -179,17 +207,17 @@ class Container:
     """
 
     __slots__ = (
-        "index", "element", "tag", "attributes", "parent", "depth", "children", "direct_blocks",
+        "index", "_elements", "tag", "attributes", "parent", "depth", "children", "direct_blocks",
         "chars", "anchor_chars", "block_count", "first_block", "last_block",
     )
 
-    def __init__(self, index: int, element: etree._Element, tag: str, attributes: dict[str, str],
+    def __init__(self, index: int, elements: _ElementFinder, tag: str, attributes: dict[str, str],
                  parent: Container | None, first_block: int, last_block: int, chars: int,
                  anchor_chars: int) -> None:
         #: Position in :attr:`Document.containers` (document order), so
         #: per-container data can live in lists instead of dicts.
         self.index = index
-        self.element = element
+        self._elements = elements
         self.tag = tag
         #: The element's :data:`DESCRIPTIVE_ATTRIBUTES` that are present.
         self.attributes = attributes
@@ -204,6 +232,11 @@ class Container:
         self.first_block = first_block
         self.last_block = last_block
         self.block_count = last_block - first_block + 1 if first_block >= 0 else 0
+
+    @property
+    def element(self) -> etree._Element:
+        """The lxml element (found on first use: see :class:`_ElementFinder`)."""
+        return self._elements()[self.index]
 
     def __repr__(self) -> str:
         return f"<Container {self.tag} depth={self.depth} chars={self.chars} blocks={self.block_count}>"
@@ -265,7 +298,7 @@ class Document:
         self.encoding = encoding
         self._source = source
         self._views: tuple[list[Block], list[Container]] | None = None
-        self._elements: list[etree._Element] | None = None
+        self._elements: _ElementFinder
         self.block_columns: BlockColumns
         self.container_columns: ContainerColumns
         self._walk()
@@ -311,6 +344,7 @@ class Document:
                 texts, anchor_texts, np.frombuffer(block_numbers, dtype=np.int64).reshape(4, -1))
             self.container_columns = ContainerColumns(
                 tags, attributes, np.frombuffer(container_numbers, dtype=np.int64).reshape(5, -1))
+            self._elements = _ElementFinder(self.root, tags)
         else:
             self._walk_python()
 
@@ -441,7 +475,7 @@ class Document:
         self.block_columns = BlockColumns(texts, anchor_texts, np.array(blocks, dtype=np.int64).reshape(4, -1))
         self.container_columns = ContainerColumns(tags, attributes_of,
                                                   np.array(containers, dtype=np.int64).reshape(5, -1))
-        self._elements = elements
+        self._elements = _ElementFinder(root, tags, elements)
 
     # -- the object views ---------------------------------------------
     @property
@@ -458,13 +492,13 @@ class Document:
         """Make the linked objects of both tables, once (for the methods
         that walk a tree of objects rather than read columns)."""
         columns = self.container_columns
-        elements = self.container_elements()
+        elements = self._elements
         containers: list[Container] = []
         for index, (tag, attributes, parent, first, last, chars, anchor_chars) in enumerate(zip(
                 columns.tags, columns.attributes, columns.parents.tolist(), columns.first_blocks.tolist(),
                 columns.last_blocks.tolist(), columns.chars.tolist(), columns.anchor_chars.tolist())):
             above = containers[parent] if parent >= 0 else None
-            container = Container(index, elements[index], tag, attributes, above, first, last, chars, anchor_chars)
+            container = Container(index, elements, tag, attributes, above, first, last, chars, anchor_chars)
             if above is not None:
                 above.children.append(container)
             containers.append(container)
@@ -481,20 +515,9 @@ class Document:
         return self._views
 
     def container_elements(self) -> list[etree._Element]:
-        """Each container's lxml element, in container order.
-
-        The compiled walk does not make element proxies (they cost more
-        than the rest of a container); they are found by walking again,
-        asking for them, the first time they are needed. The tree must not
-        have been modified since the page was walked.
-        """
-        if self._elements is None:
-            elements: list[etree._Element] = []
-            _compiled_walk.walk(self.root, _WALK_KINDS, _HIDDEN_STYLE.search, _DESCRIPTIVE_BYTES, elements)
-            if [element.tag for element in elements[1:]] != self.container_columns.tags[1:]:
-                raise RuntimeError("the tree was modified after the page was walked")
-            self._elements = elements
-        return self._elements
+        """Each container's lxml element, in container order (found on
+        first use; see :class:`_ElementFinder`)."""
+        return self._elements()
 
     # -- views --------------------------------------------------------
     @property
@@ -582,7 +605,6 @@ class Document:
             for container in self._views[1]:
                 container.children = container.direct_blocks = None  # type: ignore[assignment]
             self._views = None
-        self._elements = None
 
     def text_of(self, blocks: Iterable[Block]) -> str:
         """Blocks as output text: one block per line."""
