@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/speed.py [--data ../shared/data] [--pages 300] [--repeat 3] [--python-walk]
+    python benchmarks/speed.py [--data ../shared/data] [--pages 300] [--repeat 3] [--python-walk] [--cold]
 
 The same pages (an even sample over every dataset under ``--data``), in the
 same process, are run through
@@ -20,6 +20,10 @@ spell from favouring one side. Prints milliseconds per
 page and the two ratios the project tracks: trafilatura / webclean (goal
 >= 5) and webclean / lxml parse (goal <= 3), and which document walk ran
 (the compiled one unless ``--python-walk`` or the extension was not built).
+With ``--cold`` the flagship's class/id keyword memos are emptied before
+each chunk is extracted (outside the timing): every page is then read as
+by a process that never saw its site, instead of the warm memos of a crawl
+that keeps meeting the same sites' markup.
 Exits 0 with a message when the data is absent.
 """
 
@@ -40,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 import webclean_scrapy  # noqa: E402
 import webclean_scrapy.document  # noqa: E402
 from webclean_scrapy.encoding import decode_html  # noqa: E402
+from webclean_scrapy.extractors.webclean import clear_keyword_memos  # noqa: E402
 
 
 def sample_pages(data: Path, count: int) -> list[bytes]:
@@ -69,6 +74,8 @@ def main(argv=None) -> int:
     parser.add_argument("--extractor", default="default")
     parser.add_argument("--python-walk", action="store_true",
                         help="time the pure-Python document walk instead of the compiled one")
+    parser.add_argument("--cold", action="store_true",
+                        help="empty the class/id keyword memos before each chunk")
     args = parser.parse_args(argv)
     if not args.data.is_dir():
         print(f"no pages at {args.data}; nothing to time")
@@ -95,6 +102,8 @@ def main(argv=None) -> int:
         gc.collect()
         for k, chunk in enumerate(chunks):
             best_parse[k] = min(best_parse[k], chunk_time(lxml.html.fromstring, pages[chunk]))
+            if args.cold:
+                clear_keyword_memos()
             best_ours[k] = min(best_ours[k], chunk_time(extract, pages[chunk]))
             if trafilatura is not None and round_ == 0:
                 theirs += chunk_time(trafilatura.extract, texts[chunk])
@@ -102,8 +111,9 @@ def main(argv=None) -> int:
     ours = sum(best_ours) / len(pages)
     theirs /= len(pages)
     walk = "compiled" if webclean_scrapy.document.COMPILED_WALK else "pure Python"
+    memos = "emptied before each chunk" if args.cold else "warm"
     print(f"pages: {len(pages)} (best of {args.repeat} rounds, per chunk of {CHUNK} pages, "
-          f"interleaved); document walk: {walk}")
+          f"interleaved); document walk: {walk}; keyword memos: {memos}")
     print(f"lxml.html.fromstring(bytes):    {parse * 1000:7.2f} ms/page")
     print(f"webclean_scrapy.extract(bytes): {ours * 1000:7.2f} ms/page  [{args.extractor}]")
     if trafilatura is not None:

@@ -245,6 +245,13 @@ _TOKEN_CACHE: dict[str, int] = {}
 _TOKEN_CACHE_SIZE = 2 * _KEYWORD_CACHE_SIZE
 
 
+def clear_keyword_memos() -> None:
+    """Empty the class/id keyword memos: the state of a process that has
+    not seen any page yet (``benchmarks/speed.py --cold`` times that)."""
+    _KEYWORD_CACHE.clear()
+    _TOKEN_CACHE.clear()
+
+
 def _token_keywords(token: str) -> int:
     """Evidence bits and best (lowest) group rank + 1 (0: none) of one
     lower-cased token, packed as ``bits << 4 | rank + 1``."""
