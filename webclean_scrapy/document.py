@@ -434,8 +434,11 @@ class Document:
                     attributes_of.append({name: value for name, value in attributes if name in descriptive}
                                          if attributes else {})
                     elements.append(el)
-                    for column, value in zip(containers, (current, len(texts), -1, 0, 0)):
-                        column.append(value)
+                    parents.append(current)
+                    firsts.append(len(texts))
+                    lasts.append(-1)
+                    chars_of.append(0)
+                    anchor_chars_of.append(0)
                     current = len(tags) - 1
                 elif tag == "a":
                     anchors.append(el)

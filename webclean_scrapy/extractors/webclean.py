@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..document import HEADING_TAGS, Block, Container, Document
+from ..document import HEADING_TAGS, Container, Document
 from ..extraction import Extractor
 from . import register
 
@@ -777,16 +777,8 @@ def _model_arrays() -> tuple[np.ndarray, tuple[np.ndarray, ...], float]:
 DEDUPLICATE_BELOW = 100
 
 
-def select_blocks(doc: Document, threshold: float | None = None,
-                  deduplicate: int = DEDUPLICATE_BELOW, comments: bool = False) -> list[Block]:
-    """The content blocks of *doc*, in document order (:func:`selected` as
-    :class:`Block` objects)."""
-    blocks = doc.blocks
-    return [blocks[i] for i in selected(doc, threshold, deduplicate, comments)]
-
-
-def selected(doc: Document, threshold: float | None = None,
-             deduplicate: int = DEDUPLICATE_BELOW, comments: bool = False) -> list[int]:
+def content_indexes(doc: Document, threshold: float | None = None,
+                    deduplicate: int = DEDUPLICATE_BELOW, comments: bool = False) -> list[int]:
     """The indexes of the content blocks of *doc*, in document order.
 
     A block whose text was already kept is dropped when it is shorter than
@@ -845,4 +837,5 @@ class WebcleanExtractor(Extractor):
     def extract_text(self, doc: Document) -> str:
         o = self.options
         texts = doc.block_columns.texts
-        return "\n".join([texts[i] for i in selected(doc, o["threshold"], o["deduplicate"], bool(o["comments"]))])
+        kept = content_indexes(doc, o["threshold"], o["deduplicate"], bool(o["comments"]))
+        return "\n".join([texts[i] for i in kept])
