@@ -141,10 +141,6 @@ cdef int stack_push(NodeStack* stack, tree.xmlNode* node) except -1:
     return 0
 
 
-cdef inline bint is_ascii_space(char c) noexcept nogil:
-    return c == b' ' or c == b'\n' or c == b'\t' or c == b'\r' or c == b'\f' or c == b'\v'
-
-
 cdef inline Py_ssize_t space_length(const unsigned char* s, Py_ssize_t i, Py_ssize_t n) noexcept nogil:
     """The length in bytes of the whitespace character at ``s[i]`` (0: none).
 
@@ -260,7 +256,6 @@ cdef class _Walk:
     cdef Buffer text
     cdef Buffer anchor
     cdef Buffer collapsed       # scratch space of cut()
-    cdef bint maybe_text        # a byte other than ASCII whitespace since the last cut
     cdef Table blocks
     cdef Table containers
     cdef list texts
@@ -286,12 +281,6 @@ cdef class _Walk:
 
     cdef int add_text(self, const char* content, bint in_anchor) except -1:
         cdef Py_ssize_t length = strlen(content)
-        cdef Py_ssize_t i
-        if not self.maybe_text:
-            for i in range(length):
-                if not is_ascii_space(content[i]):
-                    self.maybe_text = True
-                    break
         buffer_append(&self.text, content, length)
         if in_anchor:
             buffer_append(&self.anchor, content, length)
@@ -307,28 +296,26 @@ cdef class _Walk:
         cdef str text, anchor
         cdef int64_t chars, anchor_chars = 0, spaces
         cdef int64_t* row
-        if self.maybe_text:
-            spaces = collapse(self.text.data, self.text.size, &self.collapsed)
-            if self.collapsed.size:
-                text = PyUnicode_DecodeUTF8(self.collapsed.data, self.collapsed.size, "replace")
-                chars = len(text) - spaces
-                anchor = ""
-                if self.anchor.size:
-                    spaces = collapse(self.anchor.data, self.anchor.size, &self.collapsed)
-                    if self.collapsed.size:
-                        anchor = PyUnicode_DecodeUTF8(self.collapsed.data, self.collapsed.size, "replace")
-                        anchor_chars = len(anchor) - spaces
-                self.texts.append(text)
-                self.anchor_texts.append(anchor)
-                row = table_add(&self.blocks)
-                row[B_POSITION] = self.position
-                row[B_HOLDER] = self.current
-                row[B_CHARS] = chars
-                row[B_ANCHOR_CHARS] = anchor_chars
-                row = self.containers.rows + self.current * CONTAINER_FIELDS
-                row[C_CHARS] += chars
-                row[C_ANCHOR_CHARS] += anchor_chars
-        self.maybe_text = False
+        spaces = collapse(self.text.data, self.text.size, &self.collapsed)
+        if self.collapsed.size:
+            text = PyUnicode_DecodeUTF8(self.collapsed.data, self.collapsed.size, "replace")
+            chars = len(text) - spaces
+            anchor = ""
+            if self.anchor.size:
+                spaces = collapse(self.anchor.data, self.anchor.size, &self.collapsed)
+                if self.collapsed.size:
+                    anchor = PyUnicode_DecodeUTF8(self.collapsed.data, self.collapsed.size, "replace")
+                    anchor_chars = len(anchor) - spaces
+            self.texts.append(text)
+            self.anchor_texts.append(anchor)
+            row = table_add(&self.blocks)
+            row[B_POSITION] = self.position
+            row[B_HOLDER] = self.current
+            row[B_CHARS] = chars
+            row[B_ANCHOR_CHARS] = anchor_chars
+            row = self.containers.rows + self.current * CONTAINER_FIELDS
+            row[C_CHARS] += chars
+            row[C_ANCHOR_CHARS] += anchor_chars
         self.text.size = 0
         self.anchor.size = 0
         return 0
