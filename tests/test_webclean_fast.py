@@ -4,11 +4,13 @@ first written), so a faster formulation cannot drift from the model's."""
 
 from __future__ import annotations
 
+import html
 import random
 
 import numpy as np
 import pytest
 
+from webclean_scrapy import document
 from webclean_scrapy.document import Document
 from webclean_scrapy.extractors import webclean
 
@@ -24,18 +26,39 @@ TEXTS = [
 ]
 
 
-def test_marks_match_str_count():
-    stops, commas, semicolons, ends = webclean._marks(TEXTS)
-    assert list(zip(stops.tolist(), commas.tolist(), semicolons.tolist(), ends.tolist())) == [
-        counted_marks(t) for t in TEXTS]
+def page_of(texts: list[str]) -> Document:
+    return Document.from_html("".join(f"<p>{html.escape(text)}</p>" for text in texts))
 
 
-def test_marks_on_a_page_too_long_to_pack():
-    texts = ["a, b; c. " * 240_000, "Short, one.", "x" * 10 + "!"]
-    assert sum(map(len, texts)) >= 1 << webclean._FIELD
-    stops, commas, semicolons, ends = webclean._marks(texts)
+@pytest.mark.parametrize("compiled", [True, False])
+def test_marks_match_str_count(compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The walk counts the marks; the model adds them up. Compared with
+    # str.count on the texts the walk produced (a lone surrogate, which
+    # cannot be encoded, is replaced before parsing).
+    monkeypatch.setattr(document, "COMPILED_WALK", compiled)
+    doc = page_of(TEXTS)
+    texts = doc.block_columns.texts
+    assert len(texts) == len(TEXTS)
+    stops, commas, semicolons, ends = webclean._marks(webclean._Page(doc))
     assert list(zip(stops.tolist(), commas.tolist(), semicolons.tolist(), ends.tolist())) == [
         counted_marks(t) for t in texts]
+    for mark, counts in zip(document.PUNCTUATION_MARKS, doc.block_columns.marks.tolist()):
+        assert counts == [t.count(mark) for t in texts]
+
+
+def test_marks_on_a_long_page():
+    texts = ["a, b; c. " * 240_000, "Short, one.", "x" * 10 + "!"]
+    doc = page_of(texts)
+    stops, commas, semicolons, ends = webclean._marks(webclean._Page(doc))
+    assert list(zip(stops.tolist(), commas.tolist(), semicolons.tolist(), ends.tolist())) == [
+        counted_marks(t.strip()) for t in texts]
+
+
+def test_only_counted_marks_can_be_asked_for():
+    doc = page_of(["a, b."])
+    assert doc.block_columns.count(",.").tolist() == [2]
+    with pytest.raises(ValueError, match="counted"):
+        doc.block_columns.count(":")
 
 
 def test_window_means_for_several_radii_at_once():
@@ -111,7 +134,7 @@ def random_page(rng: random.Random) -> str:
 def test_readability_matches_the_walk(seed):
     doc = Document.from_html(random_page(random.Random(seed)))
     page = webclean._Page(doc)
-    in_top, in_sibling, share = webclean._readability(page, webclean._marks(page.texts)[1])
+    in_top, in_sibling, share = webclean._readability(page, webclean._marks(page)[1])
     assert (in_top.tolist(), in_sibling.tolist(), share) == readability_reference(doc)
 
 

@@ -30,7 +30,7 @@ from cpython.object cimport PyObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, realloc
-from libc.string cimport memcpy, memset, strcmp, strlen
+from libc.string cimport memcmp, memcpy, memset, strcmp, strlen
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
@@ -55,7 +55,8 @@ cdef enum:
     B_HOLDER = 1
     B_CHARS = 2
     B_ANCHOR_CHARS = 3
-    BLOCK_FIELDS = 4
+    BLOCK_FIELDS = 4      # then one count per punctuation mark
+    MAX_MARKS = 16
     C_PARENT = 0
     C_FIRST = 1
     C_LAST = 2
@@ -170,16 +171,46 @@ cdef inline Py_ssize_t space_length(const unsigned char* s, Py_ssize_t i, Py_ssi
     return 0
 
 
-cdef Py_ssize_t collapse(const char* data, Py_ssize_t n, Buffer* out) except -1:
+# The punctuation marks to count (UTF-8), and for each possible first byte
+# the marks that start with it, as a bit mask.
+cdef struct Marks:
+    unsigned short starting[256]
+    const char* text[MAX_MARKS]
+    Py_ssize_t length[MAX_MARKS]
+    int count
+
+
+cdef int marks_init(Marks* marks, tuple texts) except -1:
+    """Fill *marks* from *texts* (distinct characters as UTF-8 ``bytes``,
+    kept alive by the caller)."""
+    cdef bytes mark
+    cdef int k
+    if len(texts) > MAX_MARKS:
+        raise ValueError(f"at most {MAX_MARKS} punctuation marks can be counted")
+    memset(marks.starting, 0, sizeof(marks.starting))
+    marks.count = len(texts)
+    for k, mark in enumerate(texts):
+        marks.text[k] = <const char*> mark
+        marks.length[k] = len(mark)
+        marks.starting[<unsigned char> mark[0]] |= 1 << k
+    return 0
+
+
+cdef Py_ssize_t collapse(const char* data, Py_ssize_t n, Buffer* out, Marks* marks, int64_t* counts) except -1:
     """Write ``" ".join(text.split())`` of the UTF-8 *data* to *out*, still
-    as UTF-8; return the number of spaces written (words - 1).
+    as UTF-8; return the number of spaces written (words - 1). With *marks*,
+    add to ``counts[k]`` each occurrence of mark *k* on the way.
 
     One pass over bytes instead of a ``str`` per word: splitting and joining
-    in Python was half of the walk's cost.
+    in Python was half of the walk's cost. Marks, like whitespace, start
+    with an ASCII or a lead byte, so they are found where the decoder finds
+    them.
     """
     cdef const unsigned char* s = <const unsigned char*> data
     cdef Py_ssize_t i = 0, j = 0, length, spaces = 0
     cdef bint gap = False  # whitespace seen since the last byte written
+    cdef unsigned short candidates
+    cdef int k
     buffer_reserve(out, n)
     while i < n:
         length = space_length(s, i, n)
@@ -192,6 +223,14 @@ cdef Py_ssize_t collapse(const char* data, Py_ssize_t n, Buffer* out) except -1:
             j += 1
             spaces += 1
             gap = False
+        if marks is not NULL:
+            candidates = marks.starting[s[i]]
+            if candidates:
+                for k in range(marks.count):
+                    if (candidates >> k & 1 and i + marks.length[k] <= n
+                            and memcmp(data + i, marks.text[k], marks.length[k]) == 0):
+                        counts[k] += 1
+                        break
         out.data[j] = data[i]
         j += 1
         i += 1
@@ -199,15 +238,20 @@ cdef Py_ssize_t collapse(const char* data, Py_ssize_t n, Buffer* out) except -1:
     return spaces
 
 
-def collapse_whitespace(bytes data) -> tuple:
-    """:func:`collapse` for tests: ``(collapsed text, spaces written)``."""
+def collapse_whitespace(bytes data, tuple marks=()) -> tuple:
+    """:func:`collapse` for tests: ``(collapsed text, spaces written, counts of *marks*)``."""
     cdef Buffer out
+    cdef Marks table
+    cdef int64_t counts[MAX_MARKS]
     cdef Py_ssize_t spaces
+    marks_init(&table, marks)
+    memset(counts, 0, sizeof(counts))
     out.data = NULL
     out.size = out.capacity = 0
     try:
-        spaces = collapse(data, len(data), &out)
-        return PyUnicode_DecodeUTF8(out.data, out.size, "replace"), spaces
+        spaces = collapse(data, len(data), &out, &table, counts)
+        return (PyUnicode_DecodeUTF8(out.data, out.size, "replace"), spaces,
+                [counts[k] for k in range(table.count)])
     finally:
         free(out.data)
 
@@ -256,6 +300,7 @@ cdef class _Walk:
     cdef Buffer text
     cdef Buffer anchor
     cdef Buffer collapsed       # scratch space of cut()
+    cdef Marks marks            # the punctuation counted per block
     cdef Table blocks
     cdef Table containers
     cdef list texts
@@ -296,13 +341,15 @@ cdef class _Walk:
         cdef str text, anchor
         cdef int64_t chars, anchor_chars = 0, spaces
         cdef int64_t* row
-        spaces = collapse(self.text.data, self.text.size, &self.collapsed)
+        cdef int64_t counts[MAX_MARKS]
+        memset(counts, 0, sizeof(counts))
+        spaces = collapse(self.text.data, self.text.size, &self.collapsed, &self.marks, counts)
         if self.collapsed.size:
             text = PyUnicode_DecodeUTF8(self.collapsed.data, self.collapsed.size, "replace")
             chars = len(text) - spaces
             anchor = ""
             if self.anchor.size:
-                spaces = collapse(self.anchor.data, self.anchor.size, &self.collapsed)
+                spaces = collapse(self.anchor.data, self.anchor.size, &self.collapsed, NULL, NULL)
                 if self.collapsed.size:
                     anchor = PyUnicode_DecodeUTF8(self.collapsed.data, self.collapsed.size, "replace")
                     anchor_chars = len(anchor) - spaces
@@ -313,6 +360,7 @@ cdef class _Walk:
             row[B_HOLDER] = self.current
             row[B_CHARS] = chars
             row[B_ANCHOR_CHARS] = anchor_chars
+            memcpy(row + BLOCK_FIELDS, counts, self.marks.count * sizeof(int64_t))
             row = self.containers.rows + self.current * CONTAINER_FIELDS
             row[C_CHARS] += chars
             row[C_ANCHOR_CHARS] += anchor_chars
@@ -346,14 +394,16 @@ cdef class _Walk:
         self.current = row[C_PARENT]
 
 
-def walk(root, dict kinds, hidden_style, tuple descriptive, list elements=None):
+def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list elements=None):
     """Walk *root* exactly as ``Document._walk_python`` does; return its tables.
 
     Returns ``(texts, anchor_texts, block_columns, tags, attributes,
     container_columns)``: per block its text and the text inside its links,
     per container its tag and its *descriptive* attributes (a dict), and
     each table's numbers as ``bytes`` laid out column after column (the
-    ``B_*`` and ``C_*`` orders). With *elements* a list, each container's
+    ``B_*`` and ``C_*`` orders; after the ``B_*`` columns of the blocks,
+    one column per punctuation mark of *marks*, UTF-8 ``bytes``: how many
+    times the block's text holds it). With *elements* a list, each container's
     element proxy is appended to it, in container order (only when asked:
     a proxy costs more than the rest of a container).
 
@@ -390,6 +440,8 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, list elements=None):
     anchors.size = anchors.capacity = opened.size = opened.capacity = 0
     state.texts = []
     state.anchor_texts = []
+    marks_init(&state.marks, marks)
+    state.blocks.fields = BLOCK_FIELDS + state.marks.count
     state.position = 0
     tags.append(root.tag if isinstance(root.tag, str) else "html")
     container_attributes.append({name.decode(): value for name in descriptive

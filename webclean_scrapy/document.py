@@ -62,6 +62,13 @@ STRUCTURAL_TAGS: frozenset[str] = frozenset(
 #: reading them back through lxml later costs a call per container.
 DESCRIPTIVE_ATTRIBUTES: tuple[str, ...] = ("class", "id", "role", "itemprop")
 
+#: The punctuation marks the walk counts in every block's text
+#: (:attr:`BlockColumns.marks`): sentence ends and commas in their ASCII,
+#: CJK full-width and half-width forms, the ideographic and the Arabic
+#: comma, and the semicolon -- every mark a method here reads, counted
+#: once, during the pass that collapses the block's whitespace.
+PUNCTUATION_MARKS: str = ".。．｡!！?？,，、､،;"
+
 #: Void structural tags: they cut the current string but hold no text.
 BREAK_TAGS: frozenset[str] = frozenset({"br", "hr"})
 
@@ -103,6 +110,7 @@ _WALK_KINDS: dict[str, int] = {
 }
 
 _DESCRIPTIVE_BYTES: tuple[bytes, ...] = tuple(name.encode() for name in DESCRIPTIVE_ATTRIBUTES)
+_MARK_BYTES: tuple[bytes, ...] = tuple(mark.encode() for mark in PUNCTUATION_MARKS)
 
 try:
     from . import _walk as _compiled_walk
@@ -130,19 +138,32 @@ class BlockColumns:
     ``<a>`` elements (``""`` when none); the int64 arrays hold its
     ``positions`` (see :class:`Block`), its ``holders`` (the index of the
     container directly holding it), its ``chars`` and ``anchor_chars``
-    (non-whitespace characters, all and inside links).
+    (non-whitespace characters, all and inside links), and ``marks``: row
+    *k* counts :data:`PUNCTUATION_MARKS` ``[k]`` in each block's text
+    (:meth:`count` adds rows up).
     """
 
-    __slots__ = ("texts", "anchor_texts", "positions", "holders", "chars", "anchor_chars")
+    __slots__ = ("texts", "anchor_texts", "positions", "holders", "chars", "anchor_chars", "marks")
 
     def __init__(self, texts: list[str], anchor_texts: list[str], numbers: np.ndarray) -> None:
         self.texts = texts
         self.anchor_texts = anchor_texts
-        #: Rows of one ``(4, n)`` array, in the compiled walk's ``B_*`` order.
-        self.positions, self.holders, self.chars, self.anchor_chars = numbers
+        #: Rows of one ``(4 + len(PUNCTUATION_MARKS), n)`` array, in the
+        #: compiled walk's ``B_*`` order, then one row per mark.
+        self.positions, self.holders, self.chars, self.anchor_chars = numbers[:4]
+        self.marks = numbers[4:]
 
     def __len__(self) -> int:
         return len(self.texts)
+
+    def count(self, marks: str) -> np.ndarray:
+        """How many of the characters *marks* each block's text holds (each
+        of them one of :data:`PUNCTUATION_MARKS`)."""
+        try:
+            rows = [PUNCTUATION_MARKS.index(mark) for mark in marks]
+        except ValueError:
+            raise ValueError(f"only {PUNCTUATION_MARKS!r} are counted, not all of {marks!r}") from None
+        return self.marks[rows].sum(axis=0)
 
 
 class ContainerColumns:
@@ -189,7 +210,8 @@ class _ElementFinder:
     def __call__(self) -> list[etree._Element]:
         if self.elements is None:
             elements: list[etree._Element] = []
-            _compiled_walk.walk(self.root, _WALK_KINDS, _HIDDEN_STYLE.search, _DESCRIPTIVE_BYTES, elements)
+            _compiled_walk.walk(self.root, _WALK_KINDS, _HIDDEN_STYLE.search, _DESCRIPTIVE_BYTES, _MARK_BYTES,
+                                elements)
             if [element.tag for element in elements[1:]] != self.tags[1:]:
                 raise RuntimeError("the tree was modified after the page was walked")
             self.elements = elements
@@ -339,9 +361,9 @@ class Document:
         """
         if COMPILED_WALK and _compiled_walk.is_html_tree(self.root):
             texts, anchor_texts, block_numbers, tags, attributes, container_numbers = _compiled_walk.walk(
-                self.root, _WALK_KINDS, _HIDDEN_STYLE.search, _DESCRIPTIVE_BYTES)
-            self.block_columns = BlockColumns(
-                texts, anchor_texts, np.frombuffer(block_numbers, dtype=np.int64).reshape(4, -1))
+                self.root, _WALK_KINDS, _HIDDEN_STYLE.search, _DESCRIPTIVE_BYTES, _MARK_BYTES)
+            self.block_columns = BlockColumns(texts, anchor_texts, np.frombuffer(
+                block_numbers, dtype=np.int64).reshape(4 + len(_MARK_BYTES), -1))
             self.container_columns = ContainerColumns(
                 tags, attributes, np.frombuffer(container_numbers, dtype=np.int64).reshape(5, -1))
             self._elements = _ElementFinder(self.root, tags)
@@ -369,8 +391,9 @@ class Document:
         # The block table, column by column (BlockColumns' order)...
         texts: list[str] = []
         anchor_texts: list[str] = []
-        blocks: tuple[list[int], ...] = ([], [], [], [])
-        positions, holders, block_chars, block_anchor_chars = blocks
+        blocks: tuple[list[int], ...] = tuple([] for _ in range(4 + len(PUNCTUATION_MARKS)))
+        positions, holders, block_chars, block_anchor_chars = blocks[:4]
+        mark_counts = tuple(zip(blocks[4:], PUNCTUATION_MARKS))
         # ... and the container table (ContainerColumns' order).
         tags: list[str] = [root.tag if isinstance(root.tag, str) else "html"]
         attributes_of: list[dict[str, str]] = [
@@ -393,6 +416,8 @@ class Document:
                 holders.append(current)
                 block_chars.append(chars)
                 block_anchor_chars.append(anchor_chars)
+                for column, mark in mark_counts:
+                    column.append(text.count(mark))
                 chars_of[current] += chars
                 anchor_chars_of[current] += anchor_chars
                 has_text = False
@@ -475,7 +500,8 @@ class Document:
         cut()
         while current >= 0:  # the root, and any left open by a truncated tree
             current = close()
-        self.block_columns = BlockColumns(texts, anchor_texts, np.array(blocks, dtype=np.int64).reshape(4, -1))
+        self.block_columns = BlockColumns(texts, anchor_texts,
+                                          np.array(blocks, dtype=np.int64).reshape(len(blocks), -1))
         self.container_columns = ContainerColumns(tags, attributes_of,
                                                   np.array(containers, dtype=np.int64).reshape(5, -1))
         self._elements = _ElementFinder(root, tags, elements)

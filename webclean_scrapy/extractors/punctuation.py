@@ -11,8 +11,9 @@ with CS the commas, CL the content length, ACL the anchor content length and
 ACFL the commas and full stops inside anchors. The best DIV, widened by the
 parent check, is the main content.
 
-Everything is read from :attr:`Document.containers` and their blocks
-(:attr:`Block.anchor_text` gives the punctuation inside links): no tree work.
+Everything is read from :attr:`Document.containers` and their blocks (the
+walk counted each block's commas, :attr:`BlockColumns.marks`, and
+:attr:`Block.anchor_text` gives the punctuation inside links): no tree work.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ def score_divs(doc: Document) -> list[DivScore]:
     """
     nearest: dict[int, DivScore | None] = {}
     scores: list[DivScore] = []
+    commas = doc.block_columns.count(COMMAS).tolist()
     for container in doc.containers:
         above = nearest.get(id(container.parent)) if container.parent is not None else None
         if container.tag == "div":
@@ -79,7 +81,7 @@ def score_divs(doc: Document) -> list[DivScore]:
         if above is None or not container.direct_blocks:
             continue
         for block in container.direct_blocks:
-            above.commas += count_chars(block.text, COMMAS)
+            above.commas += commas[block.index]
             above.chars += block.chars
             above.anchor_chars += block.anchor_chars
             if block.anchor_text:

@@ -28,14 +28,14 @@ punctuation) and nothing is keyed to a site. The weights are learnt by
 ``benchmarks/train_webclean.py`` (split by dataset) and shipped in
 ``webclean_scrapy/data/webclean_model.json``, read once on first use.
 
-Cost is linear in blocks plus containers: the class/id/role/itemprop the
-walk copied (:attr:`Container.attributes`) read once per text-holding
-*container* (class/id keyword scans memoised across pages), one
-attribute read per block and field into numpy arrays, then whole-column
-numpy operations (the page's text is classified for punctuation in one
-pass, Readability's sums are one ``ufunc.at``): no Python loop does per-
-block arithmetic, no XPath, no regular expression per block, no tree
-mutation.
+Cost is linear in blocks plus containers. Everything is read from the
+tables the document walk filled (:class:`~webclean_scrapy.document.BlockColumns`,
+:class:`~webclean_scrapy.document.ContainerColumns`: counts, punctuation,
+holders, parents, block ranges, and the class/id/role/itemprop read once
+per text-holding container, with class/id keyword scans memoised across
+pages), then whole-column numpy operations (Readability's sums are one
+``ufunc.at``): no per-block object, no Python loop doing per-block
+arithmetic, no XPath, no regular expression per block, no tree mutation.
 """
 
 from __future__ import annotations
@@ -424,45 +424,14 @@ class _Page:
 
 # -- stage 1: blocks -----------------------------------------------------------
 
-#: Punctuation marks by UTF-16 code unit, as counts packed in an int64:
-#: stops (". 。 ! ?") in the lowest field, commas (", ， 、", what
-#: Readability counts) in the next, semicolons in the top one. Every mark is
-#: in the BMP, and surrogate halves count nothing.
-_FIELD = 21
-_FIELD_MASK = (1 << _FIELD) - 1
-_MARKS = np.zeros(0x10000, dtype=np.int64)
-_MARKS[[ord(c) for c in ".。!?"]] = 1
-_MARKS[[ord(c) for c in ",，、"]] = 1 << _FIELD
-_MARKS[ord(";")] = 1 << 2 * _FIELD
-_ENDS_STOP = np.zeros(0x10000, dtype=bool)
-_ENDS_STOP[[ord(c) for c in _STOPS]] = True
-
-
-def _marks(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per block: the number of stops, of commas and of semicolons, and
-    whether the text ends in a sentence end.
-
-    ``str.count`` scans the whole text once per mark (eight scans of ~10,000
-    characters a page); here the page's text is encoded once, looked up in
-    :data:`_MARKS`, and one prefix sum read at the block ends gives all
-    three counts (a page under 2**21 UTF-16 units cannot overflow a field)."""
-    n = len(texts)
-    joined = "".join(texts)
-    units = np.frombuffer(joined.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
-    if units.size == len(joined):
-        lengths = np.fromiter(map(len, texts), dtype=np.intp, count=n)
-    else:  # characters beyond the BMP take two units
-        lengths = np.fromiter((len(t.encode("utf-16-le", "surrogatepass")) // 2 for t in texts),
-                              dtype=np.intp, count=n)
-    ends = lengths.cumsum() - 1
-    marks = _MARKS.take(units)
-    shifts = (0, _FIELD, 2 * _FIELD)
-    if units.size <= _FIELD_MASK:
-        packed = np.diff(marks.cumsum().take(ends), prepend=0)
-        counts = [packed >> shift & _FIELD_MASK for shift in shifts]
-    else:  # a huge page: one prefix sum per mark
-        counts = [np.diff((marks >> shift & _FIELD_MASK).cumsum().take(ends), prepend=0) for shift in shifts]
-    return counts[0], counts[1], counts[2], _ENDS_STOP.take(units.take(ends))
+def _marks(page: _Page) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per block: the number of stops (". 。 ! ?"), of commas (", ， 、",
+    what Readability counts) and of semicolons, and whether the text ends
+    in a sentence end (:data:`_STOPS`). The walk counted every mark once
+    (:attr:`~webclean_scrapy.document.BlockColumns.marks`)."""
+    blocks = page.doc.block_columns
+    ends = np.fromiter([text[-1] in _STOPS for text in page.texts], dtype=bool, count=page.n)
+    return blocks.count(".。!?"), blocks.count(",，、"), blocks.count(";"), ends
 
 
 def _duplicates(texts: list[str]) -> np.ndarray:
@@ -569,7 +538,7 @@ def _block_matrix(page: _Page) -> np.ndarray:
     n = page.n
     at = _BLOCK_AT
     chars, logs, lds = page.chars, page.logs, page.lds
-    stops, commas, semicolons, ends_stop = _marks(page.texts)
+    stops, commas, semicolons, ends_stop = _marks(page)
     matrix = np.zeros((n, len(BLOCK_FEATURES)), order="F")  # written column by column
     # Per block; the neighbours past either end count as empty and all links.
     matrix[:, at["bias"]] = 1.0
