@@ -156,6 +156,13 @@ class BlockColumns:
     def __len__(self) -> int:
         return len(self.texts)
 
+    def text(self, indexes: Iterable[int] | slice = slice(None)) -> str:
+        """The output text of the blocks at *indexes* (default: all), one block per line."""
+        if isinstance(indexes, slice):
+            return "\n".join(self.texts[indexes])
+        texts = self.texts
+        return "\n".join([texts[i] for i in indexes])
+
     def count(self, marks: str) -> np.ndarray:
         """How many of the characters *marks* each block's text holds (each
         of them one of :data:`PUNCTUATION_MARKS`)."""
@@ -543,11 +550,6 @@ class Document:
         self._views = blocks, containers
         return self._views
 
-    def container_elements(self) -> list[etree._Element]:
-        """Each container's lxml element, in container order (found on
-        first use; see :class:`_ElementFinder`)."""
-        return self._elements()
-
     # -- views --------------------------------------------------------
     @property
     def source(self) -> str:
@@ -636,8 +638,8 @@ class Document:
             self._views = None
 
     def text_of(self, blocks: Iterable[Block]) -> str:
-        """Blocks as output text: one block per line."""
-        return "\n".join(block.text for block in blocks)
+        """Blocks as output text: one block per line (:meth:`BlockColumns.text`)."""
+        return self.block_columns.text([block.index for block in blocks])
 
     def tagged_lines(self, break_at_structural: bool = False) -> list[SourceLine]:
         """The source as Weninger & Hsu's text-to-tag-ratio lines.

@@ -55,7 +55,7 @@ def _readability() -> PeerFunction:
         # one line per block, the same text layout our extractors produce.
         summary = ReadabilityDocument(html).summary()
         doc = Document.from_html(summary)
-        return "\n".join(doc.block_columns.texts)
+        return doc.block_columns.text()
 
     return run
 

@@ -14,4 +14,4 @@ class BaselineExtractor(Extractor):
     name = "baseline"
 
     def extract_text(self, doc: Document) -> str:
-        return "\n".join(doc.block_columns.texts)
+        return doc.block_columns.text()

@@ -95,4 +95,4 @@ class DensityExtractor(Extractor):
         o = self.options
         blocks = doc.block_columns
         first, last = density_region(blocks.positions.tolist(), blocks.texts, o["c1"], o["c2"], o["unit"])
-        return "\n".join(blocks.texts[first:last + 1])
+        return blocks.text(slice(first, last + 1))

@@ -142,4 +142,4 @@ class PunctuationExtractor(Extractor):
         container = chosen.container
         if container.first_block < 0:
             return ""
-        return doc.text_of(doc.blocks[container.first_block:container.last_block + 1])
+        return doc.block_columns.text(slice(container.first_block, container.last_block + 1))

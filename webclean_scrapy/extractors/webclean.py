@@ -179,7 +179,6 @@ _LD_AT = _CHARS_AT + len(_CHAR_STEPS)
 _CONTAINER_AT = _LD_AT + len(_LD_STEPS)
 _KIND_AT = _CONTAINER_AT + len(CONTAINER_DENSE)
 _INNER_AT = _KIND_AT + len(KIND_NAMES)
-_FLAG_AT = _INNER_AT + len(INNER_NAMES)
 _PRIORITY_RANK = {name: rank for rank, name in enumerate(_PRIORITY)}
 _CONTENT_RANK = _PRIORITY_RANK["kw_content"]
 _META_RANK = _PRIORITY_RANK["kw_meta"]
@@ -805,6 +804,4 @@ class WebcleanExtractor(Extractor):
 
     def extract_text(self, doc: Document) -> str:
         o = self.options
-        texts = doc.block_columns.texts
-        kept = content_indexes(doc, o["threshold"], o["deduplicate"], bool(o["comments"]))
-        return "\n".join([texts[i] for i in kept])
+        return doc.block_columns.text(content_indexes(doc, o["threshold"], o["deduplicate"], bool(o["comments"])))
