@@ -14,7 +14,7 @@ import pytest
 
 from webclean_scrapy import available_extractors
 from webclean_scrapy.cli import main
-from webclean_scrapy.evaluation import REPORT_KEYS
+from webclean_scrapy.evaluation import REPORT_KEYS, SNIPPET_KEYS
 from webclean_scrapy.evaluation import peers as peers_module
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -145,6 +145,12 @@ def test_eval_json_report(dataset, tmp_path, capsys):
     assert 0 < figures["shingle_precision"] < 1  # the menu of page two, the boilerplate of page three
     assert figures["ms_per_page"] > 0
     assert all(isinstance(value, float) for value in figures.values())
+    # WCXB word figures, page by page: one 1/1/1; two 9 of 11 words (menu), recall 1;
+    # three: output for an empty gold, 0/0/0.
+    assert figures["word_precision"] == pytest.approx((1 + 9 / 11 + 0) / 3)
+    assert figures["word_recall"] == pytest.approx(2 / 3)
+    assert figures["word_f1"] == pytest.approx((1 + 0.9 + 0) / 3)
+    assert "with" not in out.split()  # no snippet lists in this dataset: no snippet columns
 
 
 def test_eval_default_extractors_and_by_language(dataset, tmp_path, capsys):
@@ -161,6 +167,88 @@ def test_eval_default_extractors_and_by_language(dataset, tmp_path, capsys):
     assert set(languages) == {"en", "de"}
     assert languages["en"]["baseline"]["pages"] == 1
     assert languages["en"]["baseline"]["shingle_f1"] == 1.0
+
+
+@pytest.fixture
+def wcxb_dataset(tmp_path):
+    """A WCXB-like dataset: page types, titles, dates, with/without snippet lists."""
+    root = tmp_path / "wcxb-tiny"
+    (root / "html").mkdir(parents=True)
+    entries = [
+        ("a1", "<html><body><nav>Home Shop</nav><h1>Big news</h1><p>The cat sat on the mat.</p>"
+               "<footer>Privacy Policy</footer></body></html>",
+         {"page_type": "article", "title": "Big news", "author": "Ann", "date": "2025-03-01",
+          "text": "Big news\n\nThe cat sat on the mat.",
+          "with": ["Big news The  cat", "on the mat."], "without": ["privacy policy", "Cookie settings", "Subscribe"]}),
+        ("p1", "<html><body><p>Blue Widget costs 10 dollars.</p><p>Add to cart</p></body></html>",
+         {"page_type": "product", "title": "Blue Widget", "author": None, "date": None,
+          "text": "Blue Widget costs 10 dollars.", "with": ["widget costs 10", "free shipping"],
+          "without": ["ADD TO CART"]}),
+        ("a2", "<html><body><p>Die Straße ist lang.</p></body></html>",
+         {"page_type": "article", "title": None, "author": None, "date": None,
+          "text": "Die STRASSE ist lang. Die Straße.", "with": [], "without": []}),
+        ("n1", "<html><body><p>Nothing here</p></body></html>", {"text": ""}),
+    ]
+    with open(root / "truth.jsonl", "w", encoding="utf-8") as truth:
+        for page_id, html, record in entries:
+            (root / "html" / f"{page_id}.html.gz").write_bytes(gzip.compress(html.encode("utf-8")))
+            truth.write(json.dumps({"id": page_id, "url": None, **record}, ensure_ascii=False) + "\n")
+    return root
+
+
+def test_eval_wcxb_fields_by_type(wcxb_dataset, tmp_path, capsys):
+    target = tmp_path / "scores.json"
+    assert main(["eval", str(wcxb_dataset), "-e", "baseline", "--by-type", "-j", "2", "--json", str(target)]) == 0
+    out = capsys.readouterr().out
+    report = json.loads(target.read_text(encoding="utf-8"))
+    assert list(report) == ["wcxb-tiny", "by_type"]
+    figures = report["wcxb-tiny"]["baseline"]
+    assert list(figures) == list(REPORT_KEYS) + list(SNIPPET_KEYS)
+    # Baseline keeps every word. Per page (word P, R, F1):
+    #   a1: 8 gold words of 12 (nav, footer)     -> 2/3, 1, 0.8
+    #   p1: 5 gold words of 8 ("add to cart")     -> 5/8, 1, 10/13
+    #   a2: die straße ist lang vs die strasse ist lang die straße -> 1, 2/3, 0.8
+    #   n1: output for an empty gold              -> 0, 0, 0
+    assert figures["word_precision"] == pytest.approx((2 / 3 + 5 / 8 + 1 + 0) / 4)
+    assert figures["word_recall"] == pytest.approx((1 + 1 + 2 / 3 + 0) / 4)
+    assert figures["word_f1"] == pytest.approx((0.8 + 10 / 13 + 0.8 + 0) / 4)
+    # Snippets, over the pages that have some (a1, p1; a2's lists are empty, n1 has none):
+    #   with: a1 2/2, p1 1/2; without: a1 1/3 (privacy policy), p1 1/1.
+    assert figures["with_rate"] == pytest.approx(0.75)
+    assert figures["without_rate"] == pytest.approx(2 / 3)
+
+    types = report["by_type"]["wcxb-tiny"]
+    assert list(types) == ["article", "product"]  # largest first; n1 has no type
+    article = types["article"]["baseline"]
+    assert article["pages"] == 2
+    assert article["word_precision"] == pytest.approx(5 / 6)
+    assert article["word_recall"] == pytest.approx(5 / 6)
+    assert article["word_f1"] == pytest.approx(0.8)
+    # shingles: a1 P 5/9 R 1 (5 gold shingles of 9), a2 P 0 R 0 -> means 5/18, 1/2
+    assert article["shingle_f1"] == pytest.approx(5 / 14)
+    assert types["product"]["baseline"] == pytest.approx(
+        {"pages": 1, "word_precision": 5 / 8, "word_recall": 1.0, "word_f1": 10 / 13,
+         "shingle_precision": 2 / 5, "shingle_recall": 1.0, "shingle_f1": 4 / 7})
+
+    assert "word P  word R  word F1" in out and "with  without" in out
+    overview = out[out.index("wcxb-tiny: word F1 by page type"):].splitlines()[1:6]
+    assert overview == [
+        "page type  pages  baseline",
+        "---------  -----  --------",
+        "article        2     0.800",
+        "product        1     0.769",
+        "all            4     0.592",
+    ]
+    assert "wcxb-tiny / type article (2 pages)" in out and "wcxb-tiny / type product (1 page)" in out
+
+
+def test_eval_by_type_without_page_types(dataset, tmp_path, capsys):
+    target = tmp_path / "scores.json"
+    assert main(["eval", str(dataset), "-e", "baseline", "--by-type", "--json", str(target)]) == 0
+    assert "no page has a page_type" in capsys.readouterr().out
+    report = json.loads(target.read_text())
+    assert report["by_type"] == {"tiny": {}}
+    assert list(report["tiny"]["baseline"]) == list(REPORT_KEYS)
 
 
 def test_eval_errors_are_clear(dataset, tmp_path, capsys, monkeypatch):

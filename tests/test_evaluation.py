@@ -12,6 +12,7 @@ import pytest
 from webclean_scrapy.evaluation import (
     PRF,
     REPORT_KEYS,
+    SNIPPET_KEYS,
     Contestants,
     DatasetError,
     Text,
@@ -32,11 +33,13 @@ from webclean_scrapy.evaluation import (
     shingle_counts,
     shingle_dataset_prf,
     shingle_prf,
+    snippet_rate,
     tokenize,
     voc_prf,
+    word_prf,
 )
 
-PRF_METRICS = [lcs_prf, lcstring_prf, cleaneval_prf, voc_prf, occ_prf, shingle_prf]
+PRF_METRICS = [lcs_prf, lcstring_prf, cleaneval_prf, voc_prf, occ_prf, shingle_prf, word_prf]
 
 
 def approx(values, expected):
@@ -122,13 +125,74 @@ def test_perfect_and_empty_cases(metric):
     assert metric(text, "") == PRF(0.0, 0.0, 0.0)
 
 
-@pytest.mark.parametrize("metric", [lcs_prf, lcstring_prf, cleaneval_prf, voc_prf, occ_prf, shingle_prf])
+@pytest.mark.parametrize("metric", PRF_METRICS)
 def test_swapping_texts_swaps_precision_and_recall(metric):
     a = "one two three four five six seven eight nine ten"
     b = "zero one two three four six seven eight nine ten eleven twelve"
     forward, backward = metric(a, b), metric(b, a)
     approx(forward, (backward.recall, backward.precision, backward.f1))
     assert 0 < forward.f1 < 1
+
+
+# -- WCXB word P/R/F1 -------------------------------------------------------
+def test_word_prf_bags_of_lowercase_words():
+    # extracted: the x3, cat x2, dog (6 words); gold: the x2, cat, sat, on, mat, today (7 words).
+    # Overlap of the bags: the 2 + cat 1 = 3, so P = 3/6, R = 3/7, F1 = 6/13.
+    approx(word_prf("The cat, the CAT! the dog.", "the cat sat on the mat today"), (1 / 2, 3 / 7, 6 / 13))
+    # Case and punctuation never count; order does not either.
+    assert word_prf("Hello, World!", "world hello") == PRF(1.0, 1.0, 1.0)
+    # \w+ keeps digits and underscores in words and splits at apostrophes.
+    approx(word_prf("It's snake_case 2024", "it s snake case 2024"), (3 / 4, 3 / 5, 2 / 3))
+
+
+def test_word_prf_unicode_words():
+    # "Straße".lower() stays "straße", "STRASSE".lower() is "strasse": two different words.
+    # extracted: die straße ist lang (4); gold: die strasse ist lang die straße (6); overlap 4.
+    approx(word_prf("Die Straße ist lang.", "Die STRASSE ist lang. Die Straße."), (1.0, 2 / 3, 0.8))
+    # A run of CJK characters is one \w+ token (WCXB's definition, unlike `tokenize`):
+    # "日本語のテキスト" is a single word, which "日本語 テキスト" does not contain.
+    assert word_prf("日本語 テキスト", "日本語のテキスト") == PRF(0.0, 0.0, 0.0)
+    assert word_prf("日本語、テキスト", "日本語 テキスト") == PRF(1.0, 1.0, 1.0)  # "、" is not \w
+    approx(word_prf("日本語 English", "日本語"), (0.5, 1.0, 2 / 3))
+    assert 0 < occ_prf("日本語 テキスト", "日本語のテキスト").f1 < 1  # the character tokens overlap
+
+
+def test_word_prf_matches_wcxb_definition():
+    import re
+    from collections import Counter
+
+    def wcxb(predicted, reference):  # WCXB evaluate.py's word_f1, restated
+        pred, ref = re.findall(r"\w+", predicted.lower()), re.findall(r"\w+", reference.lower())
+        if not ref:
+            return (1.0, 1.0, 1.0) if not pred else (0.0, 0.0, 0.0)
+        if not pred:
+            return (0.0, 0.0, 0.0)
+        overlap = sum((Counter(pred) & Counter(ref)).values())
+        p, r = overlap / len(pred), overlap / len(ref)
+        return p, r, 2 * p * r / (p + r) if p + r else 0.0
+
+    rng = random.Random(11)
+    vocabulary = ["a", "A", "b", "Straße", "日本", "x_1", "über", "...", "", "\n"]
+    for _ in range(300):
+        e = " ".join(rng.choices(vocabulary, k=rng.randint(0, 8)))
+        g = " ".join(rng.choices(vocabulary, k=rng.randint(0, 8)))
+        approx(word_prf(e, g), wcxb(e, g))
+
+
+# -- snippets ------------------------------------------------------------------
+def test_snippet_rate_case_and_whitespace_insensitive_substrings():
+    text = "Big News\n\nThe cat sat   on the mat.\nPrivacy Policy"
+    assert snippet_rate(text, ["big news the CAT", "on the mat.", "cookie settings"]) == pytest.approx(2 / 3)
+    assert snippet_rate(text, ["Big\nnews\t The"]) == 1.0  # layout on either side does not count
+    assert snippet_rate(text, ["sat on the mat"]) == 1.0
+    assert snippet_rate(text, ["cat, sat"]) == 0.0  # punctuation does
+    assert snippet_rate(text, ["Policy "]) == 1.0  # ends stripped
+    assert snippet_rate("", ["anything"]) == 0.0
+
+
+def test_snippet_rate_without_snippets_is_none():
+    assert snippet_rate("some text", []) is None
+    assert snippet_rate("some text", ["", "  \n"]) is None  # blank snippets are no snippets
 
 
 def test_distribution_distances():
@@ -193,12 +257,14 @@ def test_score_page_on_long_texts_runs():
 
 
 # -- dataset runner ----------------------------------------------------------
-def make_dataset(root, pages):
+def make_dataset(root, pages, extra=None):
+    """*pages*: (id, html bytes, gold); *extra*: id -> more truth.jsonl fields."""
     (root / "html").mkdir(parents=True)
     with open(root / "truth.jsonl", "w", encoding="utf-8") as truth:
         for page_id, html, gold in pages:
             (root / "html" / f"{page_id}.html.gz").write_bytes(gzip.compress(html))
-            truth.write(json.dumps({"id": page_id, "url": None, "text": gold}) + "\n")
+            record = {"id": page_id, "url": None, "text": gold, **(extra or {}).get(page_id, {})}
+            truth.write(json.dumps(record) + "\n")
     return root
 
 
@@ -212,7 +278,8 @@ def test_evaluate_dataset_with_baseline(tmp_path):
     ])
     report = evaluate_dataset(root, Contestants(ours=("baseline",)), by_language=True)
     figures = report.summary["baseline"]
-    assert tuple(figures) == REPORT_KEYS
+    assert tuple(figures) == REPORT_KEYS  # no snippet lists: no snippet rates
+    assert figures["word_recall"] == pytest.approx(2 / 3)
     assert figures["shingle_recall"] == pytest.approx(2 / 3)  # the binary page recalls nothing
     assert figures["shingle_precision"] < 1.0  # the nav words of p2
     assert report.failures == {"baseline": 1} and "p3" in report.errors["baseline"]
@@ -220,6 +287,56 @@ def test_evaluate_dataset_with_baseline(tmp_path):
     assert report.by_language["en"]["baseline"]["shingle_f1"] == 1.0
     table = format_report(report)
     assert "baseline" in table and "ms/page" in table and "language fr" in table
+    assert "word F1" in table and "without" not in table
+    assert report.by_type is None and "page type" not in table
+
+
+def test_evaluate_dataset_with_page_types_and_snippets(tmp_path):
+    page = b"<html><body><p>The cat sat on the mat.</p><footer>Privacy Policy</footer></body></html>"
+    root = make_dataset(tmp_path / "typed", [
+        ("a", page, "The cat sat on the mat."),
+        ("b", page, "The cat sat on the mat."),
+        ("c", page, "The cat sat on the mat."),
+    ], extra={
+        "a": {"page_type": "article", "title": "Cats", "author": "A. Writer", "date": "2025-01-02",
+              "with": ["the cat sat", "a dog"], "without": ["privacy policy"]},
+        "b": {"page_type": "forum", "with": [], "without": ["Cookie settings"]},
+        "c": {"title": None, "date": None},
+    })
+    first = load_dataset(root)[0]
+    assert (first.page_type, first.title, first.author, first.date) == ("article", "Cats", "A. Writer", "2025-01-02")
+    assert first.with_snippets == ("the cat sat", "a dog") and first.without_snippets == ("privacy policy",)
+
+    report = evaluate_dataset(root, Contestants(ours=("baseline",)), by_type=True)
+    figures = report.summary["baseline"]
+    assert tuple(figures) == REPORT_KEYS + SNIPPET_KEYS
+    assert figures["with_rate"] == 0.5  # page a only: b's list is empty, c has none
+    assert figures["without_rate"] == 0.5  # page a: 1, page b: 0
+    # "the cat sat on the mat privacy policy": 6 of 8 words are gold, all gold words found
+    approx([figures[k] for k in ("word_precision", "word_recall", "word_f1")], (3 / 4, 1.0, 6 / 7))
+    assert list(report.by_type) == ["article", "forum"]  # page c has no type: left out
+    assert report.by_type["forum"]["baseline"]["pages"] == 1
+    assert report.by_type["forum"]["baseline"]["word_f1"] == pytest.approx(6 / 7)
+    table = format_report(report)
+    assert "with  without" in table and "typed / type forum (1 page)" in table
+
+
+def test_load_dataset_keeps_plain_records_plain(tmp_path):
+    root = make_dataset(tmp_path / "plain", [("p", b"<p>x</p>", "x")])
+    (page,) = load_dataset(root)
+    assert (page.page_type, page.title, page.author, page.date) == (None, None, None, None)
+    assert page.with_snippets == () and page.without_snippets == ()
+
+
+@pytest.mark.parametrize("extra, message", [
+    ({"with": "one snippet"}, "'with' should be a list of strings"),
+    ({"without": [1, 2]}, "'without' should be a list of strings"),
+    ({"page_type": ["article"]}, "'page_type' should be a string"),
+])
+def test_load_dataset_rejects_malformed_extra_fields(tmp_path, extra, message):
+    root = make_dataset(tmp_path / "bad", [("p", b"<p>x</p>", "x")], extra={"p": extra})
+    with pytest.raises(DatasetError, match=f"truth.jsonl:1: {message}"):
+        load_dataset(root)
 
 
 def test_load_dataset_rejects_other_layouts(tmp_path):

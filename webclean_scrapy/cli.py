@@ -275,6 +275,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     results: dict[str, Any] = {}
     by_language: dict[str, Any] = {}
+    by_type: dict[str, Any] = {}
     status = EXIT_OK
     for directory in args.datasets:
         progress: Progress | None = None
@@ -282,7 +283,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             pages = load_dataset(directory, limit=args.limit)
             progress = Progress(len(pages), _want_progress(len(pages), args.progress))
             report = evaluate_dataset(directory, contestants, pages=pages, jobs=args.jobs,
-                                      by_language=args.by_language, on_page=progress.advance)
+                                      by_language=args.by_language, by_type=args.by_type,
+                                      on_page=progress.advance)
         except DatasetError as exc:
             _error(str(exc))
             status = EXIT_FAILED
@@ -294,12 +296,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
         results[name] = report.summary
         if args.by_language:
             by_language[name] = report.by_language
+        if args.by_type:
+            by_type[name] = report.by_type
         print(format_report(report), end="\n\n", flush=True)
 
     if args.json and results:
         document: dict[str, Any] = dict(results)
         if args.by_language:
             document["by_language"] = by_language
+        if args.by_type:
+            document["by_type"] = by_type
         try:
             Path(args.json).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         except OSError as exc:
@@ -364,7 +370,10 @@ def build_parser() -> argparse.ArgumentParser:
                                '(pip install "webclean-scrapy[compare]")')
     evaluate.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     evaluate.add_argument("--limit", type=_positive_int, help="only the first N pages of each dataset")
-    evaluate.add_argument("--by-language", action="store_true", help="also report shingle scores per page language")
+    evaluate.add_argument("--by-language", action="store_true",
+                          help="also report word and shingle scores per page language")
+    evaluate.add_argument("--by-type", action="store_true",
+                          help="also report word and shingle scores per page type (page_type of truth.jsonl, as in WCXB)")
     evaluate.add_argument("-j", "--jobs", type=_positive_int, default=1,
                           help="worker processes (%(default)s; more makes ms/page less reliable)")
     evaluate.add_argument("--progress", action="store_true", help="show a progress bar even when stderr is not a terminal")

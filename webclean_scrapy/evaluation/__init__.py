@@ -22,17 +22,19 @@ from .metrics import (
     shingle_counts,
     shingle_dataset_prf,
     shingle_prf,
+    snippet_rate,
     voc_prf,
+    word_prf,
 )
 from .peers import PEERS, PeerUnavailableError, load_peer
-from .runner import REPORT_KEYS, Contestants, DatasetReport, evaluate_dataset, format_report
+from .runner import REPORT_KEYS, SNIPPET_KEYS, Contestants, DatasetReport, evaluate_dataset, format_report
 from .substring import longest_common_substring
 from .tokenize import tokenize
 
 __all__ = [
-    "PEERS", "PRF", "REPORT_KEYS", "Contestants", "DatasetError", "DatasetReport", "Page",
+    "PEERS", "PRF", "REPORT_KEYS", "SNIPPET_KEYS", "Contestants", "DatasetError", "DatasetReport", "Page",
     "PeerUnavailableError", "Text", "cleaneval_prf", "cosine_distance", "edit_distance_ratio",
     "euclidean_distance", "evaluate_dataset", "format_report", "kl_divergence", "lcs_prf", "lcstring",
     "lcstring_prf", "load_dataset", "load_peer", "longest_common_substring", "occ_prf", "score_page",
-    "shingle_counts", "shingle_dataset_prf", "shingle_prf", "tokenize", "voc_prf",
+    "shingle_counts", "shingle_dataset_prf", "shingle_prf", "snippet_rate", "tokenize", "voc_prf", "word_prf",
 ]

@@ -16,6 +16,7 @@ empty gold text is perfect (1, 1, 1).
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable
 from functools import cached_property
@@ -34,6 +35,10 @@ KL_SMOOTHING = 0.01
 
 #: Shingle length of the article-extraction benchmark.
 SHINGLE_SIZE = 4
+
+#: WCXB's word tokens: ``\w+`` runs of the lowercased text (a run of CJK
+#: characters is one token: that is the benchmark's definition, kept as is).
+WORD_RE = re.compile(r"\w+")
 
 
 class PRF(NamedTuple):
@@ -69,6 +74,11 @@ class Text:
         return " ".join(self.raw.split())
 
     @cached_property
+    def folded(self) -> str:
+        """:attr:`collapsed`, lowercased (what snippets are looked up in)."""
+        return self.collapsed.lower()
+
+    @cached_property
     def automaton(self) -> SuffixAutomaton:
         """Suffix automaton of :attr:`compact` (built once, matched many times)."""
         return SuffixAutomaton(self.compact)
@@ -80,6 +90,11 @@ class Text:
     @cached_property
     def counts(self) -> Counter[str]:
         return Counter(self.tokens)
+
+    @cached_property
+    def word_counts(self) -> Counter[str]:
+        """Bag of WCXB word tokens: ``re.findall(r"\\w+", text.lower())``."""
+        return Counter(WORD_RE.findall(self.raw.lower()))
 
     @cached_property
     def shingles(self) -> Counter[tuple[str, ...]]:
@@ -145,6 +160,14 @@ def voc_prf(extracted: str | Text, gold: str | Text) -> PRF:
 def occ_prf(extracted: str | Text, gold: str | Text) -> PRF:
     """``occ_eval`` (Barbaresi & Lejeune): overlap of word occurrences (multisets)."""
     e, g = as_text(extracted).counts, as_text(gold).counts
+    return prf((e & g).total(), e.total(), g.total())
+
+
+def word_prf(extracted: str | Text, gold: str | Text) -> PRF:
+    """WCXB's word P/R/F1 (Foley 2026, ``evaluate.py``): bags of lowercase
+    ``\\w+`` tokens, overlap = multiset intersection. Unlike the other token
+    metrics it folds case and keeps a run of CJK characters as one token."""
+    e, g = as_text(extracted).word_counts, as_text(gold).word_counts
     return prf((e & g).total(), e.total(), g.total())
 
 
@@ -254,18 +277,45 @@ def shingle_dataset_prf(counts: Iterable[tuple[float, float, float]]) -> PRF:
     return PRF(precision, recall, f1)
 
 
+# -- snippets (WCXB's with / without lists) ---------------------------------
+def normalise_snippet(snippet: str) -> str:
+    """Whitespace runs collapsed to one space, ends stripped, lowercased."""
+    return " ".join(snippet.split()).lower()
+
+
+def snippet_rate(extracted: str | Text, snippets: Iterable[str]) -> float | None:
+    """The fraction of *snippets* found in the extracted text, or None when
+    there is no snippet (a rate over nothing is not 0 and not 1).
+
+    A snippet is found when it is a substring of the text after both are
+    lowercased and have their whitespace runs collapsed to one space (so a
+    snippet spanning two blocks matches whatever line breaks the extractor
+    puts between them). No other normalisation: punctuation and quotes count.
+    """
+    text = as_text(extracted).folded
+    wanted = [normalise_snippet(s) for s in snippets]
+    wanted = [s for s in wanted if s]
+    if not wanted:
+        return None
+    return sum(1 for s in wanted if s in text) / len(wanted)
+
+
 # -- everything at once -----------------------------------------------
 #: Per-page metrics averaged over a dataset (the shingle scores are
 #: aggregated from :func:`shingle_counts` instead, as the benchmark does).
-MEAN_METRICS = ("lcs_f1", "lcstring_f1", "edr", "cleaneval_f1", "voc_f1", "occ_f1",
-                "kl", "cosine", "euclidean")
+MEAN_METRICS = ("word_f1", "word_precision", "word_recall", "lcs_f1", "lcstring_f1", "edr",
+                "cleaneval_f1", "voc_f1", "occ_f1", "kl", "cosine", "euclidean")
 
 
 def score_page(extracted: str | Text, gold: str | Text) -> dict[str, object]:
     """Every metric for one page: :data:`MEAN_METRICS` plus ``shingle_counts``."""
     e, g = as_text(extracted), as_text(gold)
+    words = word_prf(e, g)
     return {
         "shingle_counts": shingle_counts(e, g),
+        "word_f1": words.f1,
+        "word_precision": words.precision,
+        "word_recall": words.recall,
         "lcs_f1": lcs_prf(e, g).f1,
         "lcstring_f1": lcstring_prf(e, g).f1,
         "edr": edit_distance_ratio(e, g),

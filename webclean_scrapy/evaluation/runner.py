@@ -20,21 +20,33 @@ from ..document import Document, built_page
 from ..encoding import decode_html
 from ..extractors import get_extractor
 from .dataset import Page, dataset_name, load_dataset
-from .metrics import MEAN_METRICS, Text, score_page, shingle_dataset_prf
+from .metrics import MEAN_METRICS, Text, score_page, shingle_dataset_prf, snippet_rate
 from .peers import load_peer
 
-#: The keys of one extractor's figures in the JSON report, in table order.
-REPORT_KEYS = ("shingle_f1", "shingle_precision", "shingle_recall", "lcs_f1", "lcstring_f1", "edr",
-               "cleaneval_f1", "voc_f1", "occ_f1", "kl", "cosine", "euclidean", "ms_per_page")
+#: The keys of one extractor's figures in the JSON report, on every dataset.
+REPORT_KEYS = ("shingle_f1", "shingle_precision", "shingle_recall", "word_f1", "word_precision", "word_recall",
+               "lcs_f1", "lcstring_f1", "edr", "cleaneval_f1", "voc_f1", "occ_f1", "kl", "cosine", "euclidean",
+               "ms_per_page")
 
-#: Table columns: (report key, header, format).
+#: Keys added after :data:`REPORT_KEYS` only on datasets whose pages carry
+#: ``with`` / ``without`` snippet lists (WCXB): absent, not 0, elsewhere.
+SNIPPET_KEYS = ("with_rate", "without_rate")
+
+#: Table columns: (report key, header, format). A column whose key no
+#: extractor has (the snippet rates on most datasets) is left out.
 COLUMNS = (
     ("shingle_precision", "P", ".3f"), ("shingle_recall", "R", ".3f"), ("shingle_f1", "F1", ".3f"),
+    ("word_precision", "word P", ".3f"), ("word_recall", "word R", ".3f"), ("word_f1", "word F1", ".3f"),
     ("lcs_f1", "LCS F1", ".3f"), ("lcstring_f1", "LCStr F1", ".3f"), ("edr", "EDR", ".3f"),
     ("cleaneval_f1", "CE F1", ".3f"), ("voc_f1", "voc F1", ".3f"), ("occ_f1", "occ F1", ".3f"),
     ("kl", "KL", ".3f"), ("cosine", "cos", ".3f"), ("euclidean", "eucl", ".3f"),
+    ("with_rate", "with", ".3f"), ("without_rate", "without", ".3f"),
     ("ms_per_page", "ms/page", ".1f"),
 )
+
+#: The figures of one group of pages in the per-language and per-type tables.
+GROUP_KEYS = ("pages", "word_precision", "word_recall", "word_f1", "shingle_precision", "shingle_recall",
+              "shingle_f1")
 
 
 @dataclass(frozen=True)
@@ -58,8 +70,10 @@ class Contestants:
 class PageResult:
     page_id: str
     language: str | None
-    #: extractor name -> :func:`score_page` output plus ``ms`` and ``failed``.
+    #: extractor name -> :func:`score_page` output plus ``with_rate`` and
+    #: ``without_rate`` (None when the page has no such snippets), ``ms`` and ``failed``.
     scores: dict[str, dict[str, Any]]
+    page_type: str | None = None
 
 
 @dataclass
@@ -72,8 +86,10 @@ class DatasetReport:
     failures: dict[str, int]
     #: extractor -> first error message, for the user to look into.
     errors: dict[str, str]
-    #: language -> extractor -> {"pages", "shingle_precision", "shingle_recall", "shingle_f1"}
+    #: language -> extractor -> {GROUP_KEYS...}
     by_language: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    #: page type -> extractor -> {GROUP_KEYS...}; None when not asked for.
+    by_type: dict[str, dict[str, dict[str, float]]] | None = None
 
 
 class _Runner:
@@ -90,6 +106,12 @@ class _Runner:
         language: str | None = None
         raw = page.read()
 
+        def score(text: str) -> dict[str, Any]:
+            extracted = Text(text)
+            return {**score_page(extracted, gold),
+                    "with_rate": snippet_rate(extracted, page.with_snippets),
+                    "without_rate": snippet_rate(extracted, page.without_snippets)}
+
         for name, extractor in self.ours:
             failed = ""
             start = time.perf_counter()
@@ -100,7 +122,7 @@ class _Runner:
             except Exception as exc:  # one bad page never aborts a run
                 text, failed = "", f"{type(exc).__name__}: {exc}"
             ms = (time.perf_counter() - start) * 1000
-            scores[name] = {**score_page(text, gold), "ms": ms, "failed": failed}
+            scores[name] = {**score(text), "ms": ms, "failed": failed}
 
         html: str | None = None
         if self.peers:
@@ -120,8 +142,8 @@ class _Runner:
             except Exception as exc:
                 text, failed = "", f"{type(exc).__name__}: {exc}"
             ms = (time.perf_counter() - start) * 1000
-            scores[name] = {**score_page(text or "", gold), "ms": ms, "failed": failed}
-        return PageResult(page.id, language, scores)
+            scores[name] = {**score(text or ""), "ms": ms, "failed": failed}
+        return PageResult(page.id, language, scores, page.page_type)
 
 
 _worker: _Runner | None = None
@@ -164,7 +186,9 @@ def _mean(values: Iterable[float]) -> float:
 
 
 def summarise(results: Sequence[PageResult], name: str) -> dict[str, float]:
-    """One extractor's dataset figures, keyed by :data:`REPORT_KEYS`."""
+    """One extractor's dataset figures, keyed by :data:`REPORT_KEYS`, then
+    :data:`SNIPPET_KEYS` for the rates some page has snippets for (each rate
+    the mean over those pages only)."""
     scores = [r.scores[name] for r in results if name in r.scores]
     shingles = shingle_dataset_prf(s["shingle_counts"] for s in scores)
     figures = {
@@ -174,29 +198,49 @@ def summarise(results: Sequence[PageResult], name: str) -> dict[str, float]:
         **{key: _mean(s[key] for s in scores) for key in MEAN_METRICS},
         "ms_per_page": _mean(s["ms"] for s in scores),
     }
-    return {key: figures[key] for key in REPORT_KEYS}
+    summary = {key: figures[key] for key in REPORT_KEYS}
+    for key in SNIPPET_KEYS:
+        rates = [s[key] for s in scores if s.get(key) is not None]
+        if rates:
+            summary[key] = _mean(rates)
+    return summary
+
+
+def _group_figures(results: Sequence[PageResult], name: str) -> dict[str, float]:
+    """:data:`GROUP_KEYS` of one extractor on a group of pages."""
+    scores = [r.scores[name] for r in results]
+    shingles = shingle_dataset_prf(s["shingle_counts"] for s in scores)
+    figures = {"pages": len(scores), "shingle_precision": shingles.precision,
+               "shingle_recall": shingles.recall, "shingle_f1": shingles.f1}
+    return {key: figures[key] if key in figures else _mean(s[key] for s in scores) for key in GROUP_KEYS}
+
+
+def _summarise_groups(results: Sequence[PageResult], names: Sequence[str],
+                      key: Callable[[PageResult], str | None]) -> dict[str, dict[str, dict[str, float]]]:
+    """Figures per group of pages, largest group first (pages whose *key* is
+    None or empty are left out)."""
+    groups: dict[str, list[PageResult]] = {}
+    for result in results:
+        group = key(result)
+        if group:
+            groups.setdefault(group, []).append(result)
+    return {group: {name: _group_figures(groups[group], name) for name in names}
+            for group in sorted(groups, key=lambda g: (-len(groups[g]), g))}
 
 
 def summarise_by_language(results: Sequence[PageResult], names: Sequence[str]) -> dict[str, dict[str, dict[str, float]]]:
-    """Shingle figures per page language (pages without one are left out)."""
-    groups: dict[str, list[PageResult]] = {}
-    for result in results:
-        if result.language:
-            groups.setdefault(result.language, []).append(result)
-    table: dict[str, dict[str, dict[str, float]]] = {}
-    for language in sorted(groups, key=lambda lang: (-len(groups[lang]), lang)):
-        pages = groups[language]
-        table[language] = {}
-        for name in names:
-            prf = shingle_dataset_prf(r.scores[name]["shingle_counts"] for r in pages)
-            table[language][name] = {"pages": len(pages), "shingle_precision": prf.precision,
-                                     "shingle_recall": prf.recall, "shingle_f1": prf.f1}
-    return table
+    """Figures per page language (pages without one are left out)."""
+    return _summarise_groups(results, names, lambda r: r.language)
+
+
+def summarise_by_type(results: Sequence[PageResult], names: Sequence[str]) -> dict[str, dict[str, dict[str, float]]]:
+    """Figures per page type of ``truth.jsonl`` (pages without one are left out)."""
+    return _summarise_groups(results, names, lambda r: r.page_type)
 
 
 def evaluate_dataset(directory: str | Path, contestants: Contestants, *, limit: int | None = None,
                      pages: Sequence[Page] | None = None, jobs: int = 1, by_language: bool = False,
-                     on_page: Callable[[], None] | None = None) -> DatasetReport:
+                     by_type: bool = False, on_page: Callable[[], None] | None = None) -> DatasetReport:
     """Load a dataset (unless its *pages* are given), run the contestants and summarise."""
     if pages is None:
         pages = load_dataset(directory, limit=limit)
@@ -215,6 +259,7 @@ def evaluate_dataset(directory: str | Path, contestants: Contestants, *, limit: 
         failures=failures,
         errors=errors,
         by_language=summarise_by_language(results, names) if by_language else {},
+        by_type=summarise_by_type(results, names) if by_type else None,
     )
 
 
@@ -227,21 +272,51 @@ def _render(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+#: Columns of the per-language and per-type tables.
+GROUP_COLUMNS = (("word_precision", "word P"), ("word_recall", "word R"), ("word_f1", "word F1"),
+                 ("shingle_precision", "P"), ("shingle_recall", "R"), ("shingle_f1", "F1"))
+
+
+def _format_groups(name: str, kind: str, groups: dict[str, dict[str, dict[str, float]]]) -> list[str]:
+    parts: list[str] = []
+    for group, figures in groups.items():
+        pages = next(iter(figures.values()))["pages"] if figures else 0
+        rows = [[extractor, *(format(f[key], ".3f") for key, _ in GROUP_COLUMNS)]
+                for extractor, f in figures.items()]
+        parts.append("")
+        parts.append(f"{name} / {kind} {group} ({pages} page{'s' if pages != 1 else ''})")
+        parts.append(_render(["extractor", *(header for _, header in GROUP_COLUMNS)], rows))
+    return parts
+
+
+def _format_type_overview(report: DatasetReport) -> list[str]:
+    """Word F1 at a glance: one line per page type (and one for all pages),
+    one column per extractor."""
+    assert report.by_type
+    names = list(report.summary)
+    rows = [[group, str(next(iter(figures.values()))["pages"]), *(f"{figures[n]['word_f1']:.3f}" for n in names)]
+            for group, figures in report.by_type.items()]
+    rows.append(["all", str(report.pages), *(f"{report.summary[n]['word_f1']:.3f}" for n in names)])
+    return ["", f"{report.name}: word F1 by page type", _render(["page type", "pages", *names], rows)]
+
+
 def format_report(report: DatasetReport) -> str:
-    """The paper-style table of one dataset (plus per-language tables)."""
-    headers = ["extractor", *(header for _, header, _ in COLUMNS)]
-    rows = [[name, *(format(figures[key], fmt) for key, _, fmt in COLUMNS)]
+    """The paper-style table of one dataset (plus per-language and per-type tables)."""
+    columns = [c for c in COLUMNS if any(c[0] in figures for figures in report.summary.values())]
+    headers = ["extractor", *(header for _, header, _ in columns)]
+    rows = [[name, *(format(figures[key], fmt) if key in figures else "-" for key, _, fmt in columns)]
             for name, figures in report.summary.items()]
-    parts = [f"{report.name} ({report.pages} pages; shingle P/R/F1 = 4-gram shingles, "
-             "EDR/KL/cos/eucl: lower is better)", _render(headers, rows)]
+    legend = "shingle P/R/F1 = 4-gram shingles, word P/R/F1 = WCXB's bags of words, "
+    legend += "EDR/KL/cos/eucl" + ("/without" if any("without_rate" in f for f in report.summary.values()) else "")
+    parts = [f"{report.name} ({report.pages} pages; {legend}: lower is better)", _render(headers, rows)]
     failed = [f"{name}: {count} page(s) failed, scored as empty ({report.errors.get(name, '')})"
               for name, count in report.failures.items() if count]
     parts.extend(failed)
-    for language, figures in report.by_language.items():
-        pages = next(iter(figures.values()))["pages"] if figures else 0
-        rows = [[name, *(format(f[key], ".3f") for key in ("shingle_precision", "shingle_recall", "shingle_f1"))]
-                for name, f in figures.items()]
-        parts.append("")
-        parts.append(f"{report.name} / language {language} ({pages} page{'s' if pages != 1 else ''})")
-        parts.append(_render(["extractor", "P", "R", "F1"], rows))
+    parts.extend(_format_groups(report.name, "language", report.by_language))
+    if report.by_type is not None:
+        if report.by_type:
+            parts.extend(_format_type_overview(report))
+            parts.extend(_format_groups(report.name, "type", report.by_type))
+        else:
+            parts.append(f"{report.name}: no page has a page_type in truth.jsonl (--by-type)")
     return "\n".join(parts)
