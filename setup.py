@@ -1,6 +1,6 @@
-"""Build hook for the one compiled module, ``webclean_scrapy._walk``.
+"""Build hook for the compiled modules, ``webclean_scrapy._walk`` and ``webclean_scrapy._trees``.
 
-Everything else about the package lives in ``pyproject.toml``. The module is
+Everything else about the package lives in ``pyproject.toml``. Each module is
 an accelerator: it is built against the headers lxml ships (``lxml.get_include()``)
 and marked optional, so a machine without a C compiler still installs the
 package and runs the pure-Python walk, with identical output, only slower.
@@ -16,7 +16,8 @@ except ImportError:  # a build without Cython or lxml: pure Python
 else:
     extensions = cythonize(
         [Extension("webclean_scrapy._walk", ["webclean_scrapy/_walk.pyx"],
-                   include_dirs=lxml.get_include(), optional=True)],
+                   include_dirs=lxml.get_include(), optional=True),
+         Extension("webclean_scrapy._trees", ["webclean_scrapy/_trees.pyx"], optional=True)],
         language_level=3,
     )
 
