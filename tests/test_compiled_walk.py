@@ -35,7 +35,29 @@ EDGE_CASES = {
     "empty": "",
     "cjk": "<article><h1>标题</h1><p>中文段落，测试。</p></article>",
     "entities": "<p>&amp; &lt;tag&gt; &nbsp;&copy;</p>",
+    # Pages whose text only a revealing walk finds (Document._walk).
+    "noscript posts": ('<div class="splash">Loading</div><noscript><div id="main-outlet"><div class="post">'
+                       + "<p>A forum post served to crawlers inside noscript, with enough words to count.</p>" * 8
+                       + '</div></div></noscript><script>x</script>'),
+    "streamed hidden": ('<nav><a href="/">Home</a></nav><div hidden id="S:0"><article><h1>Title</h1>'
+                        + '<p style="display:none">A paragraph React parks in a hidden div until a script runs.</p>' * 8
+                        + '</article></div>'),
 }
+
+
+@pytest.mark.parametrize("name", ["noscript posts", "streamed hidden"])
+def test_a_page_with_little_visible_text_is_walked_again_revealing(name: str) -> None:
+    doc = Document.from_html(EDGE_CASES[name])
+    assert doc.revealed
+    assert "served to crawlers" in doc.block_columns.text() or "React parks" in doc.block_columns.text()
+    assert "Loading" not in doc.block_columns.text() or name == "noscript posts"
+
+
+def test_a_page_with_visible_text_is_not_revealed() -> None:
+    page = "<p>" + "Visible prose of the page, long enough to stand on its own. " * 10 + "</p>"
+    doc = Document.from_html(page + "<noscript><p>Please enable JavaScript.</p></noscript><div hidden>secret</div>")
+    assert not doc.revealed
+    assert "JavaScript" not in doc.block_columns.text() and "secret" not in doc.block_columns.text()
 
 
 def snapshot(doc: Document) -> tuple[list, list, tuple]:

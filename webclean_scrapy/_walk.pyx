@@ -394,7 +394,7 @@ cdef class _Walk:
         self.current = row[C_PARENT]
 
 
-def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list elements=None):
+def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list elements=None, bint reveal=False):
     """Walk *root* exactly as ``Document._walk_python`` does; return its tables.
 
     Returns ``(texts, anchor_texts, block_columns, tags, attributes,
@@ -405,7 +405,9 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     one column per punctuation mark of *marks*, UTF-8 ``bytes``: how many
     times the block's text holds it). With *elements* a list, each container's
     element proxy is appended to it, in container order (only when asked:
-    a proxy costs more than the rest of a container).
+    a proxy costs more than the rest of a container). With *reveal*, the
+    ``hidden`` attribute and hiding inline styles are ignored (see
+    ``Document._walk``).
 
     *kinds* maps a tag to its kind (the module's ``KIND_*`` codes, see
     ``document._WALK_KINDS``), *hidden_style* is the compiled pattern's
@@ -483,9 +485,9 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
                 while attr is not NULL and not hidden:
                     if attr.ns is NULL:
                         if strcmp(<const char*> attr.name, b"hidden") == 0:
-                            hidden = True
+                            hidden = not reveal
                         elif strcmp(<const char*> attr.name, b"style") == 0:
-                            hidden = hidden_style(attribute_value(attr)) is not None
+                            hidden = not reveal and hidden_style(attribute_value(attr)) is not None
                         elif opens:
                             for name in descriptive:
                                 if strcmp(<const char*> attr.name, <const char*> name) == 0:

@@ -109,6 +109,12 @@ _WALK_KINDS: dict[str, int] = {
     "a": 5,
 }
 
+#: The walk that reveals (see :meth:`Document._walk`): ``<noscript>`` is a
+#: container like any other, and nothing is hidden by attribute or style.
+_REVEAL_KINDS: dict[str, int] = {**_WALK_KINDS, "noscript": 1}
+#: A page whose visible text is shorter than this is walked again, revealing.
+REVEAL_BELOW = 500
+
 _DESCRIPTIVE_BYTES: tuple[bytes, ...] = tuple(name.encode() for name in DESCRIPTIVE_ATTRIBUTES)
 _MARK_BYTES: tuple[bytes, ...] = tuple(mark.encode() for mark in PUNCTUATION_MARKS)
 
@@ -206,19 +212,20 @@ class _ElementFinder:
     and holding no reference to them or to the document, so no cycle.
     """
 
-    __slots__ = ("root", "tags", "elements")
+    __slots__ = ("root", "tags", "elements", "reveal")
 
     def __init__(self, root: etree._Element, tags: list[str],
-                 elements: list[etree._Element] | None = None) -> None:
+                 elements: list[etree._Element] | None = None, reveal: bool = False) -> None:
         self.root = root
         self.tags = tags
         self.elements = elements
+        self.reveal = reveal
 
     def __call__(self) -> list[etree._Element]:
         if self.elements is None:
             elements: list[etree._Element] = []
-            _compiled_walk.walk(self.root, _WALK_KINDS, _HIDDEN_STYLE.search, _DESCRIPTIVE_BYTES, _MARK_BYTES,
-                                elements)
+            _compiled_walk.walk(self.root, _REVEAL_KINDS if self.reveal else _WALK_KINDS, _HIDDEN_STYLE.search,
+                                _DESCRIPTIVE_BYTES, _MARK_BYTES, elements, self.reveal)
             if [element.tag for element in elements[1:]] != self.tags[1:]:
                 raise RuntimeError("the tree was modified after the page was walked")
             self.elements = elements
@@ -365,27 +372,48 @@ class Document:
         built and the tree is an lxml HTML document; otherwise, or when
         :data:`COMPILED_WALK` is switched off, :meth:`_walk_python` does.
         Both produce the same columns (tested page by page).
+
+        A page whose visible text is shorter than :data:`REVEAL_BELOW`
+        characters is walked a second time, *revealing*: ``<noscript>``
+        content counts (Discourse forums serve their posts to crawlers
+        there) and the ``hidden`` attribute and hiding inline styles are
+        ignored (React's streamed HTML parks the page in ``<div hidden>``
+        until a script moves it). The revealing walk is kept when it finds
+        more than twice the text (:attr:`revealed`).
         """
+        self.revealed = False
+        self._walk_once(False)
+        visible = int(self.container_columns.chars[0]) if len(self.container_columns) else 0
+        if visible < REVEAL_BELOW:
+            kept = self.block_columns, self.container_columns, self._elements
+            self._walk_once(True)
+            if int(self.container_columns.chars[0]) > 2 * visible + 100:
+                self.revealed = True
+            else:
+                self.block_columns, self.container_columns, self._elements = kept
+
+    def _walk_once(self, reveal: bool) -> None:
         if COMPILED_WALK and _compiled_walk.is_html_tree(self.root):
             texts, anchor_texts, block_numbers, tags, attributes, container_numbers = _compiled_walk.walk(
-                self.root, _WALK_KINDS, _HIDDEN_STYLE.search, _DESCRIPTIVE_BYTES, _MARK_BYTES)
+                self.root, _REVEAL_KINDS if reveal else _WALK_KINDS, _HIDDEN_STYLE.search,
+                _DESCRIPTIVE_BYTES, _MARK_BYTES, None, reveal)
             self.block_columns = BlockColumns(texts, anchor_texts, np.frombuffer(
                 block_numbers, dtype=np.int64).reshape(4 + len(_MARK_BYTES), -1))
             self.container_columns = ContainerColumns(
                 tags, attributes, np.frombuffer(container_numbers, dtype=np.int64).reshape(5, -1))
-            self._elements = _ElementFinder(self.root, tags)
+            self._elements = _ElementFinder(self.root, tags, reveal=reveal)
         else:
-            self._walk_python()
+            self._walk_python(reveal)
 
-    def _walk_python(self) -> None:
+    def _walk_python(self, reveal: bool = False) -> None:
         """The walk through lxml's Python API: the reference definition.
 
         Hot loop: local names only; whitespace-only strings (the newlines
         between tags, most of them) never make a block.
         """
         root = self.root
-        structural = STRUCTURAL_TAGS
-        dropped = DROPPED_TAGS
+        structural = STRUCTURAL_TAGS | {"noscript"} if reveal else STRUCTURAL_TAGS
+        dropped = DROPPED_TAGS - {"noscript"} if reveal else DROPPED_TAGS
         breaks = BREAK_TAGS
         hidden_style = _HIDDEN_STYLE.search
         descriptive = DESCRIPTIVE_ATTRIBUTES
@@ -455,8 +483,8 @@ class Document:
                     position += 1
                     opens = tag not in breaks
                 style = el.get("style")
-                if (tag in dropped or el.get("hidden") is not None
-                        or (style is not None and hidden_style(style))):
+                if tag in dropped or (not reveal and (el.get("hidden") is not None
+                                                      or (style is not None and hidden_style(style)))):
                     walker.skip_subtree()
                     skipped = el
                     continue
