@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/speed.py [--data ../shared/data] [--pages 300] [--repeat 3] [--python-walk] [--cold]
+                               [--dataset wcxb-dev ...]
 
 The same pages (an even sample over every dataset under ``--data``), in the
 same process, are run through
@@ -47,8 +48,9 @@ from webclean_scrapy.encoding import decode_html  # noqa: E402
 from webclean_scrapy.extractors.webclean import clear_keyword_memos  # noqa: E402
 
 
-def sample_pages(data: Path, count: int) -> list[bytes]:
-    files = sorted(data.glob("*/html/*.html.gz"))
+def sample_pages(data: Path, count: int, datasets: list[str] | None = None) -> list[bytes]:
+    files = sorted(path for path in data.glob("*/html/*.html.gz")
+                   if not datasets or path.parent.parent.name in datasets)
     step = max(1, len(files) // count) if count else 1
     return [gzip.decompress(path.read_bytes()) for path in files[::step][:count or None]]
 
@@ -76,13 +78,18 @@ def main(argv=None) -> int:
                         help="time the pure-Python document walk instead of the compiled one")
     parser.add_argument("--cold", action="store_true",
                         help="empty the class/id keyword memos before each chunk")
+    parser.add_argument("--dataset", action="append", metavar="NAME",
+                        help="only this dataset's pages (repeatable; default: every dataset)")
     args = parser.parse_args(argv)
     if not args.data.is_dir():
         print(f"no pages at {args.data}; nothing to time")
         return 0
     if args.python_walk:
         webclean_scrapy.document.COMPILED_WALK = False
-    pages = sample_pages(args.data, args.pages)
+    pages = sample_pages(args.data, args.pages, args.dataset)
+    if not pages:
+        print(f"no pages of {args.dataset} at {args.data}; nothing to time")
+        return 0
     texts = [decode_html(page)[1] for page in pages]
     webclean_scrapy.extract(pages[0], extractor=args.extractor)  # load the model outside the timing
 

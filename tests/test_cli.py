@@ -16,6 +16,7 @@ from webclean_scrapy import available_extractors
 from webclean_scrapy.cli import main
 from webclean_scrapy.evaluation import REPORT_KEYS, SNIPPET_KEYS
 from webclean_scrapy.evaluation import peers as peers_module
+from webclean_scrapy.page_type import PAGE_TYPES
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -55,7 +56,8 @@ def test_extract_directory_to_stdout(pages, capsys):
     out, err = capsys.readouterr()
     records = read_lines(out)
     assert [Path(r["source"]).name for r in records] == ["a.html", "b.html.gz"]
-    assert list(records[0]) == ["source", "title", "text", "extractor"]
+    assert list(records[0]) == ["source", "title", "text", "extractor", "page_type"]
+    assert {r["page_type"] for r in records} <= set(PAGE_TYPES)
     assert records[0]["title"] == "Page 1"
     assert records[1]["text"] == "Paragraph number 二 of the test page, with a few more words."
     assert "二" in out  # ensure_ascii=False
@@ -106,6 +108,7 @@ def test_installed_script_reads_stdin_and_gzip(pages):
                             input=html, capture_output=True, timeout=120)
     assert result.returncode == 0, result.stderr
     (record,) = read_lines(result.stdout.decode("utf-8"))
+    assert record.pop("page_type") in PAGE_TYPES
     assert record == {"source": "<stdin>", "title": "Page 7",
                       "text": "Paragraph number 7 of the test page, with a few more words.",
                       "extractor": "baseline"}

@@ -199,13 +199,14 @@ def test_middleware_crawl(tmp_path, local_site, offload):
     assert "do not extract me" not in article["text"] and "color: red" not in article["text"]
     assert article["text"].startswith("Section 0\nSection 1")  # baseline keeps everything visible
     assert article["extractor"] == EXTRACTOR and article["language"] == "en"
+    assert article["page_type"] == "article"  # whichever extractor ran
     assert article["canonical_url"] == base + "/news/bridge"
     assert article["html_bytes"] == len(ROUTES["/article"][2].encode())
 
     for path in ("/image.png", "/paper.pdf", "/binary-as-html", "/skipped", "/huge", "/empty"):
         assert by_path[path]["text"] == "" and by_path[path]["title"] == "", path
     for path in ("/image.png", "/paper.pdf", "/binary-as-html", "/skipped", "/huge"):
-        assert by_path[path]["extractor"] is None, path
+        assert by_path[path]["extractor"] is None and by_path[path]["page_type"] is None, path
         assert by_path[path]["canonical_url"] == by_path[path]["url"]
     assert by_path["/image.png"]["html_bytes"] == len(PNG)
     assert by_path["/empty"]["extractor"] == EXTRACTOR

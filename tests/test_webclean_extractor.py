@@ -156,34 +156,28 @@ def test_threshold_option_trades_recall():
         get_extractor("webclean", thresold=0.5)
 
 
-def test_fast_scoring_matches_the_training_features():
-    """The run-time scorer folds container features into one number per
-    container; it must equal the dot product of the rows the model was fitted on."""
+def test_probabilities_are_the_shipped_ensemble_on_the_feature_rows(monkeypatch):
+    """What the extractor keeps is the model file's ensemble applied to
+    :func:`block_features`' rows and the page-type probabilities, vetoes
+    aside; the compiled tree walk and the numpy reference agree."""
+    import numpy as np
+
+    from webclean_scrapy import trees
+    from webclean_scrapy.page_type import page_type_of
+
     doc = Document.from_html(article_page())
-    weights = webclean.load_model()["block_weights"]
     rows = webclean.block_features(doc)
-    assert len(rows) == len(doc.blocks) and len(rows[0]) == len(webclean.BLOCK_FEATURES)
-    assert webclean._block_probabilities(doc, weights) == pytest.approx(webclean._score(rows, weights), abs=1e-9)
-    context = webclean.context_features(doc, webclean._block_probabilities(doc, weights))
-    assert len(context) == len(webclean.CONTEXT_FEATURES)
-    rows = webclean.as_rows(context, len(doc.blocks))
-    assert len(rows) == len(doc.blocks) and all(len(row) == len(webclean.CONTEXT_FEATURES) for row in rows)
-
-
-@pytest.mark.parametrize("n", [0, 1, 2, 5, 12])
-@pytest.mark.parametrize("radius", [1, 3, 8])
-def test_window_means_match_brute_force(n, radius):
-    from itertools import accumulate
-
-    chars = [(7 * i) % 11 + 1 for i in range(n)]
-    weighted = [c * ((3 * i) % 5) / 4 for i, c in enumerate(chars)]
-    got = webclean._window_means(weighted, [0.0, *accumulate(weighted)], [0.0, *accumulate(chars)], chars, radius)
-    expected = []
-    for i in range(n):
-        lo, hi = max(0, i - radius), min(n, i + radius + 1)
-        mass = sum(chars[lo:hi]) - chars[i]
-        expected.append((sum(weighted[lo:hi]) - weighted[i]) / mass if mass > 0 else 0.5)
-    assert got == pytest.approx(expected)
+    assert rows.shape == (len(doc.block_columns), len(webclean.BLOCK_FEATURES))
+    types = page_type_of(doc)[1]
+    rows = np.hstack([rows, np.tile(types, (len(rows), 1))])
+    assert rows.shape[1] == len(webclean.MODEL_FEATURES)
+    model = webclean.load_model()
+    expected = model.probabilities(rows)
+    got = webclean.block_probabilities(doc)
+    kept = got > 0
+    assert kept.any() and got[kept].tolist() == pytest.approx(expected[kept].tolist(), abs=1e-12)
+    monkeypatch.setattr(trees, "COMPILED_TREES", False)
+    assert model.probabilities(rows).tolist() == pytest.approx(expected.tolist(), abs=1e-9)
 
 
 def test_reader_comments_dropped_unless_asked_for():
@@ -211,3 +205,67 @@ def test_comment_named_wrapper_holding_the_article_is_not_a_thread():
     got = lines(page)
     for paragraph in PARAGRAPHS:
         assert paragraph in got
+
+
+SHORT_NEWS = (
+    "The town council approved the renovation of the public library at its meeting on Monday evening. "
+    "Work on the roof and the reading room will start in April and should be finished before the summer "
+    "holidays. During the works, books can be borrowed from the temporary branch in the old school building "
+    "on Church Street, which opens on weekdays from nine to five. The council thanked the volunteers of the "
+    "library association for their support."
+)
+
+
+def test_short_article_straight_inside_a_div_is_never_empty():
+    """A short municipal news item: about 500 characters straight inside a
+    ``<div>`` after two images, no ``<p>``, between a menu and a footer.
+    The page has readable text, so the extraction must not be empty."""
+    menu = "".join(f'<li><a href="/{w.lower()}">{w}</a></li>' for w in NAV)
+    page = f"""<html><head><title>Library renovation</title></head><body>
+      <div class="top"><ul class="menu">{menu}</ul></div>
+      <div class="news-item"><img src="/logo.png" alt=""><img src="/library.jpg" alt="">{SHORT_NEWS}</div>
+      <div class="footer"><a href="/contact">Contact</a> <a href="/imprint">Imprint</a></div>
+    </body></html>"""
+    text = extract(page, extractor="webclean").text
+    assert SHORT_NEWS in text
+    assert "Imprint" not in text
+
+
+def test_the_fallback_keeps_prose_when_nothing_passes_the_threshold():
+    # Even with a model that found nothing above its threshold, a page whose
+    # best block is prose gives that prose, never an empty text.
+    doc = Document.from_html(f"<html><body><div>{SHORT_NEWS}</div><div><a href='/x'>Home</a></div></body></html>")
+    probabilities = webclean.block_probabilities(doc)
+    low = probabilities * 0.01
+    assert webclean._fallback(doc, low) == [0]
+    hub = Document.from_html("<html><body>" + "".join(f"<li><a href='/{i}'>Story {i}</a></li>" for i in range(30)))
+    assert webclean._fallback(hub, webclean.block_probabilities(hub) * 0.01) == []
+
+
+def test_forum_posts_marked_up_as_comments_are_the_content():
+    """On a forum thread the posts sit in comment-named markup; they are the
+    main text there, while the same markup under an article is vetoed."""
+    posts = [
+        ("alice", "My first telescope was a small refractor, and I would still recommend one to anybody starting "
+                  "out: it needs no collimation, cools down quickly and shows the moon and planets well."),
+        ("bob", "A six inch dobsonian gives you far more light for the money. The mount is simple, it sets up in "
+                "a minute, and you will see galaxies and clusters that a small refractor cannot show at all."),
+        ("carol", "Whatever you buy, learn the sky with binoculars and a star atlas first. Most beginners give up "
+                  "because they cannot find anything, not because their telescope is not good enough."),
+    ]
+    thread = "".join(
+        f'<div class="comment post" id="post_{i}"><div class="comment-meta"><a href="/u/{name}">{name}</a>'
+        f' <span class="post-date">Mar {i + 3}</span></div><div class="comment-body cooked"><p>{text}</p></div></div>'
+        for i, (name, text) in enumerate(posts))
+    menu = "".join(f'<li><a href="/c/{w.lower()}">{w}</a></li>' for w in NAV)
+    page = f"""<html><head><title>Best first telescope? - Beginners - Stargazers Forum</title>
+      <meta property="og:type" content="website">
+      <script type="application/ld+json">{{"@context": "https://schema.org", "@type": "DiscussionForumPosting",
+        "headline": "Best first telescope?"}}</script></head>
+      <body><header><nav><ul>{menu}</ul></nav></header>
+      <main><h1>Best first telescope?</h1><div class="comments topic-posts">{thread}</div></main>
+      <footer><a href="/about">About</a> <a href="/privacy">Privacy</a></footer></body></html>"""
+    result = extract(page, extractor="webclean", url="https://forum.example/t/best-first-telescope/4145")
+    assert result.page_type == "forum"
+    for _, text in posts:
+        assert text in result.text

@@ -13,6 +13,7 @@ import pytest
 from webclean_scrapy import document
 from webclean_scrapy.document import Document
 from webclean_scrapy.extractors import webclean
+from webclean_scrapy.extractors.webclean import features, keywords
 
 
 def counted_marks(text: str) -> tuple[int, int, int, bool]:
@@ -39,7 +40,7 @@ def test_marks_match_str_count(compiled: bool, monkeypatch: pytest.MonkeyPatch) 
     doc = page_of(TEXTS)
     texts = doc.block_columns.texts
     assert len(texts) == len(TEXTS)
-    stops, commas, semicolons, ends = webclean._marks(webclean._Page(doc))
+    stops, commas, semicolons, ends = features._marks(features._Page(doc))
     assert list(zip(stops.tolist(), commas.tolist(), semicolons.tolist(), ends.tolist())) == [
         counted_marks(t) for t in texts]
     for mark, counts in zip(document.PUNCTUATION_MARKS, doc.block_columns.marks.tolist()):
@@ -49,7 +50,7 @@ def test_marks_match_str_count(compiled: bool, monkeypatch: pytest.MonkeyPatch) 
 def test_marks_on_a_long_page():
     texts = ["a, b; c. " * 240_000, "Short, one.", "x" * 10 + "!"]
     doc = page_of(texts)
-    stops, commas, semicolons, ends = webclean._marks(webclean._Page(doc))
+    stops, commas, semicolons, ends = features._marks(features._Page(doc))
     assert list(zip(stops.tolist(), commas.tolist(), semicolons.tolist(), ends.tolist())) == [
         counted_marks(t.strip()) for t in texts]
 
@@ -61,30 +62,19 @@ def test_only_counted_marks_can_be_asked_for():
         doc.block_columns.count(":")
 
 
-def test_window_means_for_several_radii_at_once():
-    chars = [5, 1, 9, 3, 3, 7, 2]
-    weighted = [c * p for c, p in zip(chars, [0.1, 0.9, 0.5, 0.3, 0.0, 1.0, 0.7])]
-    prefix_w = np.concatenate(([0.0], np.cumsum(weighted)))
-    prefix_c = np.concatenate(([0.0], np.cumsum(chars)))
-    together = webclean._window_means(weighted, prefix_w, prefix_c, chars, np.array([1, 3, 8]))
-    for column, radius in enumerate((1, 3, 8)):
-        alone = webclean._window_means(weighted, prefix_w, prefix_c, chars, radius)
-        assert together[:, column].tolist() == alone.tolist()
-
-
 def readability_reference(doc: Document) -> tuple[list[float], list[float], float]:
     """Readability's paragraph scoring as a walk over the container objects."""
-    signs = webclean._container_flags(doc)[1]
+    signs = keywords._container_flags(doc)[1]
     score: dict = {}
     for block in doc.blocks:
-        if block.chars < 25 or block.container.tag not in webclean._RD_SCORED:
+        if block.chars < 25 or block.container.tag not in keywords._RD_SCORED:
             continue
         points = 1 + counted_marks(block.text)[1] + min(block.chars // 100, 3)
         node, level = block.container.parent, 0
         while node is not None and level < 5:
             current = score.get(node)
             if current is None:
-                current = webclean._RD_TAG_PRIOR.get(node.tag, 0) + 25 * signs[node.index]
+                current = keywords._RD_TAG_PRIOR.get(node.tag, 0) + 25 * signs[node.index]
             score[node] = current + (points if level == 0 else points / 2 if level == 1 else points / (3 * level))
             node, level = node.parent, level + 1
     top, best, final = None, 0.0, {}
@@ -133,8 +123,8 @@ def random_page(rng: random.Random) -> str:
 @pytest.mark.parametrize("seed", range(40))
 def test_readability_matches_the_walk(seed):
     doc = Document.from_html(random_page(random.Random(seed)))
-    page = webclean._Page(doc)
-    in_top, in_sibling, share = webclean._readability(page, webclean._marks(page)[1])
+    page = features._Page(doc)
+    in_top, in_sibling, share = features._readability(page, features._marks(page)[1])
     assert (in_top.tolist(), in_sibling.tolist(), share) == readability_reference(doc)
 
 
@@ -145,15 +135,14 @@ def test_comment_areas_and_codes_agree_with_the_markup():
     </article><section id="comments"><ol class="commentlist"><li><div class="text">
       <p>Great article, thanks for writing it!</p></div></li></ol></section></body></html>"""
     doc = Document.from_html(html)
-    in_area = webclean.comment_areas(doc)
-    areas = {block.text[:5]: in_area(block.container) for block in doc.blocks}
-    assert areas == {"First": False, "A box": True, "Great": True}
     rows = webclean.block_features(doc)
     column = {name: j for j, name in enumerate(webclean.BLOCK_FEATURES)}
+    areas = {block.text[:5]: rows[i][column["in_area"]] == 1.0 for i, block in enumerate(doc.blocks)}
+    assert areas == {"First": False, "A box": True, "Great": True}
     first = rows[0]
     assert first[column["k_p"]] == first[column["in_article"]] == first[column["kw_strong"]] == 1.0
     assert first[column["inner_strong"]] == 1.0 and first[column["kw_comment"]] == 1.0  # from <body>
-    assert sum(first[column[k]] for k in webclean.KIND_NAMES) == 1.0
+    assert sum(first[column[k]] for k in keywords.KIND_NAMES) == 1.0
 
 
 #: The whole-word groups as first written (look-behind first); the module
@@ -175,13 +164,13 @@ CLASS_STRINGS = [
 def test_keyword_scan_by_tokens_matches_one_scan_of_the_string(words):
     import re
 
-    groups = {name: _FIRST_WRITTEN.get(name, pattern) for name, pattern in webclean._KEYWORD_GROUPS.items()}
+    groups = {name: _FIRST_WRITTEN.get(name, pattern) for name, pattern in keywords._KEYWORD_GROUPS.items()}
     reference = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in groups.items()))
     bits, own = 0, -1
     for match in reference.finditer(words.lower()):
-        bits |= webclean._BIT[match.lastgroup]
-        rank = webclean._PRIORITY_RANK[match.lastgroup]
+        bits |= keywords._BIT[match.lastgroup]
+        rank = keywords._PRIORITY_RANK[match.lastgroup]
         own = rank if own < 0 or rank < own else own
-    webclean._KEYWORD_CACHE.pop(words, None)
-    evidence, got_own, _ = webclean._keywords(words)
-    assert (evidence >> webclean._EVIDENCE_SHIFT, got_own) == (bits, own)
+    keywords._KEYWORD_CACHE.pop(words, None)
+    evidence, got_own, _ = keywords._keywords(words)
+    assert (evidence >> keywords._EVIDENCE_SHIFT, got_own) == (bits, own)

@@ -164,7 +164,8 @@ def extract_record(source: str, data: bytes) -> dict[str, Any]:
     assert _extractor is not None
     with built_page(lambda: Document.from_html(read_page(data))) as doc:
         result = _extractor.extract(doc)
-    return {"source": source, "title": result.title, "text": result.text, "extractor": result.extractor}
+    return {"source": source, "title": result.title, "text": result.text, "extractor": result.extractor,
+            "page_type": result.page_type}
 
 
 def _describe(exc: Exception) -> str:
@@ -346,7 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
     extract = commands.add_parser(
         "extract", help="extract the main text of HTML files as JSON lines",
         description="Extract the main text of HTML files (plain or .gz) as JSON lines "
-                    "{source, title, text, extractor}.")
+                    "{source, title, text, extractor, page_type}.")
     extract.add_argument("paths", nargs="+", metavar="PATH",
                          help="HTML file, directory (searched recursively for *.html, *.htm, *.gz) or - for stdin")
     extract.add_argument("-e", "--extractor", default="default",

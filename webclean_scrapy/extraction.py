@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from .document import Document
 from .errors import ExtractionError
+from .page_type import page_type_of
 
 
 @dataclass(slots=True)
@@ -14,7 +15,8 @@ class Extraction:
     """The main content of one page.
 
     ``text`` holds paragraphs, headings and list items one per line;
-    ``title`` is extracted separately (og:title, ``<h1>``, ``<title>``).
+    ``title`` is extracted separately (og:title, ``<h1>``, ``<title>``);
+    ``page_type`` is the page's kind, whichever method extracted the text.
     """
 
     text: str
@@ -22,6 +24,8 @@ class Extraction:
     extractor: str
     url: str | None = None
     language: str | None = None
+    #: The kind of page (:data:`webclean_scrapy.page_type.PAGE_TYPES`).
+    page_type: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -58,6 +62,7 @@ class Extractor:
             extractor=self.name,
             url=doc.url,
             language=doc.language,
+            page_type=page_type_of(doc)[0],
         )
 
     def __repr__(self) -> str:

@@ -62,6 +62,10 @@ class CleanedPage(scrapy.Item):
         Name of the extractor that produced ``text``; ``None`` if none ran.
     ``language``
         Declared page language (primary subtag, ``"en"``) or ``None``.
+    ``page_type``
+        The kind of page, one of ``article``, ``forum``, ``product``,
+        ``collection``, ``listing``, ``documentation``, ``service``
+        (:mod:`webclean_scrapy.page_type`); ``None`` if no extraction ran.
     ``html_bytes``
         Size of the raw response body in bytes.
     ``text_chars``
@@ -81,6 +85,7 @@ class CleanedPage(scrapy.Item):
     text = scrapy.Field()
     extractor = scrapy.Field()
     language = scrapy.Field()
+    page_type = scrapy.Field()
     html_bytes = scrapy.Field()
     text_chars = scrapy.Field()
     html = scrapy.Field()
@@ -109,10 +114,8 @@ class CleanedPage(scrapy.Item):
         item["canonical_url"] = meta.get(META_CANONICAL_URL) or response.url
         item["status"] = response.status
         item["fetched_at"] = utc_timestamp()
-        item["title"] = extraction.title if extraction is not None else ""
-        item["text"] = text
-        item["extractor"] = extraction.extractor if extraction is not None else None
-        item["language"] = extraction.language if extraction is not None else None
+        for key, value in extraction_fields(extraction).items():
+            item[key] = value
         item["html_bytes"] = len(response.body)
         item["text_chars"] = len(text)
         if keep_html:
@@ -120,6 +123,15 @@ class CleanedPage(scrapy.Item):
         for key, value in extra.items():
             item[key] = value
         return item
+
+
+def extraction_fields(extraction: Extraction | None) -> dict[str, Any]:
+    """The item fields an extraction fills (``None``: the empty values), in
+    export order: the one mapping the item and the pipeline share."""
+    if extraction is None:
+        return {"title": "", "text": "", "extractor": None, "language": None, "page_type": None}
+    return {"title": extraction.title, "text": extraction.text, "extractor": extraction.extractor,
+            "language": extraction.language, "page_type": extraction.page_type}
 
 
 #: The export order of :class:`CleanedPage` fields (use as ``FEED_EXPORT_FIELDS``).

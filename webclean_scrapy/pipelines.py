@@ -9,7 +9,7 @@ The contract between spiders and :class:`WebcleanPipeline`:
   that holds raw HTML in ``WEBCLEAN_HTML_FIELD`` (default ``"html"``; ``bytes``
   in any charset, or ``str``; an empty value is an empty page, ``None`` or
   absent is no HTML) and no ``text`` yet gets ``title``, ``text``, ``extractor``,
-  ``language``, ``text_chars`` and ``html_bytes``; item classes only get the
+  ``language``, ``page_type``, ``text_chars`` and ``html_bytes``; item classes only get the
   fields they declare, dicts get all of them.
 * Afterwards the HTML field is removed (dict, ``scrapy.Item``) or set to
   ``None`` (dataclass, attrs) unless ``WEBCLEAN_KEEP_HTML`` is true.
@@ -27,6 +27,7 @@ from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem
 
 from .encoding import looks_binary
+from .items import extraction_fields
 from .offload import Offloader
 from .settings import WebcleanComponent, WebcleanSettings
 from .stats import WebcleanStats
@@ -66,10 +67,7 @@ class WebcleanPipeline(WebcleanComponent):
             size = len(html) if isinstance(html, (bytes, bytearray)) else len(html.encode("utf-8", "replace"))
             text = extraction.text if extraction is not None else ""
             _set_declared(adapter, {
-                "title": extraction.title if extraction is not None else "",
-                "text": text,
-                "extractor": extraction.extractor if extraction is not None else None,
-                "language": extraction.language if extraction is not None else None,
+                **extraction_fields(extraction),
                 "html_bytes": size,
                 "text_chars": len(text),
             })

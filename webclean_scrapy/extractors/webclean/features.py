@@ -1,0 +1,434 @@
+"""Block features of the ``webclean`` extractor, one row per block.
+
+Everything is read from the tables the document walk filled
+(:class:`~webclean_scrapy.document.BlockColumns`,
+:class:`~webclean_scrapy.document.ContainerColumns`) and the container
+codes of :mod:`.keywords`, then computed as whole-column numpy operations:
+no per-block Python object, no XPath, no regular expression per block.
+
+Three families of signals, all language-independent (character counts,
+never word counts, so CJK text weighs what it should; CJK punctuation
+counts as punctuation):
+
+* **the block** (Kohlschütter's shallow text features): its length and link
+  density, punctuation, its neighbours' lengths and link densities, whether
+  its text repeats on the page, where it stands;
+* **its markup**: the tag that holds it, the evidence its ancestors carry
+  (:mod:`.keywords`), whether it lies in the container Readability's
+  paragraph scoring picks, the size and link density of its parent and
+  grandparent;
+* **the page's structure** (:func:`_structure`): how deep it sits, how many
+  containers on the page share its holder's (and parents') tag and class
+  and how much of the page's text they hold -- the repeated posts, cards
+  and sections of forums, listings and service pages -- the heading level,
+  whether it comes before the first ``<h1>``, and a few page-wide figures
+  (size, link density) that let the model condition on the kind of page.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from functools import lru_cache
+
+import numpy as np
+
+from ...document import Document
+from ...page_type import PAGE_TYPES
+from .keywords import (
+    _AREA, _BINARY_MASKS, _BINARY_VALUES, _KIND_SHIFT, _RD, _RD_TAG_PRIOR, FLAG_NAMES, INNER_NAMES,
+    KIND_NAMES, _container_flags,
+)
+
+#: Thermometer codes of length and link density: a linear model over them
+#: is a free step function, the non-linearity Kohlschütter's trees found.
+_CHAR_STEPS = (8, 16, 32, 64, 128, 256, 512)
+_LD_STEPS = (0.1, 0.33, 0.66, 0.9)
+
+#: Stage-1 features computed per block (dense), then per container (the
+#: same for every block a container directly holds, so computed once).
+BLOCK_DENSE: tuple[str, ...] = (
+    "bias", "log_chars", "link_density", "log_prev", "log_next", "prev_ld", "next_ld",
+    "stops", "commas", "ends_stop", "linked_short", "position", "duplicate",
+    "rd_top", "rd_sibling", "rd_share",
+)
+CONTAINER_DENSE: tuple[str, ...] = (
+    "log_parent", "parent_ld", "log_grand", "grand_ld", "parent_share", "doc_ld",
+)
+#: Stage-1 (block) feature names, in row order.
+BLOCK_FEATURES: tuple[str, ...] = (
+    *BLOCK_DENSE,
+    *(f"chars_ge_{c}" for c in _CHAR_STEPS), *(f"ld_ge_{x}" for x in _LD_STEPS),
+    *CONTAINER_DENSE, *KIND_NAMES, *INNER_NAMES, *FLAG_NAMES,
+)
+#: Groups of class/id words that name the repeated units of today's page
+#: types (forum posts, product details, cards, tabs, code, landing-page
+#: sections): one bit each, own and inherited.
+STRUCTURE_GROUPS: dict[str, str] = {
+    "forum": r"forum|thread|topic|message|answer|question|bbpress|xenforo|discourse|phpbb|vbulletin|postbody|cooked",
+    "product": r"product|price|description|spec|detail|feature|pdp|sku|variant|buy|cart|review",
+    "card": r"card|item|tile|grid|result|listing|teaser|entry|row|col",
+    "tab": r"tab|accordion|collapse|panel|faq|toggle",
+    "code": r"code|highlight|syntax|docs?|markdown|rst|sphinx|api",
+    "section": r"hero|jumbotron|intro|lead|summary|section|feature|pricing|cta|testimonial",
+}
+STRUCTURE_FEATURES: tuple[str, ...] = (
+    "depth", "key_count0", "key_share0", "sib_same0", "key_count1", "key_share1", "sib_same1",
+    "key_count2", "key_share2", "sib_same2", "parent_children", "parent_blocks", "grand_blocks",
+    "heading_level", "before_h1", "is_title", "char_position", "page_log_chars", "page_log_blocks",
+    "page_ld", "page_log_containers", "top_key_share", "in_area", "up_share1", "up_share2", "up_share3",
+    *(f"x_{name}" for name in STRUCTURE_GROUPS), *(f"own_{name}" for name in STRUCTURE_GROUPS),
+)
+#: Feature names, in row order.
+BLOCK_FEATURES: tuple[str, ...] = (
+    *BLOCK_DENSE,
+    *(f"chars_ge_{c}" for c in _CHAR_STEPS), *(f"ld_ge_{x}" for x in _LD_STEPS),
+    *CONTAINER_DENSE, *KIND_NAMES, *INNER_NAMES, *FLAG_NAMES, *STRUCTURE_FEATURES,
+)
+
+#: What the model scores: the block's features, then its page's page-type
+#: probabilities (:data:`webclean_scrapy.page_type.PAGE_TYPES` order).
+MODEL_FEATURES: tuple[str, ...] = (*BLOCK_FEATURES, *(f"page_{name}" for name in PAGE_TYPES))
+
+_CHARS_AT = len(BLOCK_DENSE)
+_LD_AT = _CHARS_AT + len(_CHAR_STEPS)
+_CONTAINER_AT = _LD_AT + len(_LD_STEPS)
+_KIND_AT = _CONTAINER_AT + len(CONTAINER_DENSE)
+_STRUCTURE_AT = _KIND_AT + len(KIND_NAMES) + len(INNER_NAMES) + len(FLAG_NAMES)
+#: Sentence ends (a block ending in one reads as prose). The stop and comma
+#: densities count ". 。 ! ?" and ", ， 、 ;" (CJK's own included).
+_STOPS = ".!?。！？"
+
+
+
+#: Counts below this have their ``math.log1p`` in a table (512 KiB).
+_LOG_TABLE_SIZE = 1 << 16
+
+
+@lru_cache(maxsize=1)
+def _log1p_table() -> np.ndarray:
+    """``math.log1p(i)`` for every ``i < _LOG_TABLE_SIZE``, built on first use (a few ms)."""
+    return np.array(list(map(math.log1p, range(_LOG_TABLE_SIZE))))
+
+
+def _log1p(counts: np.ndarray) -> np.ndarray:
+    """``math.log1p`` of character counts, bit for bit, as a table lookup:
+    numpy's own log1p differs in the last bit for about 1% of values, and
+    the training script's features (:func:`block_features`) stay the ones
+    the shipped model was fitted on."""
+    table = _log1p_table()
+    index = counts.astype(np.intp)
+    logs = table.take(np.minimum(index, _LOG_TABLE_SIZE - 1))
+    beyond = index >= _LOG_TABLE_SIZE
+    if beyond.any():
+        logs[beyond] = list(map(math.log1p, counts[beyond].tolist()))
+    return logs
+
+
+class _Page:
+    """The per-block and per-container arrays the model stages read,
+    gathered from a :class:`Document` once (one attribute read per object
+    and field) so that every feature after is a whole-column numpy
+    operation: at ~150 blocks a page, a numpy call costs what three Python
+    list items do, so per-block Python loops would dominate."""
+
+    __slots__ = (
+        "doc", "n", "texts", "chars", "anchors", "lds", "logs", "holder", "signs", "block_codes",
+        "prefix_chars", "parent", "lineage", "first", "last", "cchars", "canchors",
+    )
+
+    def __init__(self, doc: Document) -> None:
+        blocks = doc.block_columns
+        containers = doc.container_columns
+        self.doc = doc
+        self.n = len(blocks)
+        self.texts = blocks.texts
+        self.chars = blocks.chars.astype(float)
+        self.anchors = blocks.anchor_chars.astype(float)
+        self.lds = self.anchors / self.chars
+        self.logs = _log1p(self.chars)
+        #: Block -> index of the container directly holding it.
+        self.holder = blocks.holders
+        codes, self.signs = _container_flags(doc)
+        #: Block -> its holder's code.
+        self.block_codes = np.array(codes, dtype=np.int64)[self.holder]
+        self.prefix_chars = np.zeros(self.n + 1)
+        self.chars.cumsum(out=self.prefix_chars[1:])
+        #: Container -> its parent's index (the root's own: 0).
+        self.parent = parent = np.maximum(containers.parents, 0)
+        #: Block -> its holder and the holder's three nearest ancestors (the
+        #: root repeating), one column each.
+        lineage = np.empty((self.n, 4), dtype=np.intp)
+        lineage[:, 0] = node = self.holder
+        for k in range(1, 4):
+            lineage[:, k] = node = parent[node]
+        self.lineage = lineage
+        #: Block range of each container's subtree (both -1 without text).
+        self.first = containers.first_blocks
+        self.last = containers.last_blocks
+        #: Each container's subtree characters, all and inside links.
+        self.cchars = containers.chars.astype(float)
+        self.canchors = containers.anchor_chars.astype(float)
+
+
+# -- stage 1: blocks -----------------------------------------------------------
+
+def _marks(page: _Page) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per block: the number of stops (". 。 ! ?"), of commas (", ， 、",
+    what Readability counts) and of semicolons, and whether the text ends
+    in a sentence end (:data:`_STOPS`). The walk counted every mark once
+    (:attr:`~webclean_scrapy.document.BlockColumns.marks`)."""
+    blocks = page.doc.block_columns
+    ends = np.fromiter([text[-1] in _STOPS for text in page.texts], dtype=bool, count=page.n)
+    return blocks.count(".。!?"), blocks.count(",，、"), blocks.count(";"), ends
+
+
+def _duplicates(texts: list[str]) -> np.ndarray:
+    """Which blocks' exact text occurs more than once on the page."""
+    counts = Counter(texts)
+    if len(counts) == len(texts):
+        return np.zeros(len(texts), dtype=bool)
+    return np.fromiter(map(counts.__getitem__, texts), dtype=np.intp, count=len(texts)) > 1
+
+
+#: Readability's share of a paragraph's points for the container's parent
+#: (level 0), grandparent, and so on: 1, 1/2, then 1/(3 * level).
+_RD_DIVISORS = np.array([1.0, 2.0, 6.0, 9.0, 12.0])
+
+
+def _readability(page: _Page, commas: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Readability's choice of article container, as block features.
+
+    Arc90/Mozilla Readability scores each paragraph (1 + commas + one point
+    per 100 characters, up to 3) into its parent, half into its grandparent
+    and a third per level above, up to five levels; containers start from a
+    tag prior and +-25 for their class/id, and end multiplied by
+    ``1 - link density``. Blocks inside the best container, or inside a
+    sibling scoring at least a fifth of it, get a flag.
+
+    The shares are added one at a time in Readability's own order
+    (paragraph by paragraph, nearest ancestor first): summed otherwise, a
+    near-tie (4.0 against 3.9999999999999996) can flip.
+    """
+    n = page.n
+    in_top = np.zeros(n)
+    in_sibling = np.zeros(n)
+    scored = np.flatnonzero((page.chars >= 25) & (page.block_codes & _RD != 0))
+    if not scored.size:
+        return in_top, in_sibling, 0.0
+    points = 1.0 + commas[scored] + np.minimum(page.chars[scored] // 100, 3.0)
+    # The five ancestors each paragraph scores into (-1 past the root) and
+    # its share for each, in Readability's order: paragraph by paragraph,
+    # nearest ancestor first.
+    nc = len(page.parent)
+    up = np.empty(nc + 1, dtype=np.intp)
+    up[:nc] = page.parent
+    up[0] = up[nc] = -1
+    chain = np.empty((scored.size, len(_RD_DIVISORS)), dtype=np.intp)
+    node = up[page.holder[scored]]
+    for level in range(len(_RD_DIVISORS)):
+        chain[:, level] = node
+        node = up[node]
+    shares = points[:, None] / _RD_DIVISORS
+    reached = chain >= 0
+    nodes = chain[reached]
+    touched = np.zeros(nc, dtype=bool)
+    touched[nodes] = True
+    scored_nodes = np.flatnonzero(touched)
+    tags = page.doc.container_columns.tags
+    tag_prior = _RD_TAG_PRIOR
+    signs = page.signs
+    final = np.zeros(nc)
+    final[scored_nodes] = [tag_prior.get(tags[i], 0) + 25 * signs[i] for i in scored_nodes.tolist()]
+    # ufunc.at adds one share at a time, in order: Readability's own sums.
+    np.add.at(final, nodes, shares[reached])
+    final[scored_nodes] *= 1 - page.canchors[scored_nodes] / page.cchars[scored_nodes]
+    best = float(final.max())
+    if best <= 0.0:
+        return in_top, in_sibling, 0.0
+    # A tie goes to the container scored first, as in Readability's walk.
+    top = min(np.flatnonzero(final == best).tolist(), key=lambda i: int((nodes == i).argmax()))
+    first, last = page.first.tolist(), page.last.tolist()
+    in_top[first[top]:last[top] + 1] = 1.0
+    parents = page.doc.container_columns.parents
+    if parents[top] >= 0:
+        threshold = max(10.0, best * 0.2)
+        texts = page.texts
+        chars, anchors = page.cchars, page.canchors
+        for sibling in np.flatnonzero(parents == parents[top]).tolist():
+            if sibling == top or first[sibling] < 0:
+                continue
+            keep = final[sibling] >= threshold
+            if not keep and tags[sibling] == "p":
+                ld = anchors[sibling] / chars[sibling] if chars[sibling] else 1.0
+                keep = (chars[sibling] > 80 and ld < 0.25) or (ld == 0 and texts[last[sibling]][-1] in _STOPS)
+            if keep:
+                in_sibling[first[sibling]:last[sibling] + 1] = 1.0
+    return in_top, in_sibling, page.cchars[top] / (page.cchars[0] or 1)
+
+
+
+_CHAR_STEP_ARRAY = np.array(_CHAR_STEPS, dtype=float)
+_LD_STEP_ARRAY = np.array(_LD_STEPS)
+
+_BLOCK_AT = {name: j for j, name in enumerate(BLOCK_FEATURES)}
+
+
+def block_matrix(page: _Page) -> np.ndarray:
+    """The feature rows (:data:`BLOCK_FEATURES`), one per block."""
+    n = page.n
+    at = _BLOCK_AT
+    chars, logs, lds = page.chars, page.logs, page.lds
+    stops, commas, semicolons, ends_stop = _marks(page)
+    matrix = np.zeros((n, len(BLOCK_FEATURES)), order="F")  # written column by column
+    # Per block; the neighbours past either end count as empty and all links.
+    matrix[:, at["bias"]] = 1.0
+    matrix[:, at["log_chars"]] = logs
+    matrix[:, at["link_density"]] = lds
+    matrix[1:, at["log_prev"]] = logs[:-1]
+    matrix[:-1, at["log_next"]] = logs[1:]
+    matrix[1:, at["prev_ld"]] = lds[:-1]
+    matrix[0, at["prev_ld"]] = 1.0
+    matrix[:-1, at["next_ld"]] = lds[1:]
+    matrix[-1, at["next_ld"]] = 1.0
+    matrix[:, at["stops"]] = np.minimum(stops * 40.0 / chars, 3.0)
+    matrix[:, at["commas"]] = np.minimum((commas + semicolons) * 40.0 / chars, 3.0)
+    matrix[:, at["ends_stop"]] = ends_stop
+    matrix[:, at["linked_short"]] = np.where(chars < 40, lds, 0.0)
+    matrix[:, at["position"]] = np.arange(n) / n
+    matrix[:, at["duplicate"]] = _duplicates(page.texts)
+    matrix[:, at["rd_top"]], matrix[:, at["rd_sibling"]], matrix[:, at["rd_share"]] = _readability(page, commas)
+    matrix[:, _CHARS_AT:_LD_AT] = chars[:, None] >= _CHAR_STEP_ARRAY
+    matrix[:, _LD_AT:_CONTAINER_AT] = lds[:, None] >= _LD_STEP_ARRAY
+    # Per holding container (:data:`CONTAINER_DENSE`): its parent's and
+    # grandparent's (themselves at the root) size, at least 1, and links.
+    doc_chars = page.cchars[0] or 1
+    elders = page.lineage[:, 1:3]
+    size = np.maximum(page.cchars[elders], 1.0)
+    matrix[:, [at["log_parent"], at["log_grand"]]] = _log1p(size)
+    matrix[:, [at["parent_ld"], at["grand_ld"]]] = page.canchors[elders] / size
+    matrix[:, at["parent_share"]] = size[:, 0] / doc_chars
+    matrix[:, at["doc_ld"]] = page.canchors[0] / doc_chars
+    # The holder's kind, innermost named group and evidence bits.
+    matrix[:, _KIND_AT:_STRUCTURE_AT] = page.block_codes[:, None] & _BINARY_MASKS == _BINARY_VALUES
+    matrix[:, _STRUCTURE_AT:] = _structure(page)
+    return matrix
+
+
+_GROUP_RE = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in STRUCTURE_GROUPS.items()))
+#: class/id string -> its :data:`STRUCTURE_GROUPS` bits, memoised (bounded).
+_GROUP_CACHE: dict[str, int] = {}
+_GROUP_BITS = {name: 1 << j for j, name in enumerate(STRUCTURE_GROUPS)}
+
+
+def _group_bits(words: str) -> int:
+    bits = _GROUP_CACHE.get(words)
+    if bits is None:
+        bits = 0
+        for match in _GROUP_RE.finditer(words.lower()):
+            bits |= _GROUP_BITS[match.lastgroup]  # type: ignore[index]
+        if len(_GROUP_CACHE) >= 50_000:
+            _GROUP_CACHE.clear()
+        _GROUP_CACHE[words] = bits
+    return bits
+
+
+def _structure(page: _Page) -> np.ndarray:
+    """The :data:`STRUCTURE_FEATURES` columns.
+
+    One pass over the containers holding text (parents first) gives each
+    its depth, its *key* (tag and sorted class words), its own and
+    inherited :data:`STRUCTURE_GROUPS` bits; counters then give, per key,
+    how many containers share it and how much text they hold, and per
+    (parent, key) how many siblings repeat it."""
+    doc = page.doc
+    columns = doc.container_columns
+    nc = len(columns)
+    parents = columns.parents.tolist()
+    tags = columns.tags
+    attributes = columns.attributes
+    cchars = page.cchars
+    total = float(cchars[0]) or 1.0
+    depth = [0] * (nc + 1)
+    inherited = [0] * (nc + 1)
+    own = [0] * nc
+    keys: list[str] = [""] * nc
+    key_count: Counter[str] = Counter()
+    key_chars: Counter[str] = Counter()
+    siblings: Counter[tuple[int, str]] = Counter()
+    children: Counter[int] = Counter()
+    chars_of = cchars.tolist()
+    for index in np.flatnonzero(cchars).tolist():
+        parent = parents[index]
+        depth[index] = depth[parent] + 1
+        found = attributes[index]
+        cls = found.get("class") if found else None
+        key = f"{tags[index]}.{cls}" if cls else tags[index]
+        bits = 0
+        if found:
+            words = f"{cls or ''} {found.get('id') or ''}"
+            if len(words) > 1:
+                bits = _group_bits(words)
+        own[index] = bits
+        inherited[index] = bits | inherited[parent]
+        keys[index] = key
+        key_count[key] += 1
+        key_chars[key] += chars_of[index]
+        siblings[(parent, key)] += 1
+        children[parent] += 1
+    n = page.n
+    lineage = page.lineage
+    out = np.zeros((n, len(STRUCTURE_FEATURES)))
+    at = _STRUCTURE_COLUMN
+    count = np.array([key_count[k] for k in keys], dtype=float)
+    share = np.array([key_chars[k] for k in keys], dtype=float) / total
+    same = np.array([siblings[(parents[i], k)] for i, k in enumerate(keys)], dtype=float)
+    for level in range(3):
+        held = lineage[:, level]
+        out[:, at[f"key_count{level}"]] = np.log1p(count[held])
+        out[:, at[f"key_share{level}"]] = share[held]
+        out[:, at[f"sib_same{level}"]] = np.log1p(same[held])
+    out[:, at["depth"]] = np.array(depth[:nc], dtype=float)[page.holder]
+    child_counts = np.array([children[i] for i in range(nc)], dtype=float)
+    out[:, at["parent_children"]] = np.log1p(child_counts[lineage[:, 1]])
+    spans = (page.last - page.first + 1).astype(float)
+    out[:, at["parent_blocks"]] = np.log1p(spans[lineage[:, 1]])
+    out[:, at["grand_blocks"]] = np.log1p(spans[lineage[:, 2]])
+    level_of = np.array([_HEADING_LEVELS.get(tag, 0) for tag in tags], dtype=float)
+    heading = level_of[page.holder]
+    out[:, at["heading_level"]] = heading
+    first_h1 = np.flatnonzero(heading == 1)
+    if first_h1.size:
+        out[:first_h1[0], at["before_h1"]] = 1.0
+    title = doc.title.strip().lower()
+    if title:
+        out[:, at["is_title"]] = [text.lower() == title for text in page.texts]
+    out[:, at["char_position"]] = page.prefix_chars[:-1] / total
+    out[:, at["page_log_chars"]] = math.log1p(total)
+    out[:, at["page_log_blocks"]] = math.log1p(n)
+    out[:, at["page_ld"]] = page.canchors[0] / total
+    out[:, at["page_log_containers"]] = math.log1p(nc)
+    out[:, at["top_key_share"]] = max(key_chars.values()) / total if key_chars else 0.0
+    out[:, at["in_area"]] = page.block_codes & _AREA != 0
+    for level in (1, 2, 3):
+        out[:, at[f"up_share{level}"]] = cchars[lineage[:, level]] / total
+    own_bits = np.array(own, dtype=np.int64)[page.holder]
+    inherited_bits = np.array(inherited[:nc], dtype=np.int64)[page.holder]
+    for j, name in enumerate(STRUCTURE_GROUPS):
+        out[:, at[f"x_{name}"]] = inherited_bits >> j & 1
+        out[:, at[f"own_{name}"]] = own_bits >> j & 1
+    return out
+
+
+_STRUCTURE_COLUMN = {name: j for j, name in enumerate(STRUCTURE_FEATURES)}
+_HEADING_LEVELS = {f"h{level}": level for level in range(1, 7)}
+
+
+def block_features(doc: Document) -> np.ndarray:
+    """The feature rows of *doc*'s blocks (:data:`BLOCK_FEATURES`), shape
+    ``(blocks, features)``: what the model scores, and what the training
+    script fits it on."""
+    if not len(doc.block_columns):
+        return np.zeros((0, len(BLOCK_FEATURES)))
+    return block_matrix(_Page(doc))

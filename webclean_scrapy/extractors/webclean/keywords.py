@@ -1,0 +1,289 @@
+"""What a page's markup says about each container, packed in one int.
+
+The ``webclean`` extractor's structural evidence: HTML5 sectioning tags,
+ARIA roles, ``itemprop``, and class/id tokens such as ``nav``, ``comment``
+or ``article-body``. Every container holding text gets one *code* (see
+below), computed in one forward pass over the containers (parents come
+first) from the class/id/role/itemprop the document walk copied, with the
+class/id keyword scans memoised across pages: a crawl sees the same
+class strings over and over.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import repeat
+
+import numpy as np
+
+from ...document import HEADING_TAGS, Document
+
+# -- container flags ---------------------------------------------------------
+# One bit per kind of evidence; a block inherits the OR of its ancestors' bits.
+
+_KEYWORD_GROUPS: dict[str, str] = {
+    # Hidden by a stylesheet rule the walk cannot see.
+    # ("hidden-xs", "d-none d-md-block" are responsive: visible somewhere.)
+    # Whole words only. Every alternative of every group starts with a
+    # literal letter, the look-behind after it ("h(?<![a-z-]h)" is "an h
+    # with no letter or hyphen before it"): then the regex engine can skip
+    # to the positions where some keyword may start, twice as fast.
+    "kw_hidden": r"h(?<![a-z-]h)(?:idden|ide)(?![a-z-])|i(?<![a-z-]i)nvisible(?![a-z-])"
+                 r"|s(?<![a-z-]s)(?:r-only|creen-reader-text)(?![a-z-])|v(?<![a-z-]v)isually-hidden(?![a-z-])",
+    # Navigation and page chrome.
+    "kw_nav": r"nav|menu|breadcrumb|pagination|pager|paging|toolbar|skip|masthead|topbar|tabs",
+    "kw_foot": r"foot|copyright|legal|disclaimer|bottom",
+    "kw_side": r"sidebar|side-|aside|widget|rail|skyscraper|sidebox",
+    "kw_ad": r"a(?<![a-z]a)ds?(?![a-z])|advert|sponsor|promo|dfp|banner|outbrain|taboola|commercial",
+    "kw_comment": r"comment|disqus|respond|repl(?:y|ies)|discuss",
+    "kw_related": r"related|recommend|popular|trending|teaser|read-?next|suggest|more-|latest|also",
+    "kw_social": r"share|sharing|social|facebook|twitter|follow|subscri|newsletter|sign-?up|login|cookie|consent|gdpr|modal|popup",
+    "kw_meta": r"byline|author|date|time|meta|tags?(?![a-z])|categor|caption|credit",
+    "kw_strong": r"article-?body|articlebody|post-?body|entry-?content|post-?content|story-?body|article-?content|article-?text|main-?content|body-?text|story-?content",
+    "kw_content": r"article|content|entry|post|story|text|main|blog|prose|hentry",
+}
+#: All groups as one flat alternation, in group order: named groups would
+#: cost the engine 2x; which group matched is read off the matched text.
+_KEYWORD_RE = re.compile("|".join(_KEYWORD_GROUPS.values()))
+_GROUP_PATTERNS = {name: re.compile(pattern) for name, pattern in _KEYWORD_GROUPS.items()}
+#: Matched text -> its group. Each group matches its own finite set of
+#: words, none shared (so the first group matching the text alone is the
+#: one that matched it in context): a few hundred entries at most.
+_MATCH_GROUPS: dict[str, str] = {}
+
+
+def _group_of(text: str) -> str:
+    group = _MATCH_GROUPS.get(text)
+    if group is None:
+        group = _MATCH_GROUPS[text] = next(
+            name for name, pattern in _GROUP_PATTERNS.items() if pattern.fullmatch(text))
+    return group
+#: When one class/id matches several groups ("comment-content"), the first
+#: of these names the container; the innermost named ancestor of a block is
+#: a feature of its own, so "sidebar" inside a page whose ``<body>`` says
+#: "single-post" still counts.
+_PRIORITY: tuple[str, ...] = (
+    "kw_hidden", "kw_comment", "kw_related", "kw_social", "kw_ad", "kw_nav", "kw_foot", "kw_side",
+    "kw_meta", "kw_strong", "kw_content",
+)
+INNER_NAMES: tuple[str, ...] = tuple("inner_" + name[3:] for name in _PRIORITY)
+
+#: Tags whose presence among a block's ancestors is evidence by itself.
+_TAG_FLAGS: dict[str, str] = {
+    "article": "in_article", "main": "in_main", "nav": "in_nav", "aside": "in_aside",
+    "footer": "in_footer", "header": "in_header", "form": "in_form", "ul": "in_list",
+    "ol": "in_list", "dl": "in_list", "menu": "in_nav", "table": "in_table",
+    "blockquote": "in_quote", "figure": "in_figure", "pre": "in_quote",
+}
+_ROLE_FLAGS: dict[str, str] = {
+    "navigation": "in_nav", "menu": "in_nav", "menubar": "in_nav", "banner": "in_header",
+    "contentinfo": "in_footer", "complementary": "in_aside", "main": "in_main",
+    "article": "in_article", "dialog": "kw_social", "search": "in_form",
+}
+
+FLAG_NAMES: tuple[str, ...] = tuple(dict.fromkeys([*_KEYWORD_GROUPS, *_TAG_FLAGS.values(), *_ROLE_FLAGS.values()]))
+_BIT = {name: 1 << i for i, name in enumerate(FLAG_NAMES)}
+_TAG_BITS = {tag: _BIT[flag] for tag, flag in _TAG_FLAGS.items()}
+_ROLE_BITS = {role: _BIT[flag] for role, flag in _ROLE_FLAGS.items()}
+_STRONG = _BIT["kw_strong"]
+_HIDDEN_BIT = _BIT["kw_hidden"]
+_COMMENT_BIT = _BIT["kw_comment"]
+
+
+#: The tag that directly holds a block, in a few classes.
+_KINDS: dict[str, str] = {
+    "p": "k_p", "li": "k_li", "dd": "k_li", "dt": "k_li", "td": "k_td", "th": "k_td",
+    "pre": "k_pre", "blockquote": "k_pre", "caption": "k_caption", "figcaption": "k_caption",
+    "button": "k_form", "label": "k_form", "option": "k_form", "textarea": "k_form", "legend": "k_form",
+    "div": "k_div", "section": "k_div", "article": "k_div", "main": "k_div", "body": "k_div",
+    **{h: "k_heading" for h in HEADING_TAGS},
+}
+KIND_NAMES: tuple[str, ...] = tuple(dict.fromkeys(["k_other", *_KINDS.values()]))
+
+#: Readability's paragraph containers and tag priors.
+_RD_SCORED = frozenset({"p", "pre", "td", "div", "section", "article", "main", "blockquote", "dd"})
+_RD_TAG_PRIOR = {
+    "div": 5, "pre": 3, "td": 3, "blockquote": 3, "address": -3, "ol": -3, "ul": -3, "dl": -3,
+    "dd": -3, "dt": -3, "li": -3, "form": -3, "th": -5, **{h: -5 for h in HEADING_TAGS},
+}
+
+_PRIORITY_RANK = {name: rank for rank, name in enumerate(_PRIORITY)}
+_CONTENT_RANK = _PRIORITY_RANK["kw_content"]
+_META_RANK = _PRIORITY_RANK["kw_meta"]
+_STRONG_RANK = _PRIORITY_RANK["kw_strong"]
+_HIDDEN_RANK = _PRIORITY_RANK["kw_hidden"]
+_COMMENT_RANK = _PRIORITY_RANK["kw_comment"]
+#: Innermost groups under which an all-links block is chrome (comments are
+#: not: some gold standards keep them, commenters' names linked).
+_CHROME_RANKS = frozenset(r for r in range(_META_RANK) if r != _PRIORITY_RANK["kw_comment"])
+#: Sentence ends (a block ending in one reads as prose). The stop and comma
+#: densities count ". 。 ! ?" and ", ， 、 ;" (CJK's own included).
+# -- container codes ---------------------------------------------------------
+# Everything the model knows about a container's markup is packed in one int
+# (ints are not tracked by the garbage collector, tuples are, and a crawl
+# extracts millions of pages), so per-block views are one numpy gather:
+#
+#   bits 0-3   innermost keyword group + 1 (0: none)          inherited
+#   bits 4-7   kind of the tag (index in KIND_NAMES)           own
+#   bit  8     inside a reader-comment area (comment_areas)    inherited
+#   bit  9     Readability scores the paragraphs it holds      own
+#   bits 10-   evidence bits (FLAG_NAMES)                      inherited
+_INNER_MASK = 15
+_KIND_SHIFT = 4
+_AREA = 1 << 8
+_RD = 1 << 9
+_EVIDENCE_SHIFT = 10
+_INHERITED = ~(15 << _KIND_SHIFT | _RD)
+_HIDDEN_CODE = _HIDDEN_BIT << _EVIDENCE_SHIFT
+_COMMENT_CODE = _COMMENT_BIT << _EVIDENCE_SHIFT
+_STRONG_CODE = _STRONG << _EVIDENCE_SHIFT | (_STRONG_RANK + 1)
+_ROLE_CODES = {role: bit << _EVIDENCE_SHIFT for role, bit in _ROLE_BITS.items()}
+#: The own part of a container's code, by tag (absent: ``k_other``, nothing).
+_TAG_CODES: dict[str, int] = {
+    tag: (_TAG_BITS.get(tag, 0) << _EVIDENCE_SHIFT
+          | (KIND_NAMES.index(_KINDS[tag]) if tag in _KINDS else 0) << _KIND_SHIFT
+          | (_RD if tag in _RD_SCORED else 0))
+    for tag in {*_TAG_BITS, *_KINDS, *_RD_SCORED}
+}
+_HEADING_KIND = KIND_NAMES.index("k_heading")
+#: Form widgets (button, label, option, textarea, legend): their text labels
+#: a control, it is never prose.
+_WIDGET_KIND = KIND_NAMES.index("k_form")
+#: Indexed by the innermost-group nibble: is an all-links block under it chrome?
+_CHROME_NIBBLES = np.array([rank - 1 in _CHROME_RANKS for rank in range(16)])
+
+#: class/id strings repeat within a page and across a site's pages: their
+#: (evidence bits already in place in a code, innermost group, sign) is
+#: memoised, bounded so a crawl cannot grow it.
+_KEYWORD_CACHE: dict[str, tuple[int, int, int]] = {}
+_KEYWORD_CACHE_SIZE = 50_000
+#: A string seen for the first time is read token by token, and tokens
+#: ("container", "row", "post-title") repeat across sites far more than whole
+#: strings do: their (evidence bits, best group) is memoised as well. No
+#: keyword pattern matches whitespace and the lookarounds treat a space as
+#: the string's edge, so the tokens' matches are exactly the string's.
+#: Values are packed in one int (``bits << 4 | rank + 1``), and the bound is
+#: twice the strings' (tokens are short: about 13 MB when full), so that a
+#: corpus run over thousands of sites keeps its vocabulary: the 2,920 dev
+#: pages hold about 70,000 distinct tokens.
+_TOKEN_CACHE: dict[str, int] = {}
+_TOKEN_CACHE_SIZE = 2 * _KEYWORD_CACHE_SIZE
+
+
+def clear_keyword_memos() -> None:
+    """Empty the class/id keyword memos: the state of a process that has
+    not seen any page yet (``benchmarks/speed.py --cold`` times that)."""
+    _KEYWORD_CACHE.clear()
+    _TOKEN_CACHE.clear()
+
+
+def _token_keywords(token: str) -> int:
+    """Evidence bits and best (lowest) group rank + 1 (0: none) of one
+    lower-cased token, packed as ``bits << 4 | rank + 1``."""
+    found = _TOKEN_CACHE.get(token)
+    if found is None:
+        bits, own = 0, -1
+        for text in _KEYWORD_RE.findall(token):
+            group = _group_of(text)
+            bits |= _BIT[group]
+            rank = _PRIORITY_RANK[group]
+            if own < 0 or rank < own:
+                own = rank
+        found = bits << 4 | (own + 1)
+        if len(_TOKEN_CACHE) >= _TOKEN_CACHE_SIZE:
+            _TOKEN_CACHE.clear()
+        _TOKEN_CACHE[token] = found
+    return found
+
+
+def _keywords(words: str) -> tuple[int, int, int]:
+    """What a class/id string says: its evidence bits (shifted into code
+    position), the group that names it first (-1: none) and the sign of
+    that group (+1 content, -1 boilerplate, 0 neither or none)."""
+    found = _KEYWORD_CACHE.get(words)
+    if found is None:
+        bits, own = 0, -1
+        tokens = _TOKEN_CACHE.get
+        for token in words.lower().split():
+            packed = tokens(token)
+            if packed is None:
+                packed = _token_keywords(token)
+            bits |= packed >> 4
+            rank = (packed & 15) - 1
+            if rank >= 0 and (own < 0 or rank < own):
+                own = rank
+        sign = 0 if own < 0 else 1 if own >= _STRONG_RANK else -1 if own < _META_RANK else 0
+        found = (bits << _EVIDENCE_SHIFT, own, sign)
+        if len(_KEYWORD_CACHE) >= _KEYWORD_CACHE_SIZE:
+            _KEYWORD_CACHE.clear()
+        _KEYWORD_CACHE[words] = found
+    return found
+
+
+def _container_flags(doc: Document) -> tuple[list[int], list[int]]:
+    """The code (see above) of every container holding text, and the sign
+    (+1 content, -1 boilerplate, 0) of each container's own class/id, both
+    indexed like :class:`~webclean_scrapy.document.ContainerColumns`.
+    Parents come first, so one forward pass suffices; containers without
+    text are skipped (no block needs them; their entries stay 0). The
+    class/id/role/itemprop are the ones the walk copied
+    (``ContainerColumns.attributes``), and the rest is kept to a few int
+    operations per container."""
+    columns = doc.container_columns
+    n = len(columns)
+    # One more entry than containers: the root's parent (-1) reads it, 0.
+    codes = [0] * (n + 1)
+    signs = [0] * n
+    chars_of = columns.chars.tolist()
+    half_page = chars_of[0] / 2
+    cached = _KEYWORD_CACHE.get
+    inherited = _INHERITED
+    parents = columns.parents.tolist()
+    attributes_of = columns.attributes
+    own_codes = list(map(_TAG_CODES.get, columns.tags, repeat(0, n)))
+    for index in np.flatnonzero(columns.chars).tolist():
+        code = own_codes[index] | codes[parents[index]] & inherited
+        attributes = attributes_of[index]
+        if attributes:
+            chars = chars_of[index]
+            cls = attributes.get("class")
+            ident = attributes.get("id")
+            role = attributes.get("role")
+            itemprop = attributes.get("itemprop")
+            if cls or ident:
+                words = f"{cls} {ident}" if cls and ident else cls or ident
+                evidence, own, sign = cached(words) or _keywords(words)  # type: ignore[arg-type]
+                if own == _HIDDEN_RANK and chars > half_page:
+                    # Most of the page "hidden": a class a script removes on load.
+                    evidence &= ~_HIDDEN_CODE
+                    own = -1
+                code |= evidence
+                if own >= 0:
+                    if own == _COMMENT_RANK and chars <= half_page:
+                        # Named first of all a comment thread, and not the whole
+                        # page (a ``<body class="comments-open">``): a comment area.
+                        code |= _AREA
+                    # A generic "content"/"text" token below a negative one (the
+                    # "text-container" of a comment box) does not cancel it.
+                    if own != _CONTENT_RANK or not 0 < code & _INNER_MASK <= _META_RANK:
+                        code = code & ~_INNER_MASK | (own + 1)
+                    signs[index] = sign
+            if role:
+                code |= _ROLE_CODES.get(role.strip().lower(), 0)
+            if itemprop and "articlebody" in itemprop.lower():
+                code = code & ~_INNER_MASK | _STRONG_CODE
+        codes[index] = code
+    codes.pop()
+    return codes, signs
+
+
+
+#: The binary features of a code (kind, innermost group, evidence bits) as
+#: ``code & mask == value`` tests, one column each: KIND_NAMES, INNER_NAMES,
+#: then FLAG_NAMES.
+_BINARY_MASKS = np.array(
+    [15 << _KIND_SHIFT] * len(KIND_NAMES) + [_INNER_MASK] * len(INNER_NAMES)
+    + [1 << (_EVIDENCE_SHIFT + j) for j in range(len(FLAG_NAMES))], dtype=np.int64)
+_BINARY_VALUES = np.array(
+    [k << _KIND_SHIFT for k in range(len(KIND_NAMES))] + [r + 1 for r in range(len(INNER_NAMES))]
+    + [1 << (_EVIDENCE_SHIFT + j) for j in range(len(FLAG_NAMES))], dtype=np.int64)

@@ -1,0 +1,757 @@
+"""What kind of page is this? A seven-way page-type classifier.
+
+The seven types are WCXB's (Foley 2026): ``article``, ``forum``,
+``product``, ``collection`` (a shop's category page), ``listing`` (a news
+or blog index, a directory), ``documentation`` and ``service`` (a
+company's or institution's page about what it offers). Extraction differs
+by type -- a forum thread keeps every post, a product page its
+description and specifications, a listing its teasers -- so the extractor
+can ask first.
+
+:func:`page_features` reads a :class:`~webclean_scrapy.document.Document`
+the walk already made -- no second parse, no tree mutation -- and returns
+one vector of :data:`PAGE_FEATURES`, in five families:
+
+* **declared semantics**: schema.org types from JSON-LD (``@type``, read
+  with a regular expression, so broken JSON still counts) and microdata
+  (``itemtype``), a few JSON-LD keys (``offers``, ``itemListElement``,
+  ``answerCount``...), ``og:type`` and the ``article:*`` / ``product:*``
+  meta properties, and the platform that made the page (``generator``,
+  script and stylesheet addresses: Shopify, Discourse, Sphinx...);
+* **the URL** (tracking parameters such as ``srsltid`` or ``utm_*``
+  removed): path depth, slug shape, digits, a date, file extension,
+  query, and path / host tokens by family (``/products/``, ``/t/``,
+  ``/docs/``, ``/collections/``, ``/tag/``, ``/services/``...);
+* **markup**: structural tag counts and the share of the text under each
+  (``<article>``, ``<nav>``, ``<pre>``, tables, lists, headings, forms),
+  ``<code>``, ``<time>``, ``<img>``, ``<input>``, ``<select>`` counts,
+  class/id keyword families (``price``, ``cart``, ``post``, ``reply``,
+  ``toc``, ``card``, ``filter``, ``hero``...);
+* **repetition**: sibling containers sharing tag and class (cards, posts,
+  result rows): the largest group, the one holding most text, how many
+  of its members carry a price, a heading or long unlinked text;
+* **text**: length, link density, punctuation, the share of the largest
+  text holder, price-like strings (currency symbol or code next to a
+  number), and short-block cues (``add to cart``, ``reply``, ``on this
+  page``, ``read more``, ``sort by``, ``get a quote``...) in English and
+  a few other languages.
+
+The model is a LightGBM multiclass ensemble fitted by
+``benchmarks/train_page_type.py``, evaluated with numpy alone
+(:class:`~webclean_scrapy.trees.TreeEnsemble`) from
+``webclean_scrapy/data/page_type_model.json``. Counts are raw (trees do
+not care about scale); nothing is site-specific.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from functools import lru_cache
+from importlib import resources
+from urllib.parse import parse_qsl, urlsplit
+
+import numpy as np
+from lxml import etree
+
+from .document import Document
+from .trees import TreeEnsemble
+
+PAGE_TYPES: tuple[str, ...] = ("article", "forum", "product", "collection", "listing", "documentation", "service")
+
+# -- vocabularies ---------------------------------------------------------------
+
+#: schema.org types (JSON-LD ``@type``, microdata ``itemtype``) by feature.
+_SCHEMA_GROUPS: dict[str, tuple[str, ...]] = {
+    "product": ("product", "productgroup", "individualproduct", "productmodel", "car", "vehicle"),
+    "offer": ("offer", "aggregateoffer", "offershippingdetails", "merchantreturnpolicy", "pricespecification",
+              "unitpricespecification"),
+    "article": ("article", "report", "scholarlyarticle", "medicalwebpage"),
+    "newsarticle": ("newsarticle", "analysisnewsarticle", "opinionnewsarticle", "reportagenewsarticle",
+                    "livebloposting", "liveblogposting"),
+    "blogposting": ("blogposting", "blog"),
+    "techarticle": ("techarticle", "apireference", "softwaresourcecode"),
+    "forum": ("discussionforumposting",),
+    "socialposting": ("socialmediaposting",),
+    "qapage": ("qapage",),
+    "question": ("question", "answer"),
+    "comment": ("comment", "usercomments"),
+    "faq": ("faqpage",),
+    "itemlist": ("itemlist", "offercatalog", "listitem"),
+    "collectionpage": ("collectionpage", "searchresultspage"),
+    "breadcrumb": ("breadcrumblist",),
+    "webpage": ("webpage", "itempage"),
+    "website": ("website", "searchaction"),
+    "organization": ("organization", "corporation", "ngo", "governmentorganization", "educationalorganization",
+                     "collegeoruniversity", "onlinebusiness", "newsmediaorganization", "brand"),
+    "localbusiness": ("localbusiness", "professionalservice", "homeandconstructionbusiness", "legalservice",
+                      "attorney", "dentist", "medicalbusiness", "medicalclinic", "physician", "movingcompany",
+                      "financialservice", "insuranceagency", "realestateagent", "automotivebusiness", "store",
+                      "restaurant", "postaladdress", "geocoordinates", "openinghoursspecification", "place"),
+    "service": ("service", "financialproduct", "course", "educationaloccupationalprogram", "offercatalog"),
+    "software": ("softwareapplication", "webapplication", "mobileapplication", "videogame"),
+    "person": ("person", "profilepage"),
+    "review": ("review", "aggregaterating", "rating"),
+    "howto": ("howto", "howtostep", "recipe"),
+    "media": ("videoobject", "imageobject", "mediaobject"),
+    "event": ("event",),
+    "contact": ("contactpage", "aboutpage", "contactpoint"),
+}
+_SCHEMA_OF: dict[str, str] = {name: group for group, names in _SCHEMA_GROUPS.items() for name in names}
+
+#: JSON-LD keys worth counting (``"key":`` occurrences).
+_LD_KEYS: tuple[str, ...] = ("offers", "price", "itemListElement", "datePublished", "author", "answerCount",
+                             "commentCount", "sku", "availability", "articleBody", "mainEntity", "hasPart",
+                             "reviewCount", "serviceType", "areaServed", "telephone")
+_LD_TYPE = re.compile(r'"@type"\s*:\s*(\[[^\]]*\]|"[^"]*")')
+_LD_KEY = re.compile(r'"(' + "|".join(_LD_KEYS) + r')"\s*:')
+_WORD = re.compile(r"[A-Za-z]+")
+
+#: Platforms seen in ``<meta name=generator>``, script and stylesheet
+#: addresses, by family (what kind of site such software builds).
+_PLATFORMS: dict[str, tuple[str, ...]] = {
+    "shop": ("shopify", "woocommerce", "magento", "bigcommerce", "prestashop", "demandware", "salesforce-commerce",
+             "vtex", "ecwid", "shopware", "oxid", "opencart", "squarespace-commerce", "wix-stores", "sfcc",
+             "/checkout", "cart.js", "product.js", "klarna", "afterpay", "affirm"),
+    "forum": ("discourse", "xenforo", "phpbb", "vbulletin", "invisioncommunity", "ips4", "mybb", "flarum", "nodebb",
+              "vanilla", "bbpress", "khoros", "lithium", "smf", "forum", "stackexchange", "sstatic.net"),
+    "docs": ("sphinx", "docusaurus", "mkdocs", "readthedocs", "gitbook", "vuepress", "vitepress", "starlight",
+             "nextra", "mintlify", "redoc", "swagger", "antora", "doxygen", "javadoc", "rustdoc", "docsearch",
+             "algolia", "highlight", "prism", "hljs", "_static/", "mathjax", "docs"),
+    "blog": ("wordpress", "wp-content", "wp-includes", "ghost", "substack", "blogger", "medium", "hugo", "jekyll",
+             "disqus", "yoast", "rank-math"),
+    "builder": ("wix", "squarespace", "webflow", "hubspot", "hs-scripts", "framer", "elementor", "divi",
+                "unbounce", "leadpages", "calendly", "intercom", "drift", "hotjar", "recaptcha"),
+    "news": ("googletagservices", "doubleclick", "prebid", "taboola", "outbrain", "chartbeat", "parsely", "piano",
+             "cxense", "adsystem"),
+}
+_PLATFORM = re.compile("|".join(re.escape(word) for family in _PLATFORMS.values() for word in family))
+_PLATFORM_OF = {word: family for family, words in _PLATFORMS.items() for word in words}
+
+#: URL path / host tokens by family. Single letters count only as a whole
+#: path segment (``/p/``, ``/t/``, ``/c/``).
+_URL_GROUPS: dict[str, tuple[str, ...]] = {
+    "product": ("product", "produkt", "produit", "producto", "prodotto", "produto", "item", "itm", "dp", "gp",
+                "sku", "p", "pd", "buy", "goods", "app", "listing", "model", "detail", "details"),
+    "products": ("products", "produkte", "produits", "productos", "prodotti", "produtos", "items", "shop",
+                 "store", "catalog", "catalogue", "katalog"),
+    "collection": ("collection", "collections", "category", "categories", "cat", "c", "kategorie", "categorie",
+                   "categoria", "department", "departments", "dept", "browse", "l", "s", "b", "brand", "brands",
+                   "sale", "clearance", "all", "plp", "range", "shop-all", "accessories", "women", "men", "kids"),
+    "forum": ("forum", "forums", "foro", "foren", "thread", "threads", "topic", "t", "viewtopic", "showthread",
+              "discussion", "discussions", "discuss", "questions", "question", "q", "board", "boards", "community",
+              "communities", "answers", "r", "comments", "idi", "message", "messages", "m"),
+    "docs": ("doc", "docs", "documentation", "api", "apis", "reference", "ref", "manual", "manuals", "handbook",
+             "tutorial", "tutorials", "library", "lib", "std", "book", "spec", "specs", "sdk", "howto", "man",
+             "wiki", "kb", "learn", "developer", "developers", "dev", "latest", "stable", "current", "v1", "v2",
+             "v3", "guide", "guides", "getting-started", "quickstart", "concepts", "en-us", "html", "core"),
+    "article": ("blog", "blogs", "news", "article", "articles", "post", "posts", "story", "stories", "insights",
+                "resources", "magazine", "journal", "press", "opinion", "review", "reviews", "the-currency",
+                "health", "research", "features", "column"),
+    "listing": ("tag", "tags", "tagged", "archive", "archives", "section", "sections", "page", "search",
+                "results", "directory", "index", "feed", "author", "authors", "topics", "latest", "newest",
+                "popular", "category", "list", "lists"),
+    "service": ("service", "services", "solutions", "solution", "pricing", "plans", "about", "about-us",
+                "contact", "contact-us", "company", "platform", "industries", "consulting", "agency", "work",
+                "careers", "team", "locations", "hire", "repair", "online", "programs", "program", "admissions",
+                "tuition", "department", "what-we-do", "capabilities", "offerings", "insurance", "loans"),
+}
+_URL_GROUP_NAMES = tuple(_URL_GROUPS)
+_URL_TOKEN_BITS: dict[str, int] = {}
+for _bit, _name in enumerate(_URL_GROUP_NAMES):
+    for _token in _URL_GROUPS[_name]:
+        _URL_TOKEN_BITS[_token] = _URL_TOKEN_BITS.get(_token, 0) | (1 << _bit)
+_HOST_GROUPS: dict[str, tuple[str, ...]] = {
+    "docs": ("docs", "doc", "developer", "developers", "dev", "learn", "api", "wiki", "manual", "reference",
+             "help", "support", "kb", "documentation"),
+    "forum": ("forum", "forums", "community", "discuss", "discussion", "answers", "board", "boards", "talk",
+              "groups", "stackexchange", "stackoverflow", "serverfault", "superuser", "askubuntu", "reddit",
+              "quora"),
+    "shop": ("shop", "store", "buy", "boutique", "tienda", "negozio", "eshop"),
+    "news": ("news", "blog", "blogs", "press", "magazine", "engineering", "medium", "substack"),
+}
+_HOST_GROUP_NAMES = tuple(_HOST_GROUPS)
+_TRACKING = re.compile(r"^(?:utm_\w+|srsltid|gclid|fbclid|msclkid|mc_\w+|_ga|ref|ref_|source|igshid|yclid)$", re.I)
+_SEGMENT_WORDS = re.compile(r"[a-z]+|\d+")
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+_DATE_IN_PATH = re.compile(r"/(?:19|20)\d\d(?:[/-](?:0?[1-9]|1[0-2])\b)?")
+_ID_LIKE = re.compile(r"\d{4,}|[a-z]*\d+[a-z]+\d+|[A-Z0-9]{8,}")
+
+#: Class/id keyword families, counted over every container's class and id.
+_CLASS_GROUPS: dict[str, tuple[str, ...]] = {
+    "product": ("product", "pdp", "sku", "variant", "swatch", "gallery", "zoom", "spec", "qty", "quantity",
+                "stock", "availability", "addtocart", "add-to-cart", "buy"),
+    "price": ("price", "cost", "amount", "money", "currency", "discount"),
+    "cart": ("cart", "basket", "checkout", "wishlist", "bag"),
+    "collection": ("plp", "grid", "tile", "facet", "filter", "refine", "sort", "pagination", "pager", "catalog",
+                   "collection", "category", "results", "listing"),
+    "card": ("card", "teaser", "story", "river", "feed", "stream", "tease", "promo", "headline"),
+    "forum": ("post", "message", "reply", "replies", "thread", "topic", "forum", "comment", "avatar", "user",
+              "username", "signature", "vote", "answer", "question", "quote", "reaction", "likes", "member",
+              "bbcode", "discussion", "poster", "solved", "accepted"),
+    "docs": ("doc", "toc", "markdown", "highlight", "code", "api", "sphinx", "rst", "admonition", "note",
+             "warning", "sidebar", "menu", "nav", "tabs", "theme-doc", "md-", "prose", "syntax", "version",
+             "breadcrumb", "anchor", "permalink", "headerlink"),
+    "article": ("article", "entry", "blog", "byline", "author", "published", "dateline", "post-content",
+                "story-body", "single", "share", "social", "related", "read-time", "tags"),
+    "service": ("hero", "cta", "testimonial", "pricing", "plan", "feature", "benefit", "service", "contact",
+                "banner", "logo", "client", "partner", "faq", "accordion", "step", "process", "team", "award",
+                "stat", "counter", "btn", "button", "form", "elementor", "wp-block-cover", "section"),
+}
+_CLASS_KEYWORDS: tuple[tuple[str, str], ...] = tuple(
+    (word, name) for name, words in _CLASS_GROUPS.items() for word in words)
+
+
+#: One substring search per family (sorted by name, the order
+#: :func:`_class_token_groups` returns them in): ten searches instead of
+#: 150 ``in`` tests for each token seen the first time.
+_CLASS_FAMILY_RES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile("|".join(map(re.escape, sorted(words, key=len, reverse=True)))))
+    for name, words in sorted(_CLASS_GROUPS.items()))
+
+
+@lru_cache(maxsize=1 << 16)
+def _class_token_groups(token: str) -> tuple[str, ...]:
+    """The families whose keywords a class/id token contains (memoised:
+    pages of one site, and sites of one framework, share their tokens)."""
+    return tuple(name for name, pattern in _CLASS_FAMILY_RES if pattern.search(token))
+
+
+_CLASS_GROUP_NAMES = tuple(_CLASS_GROUPS)
+
+#: Short-block phrases (blocks of at most :data:`_SHORT` characters), by family.
+_PHRASES: dict[str, tuple[str, ...]] = {
+    "cart": ("add to cart", "add to bag", "add to basket", "buy now", "buy it now", "in stock", "out of stock",
+             "add to wishlist", "free shipping", "free delivery", "quantity", "qty", "sku", "ships", "in den warenkorb",
+             "warenkorb", "ajouter au panier", "panier", "añadir al carrito", "carrito", "aggiungi al carrello",
+             "carrello", "in winkelwagen", "winkelwagen", "do koszyka", "koszyk", "в корзину", "корзина",
+             "カートに入れる", "カート", "加入购物车", "购物车", "size guide", "select size", "choose options",
+             "add to order", "pre-order", "notify me", "lieferzeit", "auf lager", "en stock", "disponible"),
+    "forum": ("reply", "replies", "quote", "joined", "posts", "member", "members", "views", "likes", "solved",
+              "answered", "asked", "votes", "vote", "report", "permalink", "thread", "original poster",
+              "registered user", "moderator", "posted", "antworten", "zitieren", "répondre", "citer", "responder",
+              "citar", "rispondi", "cita", "ответить", "цитата", "回复", "引用", "返信", "share improve",
+              "add a comment", "last edited", "junior member", "senior member", "new member", "well-known member"),
+    "docs": ("on this page", "table of contents", "contents", "edit this page", "edit on github", "was this page helpful",
+             "next", "previous", "prev", "parameters", "returns", "return value", "example", "examples",
+             "syntax", "see also", "note", "warning", "tip", "important", "copy", "arguments", "description",
+             "type", "default", "auf dieser seite", "sur cette page", "en esta página", "in questa pagina",
+             "このページ", "本页内容", "last updated", "deprecated", "since", "version"),
+    "listing": ("read more", "load more", "more stories", "see more", "show more", "latest", "most popular",
+                "trending", "more news", "view all", "see all", "older posts", "newer posts", "next page",
+                "weiterlesen", "mehr lesen", "lire la suite", "leer más", "leggi tutto", "continua a leggere",
+                "lees meer", "続きを読む", "阅读更多", "читать далее", "comments", "min read", "hours ago", "ago"),
+    "collection": ("sort by", "sort", "filter", "filters", "refine", "results", "items", "products", "showing",
+                   "compare", "quick view", "quick shop", "clear all", "price", "brand", "color", "colour",
+                   "size", "availability", "sortieren", "filtern", "trier", "filtrer", "ordenar", "filtrar",
+                   "ordina", "filtra", "сортировать", "фильтр", "並び替え", "排序", "筛选", "best selling",
+                   "new arrivals", "featured", "relevance", "low to high", "high to low"),
+    "service": ("contact us", "get started", "get a quote", "request a quote", "book a demo", "request a demo",
+                "free consultation", "call us", "our services", "learn more", "schedule", "sign up", "try free",
+                "start free", "free trial", "testimonials", "our team", "why choose", "how it works",
+                "get in touch", "book now", "apply now", "enroll", "pricing", "plans", "contact",
+                "kontakt", "contactez", "contacto", "contatti", "services", "solutions", "request", "talk to"),
+    "article": ("by", "posted on", "published", "updated", "written by", "share", "related posts",
+                "related articles", "author", "about the author", "tweet", "leave a comment", "comment",
+                "read next", "you may also like", "tags", "min read", "minute read", "reading time",
+                "veröffentlicht", "publié", "publicado", "pubblicato"),
+}
+_PHRASE_OF: dict[str, list[str]] = {}
+for _name, _phrases in _PHRASES.items():
+    for _phrase in _phrases:
+        _PHRASE_OF.setdefault(_phrase, []).append(_name)
+_PHRASE_GROUP_NAMES = tuple(_PHRASES)
+#: Whole short blocks only: a block that *is* the phrase, give or take
+#: digits, punctuation and a colon (``Reply``, ``Add to cart``, ``12 replies``).
+_PHRASE_STRIP = " \t0123456789.,:;!?()[]{}#|/\\-–—•·*+=<>\"'«»“”‘’…→←↓↑›‹»"
+_SHORT = 40
+
+#: A price: a currency symbol or code next to a number.
+_PRICE = re.compile(
+    r"[$€£¥₹₩₽₺₫₱฿₪]\s?\d"
+    r"|\d[\d.,\u00a0\u202f ]*(?:[€£₽₺₹₫円元]|zł|kr|Kč|Ft|lei|лв|руб|EUR|USD|CHF|SEK|NOK|DKK|PLN|GBP)")
+_YEAR_TEXT = re.compile(r"\b(?:19[89]\d|20[0-4]\d)\b")
+#: Dates in short blocks: numeric (2024-05-01, 01.05.2024, 5/1/24) or an
+#: English month name next to a day number.
+_DATE_TEXT = re.compile(
+    r"\b\d{1,4}[./-]\d{1,2}[./-]\d{2,4}\b"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}\b"
+    r"|\b\d{1,2}\.? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b")
+#: Phone numbers: international or grouped digits (at least nine).
+_PHONE_TEXT = re.compile(r"(?:\+\d{1,3}[\s.-]?)?\(?\d{2,4}\)?[\s.-]\d{3,4}[\s.-]\d{3,4}\b")
+
+#: Structural tags whose text share is a feature (the block's holder or any
+#: ancestor), as bits of one per-container mask.
+_FLAG_TAGS: tuple[str, ...] = ("article", "main", "nav", "header", "footer", "aside", "form", "table", "pre",
+                               "blockquote", "li", "dl", "figure", "section", "button", "details")
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_TAG_BITS: dict[str, int] = {tag: 1 << i for i, tag in enumerate(_FLAG_TAGS)}
+_HEADING_BIT = 1 << len(_FLAG_TAGS)
+_TAG_BITS.update({h: _HEADING_BIT for h in _HEADINGS})
+_COUNTED_TAGS: tuple[str, ...] = (
+    "article", "section", "nav", "aside", "header", "footer", "main", "form", "button", "label", "textarea",
+    "table", "tr", "td", "th", "ul", "ol", "li", "dl", "dt", "dd", "pre", "blockquote", "figure", "figcaption",
+    "details", "summary", "p", "fieldset", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "br")
+#: Elements outside the container table, counted by one ``iter`` over the tree.
+_ITER_TAGS: tuple[str, ...] = ("code", "time", "img", "input", "select", "script", "meta", "link", "iframe", "kbd",
+                               "video", "picture", "svg", "var", "samp", "dfn")
+#: Microdata types (``itemtype`` on any element: prices sit on spans).
+_ITEMTYPE_XPATH = etree.XPath("//@itemtype")
+_REPEAT_SKIP = frozenset({"p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "dd", "dt", "option"})
+
+# -- feature names ---------------------------------------------------------------
+
+PAGE_FEATURES: tuple[str, ...] = (
+    *(f"schema_{g}" for g in _SCHEMA_GROUPS), "schema_types", "jsonld_blocks", "microdata_types",
+    *(f"ld_{k}" for k in _LD_KEYS),
+    "og_article", "og_product", "og_website", "og_other", "meta_article", "meta_product", "meta_itemprop_price",
+    "twitter_large_image", "twitter_labels", "meta_description_chars",
+    *(f"platform_{f}" for f in _PLATFORMS),
+    "url_present", "url_depth", "url_path_chars", "url_last_chars", "url_last_hyphens", "url_last_digits",
+    "url_last_numeric", "url_id_like", "url_digit_segments", "url_year", "url_date", "url_html", "url_php",
+    "url_trailing_slash", "url_root", "url_query", "url_query_page", "url_query_search", "url_query_id",
+    "url_subdomains",
+    *(f"url_{g}" for g in _URL_GROUP_NAMES), *(f"url_parent_{g}" for g in _URL_GROUP_NAMES),
+    *(f"url_first_{g}" for g in _URL_GROUP_NAMES), *(f"host_{g}" for g in _HOST_GROUP_NAMES),
+    "title_chars", "title_separators", "title_docs", "title_forum", "title_shop", "title_news",
+    *(f"tag_{t}" for t in _COUNTED_TAGS),
+    *(f"el_{t}" for t in _ITER_TAGS), "el_time_datetime", "el_input_number", "el_input_search",
+    "el_input_checkbox", "el_input_radio", "el_input_visible", "el_img_per_kchar", "el_time_per_kchar",
+    *(f"share_{t}" for t in _FLAG_TAGS), "share_heading", "share_p", "share_div",
+    *(f"class_{g}" for g in _CLASS_GROUP_NAMES), *(f"class_{g}_rate" for g in _CLASS_GROUP_NAMES),
+    "role_main", "role_article", "role_navigation", "itemprop_count", "itemprop_price", "itemprop_author",
+    "itemprop_text",
+    "containers", "blocks", "chars", "log_chars", "link_density", "link_blocks", "mean_block_chars",
+    "median_block_chars", "long_block_share", "sentence_share", "marks_per_kchar", "commas_per_kchar",
+    "max_block_share", "max_holder_share", "numeric_blocks", "short_block_share",
+    "prices", "price_blocks", "prices_per_kchar", "price_distinct", "years_in_text", "time_ago", "dates_in_text",
+    "phones", "list_depth", "nav_items",
+    *(f"phrase_{g}" for g in _PHRASE_GROUP_NAMES),
+    "headings", "headings_per_kchar", "heading_mean_chars", "h1_count", "linked_headings",
+    "linked_heading_share", "headline_links", "headline_link_share", "headline_links_per_kchar",
+    "rep_groups", "rep_groups5", "rep_max_size", "rep_top_share", "rep_top_size", "rep_top_link_density",
+    "rep_top_item_chars", "rep_top_li", "rep_top_article", "rep_price_items", "rep_heading_items",
+    "rep_long_items", "rep_long_share", "rep_linked_items", "rep_img_like_items",
+)
+_INDEX: dict[str, int] = {name: i for i, name in enumerate(PAGE_FEATURES)}
+
+
+# -- extraction -------------------------------------------------------------------
+
+def _url_features(f: np.ndarray, url: str | None) -> None:
+    if not url:
+        return
+    try:
+        parts = urlsplit(url.strip())
+        host = (parts.hostname or "").lower()
+    except ValueError:
+        return
+    x = _INDEX
+    f[x["url_present"]] = 1
+    host = host[4:] if host.startswith("www.") else host
+    labels = host.split(".")
+    f[x["url_subdomains"]] = max(0, len(labels) - 2)
+    host_words = set(labels[:-2]) if len(labels) > 2 else set()
+    host_words.update(w for label in labels[:-1] for w in label.split("-"))
+    for name, words in _HOST_GROUPS.items():
+        f[x[f"host_{name}"]] = any(w in host_words for w in words)
+    path = parts.path or "/"
+    segments = [s for s in path.lower().split("/") if s]
+    f[x["url_depth"]] = len(segments)
+    f[x["url_path_chars"]] = len(path)
+    f[x["url_root"]] = not segments
+    f[x["url_trailing_slash"]] = path.endswith("/") and bool(segments)
+    last = segments[-1] if segments else ""
+    stem = last.rsplit(".", 1)[0] if "." in last else last
+    f[x["url_html"]] = last.endswith((".html", ".htm", ".shtml"))
+    f[x["url_php"]] = last.endswith((".php", ".asp", ".aspx", ".jsp", ".cgi", ".do"))
+    f[x["url_last_chars"]] = len(stem)
+    f[x["url_last_hyphens"]] = stem.count("-") + stem.count("_")
+    f[x["url_last_digits"]] = sum(c.isdigit() for c in stem)
+    f[x["url_last_numeric"]] = stem.isdigit()
+    f[x["url_id_like"]] = sum(1 for s in (parts.path or "").split("/") if _ID_LIKE.search(s))
+    f[x["url_digit_segments"]] = sum(1 for s in segments if s.isdigit())
+    f[x["url_year"]] = any(_YEAR.match(s) for s in segments)
+    f[x["url_date"]] = bool(_DATE_IN_PATH.search(path))
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _TRACKING.match(k)]
+    f[x["url_query"]] = len(query)
+    keys = {k.lower() for k, _ in query}
+    f[x["url_query_page"]] = bool(keys & {"page", "p", "pg", "start", "offset", "sort", "order", "orderby"})
+    f[x["url_query_search"]] = bool(keys & {"q", "s", "query", "search", "keyword", "keywords", "k", "term"})
+    f[x["url_query_id"]] = bool(keys & {"id", "t", "f", "topic", "thread", "tid", "pid", "product_id", "item",
+                                         "itemid", "productid", "article", "cat", "category", "c"})
+    bits_of = _URL_TOKEN_BITS.get
+    everywhere = 0
+    for s in segments:
+        b = bits_of(s, 0)
+        for w in _SEGMENT_WORDS.findall(s) if len(s) > 1 else ():
+            if len(w) > 1:
+                b |= bits_of(w, 0)
+        everywhere |= b
+    parent = bits_of(segments[-2], 0) if len(segments) >= 2 else 0
+    first = bits_of(segments[0], 0) if len(segments) >= 2 else 0
+    for bit, name in enumerate(_URL_GROUP_NAMES):
+        f[x[f"url_{name}"]] = (everywhere >> bit) & 1
+        f[x[f"url_parent_{name}"]] = (parent >> bit) & 1
+        f[x[f"url_first_{name}"]] = (first >> bit) & 1
+
+
+def _element_features(f: np.ndarray, doc: Document) -> None:
+    """One ``iter`` over the elements outside the container table (and the
+    head's meta / link / script): JSON-LD, meta, platform, inline counts."""
+    x = _INDEX
+    counts: Counter[str] = Counter()
+    schema: Counter[str] = Counter()
+    ld_keys: Counter[str] = Counter()
+    platform_text: list[str] = []
+    jsonld = 0
+    type_count = 0
+    inputs: Counter[str] = Counter()
+    for el in doc.root.iter(*_ITER_TAGS):
+        tag = el.tag
+        counts[tag] += 1
+        if tag == "script":
+            kind = el.get("type")
+            if kind and "ld+json" in kind:
+                text = el.text
+                if text:
+                    jsonld += 1
+                    for match in _LD_TYPE.findall(text):
+                        for word in _WORD.findall(match):
+                            type_count += 1
+                            group = _SCHEMA_OF.get(word.lower())
+                            if group:
+                                schema[group] += 1
+                    ld_keys.update(_LD_KEY.findall(text))
+            else:
+                src = el.get("src")
+                if src:
+                    platform_text.append(src)
+        elif tag == "meta":
+            prop = el.get("property") or el.get("name") or ""
+            if prop:
+                prop = prop.lower()
+                content = (el.get("content") or "").lower()
+                if prop == "og:type":
+                    if "article" in content or "blog" in content:
+                        f[x["og_article"]] = 1
+                    elif "product" in content:
+                        f[x["og_product"]] = 1
+                    elif content == "website":
+                        f[x["og_website"]] = 1
+                    elif content:
+                        f[x["og_other"]] = 1
+                elif prop.startswith("article:"):
+                    f[x["meta_article"]] += 1
+                elif prop.startswith(("product:", "og:price", "og:availability")):
+                    f[x["meta_product"]] += 1
+                elif prop == "twitter:card":
+                    f[x["twitter_large_image"]] = "large" in content
+                elif prop.startswith("twitter:label") or prop.startswith("twitter:data"):
+                    f[x["twitter_labels"]] += 1
+                elif prop == "generator":
+                    platform_text.append(content)
+                elif prop == "description":
+                    f[x["meta_description_chars"]] = len(content)
+            itemprop = el.get("itemprop")
+            if itemprop and "price" in itemprop.lower():
+                f[x["meta_itemprop_price"]] += 1
+        elif tag == "link":
+            href = el.get("href")
+            if href and (el.get("rel") or "").lower() in ("stylesheet", "preload", "modulepreload"):
+                platform_text.append(href)
+        elif tag == "input":
+            inputs[(el.get("type") or "text").lower()] += 1
+        elif tag == "time":
+            if el.get("datetime"):
+                f[x["el_time_datetime"]] += 1
+    microdata = 0
+    for itemtype in _ITEMTYPE_XPATH(doc.root):
+        for word in itemtype.split():
+            name = word.rstrip("/").rsplit("/", 1)[-1].lower()
+            microdata += 1
+            group = _SCHEMA_OF.get(name)
+            if group:
+                schema[group] += 1
+    for group in _SCHEMA_GROUPS:
+        f[x[f"schema_{group}"]] = schema[group]
+    f[x["schema_types"]] = type_count + microdata
+    f[x["microdata_types"]] = microdata
+    f[x["jsonld_blocks"]] = jsonld
+    for key in _LD_KEYS:
+        f[x[f"ld_{key}"]] = ld_keys[key]
+    for tag in _ITER_TAGS:
+        f[x[f"el_{tag}"]] = counts[tag]
+    f[x["el_input_number"]] = inputs["number"]
+    f[x["el_input_search"]] = inputs["search"]
+    f[x["el_input_checkbox"]] = inputs["checkbox"]
+    f[x["el_input_radio"]] = inputs["radio"]
+    f[x["el_input_visible"]] = counts["input"] - inputs["hidden"]
+    if platform_text:
+        found = set(_PLATFORM.findall(" ".join(platform_text).lower()))
+        families = Counter(_PLATFORM_OF[w] for w in found)
+        for family in _PLATFORMS:
+            f[x[f"platform_{family}"]] = families[family]
+
+
+_TITLE_DOCS = re.compile(r"\b(?:documentation|docs|api|reference|manual|guide|tutorial|handbook|sdk)\b", re.I)
+_TITLE_FORUM = re.compile(r"\b(?:forums?|threads?|community|questions?|discussions?|board)\b|\?", re.I)
+_TITLE_SHOP = re.compile(r"\b(?:buy|shop|store|price|sale|online shop|kaufen|acheter|comprar)\b", re.I)
+_TITLE_NEWS = re.compile(r"\b(?:news|blog|magazine|daily|times|post|journal)\b", re.I)
+
+
+def page_features(doc: Document, url: str | None = None) -> np.ndarray:
+    """The :data:`PAGE_FEATURES` vector of a walked page (float64, finite).
+
+    *url* defaults to the document's own (then its canonical link). Reads
+    the walk's tables and one ``iter`` over a few inline tags; never
+    modifies the tree.
+    """
+    f = np.zeros(len(PAGE_FEATURES))
+    x = _INDEX
+    _url_features(f, url or doc.url or doc.canonical_url)
+    _element_features(f, doc)
+
+    title = doc.title or ""
+    f[x["title_chars"]] = len(title)
+    f[x["title_separators"]] = sum(title.count(s) for s in (" | ", " - ", " – ", " — ", " :: ", " » ", " · "))
+    f[x["title_docs"]] = bool(_TITLE_DOCS.search(title))
+    f[x["title_forum"]] = bool(_TITLE_FORUM.search(title))
+    f[x["title_shop"]] = bool(_TITLE_SHOP.search(title))
+    f[x["title_news"]] = bool(_TITLE_NEWS.search(title))
+
+    cc = doc.container_columns
+    bc = doc.block_columns
+    tags = cc.tags
+    n = len(tags)
+    tag_counts = Counter(tags)
+    for tag in _COUNTED_TAGS:
+        f[x[f"tag_{tag}"]] = tag_counts[tag]
+    f[x["h1_count"]] = tag_counts["h1"]
+    headings = sum(tag_counts[h] for h in _HEADINGS)
+    f[x["headings"]] = headings
+
+    # Class / id keyword families, role and itemprop.
+    attributes = cc.attributes
+    names = " ".join([f"{a.get('class', '')} {a.get('id', '')}" for a in attributes if a]).lower()
+    groups: Counter[str] = Counter()
+    for token, count in Counter(names.split()).items():
+        for group in _class_token_groups(token):
+            groups[group] += count
+    for group in _CLASS_GROUP_NAMES:
+        f[x[f"class_{group}"]] = groups[group]
+        f[x[f"class_{group}_rate"]] = groups[group] / n
+    roles = Counter(a["role"].lower() for a in attributes if "role" in a)
+    f[x["role_main"]] = roles["main"]
+    f[x["role_article"]] = roles["article"]
+    f[x["role_navigation"]] = roles["navigation"]
+    itemprops = [a["itemprop"].lower() for a in attributes if "itemprop" in a]
+    f[x["itemprop_count"]] = len(itemprops)
+    f[x["itemprop_price"]] = sum(("price" in p or "offer" in p) for p in itemprops)
+    f[x["itemprop_author"]] = sum(("author" in p or "creator" in p) for p in itemprops)
+    f[x["itemprop_text"]] = sum(p in ("text", "articlebody", "description", "reviewbody") for p in itemprops)
+
+    total = float(cc.chars[0]) if n else 0.0
+    texts = bc.texts
+    m = len(texts)
+    f[x["containers"]] = n
+    f[x["blocks"]] = m
+    f[x["chars"]] = total
+    f[x["log_chars"]] = np.log1p(total)
+    f[x["el_img_per_kchar"]] = f[x["el_img"]] * 1000.0 / (total + 100.0)
+    f[x["el_time_per_kchar"]] = f[x["el_time"]] * 1000.0 / (total + 100.0)
+    if m == 0 or total <= 0:
+        return f
+    chars = bc.chars.astype(float)
+    anchors = bc.anchor_chars.astype(float)
+    holders = bc.holders
+    f[x["link_density"]] = float(cc.anchor_chars[0]) / total
+    f[x["link_blocks"]] = float(np.count_nonzero(anchors >= chars * 0.9)) / m
+    f[x["mean_block_chars"]] = total / m
+    f[x["median_block_chars"]] = float(np.median(chars))
+    f[x["long_block_share"]] = float(chars[chars >= 150].sum()) / total
+    ends = bc.count(".。．｡!！?？")
+    f[x["sentence_share"]] = float(chars[ends > 0].sum()) / total
+    f[x["marks_per_kchar"]] = float(ends.sum()) * 1000.0 / total
+    f[x["commas_per_kchar"]] = float(bc.count(",，、､،").sum()) * 1000.0 / total
+    f[x["max_block_share"]] = float(chars.max()) / total
+    held = np.bincount(holders, weights=chars, minlength=n)
+    f[x["max_holder_share"]] = float(held.max()) / total
+    short = chars <= _SHORT
+    f[x["short_block_share"]] = float(np.count_nonzero(short)) / m
+
+    # Text share under each flagged tag (the holder or any ancestor).
+    parents = cc.parents.tolist()
+    bit_of = _TAG_BITS.get
+    flags = [0] * n
+    lists = [0] * n  # nesting depth of ul / ol
+    for i in range(1, n):
+        tag = tags[i]
+        parent = parents[i]
+        flags[i] = flags[parent] | bit_of(tag, 0)
+        lists[i] = lists[parent] + 1 if tag == "ul" or tag == "ol" else lists[parent]
+    f[x["list_depth"]] = max(lists)
+    boiler = _TAG_BITS["nav"] | _TAG_BITS["aside"] | _TAG_BITS["header"] | _TAG_BITS["footer"]
+    f[x["nav_items"]] = sum(1 for t, b in zip(tags, flags) if t == "li" and b & boiler)
+    block_flags = np.asarray(flags, dtype=np.int64)[holders]
+    for tag in _FLAG_TAGS:
+        f[x[f"share_{tag}"]] = float(chars[(block_flags & _TAG_BITS[tag]) != 0].sum()) / total
+    f[x["share_heading"]] = float(chars[(block_flags & _HEADING_BIT) != 0].sum()) / total
+    holder_tags = np.asarray([tags[h] for h in holders.tolist()], dtype=object)
+    f[x["share_p"]] = float(chars[holder_tags == "p"].sum()) / total
+    f[x["share_div"]] = float(chars[holder_tags == "div"].sum()) / total
+    heading_blocks = (block_flags & _HEADING_BIT) != 0
+    f[x["headings_per_kchar"]] = headings * 1000.0 / total
+    if headings:
+        f[x["heading_mean_chars"]] = float(chars[heading_blocks].sum()) / headings
+    linked = anchors >= 0.8 * chars
+    linked_headings = int(np.count_nonzero(heading_blocks & linked))
+    f[x["linked_headings"]] = linked_headings
+    f[x["linked_heading_share"]] = linked_headings / max(1, int(np.count_nonzero(heading_blocks)))
+    headline = linked & (anchors >= 25)
+    f[x["headline_links"]] = int(np.count_nonzero(headline))
+    f[x["headline_link_share"]] = float(chars[headline].sum()) / total
+    f[x["headline_links_per_kchar"]] = f[x["headline_links"]] * 1000.0 / total
+
+    # Short-block cues, prices, numbers, dates.
+    short_texts = [t for t, s in zip(texts, short.tolist()) if s]
+    short_text = "\n".join(short_texts).lower()
+    phrase_groups: Counter[str] = Counter()
+    phrase_of = _PHRASE_OF.get
+    for text in short_text.split("\n"):
+        for group in phrase_of(text.strip(_PHRASE_STRIP), ()):
+            phrase_groups[group] += 1
+    for group in _PHRASE_GROUP_NAMES:
+        f[x[f"phrase_{group}"]] = phrase_groups[group]
+    f[x["numeric_blocks"]] = sum(1 for t in short_texts if t.replace(",", "").replace(".", "").isdigit()) / m
+    # Prices in blocks of at most 60 characters (labels, not prose): one
+    # regex pass over their joined text, matches mapped back to blocks.
+    priced = np.flatnonzero(chars <= 60)
+    price_mask = np.zeros(m, dtype=bool)
+    prices = 0
+    if len(priced):
+        joined = "\n".join([texts[i] for i in priced.tolist()])
+        starts = [match.start() for match in _PRICE.finditer(joined)]
+        prices = len(starts)
+        if starts:
+            line = np.cumsum(np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32) == 10)
+            price_mask[priced[line[starts]]] = True
+    f[x["prices"]] = prices
+    f[x["prices_per_kchar"]] = prices * 1000.0 / total
+    f[x["price_blocks"]] = int(price_mask.sum())
+    f[x["price_distinct"]] = len({texts[i] for i in np.flatnonzero(price_mask).tolist()})
+    f[x["years_in_text"]] = len(_YEAR_TEXT.findall(short_text))
+    f[x["time_ago"]] = short_text.count(" ago")
+    f[x["dates_in_text"]] = len(_DATE_TEXT.findall(short_text))
+    f[x["phones"]] = len(_PHONE_TEXT.findall(short_text))
+
+    # Repeated siblings: containers sharing parent, tag and class.
+    keys: dict[tuple, int] = {}
+    setdefault = keys.setdefault
+    group_of = np.fromiter(
+        (setdefault((p, t, a.get("class", "")), len(keys)) for p, t, a in zip(parents, tags, attributes)),
+        dtype=np.int64, count=n)
+    sizes = np.bincount(group_of)
+    skip = np.fromiter((t in _REPEAT_SKIP for t in tags), dtype=bool, count=n)
+    skip[0] = True
+    sub_chars = cc.chars.astype(float)
+    live = (~skip) & (sub_chars > 0) & (sizes[group_of] >= 3)
+    if live.any():
+        # Groups of at least three members that hold text.
+        live &= np.bincount(group_of[live], minlength=len(sizes))[group_of] >= 3
+    if live.any():
+        gids = group_of[live]
+        g_size = np.bincount(gids, minlength=len(sizes))
+        g_chars = np.bincount(gids, weights=sub_chars[live], minlength=len(sizes))
+        g_anchor = np.bincount(gids, weights=cc.anchor_chars[live].astype(float), minlength=len(sizes))
+        f[x["rep_groups"]] = int(np.count_nonzero(g_size >= 3))
+        f[x["rep_groups5"]] = int(np.count_nonzero(g_size >= 5))
+        f[x["rep_max_size"]] = int(g_size.max())
+        g_chars[g_size < 3] = 0
+        top = int(np.argmax(g_chars))
+        f[x["rep_top_share"]] = g_chars[top] / total
+        f[x["rep_top_size"]] = g_size[top]
+        f[x["rep_top_link_density"]] = g_anchor[top] / g_chars[top] if g_chars[top] else 0.0
+        f[x["rep_top_item_chars"]] = g_chars[top] / max(1, g_size[top])
+        top_tag = tags[int(np.flatnonzero(live & (group_of == top))[0])]
+        f[x["rep_top_li"]] = top_tag == "li"
+        f[x["rep_top_article"]] = top_tag == "article"
+        # Per member: prices, headings, long unlinked text inside it.
+        first = cc.first_blocks
+        last = cc.last_blocks
+        members = np.flatnonzero(live & (g_size[group_of] >= 3) & (first >= 0))
+        if len(members):
+            lo = first[members]
+            hi = last[members] + 1
+
+            def inside(mask: np.ndarray) -> np.ndarray:
+                cum = np.concatenate(([0], np.cumsum(mask)))
+                return cum[hi] - cum[lo]
+
+            member_groups = group_of[members]
+
+            def best(per_member: np.ndarray) -> float:
+                return float(np.bincount(member_groups, weights=per_member.astype(float)).max())
+
+            f[x["rep_price_items"]] = best(inside(price_mask) > 0)
+            f[x["rep_heading_items"]] = best(inside(heading_blocks) > 0)
+            m_chars = sub_chars[members]
+            m_links = cc.anchor_chars[members].astype(float)
+            long_items = (m_chars >= 150) & (m_links < 0.3 * m_chars)
+            f[x["rep_long_items"]] = best(long_items)
+            f[x["rep_long_share"]] = float(np.bincount(member_groups, weights=m_chars * long_items).max()) / total
+            f[x["rep_linked_items"]] = best((m_links > 0) & (m_chars <= 400))
+            f[x["rep_img_like_items"]] = best((m_chars <= 200) & (inside(price_mask | heading_blocks) > 0))
+    return f
+
+
+# -- the model --------------------------------------------------------------------
+
+class PageTypeModel:
+    """The shipped classifier: a :class:`TreeEnsemble` over :data:`PAGE_FEATURES`."""
+
+    __slots__ = ("ensemble", "classes", "meta")
+
+    def __init__(self, data: dict) -> None:
+        if tuple(data.get("features", ())) != PAGE_FEATURES:
+            raise RuntimeError("page_type_model.json does not match PAGE_FEATURES; "
+                               "re-run benchmarks/train_page_type.py")
+        if tuple(data.get("classes_names", PAGE_TYPES)) != PAGE_TYPES:
+            raise RuntimeError("page_type_model.json was trained for other page types")
+        self.ensemble = TreeEnsemble.from_json(data["ensemble"])
+        self.classes = PAGE_TYPES
+        self.meta = data.get("meta", {})
+
+    @classmethod
+    def from_json_text(cls, text: str) -> PageTypeModel:
+        return cls(json.loads(text))
+
+    def probabilities(self, rows: np.ndarray) -> np.ndarray:
+        """Class probabilities, shape ``(n, 7)``, columns in :data:`PAGE_TYPES` order."""
+        rows = np.atleast_2d(np.asarray(rows, dtype=float))
+        return self.ensemble.probabilities(rows)
+
+
+@lru_cache(maxsize=1)
+def load_model() -> PageTypeModel:
+    """The shipped model, read once."""
+    text = resources.files("webclean_scrapy").joinpath("data/page_type_model.json").read_text("utf-8")
+    return PageTypeModel.from_json_text(text)
+
+
+def predict_page_type(doc: Document, url: str | None = None) -> tuple[str, np.ndarray]:
+    """The page's most likely type and the probabilities of all seven
+    (in :data:`PAGE_TYPES` order, summing to 1)."""
+    probabilities = load_model().probabilities(page_features(doc, url)[None, :])[0]
+    return PAGE_TYPES[int(np.argmax(probabilities))], probabilities
+
+
+def page_type_of(doc: Document) -> tuple[str, np.ndarray]:
+    """:func:`predict_page_type` of *doc* (with its own URL), computed once
+    per document: the extractor reads the probabilities as features and the
+    :class:`~webclean_scrapy.extraction.Extraction` reports the type."""
+    found = doc.__dict__.get("_page_type")
+    if found is None:
+        found = doc.__dict__["_page_type"] = predict_page_type(doc, doc.url)
+    return found
