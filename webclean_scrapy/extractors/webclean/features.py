@@ -31,6 +31,7 @@ import math
 import re
 from collections import Counter
 from functools import lru_cache
+from itertools import repeat
 
 import numpy as np
 
@@ -350,52 +351,57 @@ def _structure(page: _Page) -> np.ndarray:
     attributes = columns.attributes
     cchars = page.cchars
     total = float(cchars[0]) or 1.0
+    held = np.flatnonzero(cchars)
     depth = [0] * (nc + 1)
     inherited = [0] * (nc + 1)
     own = [0] * nc
-    keys: list[str] = [""] * nc
-    key_count: Counter[str] = Counter()
-    key_chars: Counter[str] = Counter()
-    siblings: Counter[tuple[int, str]] = Counter()
-    children: Counter[int] = Counter()
-    chars_of = cchars.tolist()
-    for index in np.flatnonzero(cchars).tolist():
+    key_of = [0] * nc
+    key_ids: dict[tuple[str, str | None], int] = {}
+    cached = _GROUP_CACHE.get
+    for index in held.tolist():
         parent = parents[index]
         depth[index] = depth[parent] + 1
         found = attributes[index]
-        cls = found.get("class") if found else None
-        key = f"{tags[index]}.{cls}" if cls else tags[index]
         bits = 0
+        cls = None
         if found:
+            cls = found.get("class") or None
             words = f"{cls or ''} {found.get('id') or ''}"
             if len(words) > 1:
-                bits = _group_bits(words)
+                bits = cached(words)
+                if bits is None:
+                    bits = _group_bits(words)
         own[index] = bits
         inherited[index] = bits | inherited[parent]
-        keys[index] = key
-        key_count[key] += 1
-        key_chars[key] += chars_of[index]
-        siblings[(parent, key)] += 1
-        children[parent] += 1
+        key_of[index] = key_ids.setdefault((tags[index], cls), len(key_ids))
+    # Per key: containers sharing it and their text; per (parent, key):
+    # siblings sharing it; per container: children holding text.
+    keys = np.array(key_of, dtype=np.intp)
+    held_keys = keys[held]
+    count = np.bincount(held_keys, minlength=len(key_ids)).astype(float)[keys]
+    key_chars = np.bincount(held_keys, weights=cchars[held], minlength=len(key_ids))
+    share = key_chars[keys] / total
+    held_parents = columns.parents[held]
+    pairs = held_parents * len(key_ids) + held_keys
+    _, inverse, pair_counts = np.unique(pairs, return_inverse=True, return_counts=True)
+    same = np.zeros(nc)
+    same[held] = pair_counts[inverse.ravel()]
+    child_counts = np.bincount(held_parents[held_parents >= 0], minlength=nc).astype(float)
     n = page.n
     lineage = page.lineage
     out = np.zeros((n, len(STRUCTURE_FEATURES)))
     at = _STRUCTURE_COLUMN
-    count = np.array([key_count[k] for k in keys], dtype=float)
-    share = np.array([key_chars[k] for k in keys], dtype=float) / total
-    same = np.array([siblings[(parents[i], k)] for i, k in enumerate(keys)], dtype=float)
     for level in range(3):
-        held = lineage[:, level]
-        out[:, at[f"key_count{level}"]] = np.log1p(count[held])
-        out[:, at[f"key_share{level}"]] = share[held]
-        out[:, at[f"sib_same{level}"]] = np.log1p(same[held])
+        holder = lineage[:, level]
+        out[:, at[f"key_count{level}"]] = np.log1p(count[holder])
+        out[:, at[f"key_share{level}"]] = share[holder]
+        out[:, at[f"sib_same{level}"]] = np.log1p(same[holder])
     out[:, at["depth"]] = np.array(depth[:nc], dtype=float)[page.holder]
-    child_counts = np.array([children[i] for i in range(nc)], dtype=float)
     out[:, at["parent_children"]] = np.log1p(child_counts[lineage[:, 1]])
     spans = (page.last - page.first + 1).astype(float)
     out[:, at["parent_blocks"]] = np.log1p(spans[lineage[:, 1]])
     out[:, at["grand_blocks"]] = np.log1p(spans[lineage[:, 2]])
-    level_of = np.array([_HEADING_LEVELS.get(tag, 0) for tag in tags], dtype=float)
+    level_of = np.fromiter(map(_HEADING_LEVELS.get, tags, repeat(0, nc)), dtype=float, count=nc)
     heading = level_of[page.holder]
     out[:, at["heading_level"]] = heading
     first_h1 = np.flatnonzero(heading == 1)
@@ -409,7 +415,7 @@ def _structure(page: _Page) -> np.ndarray:
     out[:, at["page_log_blocks"]] = math.log1p(n)
     out[:, at["page_ld"]] = page.canchors[0] / total
     out[:, at["page_log_containers"]] = math.log1p(nc)
-    out[:, at["top_key_share"]] = max(key_chars.values()) / total if key_chars else 0.0
+    out[:, at["top_key_share"]] = float(key_chars.max()) / total if key_chars.size else 0.0
     out[:, at["in_area"]] = page.block_codes & _AREA != 0
     for level in (1, 2, 3):
         out[:, at[f"up_share{level}"]] = cchars[lineage[:, level]] / total
