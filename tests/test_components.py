@@ -302,12 +302,13 @@ def test_pipeline_fills_all_item_types(tmp_path, local_site):
 # -- in-process checks: the item and the accessor ----------------------------------
 def test_from_response_without_middleware():
     response = HtmlResponse("https://example.com/a", body=b"<html><body><p>x</p></body></html>", status=203)
-    item = CleanedPage.from_response(response, Extraction("Hello", "T", "baseline", language="de"),
+    item = CleanedPage.from_response(response, Extraction("Hello", "T", "baseline", language="de",
+                                                           page_type="forum"),
                                      query="bridges", rank=3)
     assert dict(item) == {
         "url": "https://example.com/a", "canonical_url": "https://example.com/a", "status": 203,
         "fetched_at": item["fetched_at"], "title": "T", "text": "Hello", "extractor": "baseline",
-        "language": "de", "html_bytes": 34, "text_chars": 5, "query": "bridges", "rank": 3,
+        "language": "de", "page_type": "forum", "html_bytes": 34, "text_chars": 5, "query": "bridges", "rank": 3,
     }
     assert list(item) == [f for f in FIELD_ORDER if f in item]
     empty = CleanedPage.from_response(response, keep_html=True)

@@ -125,7 +125,7 @@ _CHROME_RANKS = frozenset(r for r in range(_META_RANK) if r != _PRIORITY_RANK["k
 #
 #   bits 0-3   innermost keyword group + 1 (0: none)          inherited
 #   bits 4-7   kind of the tag (index in KIND_NAMES)           own
-#   bit  8     inside a reader-comment area (comment_areas)    inherited
+#   bit  8     inside a reader-comment area                    inherited
 #   bit  9     Readability scores the paragraphs it holds      own
 #   bits 10-   evidence bits (FLAG_NAMES)                      inherited
 _INNER_MASK = 15
