@@ -133,7 +133,8 @@ def load_page(job: tuple[str, str, dict]) -> dict | None:
     labels, weights = labels_and_weights(block_tokens, record["gold_tokens"])
     record.update(
         rows=block_matrix(page).astype(np.float32), labels=labels, weights=weights, texts=texts,
-        chars=doc.block_columns.chars.copy(), block_tokens=block_tokens,
+        chars=doc.block_columns.chars.copy(), anchors=doc.block_columns.anchor_chars.copy(),
+        block_tokens=block_tokens,
         block_words=[WORD.findall(text.lower()) for text in texts],
         vetoed=webclean._vetoed(page.block_codes, page.chars, page.anchors),
         in_area=webclean._in_comment_area(page.block_codes),
@@ -212,19 +213,8 @@ def fit(pages: list[dict]):
 
 def kept(page: dict, probabilities: np.ndarray, threshold: float) -> list[int]:
     """The extractor's choice (threshold, fallback, repeats) on cached blocks."""
-    indexes = np.flatnonzero(probabilities >= threshold).tolist()
-    if not indexes:
-        prose = (page["chars"] >= webclean.FALLBACK_MIN_CHARS) & (probabilities > 0)
-        if prose.any():
-            indexes = np.flatnonzero(probabilities >= probabilities[prose].max() / 2).tolist()
-    seen, out = set(), []
-    for i in indexes:
-        text = page["texts"][i]
-        if text in seen and page["chars"][i] < DEDUPLICATE:
-            continue
-        seen.add(text)
-        out.append(i)
-    return out
+    return webclean.select_blocks(page["texts"], page["chars"], page["anchors"], probabilities, threshold,
+                                  DEDUPLICATE)
 
 
 def word_f1(page: dict, indexes: list[int]) -> float:

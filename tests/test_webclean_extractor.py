@@ -234,12 +234,18 @@ def test_short_article_straight_inside_a_div_is_never_empty():
 def test_the_fallback_keeps_prose_when_nothing_passes_the_threshold():
     # Even with a model that found nothing above its threshold, a page whose
     # best block is prose gives that prose, never an empty text.
+    import numpy as np
+
+    def select(doc: Document, probabilities: np.ndarray, fallback: bool = True) -> list[int]:
+        blocks = doc.block_columns
+        return webclean.select_blocks(blocks.texts, blocks.chars, blocks.anchor_chars, probabilities, 0.5,
+                                      fallback=fallback)
+
     doc = Document.from_html(f"<html><body><div>{SHORT_NEWS}</div><div><a href='/x'>Home</a></div></body></html>")
-    probabilities = webclean.block_probabilities(doc)
-    low = probabilities * 0.01
-    assert webclean._fallback(doc, low) == [0]
+    low = np.array([0.02, 0.001])
+    assert select(doc, low) == [0] and select(doc, low, fallback=False) == []
     hub = Document.from_html("<html><body>" + "".join(f"<li><a href='/{i}'>Story {i}</a></li>" for i in range(30)))
-    assert webclean._fallback(hub, webclean.block_probabilities(hub) * 0.01) == []
+    assert select(hub, np.full(30, 0.02)) == []
 
 
 def test_forum_posts_marked_up_as_comments_are_the_content():

@@ -45,7 +45,7 @@ from .model import BlockModel, load_model
 __all__ = [
     "BLOCK_FEATURES", "COMMENTS_ARE_CONTENT", "DEDUPLICATE_BELOW", "MODEL_FEATURES", "BlockModel",
     "WebcleanExtractor", "block_features", "block_probabilities", "clear_keyword_memos", "content_indexes",
-    "load_model",
+    "load_model", "select_blocks",
 ]
 
 #: Repeats shorter than this many characters are dropped (see ``deduplicate``).
@@ -111,13 +111,37 @@ def content_indexes(doc: Document, threshold: float | None = None,
     if not probabilities.size:
         return []
     cut = load_model().threshold_for(page_type_of(doc)[0]) if threshold is None else threshold
+    blocks = doc.block_columns
+    return select_blocks(blocks.texts, blocks.chars, blocks.anchor_chars, probabilities, cut,
+                         deduplicate, fallback=threshold is None)
+
+
+#: A page with no block above the threshold still has its main text when
+#: its best block holds prose: at least this many characters, mostly not
+#: links.
+FALLBACK_MIN_CHARS = 200
+
+
+def select_blocks(texts: list[str], chars: np.ndarray, anchor_chars: np.ndarray, probabilities: np.ndarray,
+                  cut: float, deduplicate: int = DEDUPLICATE_BELOW, fallback: bool = True) -> list[int]:
+    """The kept blocks, given their probabilities: those reaching *cut*,
+    in document order, repeats shorter than *deduplicate* characters
+    dropped (``0``: every repeat; ``-1``: none). The training script scores
+    its thresholds through this same function.
+
+    With *fallback*, a page where no block reaches *cut* keeps every block
+    scoring at least half of its best prose block (:data:`FALLBACK_MIN_CHARS`
+    characters or more, mostly not links), if it has one: an empty result
+    is right for hubs, error pages and consent walls, but a short article
+    (a few hundred characters straight inside a ``<div>``) must not come
+    out empty."""
     kept = np.flatnonzero(probabilities >= cut).tolist()
-    if not kept and threshold is None:
-        kept = _fallback(doc, probabilities)
+    if not kept and fallback:
+        prose = (chars >= FALLBACK_MIN_CHARS) & (anchor_chars * 2 < chars) & (probabilities > 0)
+        if prose.any():
+            kept = np.flatnonzero(probabilities >= float(probabilities[prose].max()) / 2).tolist()
     if deduplicate < 0:
         return kept
-    texts = doc.block_columns.texts
-    chars = doc.block_columns.chars
     seen: set[str] = set()
     unique = []
     for i in kept:
@@ -127,27 +151,6 @@ def content_indexes(doc: Document, threshold: float | None = None,
         seen.add(text)
         unique.append(i)
     return unique
-
-
-#: A page with no block above the threshold still has its main text when
-#: its best block holds prose: at least this many characters, mostly not
-#: links.
-FALLBACK_MIN_CHARS = 200
-
-
-def _fallback(doc: Document, probabilities: np.ndarray) -> list[int]:
-    """When nothing passes the threshold: the blocks of the best-scored
-    prose block's neighbourhood, i.e. every block scoring at least half of
-    the best prose block, provided that block holds real text. An empty
-    result is right for hubs, error pages and consent walls, but a short
-    article (a few hundred characters straight inside a ``<div>``) must
-    not come out empty."""
-    blocks = doc.block_columns
-    prose = (blocks.chars >= FALLBACK_MIN_CHARS) & (blocks.anchor_chars * 2 < blocks.chars) & (probabilities > 0)
-    if not prose.any():
-        return []
-    best = float(probabilities[prose].max())
-    return np.flatnonzero(probabilities >= best / 2).tolist()
 
 
 @register
