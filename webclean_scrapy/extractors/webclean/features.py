@@ -339,10 +339,11 @@ def _structure(page: _Page) -> np.ndarray:
     """The :data:`STRUCTURE_FEATURES` columns.
 
     One pass over the containers holding text (parents first) gives each
-    its depth, its *key* (tag and sorted class words), its own and
-    inherited :data:`STRUCTURE_GROUPS` bits; counters then give, per key,
-    how many containers share it and how much text they hold, and per
-    (parent, key) how many siblings repeat it."""
+    its depth, its *key* (tag and ``class`` attribute, as written) and its
+    own and inherited :data:`STRUCTURE_GROUPS` bits; whole-array counts
+    then give, per key, how many containers share it and how much text
+    they hold, per (parent, key) how many siblings repeat it, and per
+    container how many of its children hold text."""
     doc = page.doc
     columns = doc.container_columns
     nc = len(columns)
