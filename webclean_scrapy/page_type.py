@@ -2,54 +2,63 @@
 
 The seven types are WCXB's (Foley 2026): ``article``, ``forum``,
 ``product``, ``collection`` (a shop's category page), ``listing`` (a news
-or blog index, a directory), ``documentation`` and ``service`` (a
-company's or institution's page about what it offers). Extraction differs
-by type -- a forum thread keeps every post, a product page its
-description and specifications, a listing its teasers -- so the extractor
-can ask first.
+or blog index, a directory), ``documentation`` and ``service`` (what a
+company or institution offers). Extraction differs by type -- a forum
+thread keeps every post, a product page its description and
+specifications, a listing its teasers -- so the extractor can ask first.
 
 :func:`page_features` reads a :class:`~webclean_scrapy.document.Document`
 the walk already made -- no second parse, no tree mutation -- and returns
-one vector of :data:`PAGE_FEATURES`, in five families:
+one vector of :data:`PAGE_FEATURES`:
 
 * **declared semantics**: schema.org types from JSON-LD (``@type``, read
   with a regular expression, so broken JSON still counts) and microdata
-  (``itemtype``), a few JSON-LD keys (``offers``, ``itemListElement``,
-  ``answerCount``...), ``og:type`` and the ``article:*`` / ``product:*``
-  meta properties, and the platform that made the page (``generator``,
-  script and stylesheet addresses: Shopify, Discourse, Sphinx...);
+  (``itemtype``), a few JSON-LD keys (``offers``, ``itemListElement``...),
+  ``og:type`` and the ``article:*`` / ``product:*`` meta properties, and
+  the software that made the page (``generator``, script and stylesheet
+  addresses: Shopify, Discourse, Sphinx, WordPress...);
 * **the URL** (tracking parameters such as ``srsltid`` or ``utm_*``
-  removed): path depth, slug shape, digits, a date, file extension,
-  query, and path / host tokens by family (``/products/``, ``/t/``,
-  ``/docs/``, ``/collections/``, ``/tag/``, ``/services/``...);
+  dropped): path depth, slug shape, digits, a date, file extension, query,
+  and path / host tokens by family (``/products/``, ``/t/``, ``/docs/``,
+  ``/collections/``, ``/tag/``, ``/services/``, ``forum.``, ``docs.``...);
 * **markup**: structural tag counts and the share of the text under each
   (``<article>``, ``<nav>``, ``<pre>``, tables, lists, headings, forms),
   ``<code>``, ``<time>``, ``<img>``, ``<input>``, ``<select>`` counts,
-  class/id keyword families (``price``, ``cart``, ``post``, ``reply``,
-  ``toc``, ``card``, ``filter``, ``hero``...);
-* **repetition**: sibling containers sharing tag and class (cards, posts,
-  result rows): the largest group, the one holding most text, how many
-  of its members carry a price, a heading or long unlinked text;
+  links by target, class/id keyword families (``price``, ``cart``, ``post``,
+  ``reply``, ``toc``, ``card``, ``filter``, ``hero``...);
+* **repetition**: sibling containers sharing parent, tag and class (cards,
+  posts, result rows): the largest group, the one holding most text, how
+  many of a group's members carry a price, a heading or long unlinked
+  text;
 * **text**: length, link density, punctuation, the share of the largest
-  text holder, price-like strings (currency symbol or code next to a
-  number), and short-block cues (``add to cart``, ``reply``, ``on this
-  page``, ``read more``, ``sort by``, ``get a quote``...) in English and
-  a few other languages.
+  text holder, headings that are links, headline-length links, prices
+  (a currency symbol or code next to a number), years, prose mass and
+  whole short blocks that are a known cue (``Add to cart``, ``Reply``,
+  ``On this page``, ``Read more``, ``Sort by``, ``Contact us``...) in
+  English and a few other languages;
+* **tokens** (:data:`TOKEN_FEATURES`): a linear model over the words of
+  the URL path, the title, the ``h1``-``h3`` headings, the short blocks and
+  the class/id names (a vocabulary of words seen on many sites, with
+  int8 weights), whose seven class scores -- and how many known words
+  the page has -- the trees read like any other feature.
 
-The model is a LightGBM multiclass ensemble fitted by
-``benchmarks/train_page_type.py``, evaluated with numpy alone
+The classifier is a LightGBM multiclass ensemble fitted by
+``benchmarks/train_page_type.py`` (the token model's scores it trains on
+are out-of-fold), evaluated with numpy alone
 (:class:`~webclean_scrapy.trees.TreeEnsemble`) from
-``webclean_scrapy/data/page_type_model.json``. Counts are raw (trees do
-not care about scale); nothing is site-specific.
+``webclean_scrapy/data/page_type_model.json``. Nothing is keyed to a site.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from importlib import resources
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
@@ -126,8 +135,6 @@ _PLATFORMS: dict[str, tuple[str, ...]] = {
     "news": ("googletagservices", "doubleclick", "prebid", "taboola", "outbrain", "chartbeat", "parsely", "piano",
              "cxense", "adsystem"),
 }
-_PLATFORM = re.compile("|".join(re.escape(word) for family in _PLATFORMS.values() for word in family))
-_PLATFORM_OF = {word: family for family, words in _PLATFORMS.items() for word in words}
 
 #: URL path / host tokens by family. Single letters count only as a whole
 #: path segment (``/p/``, ``/t/``, ``/c/``).
@@ -199,12 +206,10 @@ _CLASS_GROUPS: dict[str, tuple[str, ...]] = {
                 "banner", "logo", "client", "partner", "faq", "accordion", "step", "process", "team", "award",
                 "stat", "counter", "btn", "button", "form", "elementor", "wp-block-cover", "section"),
 }
-_CLASS_KEYWORDS: tuple[tuple[str, str], ...] = tuple(
-    (word, name) for name, words in _CLASS_GROUPS.items() for word in words)
 
 
 #: One substring search per family (sorted by name, the order
-#: :func:`_class_token_groups` returns them in): ten searches instead of
+#: :func:`_class_name_info` returns them in): ten searches instead of
 #: 150 ``in`` tests for each token seen the first time.
 _CLASS_FAMILY_RES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile("|".join(map(re.escape, sorted(words, key=len, reverse=True)))))
@@ -212,10 +217,11 @@ _CLASS_FAMILY_RES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 
 @lru_cache(maxsize=1 << 16)
-def _class_token_groups(token: str) -> tuple[str, ...]:
-    """The families whose keywords a class/id token contains (memoised:
-    pages of one site, and sites of one framework, share their tokens)."""
-    return tuple(name for name, pattern in _CLASS_FAMILY_RES if pattern.search(token))
+def _class_name_info(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The keyword families a class/id name contains, and its word tokens
+    (memoised: pages of one site, and sites of one framework, share names)."""
+    groups = tuple(family for family, pattern in _CLASS_FAMILY_RES if pattern.search(name))
+    return groups, tuple({"c_" + w for w in _TOKEN.findall(name)})
 
 
 _CLASS_GROUP_NAMES = tuple(_CLASS_GROUPS)
@@ -272,43 +278,49 @@ _PRICE = re.compile(
     r"[$€£¥₹₩₽₺₫₱฿₪]\s?\d"
     r"|\d[\d.,\u00a0\u202f ]*(?:[€£₽₺₹₫円元]|zł|kr|Kč|Ft|lei|лв|руб|EUR|USD|CHF|SEK|NOK|DKK|PLN|GBP)")
 _YEAR_TEXT = re.compile(r"\b(?:19[89]\d|20[0-4]\d)\b")
-#: Dates in short blocks: numeric (2024-05-01, 01.05.2024, 5/1/24) or an
-#: English month name next to a day number.
-_DATE_TEXT = re.compile(
-    r"\b\d{1,4}[./-]\d{1,2}[./-]\d{2,4}\b"
-    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}\b"
-    r"|\b\d{1,2}\.? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b")
-#: Phone numbers: international or grouped digits (at least nine).
-_PHONE_TEXT = re.compile(r"(?:\+\d{1,3}[\s.-]?)?\(?\d{2,4}\)?[\s.-]\d{3,4}[\s.-]\d{3,4}\b")
 
 #: Structural tags whose text share is a feature (the block's holder or any
 #: ancestor), as bits of one per-container mask.
 _FLAG_TAGS: tuple[str, ...] = ("article", "main", "nav", "header", "footer", "aside", "form", "table", "pre",
                                "blockquote", "li", "dl", "figure", "section", "button", "details")
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_HEADING_TAGS = frozenset(_HEADINGS)
 _TAG_BITS: dict[str, int] = {tag: 1 << i for i, tag in enumerate(_FLAG_TAGS)}
 _HEADING_BIT = 1 << len(_FLAG_TAGS)
 _TAG_BITS.update({h: _HEADING_BIT for h in _HEADINGS})
 _COUNTED_TAGS: tuple[str, ...] = (
     "article", "section", "nav", "aside", "header", "footer", "main", "form", "button", "label", "textarea",
     "table", "tr", "td", "th", "ul", "ol", "li", "dl", "dt", "dd", "pre", "blockquote", "figure", "figcaption",
-    "details", "summary", "p", "fieldset", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "br")
+    "details", "summary", "p", "fieldset", "h1", "h2", "h3", "h4", "h5", "h6")
 #: Elements outside the container table, counted by one ``iter`` over the tree.
-_ITER_TAGS: tuple[str, ...] = ("code", "time", "img", "input", "select", "script", "meta", "link", "iframe", "kbd",
-                               "video", "picture", "svg", "var", "samp", "dfn")
+_ITER_TAGS: tuple[str, ...] = ("a", "code", "time", "img", "input", "select", "script", "meta", "link", "iframe",
+                               "kbd", "video", "picture", "svg")
+#: Link targets by kind: a few path fragments each (hrefs lower-cased).
+_LINK_KINDS: dict[str, tuple[str, ...]] = {
+    "user": ("/u/", "/user", "/member", "/profile"),
+    "product": ("/product", "/p/", "/dp/", "/item"),
+    "cart": ("cart", "checkout"),
+    "docs": ("/docs/", "/api/", "/reference/", "/guide", ".html#"),
+}
 #: Microdata types (``itemtype`` on any element: prices sit on spans).
 _ITEMTYPE_XPATH = etree.XPath("//@itemtype")
 _REPEAT_SKIP = frozenset({"p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "dd", "dt", "option"})
 
+#: Words of the token model: lower-case ASCII letter runs of two or more.
+_TOKEN = re.compile(r"[a-z]{2,}")
+#: Headings whose words are tokens (``h_`` prefix).
+_TOKEN_HEADINGS = frozenset({"h1", "h2", "h3"})
+
 # -- feature names ---------------------------------------------------------------
 
-PAGE_FEATURES: tuple[str, ...] = (
+#: The hand-made features (everything but the token model's scores).
+STRUCTURE_FEATURES: tuple[str, ...] = (
     *(f"schema_{g}" for g in _SCHEMA_GROUPS), "schema_types", "jsonld_blocks", "microdata_types",
     *(f"ld_{k}" for k in _LD_KEYS),
     "og_article", "og_product", "og_website", "og_other", "meta_article", "meta_product", "meta_itemprop_price",
     "twitter_large_image", "twitter_labels", "meta_description_chars",
     *(f"platform_{f}" for f in _PLATFORMS),
-    "url_present", "url_depth", "url_path_chars", "url_last_chars", "url_last_hyphens", "url_last_digits",
+    "url_depth", "url_path_chars", "url_last_chars", "url_last_hyphens", "url_last_digits",
     "url_last_numeric", "url_id_like", "url_digit_segments", "url_year", "url_date", "url_html", "url_php",
     "url_trailing_slash", "url_root", "url_query", "url_query_page", "url_query_search", "url_query_id",
     "url_subdomains",
@@ -318,15 +330,15 @@ PAGE_FEATURES: tuple[str, ...] = (
     *(f"tag_{t}" for t in _COUNTED_TAGS),
     *(f"el_{t}" for t in _ITER_TAGS), "el_time_datetime", "el_input_number", "el_input_search",
     "el_input_checkbox", "el_input_radio", "el_input_visible", "el_img_per_kchar", "el_time_per_kchar",
+    "slug_links", "slug_links_per_kchar", *(f"links_{k}" for k in _LINK_KINDS), "heading_ids",
     *(f"share_{t}" for t in _FLAG_TAGS), "share_heading", "share_p", "share_div",
     *(f"class_{g}" for g in _CLASS_GROUP_NAMES), *(f"class_{g}_rate" for g in _CLASS_GROUP_NAMES),
-    "role_main", "role_article", "role_navigation", "itemprop_count", "itemprop_price", "itemprop_author",
-    "itemprop_text",
-    "containers", "blocks", "chars", "log_chars", "link_density", "link_blocks", "mean_block_chars",
+    "role_main", "role_navigation", "itemprop_count", "itemprop_price", "itemprop_author", "itemprop_text",
+    "containers", "blocks", "chars", "link_density", "link_blocks", "mean_block_chars",
     "median_block_chars", "long_block_share", "sentence_share", "marks_per_kchar", "commas_per_kchar",
-    "max_block_share", "max_holder_share", "numeric_blocks", "short_block_share",
-    "prices", "price_blocks", "prices_per_kchar", "price_distinct", "years_in_text", "time_ago", "dates_in_text",
-    "phones", "list_depth", "nav_items",
+    "max_block_share", "max_holder_share", "numeric_blocks", "short_block_share", "prose_chars", "prose_share",
+    "prose_blocks",
+    "prices", "price_blocks", "prices_per_kchar", "price_distinct", "years_in_text", "time_ago",
     *(f"phrase_{g}" for g in _PHRASE_GROUP_NAMES),
     "headings", "headings_per_kchar", "heading_mean_chars", "h1_count", "linked_headings",
     "linked_heading_share", "headline_links", "headline_link_share", "headline_links_per_kchar",
@@ -334,30 +346,32 @@ PAGE_FEATURES: tuple[str, ...] = (
     "rep_top_item_chars", "rep_top_li", "rep_top_article", "rep_price_items", "rep_heading_items",
     "rep_long_items", "rep_long_share", "rep_linked_items", "rep_img_like_items",
 )
-_INDEX: dict[str, int] = {name: i for i, name in enumerate(PAGE_FEATURES)}
+#: The token model's features: its centred score for each page type, and
+#: how many of the page's words it knows.
+TOKEN_FEATURES: tuple[str, ...] = (*(f"tokens_{t}" for t in PAGE_TYPES), "tokens_known")
+PAGE_FEATURES: tuple[str, ...] = STRUCTURE_FEATURES + TOKEN_FEATURES
+_INDEX: dict[str, int] = {name: i for i, name in enumerate(STRUCTURE_FEATURES)}
 
 
 # -- extraction -------------------------------------------------------------------
 
-def _url_features(f: np.ndarray, url: str | None) -> None:
-    if not url:
-        return
+def _url_features(f: np.ndarray, url: str, tokens: set[str]) -> None:
     try:
         parts = urlsplit(url.strip())
         host = (parts.hostname or "").lower()
     except ValueError:
         return
     x = _INDEX
-    f[x["url_present"]] = 1
     host = host[4:] if host.startswith("www.") else host
     labels = host.split(".")
     f[x["url_subdomains"]] = max(0, len(labels) - 2)
-    host_words = set(labels[:-2]) if len(labels) > 2 else set()
-    host_words.update(w for label in labels[:-1] for w in label.split("-"))
+    host_words = {w for label in labels[:-1] for w in label.split("-")}
     for name, words in _HOST_GROUPS.items():
         f[x[f"host_{name}"]] = any(w in host_words for w in words)
     path = parts.path or "/"
-    segments = [s for s in path.lower().split("/") if s]
+    lowered = path.lower()
+    tokens.update("u_" + w for w in _TOKEN.findall(lowered))
+    segments = [s for s in lowered.split("/") if s]
     f[x["url_depth"]] = len(segments)
     f[x["url_path_chars"]] = len(path)
     f[x["url_root"]] = not segments
@@ -370,13 +384,13 @@ def _url_features(f: np.ndarray, url: str | None) -> None:
     f[x["url_last_hyphens"]] = stem.count("-") + stem.count("_")
     f[x["url_last_digits"]] = sum(c.isdigit() for c in stem)
     f[x["url_last_numeric"]] = stem.isdigit()
-    f[x["url_id_like"]] = sum(1 for s in (parts.path or "").split("/") if _ID_LIKE.search(s))
+    f[x["url_id_like"]] = sum(1 for s in path.split("/") if _ID_LIKE.search(s))
     f[x["url_digit_segments"]] = sum(1 for s in segments if s.isdigit())
     f[x["url_year"]] = any(_YEAR.match(s) for s in segments)
     f[x["url_date"]] = bool(_DATE_IN_PATH.search(path))
-    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _TRACKING.match(k)]
+    query = [k for k, _ in parse_qsl(parts.query, keep_blank_values=True) if not _TRACKING.match(k)]
     f[x["url_query"]] = len(query)
-    keys = {k.lower() for k, _ in query}
+    keys = {k.lower() for k in query}
     f[x["url_query_page"]] = bool(keys & {"page", "p", "pg", "start", "offset", "sort", "order", "orderby"})
     f[x["url_query_search"]] = bool(keys & {"q", "s", "query", "search", "keyword", "keywords", "k", "term"})
     f[x["url_query_id"]] = bool(keys & {"id", "t", "f", "topic", "thread", "tid", "pid", "product_id", "item",
@@ -385,9 +399,10 @@ def _url_features(f: np.ndarray, url: str | None) -> None:
     everywhere = 0
     for s in segments:
         b = bits_of(s, 0)
-        for w in _SEGMENT_WORDS.findall(s) if len(s) > 1 else ():
-            if len(w) > 1:
-                b |= bits_of(w, 0)
+        if len(s) > 1:
+            for w in _SEGMENT_WORDS.findall(s):
+                if len(w) > 1:
+                    b |= bits_of(w, 0)
         everywhere |= b
     parent = bits_of(segments[-2], 0) if len(segments) >= 2 else 0
     first = bits_of(segments[0], 0) if len(segments) >= 2 else 0
@@ -397,21 +412,31 @@ def _url_features(f: np.ndarray, url: str | None) -> None:
         f[x[f"url_first_{name}"]] = (first >> bit) & 1
 
 
-def _element_features(f: np.ndarray, doc: Document) -> None:
-    """One ``iter`` over the elements outside the container table (and the
-    head's meta / link / script): JSON-LD, meta, platform, inline counts."""
+def _element_features(f: np.ndarray, root: etree._Element, tokens: set[str]) -> None:
+    """One ``iter`` over the few tags outside the container table (the
+    head's meta / link / script among them): JSON-LD, meta, platform,
+    inline counts; and the microdata types."""
     x = _INDEX
-    counts: Counter[str] = Counter()
+    counts = dict.fromkeys(_ITER_TAGS, 0)
     schema: Counter[str] = Counter()
     ld_keys: Counter[str] = Counter()
     platform_text: list[str] = []
-    jsonld = 0
-    type_count = 0
+    jsonld = type_count = 0
     inputs: Counter[str] = Counter()
-    for el in doc.root.iter(*_ITER_TAGS):
+    slugs = 0
+    hrefs: list[str] = []
+    for el in root.iter(*_ITER_TAGS):
         tag = el.tag
         counts[tag] += 1
-        if tag == "script":
+        if tag == "a":
+            # Links to slug-named pages (``/how-to-fix-a-leaking-tap``):
+            # what lists of articles (or products) link to.
+            href = el.get("href")
+            if href:
+                hrefs.append(href)
+                if len(href) > 20 and href.rstrip("/").rsplit("/", 1)[-1].count("-") >= 3:
+                    slugs += 1
+        elif tag == "script":
             kind = el.get("type")
             if kind and "ld+json" in kind:
                 text = el.text
@@ -429,11 +454,11 @@ def _element_features(f: np.ndarray, doc: Document) -> None:
                 if src:
                     platform_text.append(src)
         elif tag == "meta":
-            prop = el.get("property") or el.get("name") or ""
+            prop = el.get("property") or el.get("name")
             if prop:
                 prop = prop.lower()
-                content = (el.get("content") or "").lower()
                 if prop == "og:type":
+                    content = (el.get("content") or "").lower()
                     if "article" in content or "blog" in content:
                         f[x["og_article"]] = 1
                     elif "product" in content:
@@ -447,16 +472,19 @@ def _element_features(f: np.ndarray, doc: Document) -> None:
                 elif prop.startswith(("product:", "og:price", "og:availability")):
                     f[x["meta_product"]] += 1
                 elif prop == "twitter:card":
-                    f[x["twitter_large_image"]] = "large" in content
-                elif prop.startswith("twitter:label") or prop.startswith("twitter:data"):
+                    f[x["twitter_large_image"]] = "large" in (el.get("content") or "")
+                elif prop.startswith(("twitter:label", "twitter:data")):
                     f[x["twitter_labels"]] += 1
                 elif prop == "generator":
-                    platform_text.append(content)
+                    platform_text.append(el.get("content") or "")
                 elif prop == "description":
+                    content = el.get("content") or ""
                     f[x["meta_description_chars"]] = len(content)
-            itemprop = el.get("itemprop")
-            if itemprop and "price" in itemprop.lower():
-                f[x["meta_itemprop_price"]] += 1
+                    tokens.update("m_" + w for w in _TOKEN.findall(content.lower()))
+            else:
+                itemprop = el.get("itemprop")
+                if itemprop and "price" in itemprop.lower():
+                    f[x["meta_itemprop_price"]] += 1
         elif tag == "link":
             href = el.get("href")
             if href and (el.get("rel") or "").lower() in ("stylesheet", "preload", "modulepreload"):
@@ -466,12 +494,17 @@ def _element_features(f: np.ndarray, doc: Document) -> None:
         elif tag == "time":
             if el.get("datetime"):
                 f[x["el_time_datetime"]] += 1
+    f[x["slug_links"]] = slugs
+    if hrefs:
+        # Counted over the joined addresses: one substring count per fragment.
+        joined = "\n".join(hrefs).lower()
+        for kind, fragments in _LINK_KINDS.items():
+            f[x[f"links_{kind}"]] = sum(joined.count(fragment) for fragment in fragments)
     microdata = 0
-    for itemtype in _ITEMTYPE_XPATH(doc.root):
+    for itemtype in _ITEMTYPE_XPATH(root):
         for word in itemtype.split():
-            name = word.rstrip("/").rsplit("/", 1)[-1].lower()
             microdata += 1
-            group = _SCHEMA_OF.get(name)
+            group = _SCHEMA_OF.get(word.rstrip("/").rsplit("/", 1)[-1].lower())
             if group:
                 schema[group] += 1
     for group in _SCHEMA_GROUPS:
@@ -481,39 +514,46 @@ def _element_features(f: np.ndarray, doc: Document) -> None:
     f[x["jsonld_blocks"]] = jsonld
     for key in _LD_KEYS:
         f[x[f"ld_{key}"]] = ld_keys[key]
-    for tag in _ITER_TAGS:
-        f[x[f"el_{tag}"]] = counts[tag]
+    for tag, count in counts.items():
+        f[x[f"el_{tag}"]] = count
     f[x["el_input_number"]] = inputs["number"]
     f[x["el_input_search"]] = inputs["search"]
     f[x["el_input_checkbox"]] = inputs["checkbox"]
     f[x["el_input_radio"]] = inputs["radio"]
     f[x["el_input_visible"]] = counts["input"] - inputs["hidden"]
     if platform_text:
-        found = set(_PLATFORM.findall(" ".join(platform_text).lower()))
-        families = Counter(_PLATFORM_OF[w] for w in found)
-        for family in _PLATFORMS:
-            f[x[f"platform_{family}"]] = families[family]
+        text = " ".join(platform_text).lower()
+        for family, words in _PLATFORMS.items():
+            f[x[f"platform_{family}"]] = sum(1 for word in words if word in text)
 
 
 _TITLE_DOCS = re.compile(r"\b(?:documentation|docs|api|reference|manual|guide|tutorial|handbook|sdk)\b", re.I)
 _TITLE_FORUM = re.compile(r"\b(?:forums?|threads?|community|questions?|discussions?|board)\b|\?", re.I)
 _TITLE_SHOP = re.compile(r"\b(?:buy|shop|store|price|sale|online shop|kaufen|acheter|comprar)\b", re.I)
 _TITLE_NEWS = re.compile(r"\b(?:news|blog|magazine|daily|times|post|journal)\b", re.I)
+#: Per container tag: 1 paragraph, 2 div, 3 h1-h3 (token headings), 4 any
+#: other tag never counted as a repeated item (:data:`_REPEAT_SKIP`; 1 and 3
+#: are not either).
+_OWN_CODES: dict[str, int] = {"p": 1, "div": 2, **{h: 3 for h in _TOKEN_HEADINGS},
+                              **{t: 4 for t in _REPEAT_SKIP if t not in ("p", "h1", "h2", "h3")}}
 
 
-def page_features(doc: Document, url: str | None = None) -> np.ndarray:
-    """The :data:`PAGE_FEATURES` vector of a walked page (float64, finite).
-
-    *url* defaults to the document's own (then its canonical link). Reads
-    the walk's tables and one ``iter`` over a few inline tags; never
-    modifies the tree.
-    """
-    f = np.zeros(len(PAGE_FEATURES))
+def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, frozenset[str]]:
+    """The :data:`STRUCTURE_FEATURES` vector of a walked page (float64,
+    finite) and its word tokens (``u_`` URL path, ``t_`` title, ``m_`` meta
+    description, ``h_`` headings, ``s_`` short blocks, ``c_`` class/id
+    names), which
+    :class:`TokenModel` scores. Never modifies the tree."""
+    f = np.zeros(len(STRUCTURE_FEATURES))
+    tokens: set[str] = set()
     x = _INDEX
-    _url_features(f, url or doc.url or doc.canonical_url)
-    _element_features(f, doc)
+    url = url or doc.url or doc.canonical_url
+    if url:
+        _url_features(f, url, tokens)
+    _element_features(f, doc.root, tokens)
 
     title = doc.title or ""
+    tokens.update("t_" + w for w in _TOKEN.findall(title.lower()))
     f[x["title_chars"]] = len(title)
     f[x["title_separators"]] = sum(title.count(s) for s in (" | ", " - ", " – ", " — ", " :: ", " » ", " · "))
     f[x["title_docs"]] = bool(_TITLE_DOCS.search(title))
@@ -532,20 +572,24 @@ def page_features(doc: Document, url: str | None = None) -> np.ndarray:
     headings = sum(tag_counts[h] for h in _HEADINGS)
     f[x["headings"]] = headings
 
-    # Class / id keyword families, role and itemprop.
+    # Class / id keyword families (and tokens), role and itemprop.
     attributes = cc.attributes
     names = " ".join([f"{a.get('class', '')} {a.get('id', '')}" for a in attributes if a]).lower()
+    name_counts = Counter(names.split())
+    infos = list(map(_class_name_info, name_counts))
+    if infos:
+        tokens.update(*[words for _, words in infos])
     groups: Counter[str] = Counter()
-    for token, count in Counter(names.split()).items():
-        for group in _class_token_groups(token):
+    for (name_groups, _), count in zip(infos, name_counts.values()):
+        for group in name_groups:
             groups[group] += count
     for group in _CLASS_GROUP_NAMES:
         f[x[f"class_{group}"]] = groups[group]
         f[x[f"class_{group}_rate"]] = groups[group] / n
     roles = Counter(a["role"].lower() for a in attributes if "role" in a)
     f[x["role_main"]] = roles["main"]
-    f[x["role_article"]] = roles["article"]
     f[x["role_navigation"]] = roles["navigation"]
+    f[x["heading_ids"]] = sum(1 for t, a in zip(tags, attributes) if "id" in a and t in _HEADING_TAGS)
     itemprops = [a["itemprop"].lower() for a in attributes if "itemprop" in a]
     f[x["itemprop_count"]] = len(itemprops)
     f[x["itemprop_price"]] = sum(("price" in p or "offer" in p) for p in itemprops)
@@ -558,16 +602,17 @@ def page_features(doc: Document, url: str | None = None) -> np.ndarray:
     f[x["containers"]] = n
     f[x["blocks"]] = m
     f[x["chars"]] = total
-    f[x["log_chars"]] = np.log1p(total)
     f[x["el_img_per_kchar"]] = f[x["el_img"]] * 1000.0 / (total + 100.0)
     f[x["el_time_per_kchar"]] = f[x["el_time"]] * 1000.0 / (total + 100.0)
+    f[x["slug_links_per_kchar"]] = f[x["slug_links"]] * 1000.0 / (total + 100.0)
     if m == 0 or total <= 0:
-        return f
+        return f, frozenset(tokens)
     chars = bc.chars.astype(float)
     anchors = bc.anchor_chars.astype(float)
     holders = bc.holders
     f[x["link_density"]] = float(cc.anchor_chars[0]) / total
-    f[x["link_blocks"]] = float(np.count_nonzero(anchors >= chars * 0.9)) / m
+    linked = anchors >= 0.8 * chars
+    f[x["link_blocks"]] = float(np.count_nonzero(linked)) / m
     f[x["mean_block_chars"]] = total / m
     f[x["median_block_chars"]] = float(np.median(chars))
     f[x["long_block_share"]] = float(chars[chars >= 150].sum()) / total
@@ -576,36 +621,39 @@ def page_features(doc: Document, url: str | None = None) -> np.ndarray:
     f[x["marks_per_kchar"]] = float(ends.sum()) * 1000.0 / total
     f[x["commas_per_kchar"]] = float(bc.count(",，、､،").sum()) * 1000.0 / total
     f[x["max_block_share"]] = float(chars.max()) / total
-    held = np.bincount(holders, weights=chars, minlength=n)
-    f[x["max_holder_share"]] = float(held.max()) / total
+    f[x["max_holder_share"]] = float(np.bincount(holders, weights=chars, minlength=n).max()) / total
     short = chars <= _SHORT
     f[x["short_block_share"]] = float(np.count_nonzero(short)) / m
+    # Prose: unlinked blocks of 80+ characters, summed per container above
+    # their holder (an article body holds its paragraphs; teasers and
+    # feature blurbs are spread over many containers).
+    prose = (chars >= 80) & (anchors < 0.3 * chars)
+    if prose.any():
+        above = cc.parents[holders[prose]]
+        mass = np.bincount(np.where(above >= 0, above, 0), weights=chars[prose], minlength=n)
+        f[x["prose_chars"]] = float(mass.max())
+        f[x["prose_share"]] = float(mass.max()) / total
+        f[x["prose_blocks"]] = int(np.count_nonzero(prose))
 
-    # Text share under each flagged tag (the holder or any ancestor).
+    # One pass over the containers: inherited tag flags; own tag codes.
     parents = cc.parents.tolist()
     bit_of = _TAG_BITS.get
     flags = [0] * n
-    lists = [0] * n  # nesting depth of ul / ol
     for i in range(1, n):
-        tag = tags[i]
-        parent = parents[i]
-        flags[i] = flags[parent] | bit_of(tag, 0)
-        lists[i] = lists[parent] + 1 if tag == "ul" or tag == "ol" else lists[parent]
-    f[x["list_depth"]] = max(lists)
-    boiler = _TAG_BITS["nav"] | _TAG_BITS["aside"] | _TAG_BITS["header"] | _TAG_BITS["footer"]
-    f[x["nav_items"]] = sum(1 for t, b in zip(tags, flags) if t == "li" and b & boiler)
+        flags[i] = flags[parents[i]] | bit_of(tags[i], 0)
+    code_of = _OWN_CODES.get
+    own = np.fromiter((code_of(t, 0) for t in tags), dtype=np.int8, count=n)
     block_flags = np.asarray(flags, dtype=np.int64)[holders]
+    block_own = own[holders]
     for tag in _FLAG_TAGS:
         f[x[f"share_{tag}"]] = float(chars[(block_flags & _TAG_BITS[tag]) != 0].sum()) / total
-    f[x["share_heading"]] = float(chars[(block_flags & _HEADING_BIT) != 0].sum()) / total
-    holder_tags = np.asarray([tags[h] for h in holders.tolist()], dtype=object)
-    f[x["share_p"]] = float(chars[holder_tags == "p"].sum()) / total
-    f[x["share_div"]] = float(chars[holder_tags == "div"].sum()) / total
     heading_blocks = (block_flags & _HEADING_BIT) != 0
+    f[x["share_heading"]] = float(chars[heading_blocks].sum()) / total
+    f[x["share_p"]] = float(chars[block_own == 1].sum()) / total
+    f[x["share_div"]] = float(chars[block_own == 2].sum()) / total
     f[x["headings_per_kchar"]] = headings * 1000.0 / total
     if headings:
         f[x["heading_mean_chars"]] = float(chars[heading_blocks].sum()) / headings
-    linked = anchors >= 0.8 * chars
     linked_headings = int(np.count_nonzero(heading_blocks & linked))
     f[x["linked_headings"]] = linked_headings
     f[x["linked_heading_share"]] = linked_headings / max(1, int(np.count_nonzero(heading_blocks)))
@@ -614,9 +662,13 @@ def page_features(doc: Document, url: str | None = None) -> np.ndarray:
     f[x["headline_link_share"]] = float(chars[headline].sum()) / total
     f[x["headline_links_per_kchar"]] = f[x["headline_links"]] * 1000.0 / total
 
-    # Short-block cues, prices, numbers, dates.
-    short_texts = [t for t, s in zip(texts, short.tolist()) if s]
+    # Short blocks: cues, numbers, dates, phones; heading and short-block tokens.
+    short_list = short.tolist()
+    short_texts = [t for t, s in zip(texts, short_list) if s]
     short_text = "\n".join(short_texts).lower()
+    tokens.update(["s_" + w for w in set(_TOKEN.findall(short_text))])
+    heading_text = " ".join([texts[i] for i in np.flatnonzero(block_own == 3).tolist()]).lower()
+    tokens.update(["h_" + w for w in set(_TOKEN.findall(heading_text))])
     phrase_groups: Counter[str] = Counter()
     phrase_of = _PHRASE_OF.get
     for text in short_text.split("\n"):
@@ -625,6 +677,9 @@ def page_features(doc: Document, url: str | None = None) -> np.ndarray:
     for group in _PHRASE_GROUP_NAMES:
         f[x[f"phrase_{group}"]] = phrase_groups[group]
     f[x["numeric_blocks"]] = sum(1 for t in short_texts if t.replace(",", "").replace(".", "").isdigit()) / m
+    f[x["years_in_text"]] = len(_YEAR_TEXT.findall(short_text))
+    f[x["time_ago"]] = short_text.count(" ago")
+
     # Prices in blocks of at most 60 characters (labels, not prose): one
     # regex pass over their joined text, matches mapped back to blocks.
     priced = np.flatnonzero(chars <= 60)
@@ -637,100 +692,214 @@ def page_features(doc: Document, url: str | None = None) -> np.ndarray:
         if starts:
             line = np.cumsum(np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32) == 10)
             price_mask[priced[line[starts]]] = True
+            f[x["price_distinct"]] = len({texts[i] for i in np.flatnonzero(price_mask).tolist()})
     f[x["prices"]] = prices
     f[x["prices_per_kchar"]] = prices * 1000.0 / total
-    f[x["price_blocks"]] = int(price_mask.sum())
-    f[x["price_distinct"]] = len({texts[i] for i in np.flatnonzero(price_mask).tolist()})
-    f[x["years_in_text"]] = len(_YEAR_TEXT.findall(short_text))
-    f[x["time_ago"]] = short_text.count(" ago")
-    f[x["dates_in_text"]] = len(_DATE_TEXT.findall(short_text))
-    f[x["phones"]] = len(_PHONE_TEXT.findall(short_text))
+    f[x["price_blocks"]] = int(np.count_nonzero(price_mask))
 
-    # Repeated siblings: containers sharing parent, tag and class.
+    _repetition_features(f, cc, parents, own, total, price_mask, heading_blocks)
+    return f, frozenset(tokens)
+
+
+def _repetition_features(f: np.ndarray, cc, parents: list[int], own: np.ndarray, total: float,
+                         price_mask: np.ndarray, heading_blocks: np.ndarray) -> None:
+    """Sibling containers sharing parent, tag and class (cards, posts,
+    rows), in groups of three or more holding text."""
+    x = _INDEX
+    tags = cc.tags
+    n = len(tags)
     keys: dict[tuple, int] = {}
     setdefault = keys.setdefault
     group_of = np.fromiter(
-        (setdefault((p, t, a.get("class", "")), len(keys)) for p, t, a in zip(parents, tags, attributes)),
+        (setdefault((p, t, a.get("class", "")), len(keys)) for p, t, a in zip(parents, tags, cc.attributes)),
         dtype=np.int64, count=n)
     sizes = np.bincount(group_of)
-    skip = np.fromiter((t in _REPEAT_SKIP for t in tags), dtype=bool, count=n)
-    skip[0] = True
     sub_chars = cc.chars.astype(float)
-    live = (~skip) & (sub_chars > 0) & (sizes[group_of] >= 3)
+    live = ((own == 0) | (own == 2)) & (sub_chars > 0) & (sizes[group_of] >= 3)
+    live[0] = False
     if live.any():
-        # Groups of at least three members that hold text.
         live &= np.bincount(group_of[live], minlength=len(sizes))[group_of] >= 3
-    if live.any():
-        gids = group_of[live]
-        g_size = np.bincount(gids, minlength=len(sizes))
-        g_chars = np.bincount(gids, weights=sub_chars[live], minlength=len(sizes))
-        g_anchor = np.bincount(gids, weights=cc.anchor_chars[live].astype(float), minlength=len(sizes))
-        f[x["rep_groups"]] = int(np.count_nonzero(g_size >= 3))
-        f[x["rep_groups5"]] = int(np.count_nonzero(g_size >= 5))
-        f[x["rep_max_size"]] = int(g_size.max())
-        g_chars[g_size < 3] = 0
-        top = int(np.argmax(g_chars))
-        f[x["rep_top_share"]] = g_chars[top] / total
-        f[x["rep_top_size"]] = g_size[top]
-        f[x["rep_top_link_density"]] = g_anchor[top] / g_chars[top] if g_chars[top] else 0.0
-        f[x["rep_top_item_chars"]] = g_chars[top] / max(1, g_size[top])
-        top_tag = tags[int(np.flatnonzero(live & (group_of == top))[0])]
-        f[x["rep_top_li"]] = top_tag == "li"
-        f[x["rep_top_article"]] = top_tag == "article"
-        # Per member: prices, headings, long unlinked text inside it.
-        first = cc.first_blocks
-        last = cc.last_blocks
-        members = np.flatnonzero(live & (g_size[group_of] >= 3) & (first >= 0))
-        if len(members):
-            lo = first[members]
-            hi = last[members] + 1
+    if not live.any():
+        return
+    gids = group_of[live]
+    g_size = np.bincount(gids, minlength=len(sizes))
+    g_chars = np.bincount(gids, weights=sub_chars[live], minlength=len(sizes))
+    g_anchor = np.bincount(gids, weights=cc.anchor_chars[live].astype(float), minlength=len(sizes))
+    f[x["rep_groups"]] = int(np.count_nonzero(g_size >= 3))
+    f[x["rep_groups5"]] = int(np.count_nonzero(g_size >= 5))
+    f[x["rep_max_size"]] = int(g_size.max())
+    top = int(np.argmax(g_chars))
+    f[x["rep_top_share"]] = g_chars[top] / total
+    f[x["rep_top_size"]] = g_size[top]
+    f[x["rep_top_link_density"]] = g_anchor[top] / g_chars[top] if g_chars[top] else 0.0
+    f[x["rep_top_item_chars"]] = g_chars[top] / max(1, g_size[top])
+    top_tag = tags[int(np.flatnonzero(live & (group_of == top))[0])]
+    f[x["rep_top_li"]] = top_tag == "li"
+    f[x["rep_top_article"]] = top_tag == "article"
+    # Per member: prices, headings, long unlinked text inside it.
+    first = cc.first_blocks
+    members = np.flatnonzero(live & (first >= 0))
+    if not len(members):
+        return
+    lo = first[members]
+    hi = cc.last_blocks[members] + 1
 
-            def inside(mask: np.ndarray) -> np.ndarray:
-                cum = np.concatenate(([0], np.cumsum(mask)))
-                return cum[hi] - cum[lo]
+    def inside(mask: np.ndarray) -> np.ndarray:
+        cum = np.concatenate(([0], np.cumsum(mask)))
+        return cum[hi] - cum[lo]
 
-            member_groups = group_of[members]
+    member_groups = group_of[members]
 
-            def best(per_member: np.ndarray) -> float:
-                return float(np.bincount(member_groups, weights=per_member.astype(float)).max())
+    def best(per_member: np.ndarray) -> float:
+        return float(np.bincount(member_groups, weights=per_member.astype(float)).max())
 
-            f[x["rep_price_items"]] = best(inside(price_mask) > 0)
-            f[x["rep_heading_items"]] = best(inside(heading_blocks) > 0)
-            m_chars = sub_chars[members]
-            m_links = cc.anchor_chars[members].astype(float)
-            long_items = (m_chars >= 150) & (m_links < 0.3 * m_chars)
-            f[x["rep_long_items"]] = best(long_items)
-            f[x["rep_long_share"]] = float(np.bincount(member_groups, weights=m_chars * long_items).max()) / total
-            f[x["rep_linked_items"]] = best((m_links > 0) & (m_chars <= 400))
-            f[x["rep_img_like_items"]] = best((m_chars <= 200) & (inside(price_mask | heading_blocks) > 0))
-    return f
+    has_price = inside(price_mask) > 0
+    has_heading = inside(heading_blocks) > 0
+    m_chars = sub_chars[members]
+    m_links = cc.anchor_chars[members].astype(float)
+    long_items = (m_chars >= 150) & (m_links < 0.3 * m_chars)
+    f[x["rep_price_items"]] = best(has_price)
+    f[x["rep_heading_items"]] = best(has_heading)
+    f[x["rep_long_items"]] = best(long_items)
+    f[x["rep_long_share"]] = float(np.bincount(member_groups, weights=m_chars * long_items).max()) / total
+    f[x["rep_linked_items"]] = best((m_links > 0) & (m_chars <= 400))
+    f[x["rep_img_like_items"]] = best((m_chars <= 200) & (has_price | has_heading))
 
 
-# -- the model --------------------------------------------------------------------
+# -- the models -------------------------------------------------------------------
+
+class TokenModel:
+    """A linear model over a page's word tokens (see :func:`page_signals`):
+    a vocabulary, int8 weights with one scale per page type, intercepts.
+
+    :meth:`features` gives the :data:`TOKEN_FEATURES`: the seven scores
+    minus their mean (only differences between types matter), and the
+    number of known tokens (so the trees can tell an unknown language or
+    an empty page from a confident score).
+    """
+
+    __slots__ = ("vocabulary", "weights", "intercept")
+
+    def __init__(self, vocabulary: Iterable[str], weights: np.ndarray, intercept: np.ndarray) -> None:
+        self.vocabulary = {token: i for i, token in enumerate(vocabulary)}
+        self.weights = np.asarray(weights, dtype=float).reshape(len(self.vocabulary), len(PAGE_TYPES))
+        self.intercept = np.asarray(intercept, dtype=float).reshape(len(PAGE_TYPES))
+
+    def features(self, tokens: Iterable[str]) -> np.ndarray:
+        get = self.vocabulary.get
+        rows = [i for i in map(get, tokens) if i is not None]
+        scores = self.weights[rows].sum(axis=0) + self.intercept
+        return np.append(scores - scores.mean(), len(rows))
+
+    @classmethod
+    def quantized(cls, vocabulary: list[str], weights: np.ndarray, intercept: np.ndarray) -> TokenModel:
+        """The model as shipped: weights rounded to int8 steps per type."""
+        q, scale = _quantize(np.asarray(weights, dtype=float))
+        return cls(vocabulary, q * scale, np.round(np.asarray(intercept, dtype=float), 6))
+
+    def to_json(self) -> dict[str, Any]:
+        q, scale = _quantize(self.weights)
+        return {"vocabulary": list(self.vocabulary), "scale": [float(s) for s in scale],
+                "intercept": [round(float(v), 6) for v in self.intercept],
+                "weights": base64.b64encode(q.astype(np.int8).tobytes()).decode("ascii")}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TokenModel:
+        vocabulary = data["vocabulary"]
+        q = np.frombuffer(base64.b64decode(data["weights"]), dtype=np.int8).reshape(len(vocabulary), -1)
+        return cls(vocabulary, q * np.asarray(data["scale"], dtype=float), np.asarray(data["intercept"]))
+
+
+def _quantize(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """int8 steps and one scale per column (page type)."""
+    scale = np.abs(weights).max(axis=0) / 127.0 if weights.size else np.ones(len(PAGE_TYPES))
+    scale = np.where(scale > 0, scale, 1.0)
+    scale = np.array([float(f"{s:.6g}") for s in scale])
+    return np.clip(np.round(weights / scale), -127, 127), scale
+
+
+def ensemble_to_json(ensemble: TreeEnsemble, digits: int = 4) -> dict[str, Any]:
+    """A compact form of a tree ensemble: each tree as its nodes in
+    preorder, an internal node ``[feature, threshold, right]`` (the left
+    child is the next node), a leaf its value to *digits* significant
+    digits. No padding is stored."""
+    trees = []
+    feature, threshold = ensemble.feature, ensemble.threshold
+    nodes = feature.shape[1]
+    left = ensemble.left.reshape(feature.shape) - (np.arange(len(feature)) * nodes)[:, None]
+    right = ensemble.right.reshape(feature.shape) - (np.arange(len(feature)) * nodes)[:, None]
+    value = ensemble.value.reshape(feature.shape)
+    for t in range(len(feature)):
+        out: list[Any] = []
+
+        def emit(node: int) -> None:
+            if left[t, node] == node:
+                out.append(float(f"{value[t, node]:.{digits}g}"))
+                return
+            entry = [int(feature[t, node]), float(threshold[t, node]), 0]
+            out.append(entry)
+            emit(int(left[t, node]))
+            entry[2] = len(out)
+            emit(int(right[t, node]))
+
+        emit(0)
+        trees.append(out)
+    return {"classes": ensemble.classes, "base": [float(b) for b in ensemble.base], "trees": trees}
+
+
+def ensemble_from_json(data: Mapping[str, Any], features: Iterable[str] = ()) -> TreeEnsemble:
+    """Inverse of :func:`ensemble_to_json`: the padded node tables."""
+    trees = data["trees"]
+    width = max(len(tree) for tree in trees)
+    shape = (len(trees), width)
+    feature = np.zeros(shape, dtype=np.intp)
+    threshold = np.full(shape, np.inf)
+    left = np.tile(np.arange(width), (len(trees), 1))
+    right = left.copy()
+    value = np.zeros(shape)
+    depth = 0
+    for t, tree in enumerate(trees):
+        levels = [0] * len(tree)
+        for i, node in enumerate(tree):
+            if isinstance(node, list):
+                feature[t, i], threshold[t, i], right[t, i] = node[0], node[1], node[2]
+                left[t, i] = i + 1
+                levels[i + 1] = levels[node[2]] = levels[i] + 1
+            else:
+                value[t, i] = node
+                depth = max(depth, levels[i])
+    return TreeEnsemble(feature, threshold, left, right, value, depth, int(data["classes"]),
+                        data.get("base", 0.0), tuple(features))
+
 
 class PageTypeModel:
-    """The shipped classifier: a :class:`TreeEnsemble` over :data:`PAGE_FEATURES`."""
+    """The shipped classifier: the token model, and a tree ensemble over
+    :data:`PAGE_FEATURES`."""
 
-    __slots__ = ("ensemble", "classes", "meta")
+    __slots__ = ("ensemble", "tokens", "meta")
 
-    def __init__(self, data: dict) -> None:
+    def __init__(self, data: Mapping[str, Any]) -> None:
         if tuple(data.get("features", ())) != PAGE_FEATURES:
             raise RuntimeError("page_type_model.json does not match PAGE_FEATURES; "
                                "re-run benchmarks/train_page_type.py")
-        if tuple(data.get("classes_names", PAGE_TYPES)) != PAGE_TYPES:
+        if tuple(data.get("page_types", ())) != PAGE_TYPES:
             raise RuntimeError("page_type_model.json was trained for other page types")
-        self.ensemble = TreeEnsemble.from_json(data["ensemble"])
-        self.classes = PAGE_TYPES
-        self.meta = data.get("meta", {})
+        self.ensemble = ensemble_from_json(data["ensemble"], PAGE_FEATURES)
+        self.tokens = TokenModel.from_json(data["tokens"])
+        self.meta = dict(data.get("meta", {}))
 
     @classmethod
     def from_json_text(cls, text: str) -> PageTypeModel:
         return cls(json.loads(text))
 
+    def features(self, doc: Document, url: str | None = None) -> np.ndarray:
+        structure, tokens = page_signals(doc, url)
+        return np.concatenate([structure, self.tokens.features(tokens)])
+
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
-        """Class probabilities, shape ``(n, 7)``, columns in :data:`PAGE_TYPES` order."""
-        rows = np.atleast_2d(np.asarray(rows, dtype=float))
-        return self.ensemble.probabilities(rows)
+        """Class probabilities of feature rows, shape ``(n, 7)``, columns in
+        :data:`PAGE_TYPES` order."""
+        return self.ensemble.probabilities(np.atleast_2d(np.asarray(rows, dtype=float)))
 
 
 @lru_cache(maxsize=1)
@@ -740,10 +909,20 @@ def load_model() -> PageTypeModel:
     return PageTypeModel.from_json_text(text)
 
 
+def page_features(doc: Document, url: str | None = None) -> np.ndarray:
+    """The :data:`PAGE_FEATURES` vector of a walked page (1-D float64,
+    finite): :func:`page_signals` and the shipped token model's scores.
+
+    *url* defaults to the document's own (then its canonical link).
+    """
+    return load_model().features(doc, url)
+
+
 def predict_page_type(doc: Document, url: str | None = None) -> tuple[str, np.ndarray]:
     """The page's most likely type and the probabilities of all seven
     (in :data:`PAGE_TYPES` order, summing to 1)."""
-    probabilities = load_model().probabilities(page_features(doc, url)[None, :])[0]
+    model = load_model()
+    probabilities = model.probabilities(model.features(doc, url)[None, :])[0]
     return PAGE_TYPES[int(np.argmax(probabilities))], probabilities
 
 
