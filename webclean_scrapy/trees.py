@@ -21,7 +21,7 @@ class interleaved as LightGBM writes them (tree ``t`` belongs to class
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -169,3 +169,59 @@ def from_lightgbm(dump: Mapping[str, Any], features: Sequence[str] = ()) -> Tree
         for i, (f, thr, lo, hi, v) in enumerate(table):
             feature[t, i], threshold[t, i], left[t, i], right[t, i], value[t, i] = f, thr, lo, hi, v
     return TreeEnsemble(feature, threshold, left, right, value, depth, classes, 0.0, features)
+
+
+# -- the compact format (node lists in preorder, leaves rounded) -------------
+
+def ensemble_to_json(ensemble: TreeEnsemble, digits: int = 4) -> dict[str, Any]:
+    """A compact form of a tree ensemble: each tree as its nodes in
+    preorder, an internal node ``[feature, threshold, right]`` (the left
+    child is the next node), a leaf its value to *digits* significant
+    digits. No padding is stored."""
+    trees = []
+    feature, threshold = ensemble.feature, ensemble.threshold
+    nodes = feature.shape[1]
+    left = ensemble.left.reshape(feature.shape) - (np.arange(len(feature)) * nodes)[:, None]
+    right = ensemble.right.reshape(feature.shape) - (np.arange(len(feature)) * nodes)[:, None]
+    value = ensemble.value.reshape(feature.shape)
+    for t in range(len(feature)):
+        out: list[Any] = []
+
+        def emit(node: int) -> None:
+            if left[t, node] == node:
+                out.append(float(f"{value[t, node]:.{digits}g}"))
+                return
+            entry = [int(feature[t, node]), float(threshold[t, node]), 0]
+            out.append(entry)
+            emit(int(left[t, node]))
+            entry[2] = len(out)
+            emit(int(right[t, node]))
+
+        emit(0)
+        trees.append(out)
+    return {"classes": ensemble.classes, "base": [float(b) for b in ensemble.base], "trees": trees}
+
+
+def ensemble_from_json(data: Mapping[str, Any], features: Iterable[str] = ()) -> TreeEnsemble:
+    """Inverse of :func:`ensemble_to_json`: the padded node tables."""
+    trees = data["trees"]
+    width = max(len(tree) for tree in trees)
+    shape = (len(trees), width)
+    feature = np.zeros(shape, dtype=np.intp)
+    threshold = np.full(shape, np.inf)
+    left = np.tile(np.arange(width), (len(trees), 1))
+    right = left.copy()
+    value = np.zeros(shape)
+    depth = 0
+    for t, tree in enumerate(trees):
+        levels = [0] * len(tree)
+        for i, node in enumerate(tree):
+            if isinstance(node, list):
+                feature[t, i], threshold[t, i], right[t, i] = node[0], node[1], node[2]
+                left[t, i] = i + 1
+                levels[i + 1] = levels[node[2]] = levels[i] + 1
+            else:
+                value[t, i] = node
+                depth = max(depth, levels[i])
+    return TreeEnsemble(feature, threshold, left, right, value, depth, int(data["classes"]),
+                        data.get("base", 0.0), tuple(features))
