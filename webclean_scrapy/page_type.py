@@ -65,7 +65,7 @@ import numpy as np
 from lxml import etree
 
 from .document import Document
-from .trees import TreeEnsemble, ensemble_from_json
+from .trees import ensemble_from_json
 
 PAGE_TYPES: tuple[str, ...] = ("article", "forum", "product", "collection", "listing", "documentation", "service")
 
