@@ -181,7 +181,17 @@ class TokenData:
             keep = np.sort(np.argsort(-np.abs(model.coef_).max(axis=0), kind="stable")[:MAX_TOKENS])
             columns = columns[keep]
             model = LogisticRegression(C=TOKEN_C, max_iter=500, tol=1e-3).fit(sub[:, columns], y[idx])
-        return TokenModel.quantized([self.vocabulary[j] for j in columns], model.coef_.T, model.intercept_)
+        # A class absent from these pages (a small --limit run) scores far below the others.
+        weights = np.zeros((len(columns), len(PAGE_TYPES)))
+        intercept = np.full(len(PAGE_TYPES), -10.0)
+        if len(model.classes_) == 2:  # sklearn's binary case: one column, for the second class
+            weights[:, model.classes_[1]] = model.coef_[0] / 2
+            weights[:, model.classes_[0]] = -model.coef_[0] / 2
+            intercept[model.classes_] = [-model.intercept_[0] / 2, model.intercept_[0] / 2]
+        else:
+            weights[:, model.classes_] = model.coef_.T
+            intercept[model.classes_] = model.intercept_
+        return TokenModel.quantized([self.vocabulary[j] for j in columns], weights, intercept)
 
     def features(self, model: TokenModel, idx: np.ndarray) -> np.ndarray:
         return np.vstack([model.features(self.tokens[i]) for i in idx])

@@ -25,11 +25,17 @@ thread per fit):
 * **validation is grouped k-fold by domain** over all datasets together:
   every page is scored by a model fitted without any page of its domain
   (URL host, ``www.`` dropped; pages without a URL are their own group).
-  The keep threshold is the one that maximises the mean of the datasets'
-  cross-validated scores (WCXB word F1 on ``wcxb-dev``, 4-gram shingle F1
-  elsewhere); the script prints the cross-validated figures per dataset
-  and per page type at that threshold;
-* the shipped model is then refitted on every page, with that threshold.
+  The page-type classifier the block model reads is refitted in every
+  fold, token model included, on the training part only
+  (:func:`assign_page_types`). The global keep threshold is the one that
+  maximises the mean of the datasets' cross-validated scores (WCXB word
+  F1 on ``wcxb-dev``, 4-gram shingle F1 elsewhere); then each predicted
+  page type gets its own vetoes and threshold (:func:`choose_policies`),
+  themselves cross-validated: each fold is scored with the policies
+  chosen on the other folds. The script prints those figures per dataset
+  and per page type;
+* the shipped model is then refitted on every page, with the policies
+  chosen on all pages' out-of-fold probabilities.
 """
 
 from __future__ import annotations
@@ -57,9 +63,10 @@ from webclean_scrapy.evaluation.metrics import prf, shingle_dataset_prf  # noqa:
 from webclean_scrapy.evaluation.tokenize import tokenize  # noqa: E402
 from webclean_scrapy.extractors import webclean  # noqa: E402
 from webclean_scrapy.extractors.webclean.features import _Page, block_matrix  # noqa: E402
-from webclean_scrapy.page_type import PAGE_TYPES, page_features  # noqa: E402
+from webclean_scrapy import page_type  # noqa: E402
+from webclean_scrapy.page_type import PAGE_TYPES, page_signals  # noqa: E402
 from webclean_scrapy.trees import from_lightgbm  # noqa: E402
-from train_page_type import fit_gbdt as fit_page_type  # noqa: E402
+from train_page_type import TokenData, fit_gbdt as fit_page_type  # noqa: E402
 
 DATASETS = ("wcxb-dev", "cleaneval", "cleanportaleval", "dragnet", "l3s-gn1", "readability")
 #: The dataset scored with WCXB's word F1 (the others: 4-gram shingle F1).
@@ -123,8 +130,9 @@ def load_page(job: tuple[str, str, dict]) -> dict | None:
         "dataset": dataset, "id": row["id"], "domain": domain_of(row.get("url"), dataset, row["id"]),
         "page_type": row.get("page_type"), "n": len(doc.block_columns),
         "gold_tokens": tokenize(gold), "gold_words": Counter(WORD.findall(gold.lower())),
-        "page_features": page_features(doc, row.get("url")),
     }
+    record["structure"], tokens = page_signals(doc, row.get("url"))
+    record["tokens"] = sorted(tokens)
     if not record["n"]:
         return record
     page = _Page(doc)
@@ -136,8 +144,7 @@ def load_page(job: tuple[str, str, dict]) -> dict | None:
         chars=doc.block_columns.chars.copy(), anchors=doc.block_columns.anchor_chars.copy(),
         block_tokens=block_tokens,
         block_words=[WORD.findall(text.lower()) for text in texts],
-        vetoed=webclean._vetoed(page.block_codes, page.chars, page.anchors),
-        in_area=webclean._in_comment_area(page.block_codes),
+        veto_masks=webclean.veto_masks(doc),
     )
     return record
 
@@ -177,29 +184,53 @@ def with_page_type(page: dict) -> np.ndarray:
     return np.hstack([page["rows"], np.broadcast_to(page["types"], (page["n"], len(PAGE_TYPES)))])
 
 
-#: The page-type classifier's configuration (rounds, leaves, learning rate)
-#: while cross-validating; the shipped one is train_page_type.py's.
-PAGE_TYPE_CONFIG = (150, 7, 0.05)
+#: The page-type classifier's configuration (rounds, leaves, learning rate):
+#: the shipped one's.
+PAGE_TYPE_CONFIG = tuple(page_type.load_model().meta["config"].values())
+PAGE_TYPE_SEED = 20250117
+
+
+class PageTyper:
+    """The page-type classifier as ``train_page_type.py`` builds it, fitted
+    on some typed pages only: the token model on their tokens, the trees on
+    their structure and their *out-of-fold* token scores."""
+
+    def __init__(self, tokens: TokenData, structure: np.ndarray, y: np.ndarray, groups: np.ndarray,
+                 idx: np.ndarray, seed: int) -> None:
+        self.token_model = tokens.fit(idx, y)
+        scores = tokens.out_of_fold(idx, y, groups, seed)
+        self.trees = fit_page_type(np.hstack([structure[idx], scores]), y[idx], PAGE_TYPE_CONFIG)
+
+    def predict(self, pages: list[dict]) -> np.ndarray:
+        rows = np.vstack([np.concatenate([p["structure"], self.token_model.features(p["tokens"])])
+                          for p in pages])
+        return self.trees.predict(rows)
 
 
 def assign_page_types(train: list[dict], test: list[dict], inner_folds: int = 4) -> None:
     """Set ``page["types"]`` (page-type probabilities) on every page, as the
-    block model may see them: fitted on the *train* pages' gold types
-    (``wcxb-dev``), predicted for *test*; the typed *train* pages get
-    out-of-fold predictions (grouped by domain), so the block model learns
-    from page types as wrong as they will be on unseen pages."""
+    block model may see them: the whole classifier (token model included)
+    fitted on the *train* pages' gold types (``wcxb-dev``), predicted for
+    *test* and the untyped pages; the typed *train* pages get out-of-fold
+    predictions (grouped by domain, nested: each inner classifier fits its
+    own token model), so the block model learns from page types as wrong
+    as they will be on unseen pages, and no test page's tokens reach it."""
     from sklearn.model_selection import GroupKFold
 
     typed = [p for p in train if p["page_type"]]
-    X = np.vstack([p["page_features"] for p in typed])
     y = np.array([PAGE_TYPES.index(p["page_type"]) for p in typed])
-    model = fit_page_type(X, y, PAGE_TYPE_CONFIG)
-    for page in [*test, *(p for p in train if not p["page_type"])]:
-        page["types"] = model.predict(page["page_features"][None, :])[0]
-    groups = [p["domain"] for p in typed]
-    for inner, held in GroupKFold(n_splits=inner_folds).split(X, y, groups):
-        fold_model = fit_page_type(X[inner], y[inner], PAGE_TYPE_CONFIG)
-        for i, probabilities in zip(held, fold_model.predict(X[held])):
+    groups = np.array([p["domain"] for p in typed])
+    structure = np.vstack([p["structure"] for p in typed])
+    tokens = TokenData([p["tokens"] for p in typed], groups)
+    everything = np.arange(len(typed))
+    untyped = [*test, *(p for p in train if not p["page_type"])]
+    if untyped:
+        for page, probabilities in zip(untyped, PageTyper(tokens, structure, y, groups, everything,
+                                                          PAGE_TYPE_SEED).predict(untyped)):
+            page["types"] = probabilities
+    for k, (inner, held) in enumerate(GroupKFold(n_splits=inner_folds).split(everything, y, groups)):
+        typer = PageTyper(tokens, structure, y, groups, inner, PAGE_TYPE_SEED + k + 1)
+        for i, probabilities in zip(held, typer.predict([typed[i] for i in held])):
             typed[i]["types"] = probabilities
 
 
@@ -224,13 +255,12 @@ def word_f1(page: dict, indexes: list[int]) -> float:
     return prf((predicted & gold).total(), predicted.total(), gold.total()).f1
 
 
-def scores(pages: list[dict], probabilities: list[np.ndarray], thresholds: list[float]) -> dict[str, float]:
-    """Per dataset (and per ``wcxb-dev`` page type): the dataset's metric,
-    each page cut at its own threshold."""
+def scores(pages: list[dict], kept_blocks: list[list[int]]) -> dict[str, float]:
+    """Per dataset (and per ``wcxb-dev`` page type): the dataset's metric
+    of the kept blocks of each page."""
     word: dict[str, list[float]] = {}
     shingle: dict[str, list[tuple[float, float, float]]] = {}
-    for page, probs, threshold in zip(pages, probabilities, thresholds):
-        indexes = kept(page, probs, threshold) if page["n"] else []
+    for page, indexes in zip(pages, kept_blocks):
         if page["dataset"] == MODERN:
             f1 = word_f1(page, indexes)
             word.setdefault(MODERN, []).append(f1)
@@ -255,26 +285,82 @@ def objective(figures: dict[str, float]) -> float:
 
 
 def probabilities_of(model, page: dict) -> np.ndarray:
+    """The model's content probabilities of a page's blocks, before vetoes."""
     if not page["n"]:
         return np.zeros(0)
-    probs = model.predict_proba(with_page_type(page))[:, 1]
-    probs[page["vetoed"]] = 0.0
-    if PAGE_TYPES[int(np.argmax(page["types"]))] not in webclean.COMMENTS_ARE_CONTENT:
-        probs[page["in_area"]] = 0.0
-    return probs
+    return model.predict_proba(with_page_type(page))[:, 1]
 
 
-def cross_validate(pages: list[dict], folds: int) -> tuple[float, dict[str, float], dict[str, float]]:
-    """Out-of-fold probabilities of every page, then the thresholds: the
-    global one (best mean of the datasets' scores), and for each page type
-    but ``article`` its own, best for the mean word F1 of the pages (of
-    every dataset) predicted of that type. Returns the global threshold,
-    the per-type ones and the cross-validated figures with them."""
+#: A page-type policy: the vetoes that apply, and the keep threshold.
+Policy = tuple[tuple[str, ...], float]
+#: Every subset of the vetoes, in a fixed order.
+VETO_SETS: list[tuple[str, ...]] = [
+    tuple(reason for j, reason in enumerate(webclean.VETOES) if mask >> j & 1)
+    for mask in range(1 << len(webclean.VETOES))]
+
+
+def kept_under(page: dict, probabilities: np.ndarray, policy: Policy) -> list[int]:
+    """The blocks the extractor keeps under *policy* (vetoes, then threshold)."""
+    if not page["n"]:
+        return []
+    reasons, threshold = policy
+    if reasons:
+        probabilities = probabilities.copy()
+        for reason in reasons:
+            probabilities[page["veto_masks"][webclean.VETOES.index(reason)]] = 0.0
+    return kept(page, probabilities, threshold)
+
+
+def default_policy(kind: str, threshold: float) -> Policy:
+    reasons = webclean.VETOES if kind != "forum" else tuple(r for r in webclean.VETOES if r != "comment_area")
+    return reasons, threshold
+
+
+def choose_policies(pages: list[dict], out: list[np.ndarray], kinds: list[str], chosen_from: list[int],
+                    global_threshold: float) -> dict[str, Policy]:
+    """For each predicted page type, the vetoes and threshold that maximise
+    the mean word F1 of the ``wcxb-dev`` pages in *chosen_from* predicted
+    of that type: today's pages, whose gold follows today's conventions
+    (readers' comments under an article are not content; Dragnet's gold
+    keeps them, hence the ``comments`` option). Found by coordinate ascent
+    (vetoes, then threshold, twice) from the default; ``article`` keeps the
+    global threshold, which all the datasets set."""
+    policies: dict[str, Policy] = {}
+    for kind in PAGE_TYPES:
+        members = [i for i in chosen_from if kinds[i] == kind and pages[i]["n"] and pages[i]["dataset"] == MODERN]
+        if len(members) < 20:
+            continue
+        memo: dict[Policy, float] = {}
+
+        def mean_f1(policy: Policy) -> float:
+            if policy not in memo:
+                memo[policy] = float(np.mean([word_f1(pages[i], kept_under(pages[i], out[i], policy))
+                                              for i in members]))
+            return memo[policy]
+
+        current = default_policy(kind, global_threshold)
+        for _ in range(2):
+            current = max(((reasons, current[1]) for reasons in VETO_SETS), key=lambda p: (mean_f1(p), p == current))
+            if kind != "article":
+                current = max(((current[0], float(t)) for t in THRESHOLDS), key=lambda p: (mean_f1(p), p == current))
+        policies[kind] = current
+    return policies
+
+
+def cross_validate(pages: list[dict], folds: int, oof: Path | None = None) -> tuple[float, dict[str, Policy], dict[str, float]]:
+    """Out-of-fold probabilities of every page, then the policies: the
+    global threshold (best mean of the datasets' scores, default vetoes),
+    and for each page type its vetoes and threshold (:func:`choose_policies`).
+    The figures returned are cross-validated twice over: each fold's pages
+    are scored by a model that did not see their domains, under policies
+    chosen on the other folds' pages. Returns the global threshold, the
+    policies chosen on all pages and the figures."""
     from sklearn.model_selection import GroupKFold
 
     groups = [p["domain"] for p in pages]
     out: list[np.ndarray] = [np.zeros(0)] * len(pages)
     kinds = [""] * len(pages)
+    fold_of = [0] * len(pages)
     for k, (train, test) in enumerate(GroupKFold(n_splits=folds).split(np.zeros(len(pages)), groups=groups)):
         start = time.time()
         assign_page_types([pages[i] for i in train], [pages[i] for i in test])
@@ -282,32 +368,34 @@ def cross_validate(pages: list[dict], folds: int) -> tuple[float, dict[str, floa
         for i in test:
             out[i] = probabilities_of(model, pages[i])
             kinds[i] = PAGE_TYPES[int(np.argmax(pages[i]["types"]))]
+            fold_of[i] = k
         print(f"  fold {k + 1}/{folds}: {len(test)} pages held out ({time.time() - start:.0f} s)", flush=True)
-    table = {float(t): scores(pages, out, [float(t)] * len(pages)) for t in THRESHOLDS}
+    if oof:
+        oof.write_bytes(pickle.dumps({"probabilities": out, "kinds": kinds, "folds": fold_of}))
+    table = {float(t): scores(pages, [kept_under(p, o, default_policy(kind, float(t)))
+                                      for p, o, kind in zip(pages, out, kinds)]) for t in THRESHOLDS}
     best = max(table, key=lambda t: objective(table[t]))
-    by_type: dict[str, float] = {}
-    for kind in PAGE_TYPES[1:]:
-        # Every dataset's pages predicted of that type, each scored by its
-        # word F1 (the older sets' pages too: they must not pay for it).
-        members = [i for i, p in enumerate(pages) if kinds[i] == kind and p["n"]]
-        if len(members) < 20:
-            continue
-        mean_f1 = {float(t): np.mean([word_f1(pages[i], kept(pages[i], out[i], float(t))) for i in members])
-                   for t in THRESHOLDS}
-        by_type[kind] = max(mean_f1, key=lambda t: (mean_f1[t], t == best))
-    thresholds = [by_type.get(kind, best) for kind in kinds]
-    print(f"global threshold {best:.3f}: wcxb-dev {table[best][MODERN]:.4f}")
-    return best, by_type, scores(pages, out, thresholds)
+    print(f"global threshold {best:.3f}: wcxb-dev {table[best][MODERN]:.4f} (default vetoes)", flush=True)
+    kept_blocks: list[list[int]] = [[] for _ in pages]
+    everyone = range(len(pages))
+    for k in range(folds):
+        policies = choose_policies(pages, out, kinds, [i for i in everyone if fold_of[i] != k], best)
+        for i in everyone:
+            if fold_of[i] == k:
+                kept_blocks[i] = kept_under(pages[i], out[i], policies.get(kinds[i], default_policy(kinds[i], best)))
+    policies = choose_policies(pages, out, kinds, list(everyone), best)
+    return best, policies, scores(pages, kept_blocks)
 
 
-def export(model, threshold: float, by_type: dict[str, float]) -> dict:
+def export(model, threshold: float, policies: dict[str, Policy]) -> dict:
     ensemble = from_lightgbm(model.booster_.dump_model(), webclean.MODEL_FEATURES)
     return {
         "about": "webclean block model; generated by benchmarks/train_webclean.py, do not edit",
         "trained_on": list(DATASETS),
         "features": list(webclean.MODEL_FEATURES),
         "threshold": threshold,
-        "thresholds_by_page_type": by_type,
+        "thresholds_by_page_type": {kind: t for kind, (_, t) in policies.items() if kind != "article"},
+        "vetoes_by_page_type": {kind: list(reasons) for kind, (reasons, _) in policies.items()},
         "ensemble": ensemble.to_json(),
     }
 
@@ -323,6 +411,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", type=Path, help="write the cross-validated figures here (JSON)")
     parser.add_argument("--cache", type=Path,
                         help="keep the loaded pages in this pickle (outside the repository) and reuse them")
+    parser.add_argument("--oof", type=Path,
+                        help="write the out-of-fold probabilities here (pickle, outside the repository)")
     args = parser.parse_args(argv)
     if not args.data.is_dir():
         print(f"no evaluation data at {args.data}; nothing to train")
@@ -334,17 +424,19 @@ def main(argv: list[str] | None = None) -> int:
         if args.cache:
             args.cache.write_bytes(pickle.dumps(pages, protocol=pickle.HIGHEST_PROTOCOL))
     print(f"cross-validating: {args.folds} folds grouped by domain", flush=True)
-    threshold, by_type, figures = cross_validate(pages, args.folds)
-    print(f"threshold {threshold:.3f}, by predicted page type {by_type};")
+    threshold, policies, figures = cross_validate(pages, args.folds, args.oof)
+    print(f"threshold {threshold:.3f}; by predicted page type:")
+    for kind, (reasons, cut) in policies.items():
+        print(f"  {kind:14s} threshold {cut:.2f}, vetoes {', '.join(reasons) or 'none'}")
     print("cross-validated (no page scored by a model that saw its domain):")
     for name, value in sorted(figures.items()):
         print(f"  {name:28s} {value:.4f}")
     assign_page_types(pages, [])
     model = fit(pages)
     if args.report:
-        args.report.write_text(json.dumps({"threshold": threshold, "thresholds_by_page_type": by_type, "cross_validated": figures}, indent=1) + "\n")
+        args.report.write_text(json.dumps({"threshold": threshold, "policies": policies, "cross_validated": figures}, indent=1) + "\n")
     if not args.dry_run:
-        args.output.write_text(json.dumps(export(model, threshold, by_type), separators=(",", ":")) + "\n", encoding="utf-8")
+        args.output.write_text(json.dumps(export(model, threshold, policies), separators=(",", ":")) + "\n", encoding="utf-8")
         print(f"wrote {args.output} ({args.output.stat().st_size / 1024:.0f} KB)")
     return 0
 

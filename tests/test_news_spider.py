@@ -84,6 +84,18 @@ def test_metadata_outweighs_a_plain_url():
     assert not verdict.is_article and "jsonld:-2" in verdict.reasons
 
 
+def test_predicted_page_type_tips_a_section_shaped_url():
+    url = "https://n.example/world/"
+    text = "A plain story with no metadata at all. " * 12
+    assert not classify(PageSignals.from_selector(Selector(text="<html></html>"), url, text)).is_article
+    verdict = classify(PageSignals.from_selector(Selector(text="<html></html>"), url, text, "article"))
+    assert verdict.is_article and "page_type:+2" in verdict.reasons
+    story_url = "https://n.example/politics/council-votes-to-rebuild-the-harbour-wall"
+    assert classify(PageSignals.from_selector(Selector(text="<html></html>"), story_url, text)).is_article
+    listing = classify(PageSignals.from_selector(Selector(text="<html></html>"), story_url, text, "listing"))
+    assert not listing.is_article and "page_type:-2" in listing.reasons
+
+
 def test_jsonld_graph_and_lists_are_read_but_nested_nodes_are_not():
     graph = json.dumps({"@context": "https://schema.org", "@graph": [
         {"@type": "WebSite"}, {"@type": ["WebPage"]}, {"@type": "NewsArticle", "publisher": {"@type": "Organization"}}]})

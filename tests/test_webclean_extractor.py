@@ -275,3 +275,34 @@ def test_forum_posts_marked_up_as_comments_are_the_content():
     assert result.page_type == "forum"
     for _, text in posts:
         assert text in result.text
+
+
+def test_vetoes_apply_by_predicted_page_type(monkeypatch):
+    """Which vetoes apply is the model file's choice per page type: the
+    same hidden tab panel is ruled out where the policy vetoes ``hidden``
+    and scored by the model where it does not."""
+    import dataclasses
+
+    import numpy as np
+
+    from webclean_scrapy.page_type import page_type_of
+
+    panel = ("Shipping is free on orders over fifty euros, returns are accepted within thirty days, "
+             "and every lamp comes with a two year warranty on the electronics.")
+    page = article_page(f'<div class="tab-pane hidden"><p>{panel}</p></div>')
+    doc = Document.from_html(page)
+    index = doc.block_columns.texts.index(panel)
+    masks = webclean.veto_masks(doc)
+    assert masks.shape == (len(webclean.VETOES), len(doc.block_columns))
+    assert masks[webclean.VETOES.index("hidden")][index]
+    kind = page_type_of(doc)[0]
+    shipped = webclean.load_model()
+    everything = dataclasses.replace(shipped, vetoes_by_page_type={kind: webclean.VETOES})
+    nothing = dataclasses.replace(shipped, vetoes_by_page_type={kind: ()})
+    monkeypatch.setattr(webclean, "load_model", lambda: everything)
+    assert webclean.block_probabilities(doc)[index] == 0.0
+    monkeypatch.setattr(webclean, "load_model", lambda: nothing)
+    probabilities = webclean.block_probabilities(doc)
+    assert probabilities[index] > 0.0
+    assert np.all(probabilities > 0.0)
+

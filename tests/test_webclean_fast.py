@@ -1,6 +1,8 @@
-"""The vectorised internals of the ``webclean`` extractor against direct,
-per-block readings of the same definitions (the way the features were
-first written), so a faster formulation cannot drift from the model's."""
+"""The ``webclean`` extractor's vectorised features (public
+:func:`~webclean_scrapy.extractors.webclean.block_features`, named by
+``BLOCK_FEATURES``) against direct, per-block readings of the same
+definitions (the way the features were first written), so a faster
+formulation cannot drift from the model's."""
 
 from __future__ import annotations
 
@@ -13,12 +15,28 @@ import pytest
 from webclean_scrapy import document
 from webclean_scrapy.document import Document
 from webclean_scrapy.extractors import webclean
-from webclean_scrapy.extractors.webclean import features, keywords
+from webclean_scrapy.extractors.webclean import keywords
+
+COLUMN = {name: j for j, name in enumerate(webclean.BLOCK_FEATURES)}
 
 
 def counted_marks(text: str) -> tuple[int, int, int, bool]:
     return (text.count(".") + text.count("。") + text.count("!") + text.count("?"),
             text.count(",") + text.count("，") + text.count("、"), text.count(";"), text[-1] in ".!?。！？")
+
+
+def mark_features(text: str) -> tuple[float, float, float]:
+    """The ``stops``, ``commas`` and ``ends_stop`` features as defined:
+    marks per 40 characters other than whitespace (at most 3), and
+    whether a stop ends it."""
+    stops, commas, semicolons, ends = counted_marks(text)
+    chars = len("".join(text.split()))
+    return min(stops * 40.0 / chars, 3.0), min((commas + semicolons) * 40.0 / chars, 3.0), float(ends)
+
+
+def marks_of(doc: Document) -> list[tuple[float, float, float]]:
+    rows = webclean.block_features(doc)
+    return [tuple(row) for row in rows[:, [COLUMN["stops"], COLUMN["commas"], COLUMN["ends_stop"]]].tolist()]
 
 
 TEXTS = [
@@ -40,9 +58,7 @@ def test_marks_match_str_count(compiled: bool, monkeypatch: pytest.MonkeyPatch) 
     doc = page_of(TEXTS)
     texts = doc.block_columns.texts
     assert len(texts) == len(TEXTS)
-    stops, commas, semicolons, ends = features._marks(features._Page(doc))
-    assert list(zip(stops.tolist(), commas.tolist(), semicolons.tolist(), ends.tolist())) == [
-        counted_marks(t) for t in texts]
+    assert marks_of(doc) == [mark_features(t) for t in texts]
     for mark, counts in zip(document.PUNCTUATION_MARKS, doc.block_columns.marks.tolist()):
         assert counts == [t.count(mark) for t in texts]
 
@@ -50,9 +66,8 @@ def test_marks_match_str_count(compiled: bool, monkeypatch: pytest.MonkeyPatch) 
 def test_marks_on_a_long_page():
     texts = ["a, b; c. " * 240_000, "Short, one.", "x" * 10 + "!"]
     doc = page_of(texts)
-    stops, commas, semicolons, ends = features._marks(features._Page(doc))
-    assert list(zip(stops.tolist(), commas.tolist(), semicolons.tolist(), ends.tolist())) == [
-        counted_marks(t.strip()) for t in texts]
+    assert marks_of(doc) == [mark_features(t.strip()) for t in texts]
+    assert doc.block_columns.count(".").tolist() == [240_000, 1, 0]
 
 
 def test_only_counted_marks_can_be_asked_for():
@@ -62,19 +77,33 @@ def test_only_counted_marks_can_be_asked_for():
         doc.block_columns.count(":")
 
 
+#: Readability's paragraph containers and tag priors (Arc90/Mozilla).
+RD_SCORED = frozenset({"p", "pre", "td", "div", "section", "article", "main", "blockquote", "dd"})
+RD_TAG_PRIOR = {
+    "div": 5, "pre": 3, "td": 3, "blockquote": 3, "address": -3, "ol": -3, "ul": -3, "dl": -3,
+    "dd": -3, "dt": -3, "li": -3, "form": -3, "th": -5, **{f"h{k}": -5 for k in range(1, 7)},
+}
+
+
+def class_sign(node) -> int:
+    """Readability's class weight of a container, as a sign: its class/id
+    keywords (the ``comment`` class inherits nothing, it is its own)."""
+    words = " ".join(filter(None, (node.attributes.get("class"), node.attributes.get("id"))))
+    return keywords.class_keywords(words)[2] if words else 0
+
+
 def readability_reference(doc: Document) -> tuple[list[float], list[float], float]:
     """Readability's paragraph scoring as a walk over the container objects."""
-    signs = keywords._container_flags(doc)[1]
     score: dict = {}
     for block in doc.blocks:
-        if block.chars < 25 or block.container.tag not in keywords._RD_SCORED:
+        if block.chars < 25 or block.container.tag not in RD_SCORED:
             continue
         points = 1 + counted_marks(block.text)[1] + min(block.chars // 100, 3)
         node, level = block.container.parent, 0
         while node is not None and level < 5:
             current = score.get(node)
             if current is None:
-                current = keywords._RD_TAG_PRIOR.get(node.tag, 0) + 25 * signs[node.index]
+                current = RD_TAG_PRIOR.get(node.tag, 0) + 25 * class_sign(node)
             score[node] = current + (points if level == 0 else points / 2 if level == 1 else points / (3 * level))
             node, level = node.parent, level + 1
     top, best, final = None, 0.0, {}
@@ -123,9 +152,11 @@ def random_page(rng: random.Random) -> str:
 @pytest.mark.parametrize("seed", range(40))
 def test_readability_matches_the_walk(seed):
     doc = Document.from_html(random_page(random.Random(seed)))
-    page = features._Page(doc)
-    in_top, in_sibling, share = features._readability(page, features._marks(page)[1])
-    assert (in_top.tolist(), in_sibling.tolist(), share) == readability_reference(doc)
+    rows = webclean.block_features(doc)
+    in_top, in_sibling, share = readability_reference(doc)
+    assert rows[:, COLUMN["rd_top"]].tolist() == in_top
+    assert rows[:, COLUMN["rd_sibling"]].tolist() == in_sibling
+    assert set(rows[:, COLUMN["rd_share"]].tolist()) == {share}
 
 
 def test_comment_areas_and_codes_agree_with_the_markup():
@@ -164,13 +195,10 @@ CLASS_STRINGS = [
 def test_keyword_scan_by_tokens_matches_one_scan_of_the_string(words):
     import re
 
-    groups = {name: _FIRST_WRITTEN.get(name, pattern) for name, pattern in keywords._KEYWORD_GROUPS.items()}
+    groups = {name: _FIRST_WRITTEN.get(name, pattern) for name, pattern in keywords.KEYWORD_GROUPS.items()}
     reference = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in groups.items()))
-    bits, own = 0, -1
-    for match in reference.finditer(words.lower()):
-        bits |= keywords._BIT[match.lastgroup]
-        rank = keywords._PRIORITY_RANK[match.lastgroup]
-        own = rank if own < 0 or rank < own else own
-    keywords._KEYWORD_CACHE.pop(words, None)
-    evidence, got_own, _ = keywords._keywords(words)
-    assert (evidence >> keywords._EVIDENCE_SHIFT, got_own) == (bits, own)
+    priority = ["kw_" + name[len("inner_"):] for name in keywords.INNER_NAMES]
+    found = {match.lastgroup for match in reference.finditer(words.lower())}
+    first = min(found, key=priority.index) if found else None
+    keywords.clear_keyword_memos()
+    assert keywords.class_keywords(words)[:2] == (found, first)

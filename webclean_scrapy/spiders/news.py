@@ -296,7 +296,8 @@ class NewsSpider(WebcleanSpider):
         if extraction is None:
             self.inc("unextracted")
         else:
-            signals = PageSignals.from_selector(response.selector, response.url, extraction.text)
+            signals = PageSignals.from_selector(response.selector, response.url, extraction.text,
+                                                 extraction.page_type)
             verdict = classify(signals)
             self.logger.debug("%s: %s %+d %s", response.url, verdict.kind, verdict.score, verdict.reasons)
             if verdict.is_article:

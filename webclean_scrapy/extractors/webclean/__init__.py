@@ -40,64 +40,80 @@ from .features import BLOCK_FEATURES, MODEL_FEATURES, _Page, block_features, blo
 from .keywords import (
     _AREA, _CHROME_NIBBLES, _HIDDEN_CODE, _INNER_MASK, _KIND_SHIFT, _WIDGET_KIND, clear_keyword_memos,
 )
-from .model import BlockModel, load_model
+from .model import VETOES, BlockModel, load_model
 
 __all__ = [
-    "BLOCK_FEATURES", "COMMENTS_ARE_CONTENT", "DEDUPLICATE_BELOW", "MODEL_FEATURES", "BlockModel",
-    "WebcleanExtractor", "block_features", "block_probabilities", "clear_keyword_memos", "content_indexes",
-    "load_model", "select_blocks",
+    "BLOCK_FEATURES", "DEDUPLICATE_BELOW", "MODEL_FEATURES", "VETOES", "BlockModel", "WebcleanExtractor",
+    "block_features", "block_probabilities", "clear_keyword_memos", "content_indexes", "load_model",
+    "select_blocks", "veto_masks",
 ]
 
 #: Repeats shorter than this many characters are dropped (see ``deduplicate``).
 DEDUPLICATE_BELOW = 100
 
 
-def _vetoed(codes: np.ndarray, chars: np.ndarray, anchors: np.ndarray) -> np.ndarray:
-    """Blocks that markup alone rules out, whatever the model says: form
-    widgets' labels, subtrees a class names hidden (the stylesheet hides
-    them; the walk only sees inline styles), and all-links blocks inside
-    markup that names itself chrome (a share bar, a tag list, "related"
-    links)."""
-    return ((codes >> _KIND_SHIFT & 15 == _WIDGET_KIND) | (codes & _HIDDEN_CODE != 0)
-            | (_CHROME_NIBBLES[codes & _INNER_MASK] & (anchors * 10 >= chars * 9)))
+def veto_masks(doc: Document) -> np.ndarray:
+    """What markup alone can rule out, whatever the model says: one boolean
+    row per :data:`VETOES` reason, in that order:
+
+    * ``comment_area``: inside a readers' comment area (:mod:`.keywords`);
+    * ``widget``: a form widget's label (button, option, legend...);
+    * ``hidden``: a subtree a class names hidden (the stylesheet hides it;
+      the walk only sees inline styles);
+    * ``chrome``: an all-links block inside markup that names itself
+      chrome (a share bar, a tag list, "related" links).
+
+    Which apply depends on the predicted page type, chosen by
+    cross-validation and shipped with the model
+    (:meth:`BlockModel.vetoes_for`): a forum thread's posts are a comment
+    area, a listing's cards are all-links blocks in "teaser" boxes, a
+    service page's tabs are hidden until clicked."""
+    if not len(doc.block_columns):
+        return np.zeros((len(VETOES), 0), dtype=bool)
+    return _veto_masks(_Page(doc))
 
 
-#: Page types whose readers' comment areas hold the main content (forum
-#: threads): elsewhere a comment area is vetoed unless ``comments`` is true.
-COMMENTS_ARE_CONTENT = frozenset({"forum"})
+def _veto_masks(page: _Page) -> np.ndarray:
+    codes, chars, anchors = page.block_codes, page.chars, page.anchors
+    return np.vstack([
+        codes & _AREA != 0,
+        codes >> _KIND_SHIFT & 15 == _WIDGET_KIND,
+        codes & _HIDDEN_CODE != 0,
+        _CHROME_NIBBLES[codes & _INNER_MASK] & (anchors * 10 >= chars * 9),
+    ])
+
+
 #: With ``comments=True``, a comment-area block of at least this many
 #: characters, mostly not links, is kept whatever the model says.
 COMMENT_MIN_CHARS = 80
-
-
-def _in_comment_area(codes: np.ndarray) -> np.ndarray:
-    """Blocks inside a readers' comment area (:mod:`.keywords`)."""
-    return codes & _AREA != 0
 
 
 def block_probabilities(doc: Document, comments: bool = False) -> np.ndarray:
     """The content probability of each block of *doc*, vetoes applied (0).
 
     The model sees each block's :data:`BLOCK_FEATURES` and its page's
-    page-type probabilities (:func:`webclean_scrapy.page_type.page_type_of`).
-    Readers' comment areas (:mod:`.keywords`) are content on a forum
-    thread (:data:`COMMENTS_ARE_CONTENT`) and vetoed on other pages, as
-    today's benchmarks want; with *comments* true they are never vetoed
-    and their prose blocks (:data:`COMMENT_MIN_CHARS`, mostly not links)
-    are kept, as some gold standards (Dragnet's) want."""
+    page-type probabilities (:func:`webclean_scrapy.page_type.page_type_of`);
+    then the :data:`VETOES` the model ships for the predicted type apply.
+    Readers' comment areas are content on a forum thread and vetoed on
+    most other pages, as today's benchmarks want; with *comments* true
+    they are never vetoed and their prose blocks (:data:`COMMENT_MIN_CHARS`,
+    mostly not links) are kept, as some gold standards (Dragnet's) want."""
     if not len(doc.block_columns):
         return np.zeros(0)
     page = _Page(doc)
     kind, types = page_type_of(doc)
+    model = load_model()
     rows = np.hstack([block_matrix(page), np.broadcast_to(types, (page.n, len(PAGE_TYPES)))])
-    probabilities = load_model().probabilities(rows)
-    in_area = _in_comment_area(page.block_codes)
+    probabilities = model.probabilities(rows)
+    masks = _veto_masks(page)
+    applied = model.vetoes_for(kind)
     if comments:
         # Readers' comments that read as prose are content.
+        in_area = masks[VETOES.index("comment_area")]
         probabilities[in_area & (page.chars >= COMMENT_MIN_CHARS) & (page.anchors * 2 < page.chars)] = 1.0
-    elif kind not in COMMENTS_ARE_CONTENT:
-        probabilities[in_area] = 0.0
-    probabilities[_vetoed(page.block_codes, page.chars, page.anchors)] = 0.0
+        applied = tuple(reason for reason in applied if reason != "comment_area")
+    for reason in applied:
+        probabilities[masks[VETOES.index(reason)]] = 0.0
     return probabilities
 
 

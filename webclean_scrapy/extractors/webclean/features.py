@@ -79,6 +79,8 @@ STRUCTURE_FEATURES: tuple[str, ...] = (
     "key_count2", "key_share2", "sib_same2", "parent_children", "parent_blocks", "grand_blocks",
     "heading_level", "before_h1", "is_title", "char_position", "page_log_chars", "page_log_blocks",
     "page_ld", "page_log_containers", "top_key_share", "in_area", "up_share1", "up_share2", "up_share3",
+    "key_ld0", "key_prose0", "key_ld1", "key_prose1", "key_ld2", "key_prose2",
+    "prose_ratio1", "prose_ratio2", "prose_ratio3", "in_prose_top",
     *(f"x_{name}" for name in STRUCTURE_GROUPS), *(f"own_{name}" for name in STRUCTURE_GROUPS),
 )
 #: Feature names, in row order.
@@ -343,7 +345,15 @@ def _structure(page: _Page) -> np.ndarray:
     own and inherited :data:`STRUCTURE_GROUPS` bits; whole-array counts
     then give, per key, how many containers share it and how much text
     they hold, per (parent, key) how many siblings repeat it, and per
-    container how many of its children hold text."""
+    container how many of its children hold text.
+
+    *Prose* is a block of 80 characters or more, under 30% links. The share
+    of prose in the containers sharing a key (and their link density) tells
+    a run of forum posts or product sections (prose) from a run of menu
+    items or link cards; the share of prose in the holder's ancestors tells
+    a paragraph of the article body from one in a sidebar blurb; and the
+    container directly holding the most prose (the article body's usual
+    shape) marks its blocks."""
     doc = page.doc
     columns = doc.container_columns
     nc = len(columns)
@@ -389,6 +399,16 @@ def _structure(page: _Page) -> np.ndarray:
     same[held] = pair_counts[inverse.ravel()]
     child_counts = np.bincount(held_parents[held_parents >= 0], minlength=nc).astype(float)
     n = page.n
+    chars = page.chars
+    prose = np.where((chars >= 80) & (page.anchors < 0.3 * chars), chars, 0.0)
+    prose_prefix = np.zeros(n + 1)
+    prose.cumsum(out=prose_prefix[1:])
+    subtree_prose = np.zeros(nc)
+    subtree_prose[held] = prose_prefix[page.last[held] + 1] - prose_prefix[page.first[held]]
+    key_prose = np.bincount(held_keys, weights=subtree_prose[held], minlength=len(key_ids))
+    key_anchors = np.bincount(held_keys, weights=page.canchors[held], minlength=len(key_ids))
+    key_base = np.maximum(key_chars, 1.0)
+    prose_ratio = subtree_prose / np.maximum(cchars, 1.0)
     lineage = page.lineage
     out = np.zeros((n, len(STRUCTURE_FEATURES)))
     at = _STRUCTURE_COLUMN
@@ -397,6 +417,8 @@ def _structure(page: _Page) -> np.ndarray:
         out[:, at[f"key_count{level}"]] = np.log1p(count[holder])
         out[:, at[f"key_share{level}"]] = share[holder]
         out[:, at[f"sib_same{level}"]] = np.log1p(same[holder])
+        out[:, at[f"key_ld{level}"]] = (key_anchors / key_base)[keys[holder]]
+        out[:, at[f"key_prose{level}"]] = (key_prose / key_base)[keys[holder]]
     out[:, at["depth"]] = np.array(depth[:nc], dtype=float)[page.holder]
     out[:, at["parent_children"]] = np.log1p(child_counts[lineage[:, 1]])
     spans = (page.last - page.first + 1).astype(float)
@@ -420,6 +442,11 @@ def _structure(page: _Page) -> np.ndarray:
     out[:, at["in_area"]] = page.block_codes & _AREA != 0
     for level in (1, 2, 3):
         out[:, at[f"up_share{level}"]] = cchars[lineage[:, level]] / total
+        out[:, at[f"prose_ratio{level}"]] = prose_ratio[lineage[:, level]]
+    if prose.any():
+        direct = np.bincount(page.holder, weights=prose, minlength=nc)
+        top = int(direct.argmax())
+        out[page.first[top]:page.last[top] + 1, at["in_prose_top"]] = 1.0
     own_bits = np.array(own, dtype=np.int64)[page.holder]
     inherited_bits = np.array(inherited[:nc], dtype=np.int64)[page.holder]
     for j, name in enumerate(STRUCTURE_GROUPS):

@@ -21,7 +21,8 @@ from ...document import HEADING_TAGS, Document
 # -- container flags ---------------------------------------------------------
 # One bit per kind of evidence; a block inherits the OR of its ancestors' bits.
 
-_KEYWORD_GROUPS: dict[str, str] = {
+#: The class/id keyword groups: name -> regular expression (lower case).
+KEYWORD_GROUPS: dict[str, str] = {
     # Hidden by a stylesheet rule the walk cannot see.
     # ("hidden-xs", "d-none d-md-block" are responsive: visible somewhere.)
     # Whole words only. Every alternative of every group starts with a
@@ -44,8 +45,8 @@ _KEYWORD_GROUPS: dict[str, str] = {
 }
 #: All groups as one flat alternation, in group order: named groups would
 #: cost the engine 2x; which group matched is read off the matched text.
-_KEYWORD_RE = re.compile("|".join(_KEYWORD_GROUPS.values()))
-_GROUP_PATTERNS = {name: re.compile(pattern) for name, pattern in _KEYWORD_GROUPS.items()}
+_KEYWORD_RE = re.compile("|".join(KEYWORD_GROUPS.values()))
+_GROUP_PATTERNS = {name: re.compile(pattern) for name, pattern in KEYWORD_GROUPS.items()}
 #: Matched text -> its group. Each group matches its own finite set of
 #: words, none shared (so the first group matching the text alone is the
 #: one that matched it in context): a few hundred entries at most.
@@ -81,7 +82,7 @@ _ROLE_FLAGS: dict[str, str] = {
     "article": "in_article", "dialog": "kw_social", "search": "in_form",
 }
 
-FLAG_NAMES: tuple[str, ...] = tuple(dict.fromkeys([*_KEYWORD_GROUPS, *_TAG_FLAGS.values(), *_ROLE_FLAGS.values()]))
+FLAG_NAMES: tuple[str, ...] = tuple(dict.fromkeys([*KEYWORD_GROUPS, *_TAG_FLAGS.values(), *_ROLE_FLAGS.values()]))
 _BIT = {name: 1 << i for i, name in enumerate(FLAG_NAMES)}
 _TAG_BITS = {tag: _BIT[flag] for tag, flag in _TAG_FLAGS.items()}
 _ROLE_BITS = {role: _BIT[flag] for role, flag in _ROLE_FLAGS.items()}
@@ -218,6 +219,18 @@ def _keywords(words: str) -> tuple[int, int, int]:
             _KEYWORD_CACHE.clear()
         _KEYWORD_CACHE[words] = found
     return found
+
+
+def class_keywords(words: str) -> tuple[frozenset[str], str | None, int]:
+    """What a class/id string says (``"comment-content main"``): the
+    :data:`KEYWORD_GROUPS` it names, the one that names it first (the
+    innermost group a block inherits, :data:`INNER_NAMES` order; ``None``:
+    none) and its sign as Readability weighs class names (+1 content, -1
+    boilerplate, 0 neither)."""
+    evidence, own, sign = _keywords(words)
+    bits = evidence >> _EVIDENCE_SHIFT
+    groups = frozenset(name for name in KEYWORD_GROUPS if bits & _BIT[name])
+    return groups, (_PRIORITY[own] if own >= 0 else None), sign
 
 
 def _container_flags(doc: Document) -> tuple[list[int], list[int]]:

@@ -3,7 +3,8 @@
 A gradient-boosted tree ensemble over :data:`.features.MODEL_FEATURES`,
 fitted by ``benchmarks/train_webclean.py`` (LightGBM, training time only)
 and shipped as ``webclean_scrapy/data/webclean_model.json``, which also
-holds the keep thresholds (one, and one per predicted page type). At run time the ensemble is evaluated by
+holds the keep thresholds (one, and one per predicted page type) and the
+vetoes that apply on each predicted page type. At run time the ensemble is evaluated by
 :mod:`webclean_scrapy.trees` (compiled, or numpy): nothing but numpy is
 needed. Read once, on first use.
 """
@@ -20,6 +21,10 @@ import numpy as np
 from ...trees import TreeEnsemble
 from .features import MODEL_FEATURES
 
+#: Why a block may be ruled out whatever the model says (documented where
+#: they are computed, :func:`webclean_scrapy.extractors.webclean.veto_masks`).
+VETOES: tuple[str, ...] = ("comment_area", "widget", "hidden", "chrome")
+
 MODEL_FILE = "data/webclean_model.json"
 
 
@@ -33,9 +38,16 @@ class BlockModel:
     #: ... unless the page's predicted type has its own (cross-validated:
     #: listings and collections keep more of their short cards).
     thresholds_by_page_type: dict[str, float]
+    #: The :data:`~webclean_scrapy.extractors.webclean.VETOES` reasons that
+    #: apply on each predicted page type (cross-validated); a type not
+    #: listed gets them all.
+    vetoes_by_page_type: dict[str, tuple[str, ...]]
 
     def threshold_for(self, page_type: str) -> float:
         return self.thresholds_by_page_type.get(page_type, self.threshold)
+
+    def vetoes_for(self, page_type: str) -> tuple[str, ...]:
+        return self.vetoes_by_page_type.get(page_type, VETOES)
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
         """Content probability of each feature row."""
@@ -50,5 +62,10 @@ def load_model() -> BlockModel:
     if data.get("features") != list(MODEL_FEATURES):
         raise RuntimeError(f"{MODEL_FILE} does not match this extractor's features; "
                            "re-run benchmarks/train_webclean.py")
+    vetoes = {kind: tuple(reasons) for kind, reasons in data.get("vetoes_by_page_type", {}).items()}
+    unknown = {reason for reasons in vetoes.values() for reason in reasons} - set(VETOES)
+    if unknown:
+        raise RuntimeError(f"{MODEL_FILE} names unknown vetoes {sorted(unknown)}")
     return BlockModel(TreeEnsemble.from_json(data["ensemble"]), float(data["threshold"]),
-                      {kind: float(value) for kind, value in data.get("thresholds_by_page_type", {}).items()})
+                      {kind: float(value) for kind, value in data.get("thresholds_by_page_type", {}).items()},
+                      vetoes)
