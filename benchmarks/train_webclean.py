@@ -328,7 +328,8 @@ def choose_policies(pages: list[dict], out: list[np.ndarray], kinds: list[str], 
     policies: dict[str, Policy] = {}
     for kind in PAGE_TYPES:
         members = [i for i in chosen_from if kinds[i] == kind and pages[i]["n"] and pages[i]["dataset"] == MODERN]
-        if len(members) < 20:
+        if len(members) < 20:  # too few to choose from: the default, shipped as such
+            policies[kind] = default_policy(kind, global_threshold)
             continue
         memo: dict[Policy, float] = {}
 
@@ -382,7 +383,7 @@ def cross_validate(pages: list[dict], folds: int, oof: Path | None = None) -> tu
         policies = choose_policies(pages, out, kinds, [i for i in everyone if fold_of[i] != k], best)
         for i in everyone:
             if fold_of[i] == k:
-                kept_blocks[i] = kept_under(pages[i], out[i], policies.get(kinds[i], default_policy(kinds[i], best)))
+                kept_blocks[i] = kept_under(pages[i], out[i], policies[kinds[i]])
     policies = choose_policies(pages, out, kinds, list(everyone), best)
     return best, policies, scores(pages, kept_blocks)
 
