@@ -56,7 +56,10 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from bisect import bisect_right
 from functools import lru_cache
+from itertools import accumulate, compress, repeat
+from operator import itemgetter
 from importlib import resources
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -68,6 +71,51 @@ from .document import Document
 from .trees import ensemble_from_json
 
 PAGE_TYPES: tuple[str, ...] = ("article", "forum", "product", "collection", "listing", "documentation", "service")
+
+# -- fast substring tests -----------------------------------------------------------
+
+#: Trigram hashes are this many bits: a table small enough to stay in
+#: cache (a 64 KiB one costs more to clear and fill than it saves), large
+#: enough to rule out most words.
+_TRIGRAM_BITS = 14
+
+
+def _trigrams(data: bytes) -> np.ndarray:
+    """A :data:`_TRIGRAM_BITS`-bit hash of each byte trigram of *data*, one
+    per position (none when shorter than 3 bytes)."""
+    raw = np.frombuffer(data, dtype=np.uint8).astype(np.uint16)
+    return ((raw[:-2] << 7) ^ (raw[1:-1] << 4) ^ raw[2:]) & ((1 << _TRIGRAM_BITS) - 1)
+
+
+class _Substrings:
+    """A fixed list of ASCII words of three or more characters, and which of
+    them may occur in a text.
+
+    A word occurs in a text only if each of its byte trigrams occurs in the
+    text's UTF-8 (a non-ASCII character is bytes of 0x80 and above): one
+    numpy pass over the text marks its (hashed) trigrams, one lookup
+    tells which words have them all. The few candidates left are then
+    tested with ``in`` / ``str.find``, exactly; most words are ruled out
+    without a search of their own, which matters with a hundred words.
+    """
+
+    __slots__ = ("words", "_trigrams")
+
+    def __init__(self, words: Iterable[str]) -> None:
+        self.words = tuple(words)
+        if any(len(w) < 3 or not w.isascii() for w in self.words):
+            raise ValueError("only ASCII words of three or more characters")
+        width = max(map(len, self.words)) - 2
+        # Each word's trigrams, padded with its first one.
+        rows = [_trigrams(w.encode()).tolist() for w in self.words]
+        self._trigrams = np.array([row + row[:1] * (width - len(row)) for row in rows], dtype=np.uint16)
+
+    def candidates(self, text: str) -> list[bool]:
+        """Per word: might it occur in *text* (False: it does not)."""
+        seen = np.zeros(1 << _TRIGRAM_BITS, dtype=bool)
+        seen[_trigrams(text.encode("utf-8", "surrogatepass"))] = True
+        return seen[self._trigrams].all(axis=1).tolist()
+
 
 # -- vocabularies ---------------------------------------------------------------
 
@@ -135,6 +183,8 @@ _PLATFORMS: dict[str, tuple[str, ...]] = {
     "news": ("googletagservices", "doubleclick", "prebid", "taboola", "outbrain", "chartbeat", "parsely", "piano",
              "cxense", "adsystem"),
 }
+
+_PLATFORM_WORDS = _Substrings(sorted({word for words in _PLATFORMS.values() for word in words}))
 
 #: URL path / host tokens by family. Single letters count only as a whole
 #: path segment (``/p/``, ``/t/``, ``/c/``).
@@ -208,23 +258,103 @@ _CLASS_GROUPS: dict[str, tuple[str, ...]] = {
 }
 
 
-#: One substring search per family (sorted by name, the order
-#: :func:`_class_name_info` returns them in): ten searches instead of
-#: 150 ``in`` tests for each token seen the first time.
-_CLASS_FAMILY_RES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile("|".join(map(re.escape, sorted(words, key=len, reverse=True)))))
-    for name, words in sorted(_CLASS_GROUPS.items()))
-
-
-@lru_cache(maxsize=1 << 16)
-def _class_name_info(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The keyword families a class/id name contains, and its word tokens
-    (memoised: pages of one site, and sites of one framework, share names)."""
-    groups = tuple(family for family, pattern in _CLASS_FAMILY_RES if pattern.search(name))
-    return groups, tuple({"c_" + w for w in _TOKEN.findall(name)})
-
-
 _CLASS_GROUP_NAMES = tuple(_CLASS_GROUPS)
+
+
+def _class_keywords() -> dict[str, int]:
+    """Each class/id keyword and the bits of the families holding it (bit
+    *i*: the *i*-th of :data:`_CLASS_GROUP_NAMES`). A keyword containing
+    another of its family adds nothing (``username`` holds ``user``) and is
+    left out: a name has a family when it contains one of the family's words."""
+    keywords: dict[str, int] = {}
+    for bit, group in enumerate(_CLASS_GROUP_NAMES):
+        words = _CLASS_GROUPS[group]
+        for word in words:
+            if not any(other != word and other in word for other in words):
+                keywords[word] = keywords.get(word, 0) | (1 << bit)
+    return keywords
+
+
+_LOWER_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
+#: Keywords of letters only: one occurs in a name only within one of the
+#: name's runs of letters (``product`` in ``product-card__title``).
+_LETTER_KEYWORDS: tuple[tuple[str, int], ...] = tuple(
+    (word, bits) for word, bits in sorted(_class_keywords().items()) if set(word) <= _LOWER_LETTERS)
+_LETTER_WORDS = _Substrings(word for word, _ in _LETTER_KEYWORDS)
+#: The others (``add-to-cart``, ``md-``), searched for in the names
+#: themselves; with the indexes of their families.
+_SPANNING_KEYWORDS: tuple[tuple[bytes, list[int]], ...] = tuple(
+    (word.encode(), [bit for bit in range(len(_CLASS_GROUP_NAMES)) if bits >> bit & 1])
+    for word, bits in sorted(_class_keywords().items()) if not set(word) <= _LOWER_LETTERS)
+_FAMILY_SHIFTS = np.arange(len(_CLASS_GROUP_NAMES), dtype=np.int64)
+#: Family bits of the letter runs seen so far (the same words recur across
+#: pages and sites: ``product``, ``card``, ``title``, ``wrapper``); emptied
+#: when it grows past :data:`_RUN_CACHE_SIZE`.
+_RUN_BITS: dict[str, int] = {}
+_RUN_CACHE_SIZE = 1 << 16
+
+
+def _letter_run_bits(runs: list[str]) -> list[int]:
+    """Per run of letters, the family bits of the letter keywords it contains.
+
+    One ``str.find`` per keyword (those :data:`_LETTER_WORDS` does not rule
+    out) over the runs joined by spaces, each hit mapped back to its run,
+    the search going on from the next run.
+    """
+    text = " ".join(runs)
+    starts = list(accumulate([len(run) + 1 for run in runs], initial=0))
+    bits = [0] * len(runs)
+    find = text.find
+    for word, word_bits in compress(_LETTER_KEYWORDS, _LETTER_WORDS.candidates(text)):
+        at = find(word)
+        while at >= 0:
+            k = bisect_right(starts, at) - 1
+            bits[k] |= word_bits
+            at = find(word, starts[k + 1])
+    return bits
+
+
+def _class_names(name_counts: dict[str, int]) -> tuple[list[int], set[str]]:
+    """Per class family (:data:`_CLASS_GROUP_NAMES` order), how many
+    class/id names (counting repeats) contain one of its keywords; and the
+    words of the names (``set(_TOKEN.findall(...))``).
+
+    The names are cut into runs of letters -- the words, looked up once per
+    run and remembered (:data:`_RUN_BITS`) -- mapped back to their names
+    with numpy over the UTF-8 of the names joined by spaces (a name holds
+    no whitespace; a non-ASCII character is bytes of 0x80 and above).
+    """
+    if not name_counts:
+        return [0] * len(_CLASS_GROUP_NAMES), set()
+    data = " ".join(name_counts).encode("utf-8", "surrogatepass")
+    runs = data.translate(_NOT_LOWER).decode("ascii").split()
+    words = set(runs)
+    cache = _RUN_BITS
+    missing = list(words.difference(cache))
+    if missing:
+        cache.update(zip(missing, _letter_run_bits(missing)))
+    bits = np.fromiter(map(cache.__getitem__, runs), dtype=np.int64, count=len(runs))
+    if len(cache) > _RUN_CACHE_SIZE:
+        cache.clear()
+    words -= _SINGLE_LETTERS
+    raw = np.frombuffer(data, dtype=np.uint8)
+    name_of = np.cumsum(raw == 32, dtype=np.int32)  # the name each byte belongs to
+    has = np.zeros((len(name_counts), len(_CLASS_GROUP_NAMES)), dtype=bool)
+    hits = np.flatnonzero(bits)
+    if len(hits):
+        letter = (raw >= 97) & (raw <= 122)
+        starts = letter.copy()
+        starts[1:] &= ~letter[:-1]
+        run, family = np.nonzero((bits[hits, None] >> _FAMILY_SHIFTS) & 1)
+        has[name_of[np.flatnonzero(starts)[hits[run]]], family] = True
+    for word, families in _SPANNING_KEYWORDS:
+        at = data.find(word)
+        while at >= 0:
+            has[name_of[at], families] = True
+            at = data.find(word, at + 1)
+    counts = np.fromiter(name_counts.values(), dtype=np.int64, count=len(name_counts))
+    return (counts @ has).tolist(), words
+
 
 #: Short-block phrases (blocks of at most :data:`_SHORT` characters), by family.
 _PHRASES: dict[str, tuple[str, ...]] = {
@@ -274,10 +404,17 @@ _PHRASE_STRIP = " \t0123456789.,:;!?()[]{}#|/\\-–—•·*+=<>\"'«»“”‘
 _SHORT = 40
 
 #: A price: a currency symbol or code next to a number.
+#: Written ``[symbols or digit]`` then a branch on which it was (a
+#: lookbehind), the same matches as ``[symbols]\s?\d|\d[...]*(?:codes)``: a
+#: pattern opening on a character set lets the regex engine skip to the
+#: next candidate character in C instead of trying both branches at every
+#: position.
 _PRICE = re.compile(
-    r"[$€£¥₹₩₽₺₫₱฿₪]\s?\d"
-    r"|\d[\d.,\u00a0\u202f ]*(?:[€£₽₺₹₫円元]|zł|kr|Kč|Ft|lei|лв|руб|EUR|USD|CHF|SEK|NOK|DKK|PLN|GBP)")
-_YEAR_TEXT = re.compile(r"\b(?:19[89]\d|20[0-4]\d)\b")
+    r"[$€£¥₹₩₽₺₫₱฿₪\d](?:(?<=[$€£¥₹₩₽₺₫₱฿₪])\s?\d"
+    r"|(?<=\d)[\d.,\u00a0\u202f ]*(?:[€£₽₺₹₫円元]|zł|kr|Kč|Ft|lei|лв|руб|EUR|USD|CHF|SEK|NOK|DKK|PLN|GBP))")
+#: ``\b(?:19[89]\d|20[0-4]\d)\b``, with the opening boundary checked after
+#: the first digit (a lookbehind), so the engine skips to the next 1 or 2.
+_YEAR_TEXT = re.compile(r"(?:1(?<!\w1)9[89]|2(?<!\w2)0[0-4])\d(?!\w)")
 
 #: Structural tags whose text share is a feature (the block's holder or any
 #: ancestor), as bits of one per-container mask.
@@ -288,6 +425,8 @@ _HEADING_TAGS = frozenset(_HEADINGS)
 _TAG_BITS: dict[str, int] = {tag: 1 << i for i, tag in enumerate(_FLAG_TAGS)}
 _HEADING_BIT = 1 << len(_FLAG_TAGS)
 _TAG_BITS.update({h: _HEADING_BIT for h in _HEADINGS})
+#: The bits whose text share is a feature: :data:`_FLAG_TAGS`', then headings'.
+_SHARE_BITS = np.array([_TAG_BITS[tag] for tag in _FLAG_TAGS] + [_HEADING_BIT], dtype=np.int64)
 _COUNTED_TAGS: tuple[str, ...] = (
     "article", "section", "nav", "aside", "header", "footer", "main", "form", "button", "label", "textarea",
     "table", "tr", "td", "th", "ul", "ol", "li", "dl", "dt", "dd", "pre", "blockquote", "figure", "figcaption",
@@ -303,11 +442,25 @@ _LINK_KINDS: dict[str, tuple[str, ...]] = {
     "docs": ("/docs/", "/api/", "/reference/", "/guide", ".html#"),
 }
 #: Microdata types (``itemtype`` on any element: prices sit on spans).
-_ITEMTYPE_XPATH = etree.XPath("//@itemtype")
+#: ``//*/@itemtype`` is ``//@itemtype`` (only elements have attributes)
+#: without collecting every text node first, and plain strings are cheaper
+#: than lxml's "smart" ones: a third of the time.
+_ITEMTYPE_XPATH = etree.XPath("//*/@itemtype", smart_strings=False)
 _REPEAT_SKIP = frozenset({"p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "dd", "dt", "option"})
 
 #: Words of the token model: lower-case ASCII letter runs of two or more.
 _TOKEN = re.compile(r"[a-z]{2,}")
+_NOT_LOWER = bytes(c if 97 <= c <= 122 else 32 for c in range(256))
+_SINGLE_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
+
+
+def _words(text: str) -> set[str]:
+    """``set(_TOKEN.findall(text))``, twice as fast: the UTF-8 bytes with
+    everything but ``a``-``z`` turned into spaces (a non-ASCII character
+    is only bytes of 0x80 and above), split, single letters dropped."""
+    found = set(text.encode("utf-8", "surrogatepass").translate(_NOT_LOWER).decode("ascii").split())
+    found -= _SINGLE_LETTERS
+    return found
 #: Headings whose words are tokens (``h_`` prefix).
 _TOKEN_HEADINGS = frozenset({"h1", "h2", "h3"})
 
@@ -370,7 +523,7 @@ def _url_features(f: np.ndarray, url: str, tokens: set[str]) -> None:
         f[x[f"host_{name}"]] = any(w in host_words for w in words)
     path = parts.path or "/"
     lowered = path.lower()
-    tokens.update("u_" + w for w in _TOKEN.findall(lowered))
+    tokens.update(map("u_".__add__, _words(lowered)))
     segments = [s for s in lowered.split("/") if s]
     f[x["url_depth"]] = len(segments)
     f[x["url_path_chars"]] = len(path)
@@ -415,93 +568,97 @@ def _url_features(f: np.ndarray, url: str, tokens: set[str]) -> None:
 def _element_features(f: np.ndarray, root: etree._Element, tokens: set[str]) -> None:
     """One ``iter`` over the few tags outside the container table (the
     head's meta / link / script among them): JSON-LD, meta, platform,
-    inline counts; and the microdata types."""
+    inline counts; and the microdata types.
+
+    The walk only sorts the elements by tag (lxml filters the tags in C;
+    making the element proxies is most of its cost); each tag's elements
+    are then read by a loop of its own.
+    """
     x = _INDEX
-    counts = dict.fromkeys(_ITER_TAGS, 0)
-    schema: Counter[str] = Counter()
-    ld_keys: Counter[str] = Counter()
-    platform_text: list[str] = []
-    jsonld = type_count = 0
-    inputs: Counter[str] = Counter()
-    slugs = 0
-    hrefs: list[str] = []
+    # The microdata types first: their search reads every element's
+    # attributes, which the walk below then finds in cache.
+    itemtypes = _ITEMTYPE_XPATH(root)
+    found: dict[str, list[etree._Element]] = {tag: [] for tag in _ITER_TAGS}
+    keep = {tag: elements.append for tag, elements in found.items()}
     for el in root.iter(*_ITER_TAGS):
-        tag = el.tag
-        counts[tag] += 1
-        if tag == "a":
-            # Links to slug-named pages (``/how-to-fix-a-leaking-tap``):
-            # what lists of articles (or products) link to.
-            href = el.get("href")
-            if href:
-                hrefs.append(href)
-                if len(href) > 20 and href.rstrip("/").rsplit("/", 1)[-1].count("-") >= 3:
-                    slugs += 1
-        elif tag == "script":
-            kind = el.get("type")
-            if kind and "ld+json" in kind:
-                text = el.text
-                if text:
-                    jsonld += 1
-                    for match in _LD_TYPE.findall(text):
-                        for word in _WORD.findall(match):
-                            type_count += 1
-                            group = _SCHEMA_OF.get(word.lower())
-                            if group:
-                                schema[group] += 1
-                    ld_keys.update(_LD_KEY.findall(text))
-            else:
-                src = el.get("src")
-                if src:
-                    platform_text.append(src)
-        elif tag == "meta":
-            prop = el.get("property") or el.get("name")
-            if prop:
-                prop = prop.lower()
-                if prop == "og:type":
-                    content = (el.get("content") or "").lower()
-                    if "article" in content or "blog" in content:
-                        f[x["og_article"]] = 1
-                    elif "product" in content:
-                        f[x["og_product"]] = 1
-                    elif content == "website":
-                        f[x["og_website"]] = 1
-                    elif content:
-                        f[x["og_other"]] = 1
-                elif prop.startswith("article:"):
-                    f[x["meta_article"]] += 1
-                elif prop.startswith(("product:", "og:price", "og:availability")):
-                    f[x["meta_product"]] += 1
-                elif prop == "twitter:card":
-                    f[x["twitter_large_image"]] = "large" in (el.get("content") or "")
-                elif prop.startswith(("twitter:label", "twitter:data")):
-                    f[x["twitter_labels"]] += 1
-                elif prop == "generator":
-                    platform_text.append(el.get("content") or "")
-                elif prop == "description":
-                    content = el.get("content") or ""
-                    f[x["meta_description_chars"]] = len(content)
-                    tokens.update("m_" + w for w in _TOKEN.findall(content.lower()))
-            else:
-                itemprop = el.get("itemprop")
-                if itemprop and "price" in itemprop.lower():
-                    f[x["meta_itemprop_price"]] += 1
-        elif tag == "link":
-            href = el.get("href")
-            if href and (el.get("rel") or "").lower() in ("stylesheet", "preload", "modulepreload"):
-                platform_text.append(href)
-        elif tag == "input":
-            inputs[(el.get("type") or "text").lower()] += 1
-        elif tag == "time":
-            if el.get("datetime"):
-                f[x["el_time_datetime"]] += 1
-    f[x["slug_links"]] = slugs
+        keep[el.tag](el)
+    for tag, elements in found.items():
+        f[x[f"el_{tag}"]] = len(elements)
+
+    # Links to slug-named pages (``/how-to-fix-a-leaking-tap``): what lists
+    # of articles (or products) link to. Fewer than three hyphens in the
+    # whole address rule a link out before its last segment is cut.
+    hrefs = [href for href in [el.get("href") for el in found["a"]] if href]
+    f[x["slug_links"]] = sum(1 for href in hrefs if len(href) > 20 and href.count("-") >= 3
+                             and href.rstrip("/").rsplit("/", 1)[-1].count("-") >= 3)
     if hrefs:
         # Counted over the joined addresses: one substring count per fragment.
         joined = "\n".join(hrefs).lower()
         for kind, fragments in _LINK_KINDS.items():
             f[x[f"links_{kind}"]] = sum(joined.count(fragment) for fragment in fragments)
+
+    schema: Counter[str] = Counter()
+    ld_keys: Counter[str] = Counter()
+    platform_text: list[str] = []
+    jsonld = type_count = 0
+    for el in found["script"]:
+        kind = el.get("type")
+        if kind and "ld+json" in kind:
+            text = el.text
+            if text:
+                jsonld += 1
+                for match in _LD_TYPE.findall(text):
+                    for word in _WORD.findall(match):
+                        type_count += 1
+                        group = _SCHEMA_OF.get(word.lower())
+                        if group:
+                            schema[group] += 1
+                ld_keys.update(_LD_KEY.findall(text))
+        else:
+            src = el.get("src")
+            if src:
+                platform_text.append(src)
+    for el in found["meta"]:
+        prop = el.get("property") or el.get("name")
+        if prop:
+            prop = prop.lower()
+            if prop == "og:type":
+                content = (el.get("content") or "").lower()
+                if "article" in content or "blog" in content:
+                    f[x["og_article"]] = 1
+                elif "product" in content:
+                    f[x["og_product"]] = 1
+                elif content == "website":
+                    f[x["og_website"]] = 1
+                elif content:
+                    f[x["og_other"]] = 1
+            elif prop.startswith("article:"):
+                f[x["meta_article"]] += 1
+            elif prop.startswith(("product:", "og:price", "og:availability")):
+                f[x["meta_product"]] += 1
+            elif prop == "twitter:card":
+                f[x["twitter_large_image"]] = "large" in (el.get("content") or "")
+            elif prop.startswith(("twitter:label", "twitter:data")):
+                f[x["twitter_labels"]] += 1
+            elif prop == "generator":
+                platform_text.append(el.get("content") or "")
+            elif prop == "description":
+                content = el.get("content") or ""
+                f[x["meta_description_chars"]] = len(content)
+                tokens.update(map("m_".__add__, _words(content.lower())))
+        else:
+            itemprop = el.get("itemprop")
+            if itemprop and "price" in itemprop.lower():
+                f[x["meta_itemprop_price"]] += 1
+    for el in found["link"]:
+        href = el.get("href")
+        if href and (el.get("rel") or "").lower() in ("stylesheet", "preload", "modulepreload"):
+            platform_text.append(href)
+    inputs = Counter((el.get("type") or "text").lower() for el in found["input"])
+    f[x["el_time_datetime"]] = sum(1 for el in found["time"] if el.get("datetime"))
+
     microdata = 0
-    for itemtype in _ITEMTYPE_XPATH(root):
+    for itemtype in itemtypes:
         for word in itemtype.split():
             microdata += 1
             group = _SCHEMA_OF.get(word.rstrip("/").rsplit("/", 1)[-1].lower())
@@ -514,17 +671,16 @@ def _element_features(f: np.ndarray, root: etree._Element, tokens: set[str]) -> 
     f[x["jsonld_blocks"]] = jsonld
     for key in _LD_KEYS:
         f[x[f"ld_{key}"]] = ld_keys[key]
-    for tag, count in counts.items():
-        f[x[f"el_{tag}"]] = count
     f[x["el_input_number"]] = inputs["number"]
     f[x["el_input_search"]] = inputs["search"]
     f[x["el_input_checkbox"]] = inputs["checkbox"]
     f[x["el_input_radio"]] = inputs["radio"]
-    f[x["el_input_visible"]] = counts["input"] - inputs["hidden"]
+    f[x["el_input_visible"]] = len(found["input"]) - inputs["hidden"]
     if platform_text:
         text = " ".join(platform_text).lower()
+        present = set(compress(_PLATFORM_WORDS.words, _PLATFORM_WORDS.candidates(text)))
         for family, words in _PLATFORMS.items():
-            f[x[f"platform_{family}"]] = sum(1 for word in words if word in text)
+            f[x[f"platform_{family}"]] = sum(1 for word in words if word in present and word in text)
 
 
 _TITLE_DOCS = re.compile(r"\b(?:documentation|docs|api|reference|manual|guide|tutorial|handbook|sdk)\b", re.I)
@@ -536,6 +692,51 @@ _TITLE_NEWS = re.compile(r"\b(?:news|blog|magazine|daily|times|post|journal)\b",
 #: are not either).
 _OWN_CODES: dict[str, int] = {"p": 1, "div": 2, **{h: 3 for h in _TOKEN_HEADINGS},
                               **{t: 4 for t in _REPEAT_SKIP if t not in ("p", "h1", "h2", "h3")}}
+#: Per tag, its :data:`_TAG_BITS`, its :data:`_OWN_CODES` above them and
+#: above those, 1 + its index in :data:`_COUNTED_TAGS` (0: not counted).
+_OWN_SHIFT = 24
+_COUNTED_SHIFT = 32
+_TAG_CODES: dict[str, int] = {
+    tag: (_TAG_BITS.get(tag, 0) | _OWN_CODES.get(tag, 0) << _OWN_SHIFT
+          | (_COUNTED_TAGS.index(tag) + 1 if tag in _COUNTED_TAGS else 0) << _COUNTED_SHIFT)
+    for tag in {*_TAG_BITS, *_OWN_CODES, *_COUNTED_TAGS}}
+
+
+def _median(values: np.ndarray) -> float:
+    """``float(np.median(values))`` of whole numbers (below 2**53), from a
+    partition: np.median's own checks cost more than the work on a page's
+    few hundred blocks. The mean of two whole numbers is exact, the same
+    float np.median gives."""
+    size = len(values)
+    middle = size // 2
+    if size % 2:
+        return float(np.partition(values, middle)[middle])
+    low, high = np.partition(values, (middle - 1, middle))[middle - 1:middle + 1].tolist()
+    return (low + high) / 2
+
+
+def _tag_codes(tags: list[str], parents: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Per container, its own tag code (:data:`_OWN_CODES`, int8) and the
+    :data:`_TAG_BITS` of its tag and its ancestors' (the root's own
+    excepted, int64); and how many containers have each of
+    :data:`_COUNTED_TAGS`.
+
+    One dictionary lookup per container (:data:`_TAG_CODES`), then the
+    inheritance by pointer jumping: each round ORs in the flags of the
+    ancestor 2**k levels up and then jumps twice as far, so ``log2(depth)``
+    numpy passes replace a Python loop over the containers.
+    """
+    codes = np.fromiter(map(_TAG_CODES.get, tags, repeat(0)), dtype=np.int64, count=len(tags))
+    counted = np.bincount(codes >> _COUNTED_SHIFT, minlength=len(_COUNTED_TAGS) + 1)[1:].tolist()
+    own = ((codes >> _OWN_SHIFT) & 7).astype(np.int8)
+    flags = codes & ((1 << _OWN_SHIFT) - 1)
+    if len(tags):
+        flags[0] = 0
+    up = np.maximum(parents, 0)
+    while up.any():
+        flags |= flags[up]
+        up = up[up]
+    return own, flags, counted
 
 
 def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, frozenset[str]]:
@@ -553,7 +754,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     _element_features(f, doc.root, tokens)
 
     title = doc.title or ""
-    tokens.update("t_" + w for w in _TOKEN.findall(title.lower()))
+    tokens.update(map("t_".__add__, _words(title.lower())))
     f[x["title_chars"]] = len(title)
     f[x["title_separators"]] = sum(title.count(s) for s in (" | ", " - ", " – ", " — ", " :: ", " » ", " · "))
     f[x["title_docs"]] = bool(_TITLE_DOCS.search(title))
@@ -565,32 +766,48 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     bc = doc.block_columns
     tags = cc.tags
     n = len(tags)
-    tag_counts = Counter(tags)
+    own, flags, counted = _tag_codes(tags, cc.parents)
+    tag_counts = dict(zip(_COUNTED_TAGS, counted))
     for tag in _COUNTED_TAGS:
         f[x[f"tag_{tag}"]] = tag_counts[tag]
     f[x["h1_count"]] = tag_counts["h1"]
     headings = sum(tag_counts[h] for h in _HEADINGS)
     f[x["headings"]] = headings
 
-    # Class / id keyword families (and tokens), role and itemprop.
+    # Class / id keyword families (and tokens), role and itemprop. Ids,
+    # roles and itemprops sit on few containers: one loop gathers them.
     attributes = cc.attributes
-    names = " ".join([f"{a.get('class', '')} {a.get('id', '')}" for a in attributes if a]).lower()
-    name_counts = Counter(names.split())
-    infos = list(map(_class_name_info, name_counts))
-    if infos:
-        tokens.update(*[words for _, words in infos])
-    groups: Counter[str] = Counter()
-    for (name_groups, _), count in zip(infos, name_counts.values()):
-        for group in name_groups:
-            groups[group] += count
-    for group in _CLASS_GROUP_NAMES:
-        f[x[f"class_{group}"]] = groups[group]
-        f[x[f"class_{group}_rate"]] = groups[group] / n
-    roles = Counter(a["role"].lower() for a in attributes if "role" in a)
-    f[x["role_main"]] = roles["main"]
-    f[x["role_navigation"]] = roles["navigation"]
-    f[x["heading_ids"]] = sum(1 for t, a in zip(tags, attributes) if "id" in a and t in _HEADING_TAGS)
-    itemprops = [a["itemprop"].lower() for a in attributes if "itemprop" in a]
+    classes = [a.get("class", "") for a in attributes]
+    ids: list[str] = []
+    roles: list[str] = []
+    itemprops: list[str] = []
+    heading_ids = 0
+    for tag, a in zip(tags, attributes):
+        if len(a) > ("class" in a):  # an id, role or itemprop
+            if "id" in a:
+                ids.append(a["id"])
+                heading_ids += tag in _HEADING_TAGS
+            if "role" in a:
+                roles.append(a["role"].lower())
+            if "itemprop" in a:
+                itemprops.append(a["itemprop"].lower())
+    # The names of each distinct class / id value, counted as often as the
+    # value occurs (pages repeat their class values: a third are distinct).
+    values = Counter(classes)
+    values.update(ids)
+    name_counts: dict[str, int] = {}
+    seen = name_counts.get
+    for value, times in values.items():
+        for name in value.lower().split():
+            name_counts[name] = seen(name, 0) + times
+    family_counts, words = _class_names(name_counts)
+    tokens.update(map("c_".__add__, words))
+    for group, named in zip(_CLASS_GROUP_NAMES, family_counts):
+        f[x[f"class_{group}"]] = named
+        f[x[f"class_{group}_rate"]] = named / n
+    f[x["role_main"]] = roles.count("main")
+    f[x["role_navigation"]] = roles.count("navigation")
+    f[x["heading_ids"]] = heading_ids
     f[x["itemprop_count"]] = len(itemprops)
     f[x["itemprop_price"]] = sum(("price" in p or "offer" in p) for p in itemprops)
     f[x["itemprop_author"]] = sum(("author" in p or "creator" in p) for p in itemprops)
@@ -614,7 +831,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     linked = anchors >= 0.8 * chars
     f[x["link_blocks"]] = float(np.count_nonzero(linked)) / m
     f[x["mean_block_chars"]] = total / m
-    f[x["median_block_chars"]] = float(np.median(chars))
+    f[x["median_block_chars"]] = _median(bc.chars)
     f[x["long_block_share"]] = float(chars[chars >= 150].sum()) / total
     ends = bc.count(".。．｡!！?？")
     f[x["sentence_share"]] = float(chars[ends > 0].sum()) / total
@@ -635,25 +852,23 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
         f[x["prose_share"]] = float(mass.max()) / total
         f[x["prose_blocks"]] = int(np.count_nonzero(prose))
 
-    # One pass over the containers: inherited tag flags; own tag codes.
+    # Inherited tag flags (of the container and its ancestors, the root's
+    # own excepted) and own tag codes.
     parents = cc.parents.tolist()
-    bit_of = _TAG_BITS.get
-    flags = [0] * n
-    for i in range(1, n):
-        flags[i] = flags[parents[i]] | bit_of(tags[i], 0)
-    code_of = _OWN_CODES.get
-    own = np.fromiter((code_of(t, 0) for t in tags), dtype=np.int8, count=n)
-    block_flags = np.asarray(flags, dtype=np.int64)[holders]
+    block_flags = flags[holders]
     block_own = own[holders]
-    for tag in _FLAG_TAGS:
-        f[x[f"share_{tag}"]] = float(chars[(block_flags & _TAG_BITS[tag]) != 0].sum()) / total
+    # The characters under each flag: one product with the blocks' flag
+    # bits (sums of whole numbers, so exact in any order).
+    flag_chars = (chars @ ((block_flags[:, None] & _SHARE_BITS) != 0)).tolist()
+    for tag, under in zip(_FLAG_TAGS, flag_chars):
+        f[x[f"share_{tag}"]] = under / total
     heading_blocks = (block_flags & _HEADING_BIT) != 0
-    f[x["share_heading"]] = float(chars[heading_blocks].sum()) / total
+    f[x["share_heading"]] = flag_chars[-1] / total
     f[x["share_p"]] = float(chars[block_own == 1].sum()) / total
     f[x["share_div"]] = float(chars[block_own == 2].sum()) / total
     f[x["headings_per_kchar"]] = headings * 1000.0 / total
     if headings:
-        f[x["heading_mean_chars"]] = float(chars[heading_blocks].sum()) / headings
+        f[x["heading_mean_chars"]] = flag_chars[-1] / headings
     linked_headings = int(np.count_nonzero(heading_blocks & linked))
     f[x["linked_headings"]] = linked_headings
     f[x["linked_heading_share"]] = linked_headings / max(1, int(np.count_nonzero(heading_blocks)))
@@ -663,20 +878,20 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     f[x["headline_links_per_kchar"]] = f[x["headline_links"]] * 1000.0 / total
 
     # Short blocks: cues, numbers, dates, phones; heading and short-block tokens.
-    short_list = short.tolist()
-    short_texts = [t for t, s in zip(texts, short_list) if s]
+    short_texts = list(compress(texts, short.tolist()))
     short_text = "\n".join(short_texts).lower()
-    tokens.update(["s_" + w for w in set(_TOKEN.findall(short_text))])
-    heading_text = " ".join([texts[i] for i in np.flatnonzero(block_own == 3).tolist()]).lower()
-    tokens.update(["h_" + w for w in set(_TOKEN.findall(heading_text))])
+    tokens.update(map("s_".__add__, _words(short_text)))
+    heading_text = " ".join(compress(texts, (block_own == 3).tolist())).lower()
+    tokens.update(map("h_".__add__, _words(heading_text)))
+    # Whole short blocks that are a phrase: the distinct blocks, counted.
+    blocks = Counter(map(str.strip, short_text.split("\n"), repeat(_PHRASE_STRIP)))
     phrase_groups: Counter[str] = Counter()
-    phrase_of = _PHRASE_OF.get
-    for text in short_text.split("\n"):
-        for group in phrase_of(text.strip(_PHRASE_STRIP), ()):
-            phrase_groups[group] += 1
+    for phrase in blocks.keys() & _PHRASE_OF.keys():
+        for group in _PHRASE_OF[phrase]:
+            phrase_groups[group] += blocks[phrase]
     for group in _PHRASE_GROUP_NAMES:
         f[x[f"phrase_{group}"]] = phrase_groups[group]
-    f[x["numeric_blocks"]] = sum(1 for t in short_texts if t.replace(",", "").replace(".", "").isdigit()) / m
+    f[x["numeric_blocks"]] = sum(map(str.isdigit, [t.replace(",", "").replace(".", "") for t in short_texts])) / m
     f[x["years_in_text"]] = len(_YEAR_TEXT.findall(short_text))
     f[x["time_ago"]] = short_text.count(" ago")
 
@@ -686,59 +901,85 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     price_mask = np.zeros(m, dtype=bool)
     prices = 0
     if len(priced):
-        joined = "\n".join([texts[i] for i in priced.tolist()])
+        joined = "\n".join(compress(texts, (chars <= 60).tolist()))
         starts = [match.start() for match in _PRICE.finditer(joined)]
         prices = len(starts)
         if starts:
-            line = np.cumsum(np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32) == 10)
-            price_mask[priced[line[starts]]] = True
+            # Each match's line: the newlines between one match and the next
+            # counted in turn (no array of the text's size).
+            lines = []
+            line = previous = 0
+            for start in starts:
+                line += joined.count("\n", previous, start)
+                previous = start
+                lines.append(line)
+            price_mask[priced[lines]] = True
             f[x["price_distinct"]] = len({texts[i] for i in np.flatnonzero(price_mask).tolist()})
     f[x["prices"]] = prices
     f[x["prices_per_kchar"]] = prices * 1000.0 / total
     f[x["price_blocks"]] = int(np.count_nonzero(price_mask))
 
-    _repetition_features(f, cc, parents, own, total, price_mask, heading_blocks)
+    _repetition_features(f, cc, parents, classes, own, total, price_mask, heading_blocks)
     return f, frozenset(tokens)
 
 
-def _repetition_features(f: np.ndarray, cc, parents: list[int], own: np.ndarray, total: float,
-                         price_mask: np.ndarray, heading_blocks: np.ndarray) -> None:
+def _first_group(tied: list[int], parents: list[int], tags: list[str], classes: list[str]) -> int:
+    """Of groups tied for the most text (each named by its first item), the
+    one whose (parent, tag, class) appears first among all the containers,
+    empty ones included: the group the first of them would be numbered by a
+    grouping of every container. Ties are rare; the scan runs only then."""
+    if len(tied) == 1:
+        return tied[0]
+    named = {(parents[g], tags[g], classes[g]): g for g in tied}
+    return next(named[key] for key in zip(parents, tags, classes) if key in named)
+
+
+def _repetition_features(f: np.ndarray, cc, parents: list[int], classes: list[str], own: np.ndarray,
+                         total: float, price_mask: np.ndarray, heading_blocks: np.ndarray) -> None:
     """Sibling containers sharing parent, tag and class (cards, posts,
     rows), in groups of three or more holding text."""
     x = _INDEX
     tags = cc.tags
     n = len(tags)
-    keys: dict[tuple, int] = {}
-    setdefault = keys.setdefault
-    group_of = np.fromiter(
-        (setdefault((p, t, a.get("class", "")), len(keys)) for p, t, a in zip(parents, tags, cc.attributes)),
-        dtype=np.int64, count=n)
-    sizes = np.bincount(group_of)
+    # Items: containers of a tag that can repeat (not p, h1-h3 or
+    # :data:`_REPEAT_SKIP`) holding text, the root excepted; in groups of
+    # three or more. (A group's members all have its tag; its empty ones
+    # never count, so only the items are grouped.)
     sub_chars = cc.chars.astype(float)
-    live = ((own == 0) | (own == 2)) & (sub_chars > 0) & (sizes[group_of] >= 3)
-    live[0] = False
-    if live.any():
-        live &= np.bincount(group_of[live], minlength=len(sizes))[group_of] >= 3
+    candidate = ((own == 0) | (own == 2)) & (sub_chars > 0)
+    candidate[0] = False
+    items = np.flatnonzero(candidate)
+    if len(items) < 3:
+        return
+    pick = itemgetter(*items.tolist())
+    # A group's number is the index of its first item (setdefault keeps the
+    # first one), and the loop stays in C.
+    first_of: dict[tuple[int, str, str], int] = {}
+    group_of = np.fromiter(map(first_of.setdefault, zip(pick(parents), pick(tags), pick(classes)), items.tolist()),
+                           dtype=np.int64, count=len(items))
+    live = np.bincount(group_of, minlength=n)[group_of] >= 3
     if not live.any():
         return
+    items = items[live]
     gids = group_of[live]
-    g_size = np.bincount(gids, minlength=len(sizes))
-    g_chars = np.bincount(gids, weights=sub_chars[live], minlength=len(sizes))
-    g_anchor = np.bincount(gids, weights=cc.anchor_chars[live].astype(float), minlength=len(sizes))
+    g_size = np.bincount(gids, minlength=n)
+    g_chars = np.bincount(gids, weights=sub_chars[items], minlength=n)
+    g_anchor = np.bincount(gids, weights=cc.anchor_chars[items].astype(float), minlength=n)
     f[x["rep_groups"]] = int(np.count_nonzero(g_size >= 3))
     f[x["rep_groups5"]] = int(np.count_nonzero(g_size >= 5))
     f[x["rep_max_size"]] = int(g_size.max())
-    top = int(np.argmax(g_chars))
+    top = _first_group(np.flatnonzero(g_chars == g_chars.max()).tolist(), parents, tags, classes)
     f[x["rep_top_share"]] = g_chars[top] / total
     f[x["rep_top_size"]] = g_size[top]
     f[x["rep_top_link_density"]] = g_anchor[top] / g_chars[top] if g_chars[top] else 0.0
     f[x["rep_top_item_chars"]] = g_chars[top] / max(1, g_size[top])
-    top_tag = tags[int(np.flatnonzero(live & (group_of == top))[0])]
+    top_tag = tags[top]
     f[x["rep_top_li"]] = top_tag == "li"
     f[x["rep_top_article"]] = top_tag == "article"
     # Per member: prices, headings, long unlinked text inside it.
     first = cc.first_blocks
-    members = np.flatnonzero(live & (first >= 0))
+    with_text = first[items] >= 0
+    members = items[with_text]
     if not len(members):
         return
     lo = first[members]
@@ -748,7 +989,7 @@ def _repetition_features(f: np.ndarray, cc, parents: list[int], own: np.ndarray,
         cum = np.concatenate(([0], np.cumsum(mask)))
         return cum[hi] - cum[lo]
 
-    member_groups = group_of[members]
+    member_groups = gids[with_text]
 
     def best(per_member: np.ndarray) -> float:
         return float(np.bincount(member_groups, weights=per_member.astype(float)).max())
