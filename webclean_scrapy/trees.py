@@ -130,6 +130,15 @@ def _round(value: float) -> float | None:
     return None if value == np.inf else float(value)
 
 
+def _empty_tables(trees: int, width: int) -> tuple[np.ndarray, ...]:
+    """Padded node tables (feature, threshold, left, right, value) for
+    *trees* trees of at most *width* nodes: every node a leaf of value 0
+    (its children itself) until filled in."""
+    shape = (trees, width)
+    left = np.tile(np.arange(width), (trees, 1))
+    return (np.zeros(shape, dtype=np.intp), np.full(shape, np.inf), left, left.copy(), np.zeros(shape))
+
+
 def from_lightgbm(dump: Mapping[str, Any], features: Sequence[str] = ()) -> TreeEnsemble:
     """Convert ``lightgbm.Booster.dump_model()`` output (numerical splits,
     ``decision_type`` ``<=``, missing values treated as zero) into a
@@ -158,13 +167,7 @@ def from_lightgbm(dump: Mapping[str, Any], features: Sequence[str] = ()) -> Tree
 
         add(info["tree_structure"], 0)
         tables.append(table)
-    width = max(len(t) for t in tables)
-    shape = (len(tables), width)
-    feature = np.zeros(shape, dtype=np.intp)
-    threshold = np.full(shape, np.inf)
-    left = np.tile(np.arange(width), (len(tables), 1))
-    right = left.copy()
-    value = np.zeros(shape)
+    feature, threshold, left, right, value = _empty_tables(len(tables), max(len(t) for t in tables))
     for t, table in enumerate(tables):
         for i, (f, thr, lo, hi, v) in enumerate(table):
             feature[t, i], threshold[t, i], left[t, i], right[t, i], value[t, i] = f, thr, lo, hi, v
@@ -205,13 +208,7 @@ def ensemble_to_json(ensemble: TreeEnsemble, digits: int = 4) -> dict[str, Any]:
 def ensemble_from_json(data: Mapping[str, Any], features: Iterable[str] = ()) -> TreeEnsemble:
     """Inverse of :func:`ensemble_to_json`: the padded node tables."""
     trees = data["trees"]
-    width = max(len(tree) for tree in trees)
-    shape = (len(trees), width)
-    feature = np.zeros(shape, dtype=np.intp)
-    threshold = np.full(shape, np.inf)
-    left = np.tile(np.arange(width), (len(trees), 1))
-    right = left.copy()
-    value = np.zeros(shape)
+    feature, threshold, left, right, value = _empty_tables(len(trees), max(len(tree) for tree in trees))
     depth = 0
     for t, tree in enumerate(trees):
         levels = [0] * len(tree)
