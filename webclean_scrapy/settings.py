@@ -40,6 +40,8 @@ DEFAULTS: dict[str, Any] = {
     "WEBCLEAN_OFFLOAD": "process",  # measured: docs/BENCHMARKS.md
     "WEBCLEAN_SEARCH_ENGINES": {},  # harvest spider: HTML result-page engines by name
     "WEBCLEAN_SEARXNG_URL": None,  # harvest spider: default SearXNG endpoint
+    "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": False,  # address guard off: docs/SECURITY.md
+    "WEBCLEAN_ALLOWED_NETWORKS": [],  # networks the address guard lets through
 }
 
 
@@ -58,6 +60,8 @@ class WebcleanSettings:
     offload: str = DEFAULTS["WEBCLEAN_OFFLOAD"]
     search_engines: dict[str, Any] = field(default_factory=dict)
     searxng_url: str | None = DEFAULTS["WEBCLEAN_SEARXNG_URL"]
+    allow_private_addresses: bool = DEFAULTS["WEBCLEAN_ALLOW_PRIVATE_ADDRESSES"]
+    allowed_networks: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.offload not in OFFLOAD_MODES:
@@ -83,6 +87,9 @@ class WebcleanSettings:
             offload=str(settings.get("WEBCLEAN_OFFLOAD", DEFAULTS["WEBCLEAN_OFFLOAD"])).lower(),
             search_engines=dict(settings.getdict("WEBCLEAN_SEARCH_ENGINES")),
             searxng_url=settings.get("WEBCLEAN_SEARXNG_URL") or None,
+            allow_private_addresses=settings.getbool("WEBCLEAN_ALLOW_PRIVATE_ADDRESSES",
+                                                     DEFAULTS["WEBCLEAN_ALLOW_PRIVATE_ADDRESSES"]),
+            allowed_networks=tuple(settings.getlist("WEBCLEAN_ALLOWED_NETWORKS")),
         )
 
     @classmethod

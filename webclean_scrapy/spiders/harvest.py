@@ -58,6 +58,7 @@ class HarvestSpider(WebcleanSpider):
 
     name = "harvest"
     stats_prefix = "harvest/"
+    errors_key = "failed"
     # Result pages come one after another; their depth is not a crawl depth.
     custom_settings = {"DEPTH_LIMIT": 0}
 
@@ -153,4 +154,4 @@ class HarvestSpider(WebcleanSpider):
         yield CleanedPage.from_response(response, query=self.query, rank=rank)
 
     def result_failed(self, failure: Failure) -> None:
-        self.count_failure(failure, "failed")
+        self.count_failure(failure, self.errors_key)
