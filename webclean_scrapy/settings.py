@@ -70,6 +70,19 @@ class WebcleanSettings:
             raise ValueError(f"WEBCLEAN_WORKERS must be at least 1, got {self.workers}")
         if self.max_html_bytes < 0 or self.min_text_chars < 0:
             raise ValueError("WEBCLEAN_MAX_HTML_BYTES and WEBCLEAN_MIN_TEXT_CHARS must not be negative")
+        self.check_extractor()
+
+    def check_extractor(self) -> None:
+        """Build the configured extractor once, so a bad name or option value
+        fails the crawl at start-up with the setting's name, not page by page."""
+        from .errors import ExtractionError
+        from .extractors import get_extractor
+
+        try:
+            get_extractor(self.extractor, **self.extractor_options)
+        except ExtractionError as exc:
+            raise ValueError(f"WEBCLEAN_EXTRACTOR={self.extractor!r}, WEBCLEAN_EXTRACTOR_OPTIONS="
+                             f"{self.extractor_options!r}: {exc}") from exc
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WebcleanSettings:
