@@ -206,3 +206,15 @@ def test_middleware_turns_a_refused_connection_into_blocked_address():
     # A genuine DNS failure of another name stays what it is (retried, logged by Scrapy).
     assert mw.process_exception(Request("http://nx.test/"), CannotResolveHostError("no results")) is None
     assert stats.get_value("webclean/blocked") == 1
+
+
+def test_connect_time_trusts_one_endpoint_by_host_and_port():
+    reactor, guard = guarded_reactor({"searx.lan": [["10.0.0.5"]]})
+    guard.trusted.add(("searx.lan", 8888))
+    client = []
+    HostnameEndpoint(reactor, "searx.lan", 8888).connect(Factory.forProtocol(Protocol)).addErrback(client.append)
+    reactor.advance(1)
+    assert reactor.tcpClients[-1][:2] == ("10.0.0.5", 8888) and not client
+    assert guard.private_endpoints[("searx.lan", 8888)] == ("10.0.0.5", "private")
+    hosts, failure = connect(reactor, "searx.lan")  # port 80: not the trusted endpoint
+    assert hosts == [] and failure.check(DNSLookupError)

@@ -148,3 +148,23 @@ def test_news_unguarded_follows_the_redirect(public_site, secret_site, tmp_path)
     args = {"start_urls": f"{p.url('/')},http://rebind.test:{secret_site.port}/", "sitemaps": 0, "feeds": 0}
     result = run_crawl("news", tmp_path, args=args, settings=UNGUARDED)
     assert any(SECRET in i["text"] for i in result.items), result.items
+
+
+def test_harvest_trusts_its_own_search_endpoint_only(public_site, secret_site, tmp_path):
+    """A SearXNG on 127.0.0.1 (the usual set-up) is reachable without opening
+    127.0.0.1 to the results: results pointing back at it are refused."""
+    port = secret_site.port
+    public_site.add("/robots.txt", "User-agent: *\nAllow: /\n", "text/plain")
+    public_site.add("/ok", article("A public page", "Public words."))
+    results = [public_site.url("/ok"), secret_site.url("/secret"), f"http://localhost:{port}/secret",
+               f"http://2130706433:{port}/secret"]
+    secret_site.add("/search?q=the&format=json&pageno=1", json.dumps(
+        {"results": [{"url": u, "title": u, "content": ""} for u in results]}), "application/json")
+    result = run_crawl("harvest", tmp_path, args={
+        "query": "the", "max_results": 10, "search_url": secret_site.url("/search"), "max_search_pages": 1},
+        settings={**GUARDED, "WEBCLEAN_ALLOWED_NETWORKS": ["127.0.0.2/32"]})
+    assert result.stat("harvest/search_pages") == 1, result.prefixed("harvest/")
+    assert [i["url"] for i in result.items] == [public_site.url("/ok")]
+    assert result.stat("harvest/failed/blocked_address") == 3
+    assert "/secret" not in secret_site.hits
+    assert secret_site.hits[:2] == ["/robots.txt", "/search?q=the&format=json&pageno=1"]

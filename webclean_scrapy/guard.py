@@ -29,8 +29,11 @@ one number) end up in the corpus. Two checks, one policy
 
 ``WEBCLEAN_ALLOW_PRIVATE_ADDRESSES = True`` turns the guard off;
 ``WEBCLEAN_ALLOWED_NETWORKS`` lets chosen networks through (a proxy on
-127.0.0.1, an intranet site). docs/SECURITY.md explains the design and its
-limits.
+127.0.0.1, an intranet site). A request carrying ``meta[META_TRUSTED_HOST]``
+goes to an endpoint the user configured (harvest's search engine, often a
+SearXNG on localhost): its host and port, and their robots.txt, are trusted;
+other requests there are still judged by the address. docs/SECURITY.md
+explains the design and its limits.
 """
 
 from __future__ import annotations
@@ -70,6 +73,12 @@ IPNetwork = Union[ipaddress.IPv4Network, ipaddress.IPv6Network]
 #: the proxy (750) and cache (900) middlewares and the download itself.
 GUARD_ORDER = 560
 
+#: ``Request.meta`` key: this request goes to an endpoint the user configured
+#: (the harvest spider's search engine), so its host is trusted. Requests
+#: without the key to a trusted host are refused: hostile results must not
+#: reach the search server's other ports or paths.
+META_TRUSTED_HOST = "webclean_trusted_host"
+
 #: Deprecated IPv6 site-local space, which ``ipaddress`` calls global.
 _SITE_LOCAL = ipaddress.ip_network("fec0::/10")
 #: NAT64's well-known prefix: the IPv4 address in the low 32 bits decides.
@@ -80,11 +89,16 @@ class BlockedAddressError(IgnoreRequest):
     """A request was refused because its host is (or resolves to) a forbidden address."""
 
     def __init__(self, url: str, address: str, reason: str) -> None:
-        super().__init__(f"refused {url}: {address} is a {reason.replace('_', '-')} address "
+        super().__init__(f"refused {url}: {describe(address, reason)} "
                          "(set WEBCLEAN_ALLOW_PRIVATE_ADDRESSES or WEBCLEAN_ALLOWED_NETWORKS to allow it)")
         self.url = url
         self.address = address
         self.reason = reason
+
+
+def describe(address: str, reason: str) -> str:
+    """``"127.0.0.1 is a loopback address"``, for logs and errors."""
+    return f"{address} is a {reason.replace('_', '-')} address"
 
 
 def _reason(ip: IPAddress) -> str | None:
@@ -208,10 +222,13 @@ class AddressPolicy:
 class _FilteringReceiver:
     """Passes on the allowed answers of one lookup and records the refused ones."""
 
-    def __init__(self, receiver: IResolutionReceiver, host: str, resolver: GuardedNameResolver) -> None:
+    def __init__(self, receiver: IResolutionReceiver, host: str, resolver: GuardedNameResolver,
+                 trusted: tuple[str, int] | None = None) -> None:
         self.receiver = receiver
         self.host = host
         self.resolver = resolver
+        #: For a trusted endpoint: pass every answer, remember if one would have been refused.
+        self.trusted = trusted
         self.passed = 0
         self.refused: tuple[str, str] | None = None
 
@@ -221,6 +238,9 @@ class _FilteringReceiver:
     def addressResolved(self, address: IAddress) -> None:  # noqa: N802
         host = getattr(address, "host", None)
         reason = self.resolver.refusal(host) if host is not None else None
+        if reason is not None and self.trusted is not None:
+            self.resolver.private_endpoints.setdefault(self.trusted, (str(host), reason))
+            reason = None
         if reason is None:
             self.passed += 1
             self.receiver.addressResolved(address)
@@ -251,6 +271,10 @@ class GuardedNameResolver:
         self.policies: dict[int, AddressPolicy] = {}
         #: host name -> (first refused address, reason) of its last lookup that was refused whole.
         self.refused_hosts: LocalCache[str, tuple[str, str]] = LocalCache(10_000)
+        #: ``(host, port)`` of trusted endpoints (:data:`META_TRUSTED_HOST`): their answers pass.
+        self.trusted: set[tuple[str, int]] = set()
+        #: Trusted endpoints that resolved to a refused address: (address, reason).
+        self.private_endpoints: dict[tuple[str, int], tuple[str, str]] = {}
 
     def install(self, reactor: Any) -> GuardedNameResolver:
         """Make sure *reactor* resolves through a guard; return the one in place.
@@ -265,6 +289,7 @@ class GuardedNameResolver:
             return self
         if isinstance(current, GuardedNameResolver):
             current.policies.update(self.policies)
+            current.trusted |= self.trusted
             return current
         self.inner = current
         reactor.installNameResolver(self)
@@ -287,8 +312,21 @@ class GuardedNameResolver:
         if not self.policies:
             return self.inner.resolveHostName(resolutionReceiver, hostName, portNumber, addressTypes,
                                               transportSemantics)
-        receiver = _FilteringReceiver(resolutionReceiver, hostName, self)
+        key = (hostName.lower(), portNumber)
+        receiver = _FilteringReceiver(resolutionReceiver, hostName, self, key if key in self.trusted else None)
         return self.inner.resolveHostName(receiver, hostName, portNumber, addressTypes, transportSemantics)
+
+
+def netloc_key(url: str) -> tuple[str, int] | None:
+    """``(host, port)`` of *url* as Twisted connects to it (default ports filled in)."""
+    parts = urlsplit(url)
+    if not parts.hostname:
+        return None
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    return parts.hostname.lower(), port or (443 if parts.scheme == "https" else 80)
 
 
 def _twisted_reactor(crawler: Crawler) -> Any | None:
@@ -315,6 +353,8 @@ class AddressGuardMiddleware:
         self.policy = policy
         self.stats = WebcleanStats(crawler.stats)
         self._logged: set[str] = set()
+        self.trusted: set[tuple[str, int]] = set()
+        crawler.signals.connect(self._request_scheduled, signal=signals.request_scheduled)
         self.reactor = _twisted_reactor(crawler)
         self.resolver: GuardedNameResolver | None = None
         if self.reactor is not None:
@@ -342,9 +382,32 @@ class AddressGuardMiddleware:
         self.stats.blocked(reason)
         if host not in self._logged:
             self._logged.add(host)
-            logger.warning("Refused requests to %s: %s is a %s address (first: %s)",
-                           host, address, reason.replace("_", "-"), request.url)
+            logger.warning("Refused requests to %s: %s (first: %s)", host, describe(address, reason), request.url)
         return BlockedAddressError(request.url, address, reason)
+
+    def _request_scheduled(self, request: Request, spider: Any) -> None:
+        """Trust an endpoint as soon as its request is scheduled, before the
+        robots.txt middleware asks for the endpoint's robots.txt."""
+        if request.meta.get(META_TRUSTED_HOST):
+            self.trust(request.url)
+
+    def trust(self, url: str) -> tuple[str, int] | None:
+        key = netloc_key(url)
+        if key is not None:
+            self.trusted.add(key)
+            if self.resolver is not None:
+                self.resolver.trusted.add(key)
+        return key
+
+    def _trusted_refusal(self, request: Request, key: tuple[str, int]) -> tuple[str, str] | None:
+        """A request to a trusted endpoint without being its own: its robots.txt
+        passes; anything else is judged by the endpoint's address (hostile
+        results must not reach a private search server through its own port)."""
+        if urlsplit(request.url).path == "/robots.txt":
+            return None
+        if self.resolver is not None and key in self.resolver.private_endpoints:
+            return self.resolver.private_endpoints[key]
+        return self.policy.check_host(key[0])
 
     async def process_request(self, request: Request) -> None:
         if self.resolver is not None:
@@ -352,9 +415,16 @@ class AddressGuardMiddleware:
         host = urlsplit(request.url).hostname
         if not host:
             return
-        refused = self.policy.check_host(host)
-        if refused is None and self.resolver is None and numeric_host(host) is None:
-            refused = await self._resolve_and_check(host)
+        if request.meta.get(META_TRUSTED_HOST):
+            self.trust(request.url)
+            return
+        key = netloc_key(request.url)
+        if key in self.trusted:
+            refused = self._trusted_refusal(request, key)  # type: ignore[arg-type]
+        else:
+            refused = self.policy.check_host(host)
+            if refused is None and self.resolver is None and numeric_host(host) is None:
+                refused = await self._resolve_and_check(host)
         if refused is not None:
             raise self.refuse(request, host, *refused)
 
@@ -381,5 +451,5 @@ class AddressGuardMiddleware:
         if proxy:  # the connection went to the proxy, not to the URL's host
             host = (urlsplit(proxy if "://" in proxy else "http://" + proxy).hostname or "").lower()
         refused = self.resolver.refused_hosts.get(host)
-        if refused is not None:
+        if refused is not None and not request.meta.get(META_TRUSTED_HOST):
             raise self.refuse(request, host, *refused)

@@ -23,6 +23,7 @@ from scrapy.http import TextResponse
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
+from webclean_scrapy.guard import META_TRUSTED_HOST
 from webclean_scrapy.items import META_SKIP, CleanedPage
 from webclean_scrapy.urls import canonical_key
 
@@ -95,7 +96,9 @@ class HarvestSpider(WebcleanSpider):
 
     def search_request(self, index: int) -> scrapy.Request:
         assert self.engine is not None
-        meta: dict[str, Any] = {META_SKIP: True, "harvest_page": index}
+        # The search endpoint is the user's choice (often a SearXNG on localhost): the
+        # address guard trusts its host, and refuses results that point back at it.
+        meta: dict[str, Any] = {META_SKIP: True, "harvest_page": index, META_TRUSTED_HOST: True}
         if self.ignore_search_robots:
             meta["dont_obey_robotstxt"] = True
         return scrapy.Request(self.engine.page_url(self.query, index), callback=self.parse_search,
