@@ -10,7 +10,7 @@ import ipaddress
 
 import pytest
 from scrapy import Request
-from scrapy.exceptions import CannotResolveHostError, IgnoreRequest, NotConfigured
+from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.test import get_crawler
 from twisted.internet.address import IPv4Address, IPv6Address
 from twisted.internet.endpoints import HostnameEndpoint
@@ -202,9 +202,9 @@ def test_middleware_turns_a_refused_connection_into_blocked_address():
     mw.resolver = GuardedNameResolver(None)  # as when the connect-time check refused the name
     mw.resolver.refused_hosts["rebind.test"] = ("127.0.0.1", "loopback")
     with pytest.raises(BlockedAddressError, match="127.0.0.1 is a loopback address"):
-        mw.process_exception(Request("http://rebind.test/x"), CannotResolveHostError("no results"))
+        mw.process_exception(Request("http://rebind.test/x"), DNSLookupError("no results"))
     # A genuine DNS failure of another name stays what it is (retried, logged by Scrapy).
-    assert mw.process_exception(Request("http://nx.test/"), CannotResolveHostError("no results")) is None
+    assert mw.process_exception(Request("http://nx.test/"), DNSLookupError("no results")) is None
     assert stats.get_value("webclean/blocked") == 1
 
 

@@ -70,6 +70,7 @@ def hostile_results(public: LocalSite, secret: LocalSite) -> list[str]:
         f"http://rebind.test:{port}/secret",     # a name resolving to it
         public.url("/redirect"),                 # 302 to the secret
         public.url("/refresh"),                  # meta refresh to the secret
+        public.url("/loop1"),                    # a redirect loop (counted, not an address)
     ]
 
 
@@ -78,6 +79,8 @@ def serve_search(public: LocalSite, secret: LocalSite) -> None:
     public.add("/ok", article("A public page", "Public words."))
     public.add("/redirect", b"", status=302, Location=secret.url("/secret"))
     public.add("/refresh", refresh_page(secret.url("/secret")))
+    public.add("/loop1", b"", status=302, Location=public.url("/loop2"))
+    public.add("/loop2", b"", status=302, Location=public.url("/loop1"))
     results = hostile_results(public, secret)
     public.add("/search?q=the&format=json&pageno=1", json.dumps(
         {"results": [{"url": u, "title": u, "content": ""} for u in results]}), "application/json")
@@ -85,7 +88,7 @@ def serve_search(public: LocalSite, secret: LocalSite) -> None:
 
 def harvest(tmp_path, public: LocalSite, settings: dict) -> object:
     return run_crawl("harvest", tmp_path, args={
-        "query": "the", "max_results": 10, "search_url": public.url("/search"), "max_search_pages": 1},
+        "query": "the", "max_results": 20, "search_url": public.url("/search"), "max_search_pages": 1},
         settings=settings)
 
 
@@ -99,7 +102,8 @@ def test_harvest_refuses_loopback_results(public_site, secret_site, tmp_path):
     blocked = result.prefixed("webclean/blocked")
     assert blocked["webclean/blocked"] >= 9 and blocked["webclean/blocked"] == blocked["webclean/blocked/loopback"]
     assert result.stat("harvest/failed/blocked_address") == 9, result.prefixed("harvest/")
-    assert result.stat("harvest/failed") == 9
+    assert result.stat("harvest/failed/redirect_loop") == 1
+    assert result.stat("harvest/failed") == 10
     # Logged once per host, not per request.
     assert result.stderr.count("Refused requests to 127.0.0.1") == 1, result.stderr[-3000:]
     assert "Refused requests to rebind.test: 127.0.0.1 is a loopback address" in result.stderr

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Union
 from urllib.parse import urlsplit
 
 from scrapy import signals
-from scrapy.exceptions import CannotResolveHostError, IgnoreRequest, NotConfigured
+from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.datatypes import LocalCache
 from twisted.internet.error import DNSLookupError
 from twisted.internet.interfaces import IHostnameResolver, IResolutionReceiver
@@ -55,6 +55,13 @@ from zope.interface import implementer, provider
 
 from .settings import WebcleanSettings
 from .stats import WebcleanStats
+
+try:  # Scrapy >= 2.14 wraps Twisted's DNS error in its own
+    from scrapy.exceptions import CannotResolveHostError
+
+    _DNS_ERRORS: tuple[type[Exception], ...] = (CannotResolveHostError, DNSLookupError)
+except ImportError:  # pragma: no cover - older Scrapy
+    _DNS_ERRORS = (DNSLookupError,)
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -444,7 +451,7 @@ class AddressGuardMiddleware:
         return None
 
     def process_exception(self, request: Request, exception: Exception) -> None:
-        if self.resolver is None or not isinstance(exception, (CannotResolveHostError, DNSLookupError)):
+        if self.resolver is None or not isinstance(exception, _DNS_ERRORS):
             return
         host = (urlsplit(request.url).hostname or "").lower()
         proxy = request.meta.get("proxy")

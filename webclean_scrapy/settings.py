@@ -70,7 +70,8 @@ class WebcleanSettings:
             raise ValueError(f"WEBCLEAN_WORKERS must be at least 1, got {self.workers}")
         if self.max_html_bytes < 0 or self.min_text_chars < 0:
             raise ValueError("WEBCLEAN_MAX_HTML_BYTES and WEBCLEAN_MIN_TEXT_CHARS must not be negative")
-        self.check_extractor()
+        if self.enabled:
+            self.check_extractor()
 
     def check_extractor(self) -> None:
         """Build the configured extractor once, so a bad name or option value
