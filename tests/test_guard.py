@@ -218,3 +218,22 @@ def test_connect_time_trusts_one_endpoint_by_host_and_port():
     assert guard.private_endpoints[("searx.lan", 8888)] == ("10.0.0.5", "private")
     hosts, failure = connect(reactor, "searx.lan")  # port 80: not the trusted endpoint
     assert hosts == [] and failure.check(DNSLookupError)
+
+
+def test_without_reactor_names_are_resolved_before_sending():
+    """Reactorless mode: the middleware resolves the name itself (the machine's
+    own name resolves to a loopback or private address on most systems)."""
+    import socket
+
+    name = socket.gethostname()
+    try:
+        answers = {info[4][0] for info in socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)}
+    except OSError:
+        pytest.skip("this machine's name does not resolve")
+    if not answers or any(AddressPolicy().refusal(a) is None for a in answers):
+        pytest.skip(f"{name} resolves to a public address here")
+    mw, stats = middleware()
+    assert mw.resolver is None
+    with pytest.raises(BlockedAddressError):
+        asyncio.run(mw.process_request(Request(f"http://{name}/")))
+    assert stats.get_value("webclean/blocked") == 1
