@@ -25,6 +25,8 @@ TEST_SETTINGS: dict[str, Any] = {
     "TELNETCONSOLE_ENABLED": False,
     "HTTPCACHE_ENABLED": False,
     "RETRY_ENABLED": False,
+    # The test servers listen on 127.0.0.1, which the address guard refuses by default.
+    "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": True,
 }
 
 _SCRIPT = """

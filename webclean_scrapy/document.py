@@ -44,6 +44,7 @@ import numpy as np
 from lxml import etree
 
 from .encoding import decode_html
+from .errors import ExtractionError
 
 #: Tags that open a new string (Arias et al.: "structural tags such as <p>,
 #: <table>, <br>, <div>, <h1>...") extended with HTML5 sectioning and list
@@ -359,9 +360,11 @@ class Document:
             # decoded text, so the charset decision stays ours.
             if encoding == "utf-8" and "\ufffd" not in text and b"\x00" not in body:
                 return cls(parse_html(text, body), url=url, source=text, encoding=encoding)
-        else:
+        elif isinstance(html, str):
             text = html
             encoding = encoding or "unicode"
+        else:
+            raise ExtractionError(f"a page is bytes or str, got {type(html).__name__}")
         return cls(parse_html(text), url=url, source=text, encoding=encoding)
 
     # -- the walk -----------------------------------------------------

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
+from .options import OptionError, Rule
+
 from .document import Document
 from .errors import ExtractionError
 from .page_type import page_type_of
@@ -35,13 +37,18 @@ class Extractor:
     """Base class: turns a :class:`Document` into an :class:`Extraction`.
 
     Subclasses set :attr:`name`, declare their tunable parameters with their
-    published defaults in :attr:`defaults`, and implement :meth:`extract_text`.
-    Options passed to the constructor override the defaults; unknown option
-    names are an error, so a typo never silently runs the paper's defaults.
+    published defaults in :attr:`defaults`, the values each accepts in
+    :attr:`rules` (:mod:`webclean_scrapy.options`), and implement
+    :meth:`extract_text`. Options passed to the constructor override the
+    defaults; unknown option names and values a rule refuses are an
+    :class:`ExtractionError`, so a typo never silently runs the paper's
+    defaults and a bad value fails at configuration, not on every page.
     """
 
     name: ClassVar[str] = ""
     defaults: ClassVar[dict[str, Any]] = {}
+    #: Option name -> rule its value must satisfy (options without one are taken as given).
+    rules: ClassVar[dict[str, Rule]] = {}
 
     def __init__(self, **options: Any) -> None:
         unknown = set(options) - set(self.defaults)
@@ -51,6 +58,12 @@ class Extractor:
                 f"known: {', '.join(sorted(self.defaults)) or 'none'}"
             )
         self.options: dict[str, Any] = {**self.defaults, **options}
+        for key, rule in self.rules.items():
+            try:
+                self.options[key] = rule(self.options[key])
+            except OptionError as exc:
+                raise ExtractionError(f"extractor {self.name!r}: option {key} {exc}, "
+                                      f"got {self.options[key]!r}") from None
 
     def extract_text(self, doc: Document) -> str:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -83,7 +83,8 @@ class WebcleanMiddleware(WebcleanComponent):
         if not is_html_response(response):
             self.stats.skipped("non_html")
             return response
-        if looks_binary(response.body):
+        content_type = response.headers.get(b"Content-Type")
+        if looks_binary(response.body, content_type.decode("latin-1") if content_type else None):
             self.stats.skipped("binary")
             return response
         meta[META_KEEP_HTML] = self.settings.keep_html

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 from scrapy.utils.asyncio import is_asyncio_available
 
 from .document import Document, built_page
+from .encoding import decoded_alike
 from .extractors import get_extractor
 
 if TYPE_CHECKING:
@@ -68,7 +69,17 @@ def _run(extractor: Extractor, doc_factory: Callable[[], Document]) -> PageResul
 
 
 def extract_response(extractor: Extractor, response: TextResponse) -> PageResult:
-    """Extract from a response, reusing Scrapy's parsed tree (parsed here if not yet)."""
+    """Extract from a response, reusing Scrapy's parsed tree (parsed here if not yet).
+
+    When Scrapy chose another charset than :func:`~webclean_scrapy.encoding.decode_html`
+    would (``<meta charset="utf-16">``, a BOM-less UTF-16 body, undeclared
+    legacy bytes), the bytes are decoded and parsed afresh instead, so thread
+    and process offload give the same text for the same bytes.
+    """
+    content_type = response.headers.get(b"Content-Type")
+    header = content_type.decode("latin-1") if content_type else None
+    if not decoded_alike(response.body, header, response.encoding):
+        return extract_markup(extractor, response.body, response.url, header)
     return _run(extractor, lambda: Document(response.selector.root, url=response.url, source=response.text))
 
 

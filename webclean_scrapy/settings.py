@@ -40,6 +40,8 @@ DEFAULTS: dict[str, Any] = {
     "WEBCLEAN_OFFLOAD": "process",  # measured: docs/BENCHMARKS.md
     "WEBCLEAN_SEARCH_ENGINES": {},  # harvest spider: HTML result-page engines by name
     "WEBCLEAN_SEARXNG_URL": None,  # harvest spider: default SearXNG endpoint
+    "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": False,  # address guard off: docs/SECURITY.md
+    "WEBCLEAN_ALLOWED_NETWORKS": [],  # networks the address guard lets through
 }
 
 
@@ -58,6 +60,8 @@ class WebcleanSettings:
     offload: str = DEFAULTS["WEBCLEAN_OFFLOAD"]
     search_engines: dict[str, Any] = field(default_factory=dict)
     searxng_url: str | None = DEFAULTS["WEBCLEAN_SEARXNG_URL"]
+    allow_private_addresses: bool = DEFAULTS["WEBCLEAN_ALLOW_PRIVATE_ADDRESSES"]
+    allowed_networks: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.offload not in OFFLOAD_MODES:
@@ -66,6 +70,20 @@ class WebcleanSettings:
             raise ValueError(f"WEBCLEAN_WORKERS must be at least 1, got {self.workers}")
         if self.max_html_bytes < 0 or self.min_text_chars < 0:
             raise ValueError("WEBCLEAN_MAX_HTML_BYTES and WEBCLEAN_MIN_TEXT_CHARS must not be negative")
+        if self.enabled:
+            self.check_extractor()
+
+    def check_extractor(self) -> None:
+        """Build the configured extractor once, so a bad name or option value
+        fails the crawl at start-up with the setting's name, not page by page."""
+        from .errors import ExtractionError
+        from .extractors import get_extractor
+
+        try:
+            get_extractor(self.extractor, **self.extractor_options)
+        except ExtractionError as exc:
+            raise ValueError(f"WEBCLEAN_EXTRACTOR={self.extractor!r}, WEBCLEAN_EXTRACTOR_OPTIONS="
+                             f"{self.extractor_options!r}: {exc}") from exc
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WebcleanSettings:
@@ -83,6 +101,9 @@ class WebcleanSettings:
             offload=str(settings.get("WEBCLEAN_OFFLOAD", DEFAULTS["WEBCLEAN_OFFLOAD"])).lower(),
             search_engines=dict(settings.getdict("WEBCLEAN_SEARCH_ENGINES")),
             searxng_url=settings.get("WEBCLEAN_SEARXNG_URL") or None,
+            allow_private_addresses=settings.getbool("WEBCLEAN_ALLOW_PRIVATE_ADDRESSES",
+                                                     DEFAULTS["WEBCLEAN_ALLOW_PRIVATE_ADDRESSES"]),
+            allowed_networks=tuple(settings.getlist("WEBCLEAN_ALLOWED_NETWORKS")),
         )
 
     @classmethod

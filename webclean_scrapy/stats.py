@@ -17,6 +17,10 @@ Keys (all under ``webclean/``):
 ``bytes/text_out``              UTF-8 bytes of the extracted text
 ``space_saving_percent``        ``100 * (1 - text_out / html_in)``, updated per page
 ``extraction_seconds``          CPU time spent inside extractors (sum)
+``blocked``                     requests refused by the address guard
+                                (``blocked/<reason>``: ``loopback``,
+                                ``private``, ``link_local``, ``multicast``,
+                                ``reserved``, ``unspecified``)
 ``dropped/<reason>``            items dropped by :class:`~webclean_scrapy.pipelines.MinTextFilterPipeline`:
                                 ``empty``, ``too_short``
 =============================== ===============================================
@@ -43,6 +47,10 @@ class WebcleanStats:
 
     def dropped(self, reason: str) -> None:
         self.stats.inc_value(f"{PREFIX}dropped/{reason}")
+
+    def blocked(self, reason: str) -> None:
+        self.stats.inc_value(f"{PREFIX}blocked")
+        self.stats.inc_value(f"{PREFIX}blocked/{reason}")
 
     def error(self, exc: BaseException) -> None:
         self.stats.inc_value(f"{PREFIX}errors")

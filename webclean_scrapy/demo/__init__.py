@@ -33,6 +33,8 @@ DEMO_SETTINGS: dict[str, Any] = {
     "TELNETCONSOLE_ENABLED": False,
     "HTTPCACHE_ENABLED": False,
     "RETRY_ENABLED": False,
+    # The demo server listens on 127.0.0.1, which the address guard refuses by default.
+    "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": True,
 }
 
 

@@ -97,7 +97,8 @@ class LocalSite:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        host = self._server.server_address[0]
+        return f"http://{host}:{self.port}"
 
     def url(self, path: str = "/") -> str:
         return self.base_url + path

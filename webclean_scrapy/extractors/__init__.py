@@ -58,6 +58,8 @@ def resolve_extractor_class(name: str | type[Extractor]) -> type[Extractor]:
         if not issubclass(name, Extractor):
             raise UnknownExtractorError(f"{name!r} is not an Extractor subclass")
         return name
+    if not isinstance(name, str):
+        raise UnknownExtractorError(f"an extractor is a name, a dotted path or a class, got {name!r}")
     _load_builtins()
     if name == "default":
         name = next((n for n in (DEFAULT_EXTRACTOR, "density", "baseline") if n in _REGISTRY), DEFAULT_EXTRACTOR)

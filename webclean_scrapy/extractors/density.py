@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..document import Document
-from ..errors import ExtractionError
 from ..extraction import Extractor
+from ..options import integer, number, one_of
 from . import register
 
 
@@ -80,16 +80,7 @@ class DensityExtractor(Extractor):
 
     name = "density"
     defaults = {"c1": 0.333, "c2": 4, "unit": "positions"}
-
-    def __init__(self, **options: object) -> None:
-        super().__init__(**options)
-        c1, c2 = self.options["c1"], self.options["c2"]
-        if not isinstance(c1, (int, float)) or not 0 <= c1 <= 1:
-            raise ExtractionError(f"density: c1 must be a number in [0, 1], got {c1!r}")
-        if not isinstance(c2, int) or isinstance(c2, bool) or c2 < 0:
-            raise ExtractionError(f"density: c2 must be a non-negative integer, got {c2!r}")
-        if self.options["unit"] not in ("positions", "strings"):
-            raise ExtractionError(f"density: unit must be 'positions' or 'strings', got {self.options['unit']!r}")
+    rules = {"c1": number(0, 1), "c2": integer(0), "unit": one_of("positions", "strings")}
 
     def extract_text(self, doc: Document) -> str:
         o = self.options

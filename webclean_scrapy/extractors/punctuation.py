@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from ..document import Container, Document
 from ..errors import ExtractionError
 from ..extraction import Extractor
+from ..options import extractor_name
 from . import get_extractor, register
 
 #: Commas: ASCII, fullwidth, ideographic enumeration comma (and its halfwidth
@@ -127,6 +128,7 @@ class PunctuationExtractor(Extractor):
 
     name = "punctuation"
     defaults = {"fallback": "density"}
+    rules = {"fallback": extractor_name()}
 
     def __init__(self, **options: object) -> None:
         super().__init__(**options)

@@ -15,6 +15,7 @@ import numpy as np
 from ..document import Document
 from ..errors import ExtractionError
 from ..extraction import Extractor
+from ..options import integer, number, one_of
 from . import register
 
 #: Lloyd / EM iterations are capped so a page never costs more than
@@ -190,23 +191,21 @@ class TTRExtractor(Extractor):
         "lines": "source",
     }
 
+    rules = {
+        "clustering": one_of("threshold", "prediction", *CLUSTERERS),
+        "coefficient": number(0),
+        "clusters": integer(1, 3),
+        "radius": integer(0),
+        "alpha": integer(1),
+        "lines": one_of("source", "structural"),
+    }
+
     def __init__(self, **options: object) -> None:
         super().__init__(**options)
-        o = self.options
-        methods = ("threshold", "prediction", *CLUSTERERS)
-        if o["clustering"] not in methods:
-            raise ExtractionError(f"ttr: clustering must be one of {', '.join(methods)}, got {o['clustering']!r}")
-        if o["lines"] not in ("source", "structural"):
-            raise ExtractionError(f"ttr: lines must be 'source' or 'structural', got {o['lines']!r}")
-        low = 2 if o["clustering"] == "prediction" else 1  # prediction counts the origin cluster
-        for key, minimum, maximum in (("clusters", low, 3), ("radius", 0, None), ("alpha", 1, None)):
-            value = o[key]
-            if (not isinstance(value, int) or isinstance(value, bool) or value < minimum
-                    or (maximum is not None and value > maximum)):
-                bounds = f"{minimum}..{maximum}" if maximum is not None else f">= {minimum}"
-                raise ExtractionError(f"ttr: {key} must be an integer {bounds}, got {value!r}")
-        if not isinstance(o["coefficient"], (int, float)) or o["coefficient"] < 0:
-            raise ExtractionError(f"ttr: coefficient must be a non-negative number, got {o['coefficient']!r}")
+        if self.options["clustering"] == "prediction" and self.options["clusters"] < 2:
+            raise ExtractionError("extractor 'ttr': option clusters must be an integer in [2, 3] with "
+                                  f"clustering='prediction' (it counts the origin cluster), "
+                                  f"got {self.options['clusters']!r}")
 
     def content_mask(self, lines: list[tuple[str, int]]) -> np.ndarray:
         """Which of *lines* are content (boolean array)."""

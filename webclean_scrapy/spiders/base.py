@@ -5,11 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import scrapy
+from scrapy import signals
 from scrapy.exceptions import IgnoreRequest
 from scrapy.spidermiddlewares.httperror import HttpError
 
+from webclean_scrapy.guard import GUARD_ORDER, AddressGuardMiddleware, BlockedAddressError
 from webclean_scrapy.middleware import WebcleanMiddleware
 from webclean_scrapy.items import META_KEY
+from webclean_scrapy.urls import canonical_key
 
 from .project import MIDDLEWARE_ORDER
 
@@ -42,22 +45,59 @@ def is_html(response: Response) -> bool:
     return META_KEY in response.meta
 
 
+def is_redirect_loop(request: scrapy.Request) -> bool:
+    """True when *request* (reached through redirects or meta refreshes) points
+    back at a URL its own redirect chain already passed through."""
+    chain = request.meta.get("redirect_urls") or ()
+    return bool(chain) and canonical_key(request.url) in {canonical_key(url) for url in chain}
+
+
+def failure_reason(failure: Failure) -> str:
+    """The stats name of a failed request's cause (see :meth:`WebcleanSpider.count_failure`)."""
+    if failure.check(HttpError):
+        return f"http_{failure.value.response.status}"
+    if failure.check(BlockedAddressError):
+        return "blocked_address"
+    if failure.check(IgnoreRequest):
+        request = getattr(failure, "request", None)
+        if request is not None and (is_redirect_loop(request) or "max redirections" in str(failure.value)):
+            return "redirect_loop"
+        return "ignored"
+    return type(failure.value).__name__
+
+
 class WebcleanSpider(scrapy.Spider):
-    """Base class: makes sure the extraction middleware runs, counts outcomes in stats.
+    """Base class: makes sure the extraction middleware and the address guard
+    run, counts outcomes in stats.
 
     The spiders read each page's text from ``response.meta["webclean"]``,
     so the middleware is enabled here when the project did not configure it
-    (a project that set it to ``None`` keeps it off, and gets no items).
+    (a project that set it to ``None`` keeps it off, and gets no items). The
+    address guard (:mod:`webclean_scrapy.guard`) is enabled the same way;
+    ``WEBCLEAN_ALLOW_PRIVATE_ADDRESSES = True`` turns it off.
     """
 
     #: Prefix of this spider's stats keys (``"news/"``).
     stats_prefix = ""
+    #: Stats key of a failed page request (redirect loops the dupefilter drops count here too).
+    errors_key = "errors"
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> WebcleanSpider:
         crawler.settings.setdefault_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", WebcleanMiddleware, MIDDLEWARE_ORDER)
-        return super().from_crawler(crawler, *args, **kwargs)
+        crawler.settings.setdefault_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", AddressGuardMiddleware, GUARD_ORDER)
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        crawler.signals.connect(spider.request_dropped, signal=signals.request_dropped)
+        return spider
+
+    def request_dropped(self, request: scrapy.Request, spider: scrapy.Spider) -> None:
+        """A redirect loop ends in the scheduler's dupefilter, which drops the
+        request without calling its errback: count it as an error here."""
+        if spider is self and is_redirect_loop(request):
+            self.inc(self.errors_key)
+            self.inc(f"{self.errors_key}/redirect_loop")
 
     def inc(self, key: str, count: int = 1) -> None:
         self.crawler.stats.inc_value(self.stats_prefix + key, count)
@@ -67,13 +107,10 @@ class WebcleanSpider(scrapy.Spider):
 
         The reason is ``http_<status>`` for HTTP errors, else the exception's
         class name; requests dropped on purpose (robots.txt, offsite:
-        :class:`~scrapy.exceptions.IgnoreRequest`) are ``ignored``.
+        :class:`~scrapy.exceptions.IgnoreRequest`) are ``ignored``, except
+        requests refused by the address guard (``blocked_address``, also after
+        a redirect or meta refresh) and redirect loops (``redirect_loop``).
         """
-        if failure.check(HttpError):
-            reason = f"http_{failure.value.response.status}"
-        elif failure.check(IgnoreRequest):
-            reason = "ignored"
-        else:
-            reason = type(failure.value).__name__
+        reason = failure_reason(failure)
         self.inc(key)
         self.inc(f"{key}/{reason}")

@@ -23,6 +23,7 @@ from scrapy.http import TextResponse
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
+from webclean_scrapy.guard import META_TRUSTED_HOST
 from webclean_scrapy.items import META_SKIP, CleanedPage
 from webclean_scrapy.urls import canonical_key
 
@@ -58,6 +59,7 @@ class HarvestSpider(WebcleanSpider):
 
     name = "harvest"
     stats_prefix = "harvest/"
+    errors_key = "failed"
     # Result pages come one after another; their depth is not a crawl depth.
     custom_settings = {"DEPTH_LIMIT": 0}
 
@@ -94,7 +96,9 @@ class HarvestSpider(WebcleanSpider):
 
     def search_request(self, index: int) -> scrapy.Request:
         assert self.engine is not None
-        meta: dict[str, Any] = {META_SKIP: True, "harvest_page": index}
+        # The search endpoint is the user's choice (often a SearXNG on localhost): the
+        # address guard trusts its host, and refuses results that point back at it.
+        meta: dict[str, Any] = {META_SKIP: True, "harvest_page": index, META_TRUSTED_HOST: True}
         if self.ignore_search_robots:
             meta["dont_obey_robotstxt"] = True
         return scrapy.Request(self.engine.page_url(self.query, index), callback=self.parse_search,
@@ -153,4 +157,4 @@ class HarvestSpider(WebcleanSpider):
         yield CleanedPage.from_response(response, query=self.query, rank=rank)
 
     def result_failed(self, failure: Failure) -> None:
-        self.count_failure(failure, "failed")
+        self.count_failure(failure, self.errors_key)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from webclean_scrapy.guard import GUARD_ORDER
 from webclean_scrapy.items import FIELD_ORDER
 
 #: Identify the crawler and where to read about it, as robots.txt etiquette asks.
@@ -40,7 +41,10 @@ PROJECT_SETTINGS: dict[str, Any] = {
     "HTTPCACHE_DIR": "httpcache",
     "HTTPCACHE_IGNORE_HTTP_CODES": [500, 502, 503, 504, 429],
     # -- webclean -----------------------------------------------------
-    "DOWNLOADER_MIDDLEWARES": {"webclean_scrapy.middleware.WebcleanMiddleware": MIDDLEWARE_ORDER},
+    # No requests to loopback/private/link-local... addresses (docs/SECURITY.md);
+    # WEBCLEAN_ALLOW_PRIVATE_ADDRESSES = True turns this off.
+    "DOWNLOADER_MIDDLEWARES": {"webclean_scrapy.middleware.WebcleanMiddleware": MIDDLEWARE_ORDER,
+                               "webclean_scrapy.guard.AddressGuardMiddleware": GUARD_ORDER},
     "ITEM_PIPELINES": {
         "webclean_scrapy.pipelines.WebcleanPipeline": 300,
         "webclean_scrapy.pipelines.MinTextFilterPipeline": 400,

@@ -34,6 +34,7 @@ import numpy as np
 
 from ...document import Document
 from ...extraction import Extractor
+from ...options import boolean, integer, number
 from .. import register
 from ...page_type import PAGE_TYPES, page_type_of
 from .features import BLOCK_FEATURES, MODEL_FEATURES, _Page, block_features, block_matrix
@@ -187,6 +188,7 @@ class WebcleanExtractor(Extractor):
     #: blocks (by default the model decides, and it drops comment threads
     #: under articles, as today's benchmarks do, while keeping forum posts).
     defaults = {"threshold": None, "deduplicate": DEDUPLICATE_BELOW, "comments": False}
+    rules = {"threshold": number(0, optional=True), "deduplicate": integer(-1), "comments": boolean()}
 
     def extract_text(self, doc: Document) -> str:
         o = self.options

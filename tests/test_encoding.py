@@ -1,0 +1,109 @@
+"""Charset edge cases: BOM-less UTF-16 from HTTP, stray NUL bytes,
+``<meta charset="utf-16">`` on an ASCII page, and the same text from the
+thread path (Scrapy's decoded response) and the process path (raw bytes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from scrapy.http import HtmlResponse
+
+from webclean_scrapy import NotHTMLError, available_extractors, extract, get_extractor
+from webclean_scrapy.encoding import decode_html, html_encoding, looks_binary
+from webclean_scrapy.offload import extract_markup, extract_response
+
+WORDS = "Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e \u2014 \u201cquoted\u201d words of a paragraph long enough to be kept."
+
+
+def page(head: str = "", extra: str = "") -> str:
+    return (f"<html><head>{head}<title>Title</title></head><body><article><h1>Heading</h1>"
+            f"<p>{WORDS} First.</p>{extra}<p>{WORDS} Second, with more words in it.</p></article></body></html>")
+
+
+@pytest.mark.parametrize("codec,charset", [("utf-16-le", "utf-16"), ("utf-16-be", "utf-16"),
+                                           ("utf-16-le", "UTF-16LE"), ("utf-16-be", "utf-16be"),
+                                           ("utf-32-le", "utf-32")])
+def test_bomless_utf16_declared_by_http(codec, charset):
+    body = page().encode(codec)
+    content_type = f"text/html; charset={charset}"
+    assert not looks_binary(body, content_type)
+    assert WORDS in decode_html(body, content_type)[1]
+    assert WORDS in extract(body, encoding=content_type).text
+    with pytest.raises(NotHTMLError):  # undeclared, its NULs still say binary: browsers do not sniff it
+        extract(body)
+
+
+def test_one_nul_byte_is_not_binary():
+    body = page().encode().replace(b"<body>", b"<body>\x00")
+    assert not looks_binary(body)
+    assert WORDS in extract(body).text
+    assert not looks_binary(b"<p>hi</p>\x00")  # short pages too
+    assert not looks_binary(page(extra="<p>a\x00b\x00c</p>").encode())
+
+
+@pytest.mark.parametrize("body", [
+    b"\x89PNG\r\n\x1a\n" + bytes(100), b"%PDF-1.4\n", bytes(range(256)) * 4, b"\x00\x01\x02\x03" * 64,
+    "<html>".encode("utf-16-le") * 20,  # undeclared UTF-16
+])
+def test_binary_is_still_binary(body):
+    assert looks_binary(body)
+    with pytest.raises(NotHTMLError):
+        extract(body)
+
+
+@pytest.mark.parametrize("declaration", ['<meta charset="utf-16">', '<meta charset="UTF-16LE">',
+                                         '<meta http-equiv="Content-Type" content="text/html; charset=utf-16">',
+                                         '<meta charset="utf-32">'])
+def test_meta_utf16_on_an_ascii_page_is_utf8(declaration):
+    """HTML standard: a <meta> that could be read as ASCII cannot mean UTF-16; use UTF-8."""
+    ascii_body = page(declaration).encode("ascii", "xmlcharrefreplace")
+    utf8_body = page(declaration).encode("utf-8")
+    assert html_encoding(ascii_body) == "utf-8"
+    assert WORDS in extract(ascii_body).text
+    assert WORDS in extract(utf8_body).text
+
+
+def test_http_charset_and_bom_still_win():
+    body = page('<meta charset="utf-16">').encode("latin-1", "replace")
+    assert html_encoding(body, "text/html; charset=iso-8859-1") == "cp1252"
+    assert html_encoding(b"\xef\xbb\xbf" + body, "text/html; charset=iso-8859-1") == "utf-8"
+
+
+DEMO_PAGES = sorted((Path(__file__).resolve().parent.parent / "webclean_scrapy" / "demo" / "site").rglob("*.html"))
+
+CASES = {
+    "utf16-header-le": (page().encode("utf-16-le"), "text/html; charset=utf-16"),
+    "utf16-header-be": (page().encode("utf-16-be"), "text/html; charset=utf-16"),
+    "utf16-bom": (page().encode("utf-16"), "text/html"),
+    "nul-byte": (page().encode().replace(b"<body>", b"<body>\x00"), "text/html; charset=utf-8"),
+    "meta-utf16-ascii": (page('<meta charset="utf-16">').encode("ascii", "xmlcharrefreplace"), "text/html"),
+    "meta-utf16-utf8": (page('<meta charset="utf-16">').encode(), "text/html"),
+    "xml-declaration-utf16": (('<?xml version="1.0" encoding="utf-16"?>' + page()).encode(), "text/html"),
+    "cp1252-undeclared": (page().encode("cp1252"), "text/html"),
+    "latin1-header": (page().encode("cp1252"), "text/html; charset=iso-8859-1"),
+    "bom-beats-header": (b"\xef\xbb\xbf" + page().encode(), "text/html; charset=iso-8859-1"),
+    "bad-utf8-declared": (page().encode().replace(b"Caf", b"Ca\xff"), "text/html; charset=utf-8"),
+    "meta-cp1252-on-utf8": (page('<meta charset="windows-1252">').encode(), "text/html"),
+    "meta-gbk": (page('<meta charset="gbk">').encode("gbk", "replace"), "text/html"),
+    "no-content-type": (page().encode(), None),
+    **{f"demo:{p.name}": (p.read_bytes(), "text/html") for p in DEMO_PAGES[:6]},
+}
+
+
+@pytest.mark.parametrize("extractor", ["default", *available_extractors()])
+def test_thread_and_process_paths_give_the_same_text(extractor):
+    """The thread path reuses Scrapy's decoded response; the process path
+    decodes the raw bytes. Same bytes, same text, for every extractor."""
+    method = get_extractor(extractor)
+    for name, (body, content_type) in CASES.items():
+        headers = {"Content-Type": content_type} if content_type else {}
+        response = HtmlResponse("http://example.com/page", body=body, headers=headers)
+        threaded = extract_response(method, response).extraction
+        processed = extract_markup(method, body, response.url, content_type).extraction
+        assert threaded.text == processed.text, name
+        assert threaded.title == processed.title, name
+        # (a page that lies in its <meta> or its bytes gives mojibake, the same on both paths)
+        if name not in ("meta-gbk", "bad-utf8-declared", "meta-cp1252-on-utf8") and not name.startswith("demo:") \
+                and extractor in ("default", "webclean", "baseline"):
+            assert WORDS in processed.text, name
