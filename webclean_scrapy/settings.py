@@ -40,6 +40,7 @@ DEFAULTS: dict[str, Any] = {
     "WEBCLEAN_OFFLOAD": "process",  # measured: docs/BENCHMARKS.md
     "WEBCLEAN_SEARCH_ENGINES": {},  # harvest spider: HTML result-page engines by name
     "WEBCLEAN_SEARXNG_URL": None,  # harvest spider: default SearXNG endpoint
+    "WEBCLEAN_WARC": None,  # WARC file name template; None: no recording (webclean_scrapy.warc)
 }
 
 
@@ -58,6 +59,7 @@ class WebcleanSettings:
     offload: str = DEFAULTS["WEBCLEAN_OFFLOAD"]
     search_engines: dict[str, Any] = field(default_factory=dict)
     searxng_url: str | None = DEFAULTS["WEBCLEAN_SEARXNG_URL"]
+    warc: str | None = DEFAULTS["WEBCLEAN_WARC"]
 
     def __post_init__(self) -> None:
         if self.offload not in OFFLOAD_MODES:
@@ -83,6 +85,7 @@ class WebcleanSettings:
             offload=str(settings.get("WEBCLEAN_OFFLOAD", DEFAULTS["WEBCLEAN_OFFLOAD"])).lower(),
             search_engines=dict(settings.getdict("WEBCLEAN_SEARCH_ENGINES")),
             searxng_url=settings.get("WEBCLEAN_SEARXNG_URL") or None,
+            warc=str(settings.get("WEBCLEAN_WARC") or "") or None,
         )
 
     @classmethod
