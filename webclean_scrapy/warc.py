@@ -130,10 +130,36 @@ class _Exchange:
         )
 
 
+#: zlib level of the gzip members. warcio's own is 9; 6 (gzip's default) is
+#: measured faster for a file about the same size (docs/BENCHMARKS.md, "WARC").
+GZIP_LEVEL = 6
+
+
+class _GzipMembers:
+    """A write stream that makes each record its own gzip member: warcio
+    flushes its output once at the end of every record, which ends the member."""
+
+    def __init__(self, file: BinaryIO, level: int = GZIP_LEVEL) -> None:
+        self.file = file
+        self.level = level
+        self._member = self._new()
+
+    def _new(self) -> Any:
+        return zlib.compressobj(self.level, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+
+    def write(self, data: bytes) -> None:
+        self.file.write(self._member.compress(data))
+
+    def flush(self) -> None:
+        self.file.write(self._member.flush())
+        self._member = self._new()
+        self.file.flush()
+
+
 class WarcFile:
     """An open WARC file written by warcio (call from one thread at a time)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, level: int = GZIP_LEVEL) -> None:
         from warcio.warcwriter import WARCWriter
 
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -141,12 +167,11 @@ class WarcFile:
         # Append: a resumed crawl (same name, same JOBDIR) continues the file;
         # a WARC is a plain sequence of records, so that stays valid.
         self._file: BinaryIO = open(path, "ab")  # noqa: SIM115 - closed in close()
-        self._writer = WARCWriter(self._file, gzip=True, warc_version="1.1")
+        self._writer = WARCWriter(_GzipMembers(self._file, level), gzip=False, warc_version="1.1")
 
     def write_warcinfo(self, info: dict[str, str]) -> int:
         start = self._file.tell()
         self._writer.write_record(self._writer.create_warcinfo_record(self.path.name, info))
-        self._file.flush()
         return self._file.tell() - start
 
     def write_exchange(self, exchange: _Exchange) -> int:
@@ -169,8 +194,9 @@ class WarcFile:
             length=len(exchange.request_body), warc_headers_dict={"WARC-Date": exchange.date},
             http_headers=StatusAndHeaders(exchange.request_line, exchange.request_headers, is_http_request=True))
         start = self._file.tell()
+        # Each record ends with a flush to the OS: a kill -9 of the crawl loses
+        # at most the record being written.
         writer.write_request_response_pair(request, response)
-        self._file.flush()  # to the OS: a kill -9 of the crawl loses nothing written so far
         return self._file.tell() - start
 
     def close(self) -> None:
