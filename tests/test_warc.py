@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -201,3 +202,99 @@ def test_damaged_record_and_non_warc_input(crawl, tmp_path, capsys):
     assert f"skipped {damaged}: malformed or truncated WARC" in err
     assert f"skipped {plain}:" in err
     assert is_warc(str(damaged)) and not is_warc(str(tmp_path / "missing.warc"))
+
+
+def test_kill_9_mid_crawl_loses_at_most_the_record_being_written(site, tmp_path):
+    """A real crawl subprocess killed with SIGKILL: every record flushed before
+    the kill reads back, and the WARC ends at a record boundary or with one cut record."""
+    import signal
+    import time
+
+    from _crawl import _SCRIPT, REPO_ROOT, TEST_SETTINGS
+
+    target = tmp_path / "killed.warc.gz"
+    config = {"spider": "news", "args": {"start_urls": site.url("/")}, "stats": str(tmp_path / "stats.json"),
+              "settings": {**TEST_SETTINGS, "DOWNLOAD_DELAY": 0.5, "CONCURRENT_REQUESTS_PER_DOMAIN": 1,
+                           **warc_settings(str(target))}}
+    proc = subprocess.Popen([sys.executable, "-c", _SCRIPT, json.dumps(config)], cwd=REPO_ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 240
+        responses = 0
+        while responses < 8 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+            if target.exists():
+                try:
+                    responses = sum(1 for r in records(target) if r[0] == "response")
+                except Exception:  # a record being written right now
+                    continue
+        assert proc.poll() is None, "the crawl ended before it could be killed"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stderr.close()
+    assert proc.returncode == -signal.SIGKILL
+    html = []
+    try:
+        html.extend(iter_html_records(str(target)))
+    except Exception as exc:  # only a cut last record may remain, reported as such
+        assert "malformed or truncated WARC" in str(exc)
+    assert len(html) >= 1 and all(not record.error for record in html)
+    with open(target, "rb") as f:
+        kept = sum(1 for r in ArchiveIterator(f) if r.rec_type == "response")
+    assert kept >= responses
+
+
+def test_content_decoding_is_bounded_and_explicit():
+    import zlib
+
+    from webclean_scrapy.errors import ExtractionError
+    from webclean_scrapy.warc import _decoded, _html_record
+
+    page = b"<html><body><p>" + b"words " * 2000 + b"</p></body></html>"
+    assert _decoded(gzip.compress(page), ["gzip"], 1 << 20) == page
+    assert _decoded(zlib.compress(page), ["deflate"], 1 << 20) == page
+    raw_deflate = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    assert _decoded(raw_deflate.compress(page) + raw_deflate.flush(), ["deflate"], 1 << 20) == page
+    assert _decoded(page, ["identity"], 1 << 20) == page
+    brotli = pytest.importorskip("brotli")
+    assert _decoded(brotli.compress(page), ["br"], 1 << 20) == page
+    assert _decoded(gzip.compress(brotli.compress(page)), ["br", "gzip"], 1 << 20) == page
+    with pytest.raises(ExtractionError, match="over 1000 bytes"):
+        _decoded(gzip.compress(b"\0" * 10_000_000), ["gzip"], 1000)  # a decompression bomb stays small
+    with pytest.raises(ExtractionError, match="unsupported Content-Encoding 'compress'"):
+        _decoded(page, ["compress"], 1 << 20)
+    broken = _html_record("http://x/", "text/html", b"\x1f\x8bnot gzip", "gzip", 0, 1 << 20)
+    assert broken.body == b"" and broken.error.startswith("cannot decode the body")
+
+
+def test_warc_file_name_template(tmp_path):
+    from datetime import datetime, timezone
+
+    from scrapy import Spider
+
+    from webclean_scrapy.warc import warc_path
+
+    spider = Spider(name="news", site="valley")
+    moment = datetime(2026, 11, 23, 3, 17, 15, 123456, tzinfo=timezone.utc)
+    assert warc_path(str(tmp_path / "%(name)s-%(site)s-%(time)s.warc.gz"), spider, moment) == \
+        tmp_path / "news-valley-2026-11-23T03-17-15+00-00.warc.gz"
+    assert str(os.getpid()) in str(warc_path("w-%(pid)s.warc.gz", spider, moment))
+
+
+def test_recorder_is_off_without_the_setting_and_fails_early_on_a_bad_path(tmp_path):
+    from scrapy import Spider
+    from scrapy.exceptions import NotConfigured
+    from scrapy.utils.test import get_crawler
+
+    from webclean_scrapy.warc import WarcRecorder
+
+    with pytest.raises(NotConfigured):
+        WarcRecorder.from_crawler(get_crawler(Spider))
+    (tmp_path / "file").write_text("not a folder")
+    crawler = get_crawler(Spider, {"WEBCLEAN_WARC": str(tmp_path / "file" / "crawl.warc.gz")})
+    crawler.spider = crawler._create_spider("news")
+    with pytest.raises(OSError):
+        WarcRecorder.from_crawler(crawler)
