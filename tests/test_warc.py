@@ -298,3 +298,17 @@ def test_recorder_is_off_without_the_setting_and_fails_early_on_a_bad_path(tmp_p
     crawler.spider = crawler._create_spider("news")
     with pytest.raises(OSError):
         WarcRecorder.from_crawler(crawler)
+
+
+def test_two_writers_cannot_share_a_file(tmp_path):
+    from webclean_scrapy.warc import WarcFile
+
+    target = tmp_path / "shared.warc.gz"
+    first = WarcFile(target)
+    try:
+        # Another process (flock locks are per open file description, so a second open in this process sees it too).
+        with pytest.raises(OSError, match="%\\(pid\\)s"):
+            WarcFile(target)
+    finally:
+        first.close()
+    WarcFile(target).close()  # free again once closed

@@ -167,7 +167,22 @@ class WarcFile:
         # Append: a resumed crawl (same name, same JOBDIR) continues the file;
         # a WARC is a plain sequence of records, so that stays valid.
         self._file: BinaryIO = open(path, "ab")  # noqa: SIM115 - closed in close()
+        self._lock()
         self._writer = WARCWriter(_GzipMembers(self._file, level), gzip=False, warc_version="1.1")
+
+    def _lock(self) -> None:
+        """Refuse a file another process is writing (two workers, one name):
+        their records would interleave mid-member and ruin both."""
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no check
+            return
+        try:
+            fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._file.close()
+            raise OSError(f"{self.path} is being written by another process; "
+                          "give each crawl process its own file, e.g. with %(pid)s in WEBCLEAN_WARC") from None
 
     def write_warcinfo(self, info: dict[str, str]) -> int:
         start = self._file.tell()
@@ -260,7 +275,9 @@ class WarcRecorder:
         self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="webclean-warc")
         logger.info("webclean: recording responses in %s", self.file.path)
 
-    async def process_response(self, request: Request, response: Response) -> Response:
+    async def process_response(self, request: Request, response: Response,
+                               spider: Spider | None = None) -> Response:
+        # *spider*: passed by Scrapy < 2.14 only; optional, so newer Scrapy does not warn.
         if self._executor is None or self.file is None or "cached" in response.flags:
             return response
         exchange = _Exchange.capture(request, response, datetime.now(tz=timezone.utc))
