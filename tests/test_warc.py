@@ -204,20 +204,27 @@ def test_damaged_record_and_non_warc_input(crawl, tmp_path, capsys):
     assert is_warc(str(damaged)) and not is_warc(str(tmp_path / "missing.warc"))
 
 
+def start_crawl(site, tmp_path: Path, settings: dict, **popen) -> subprocess.Popen:
+    """The news crawl of *site* as a subprocess left running (``run_crawl`` waits for it):
+    the same script and test settings, items in ``tmp_path/items.jsonl``."""
+    from _crawl import _SCRIPT, REPO_ROOT, TEST_SETTINGS
+
+    config = {"spider": "news", "args": {"start_urls": site.url("/")}, "stats": str(tmp_path / "stats.json"),
+              "settings": {**TEST_SETTINGS, "FEEDS": {str(tmp_path / "items.jsonl"): {"format": "jsonlines"}},
+                           **settings}}
+    return subprocess.Popen([sys.executable, "-c", _SCRIPT, json.dumps(config)], cwd=REPO_ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **popen)
+
+
 def test_kill_9_mid_crawl_loses_at_most_the_record_being_written(site, tmp_path):
     """A real crawl subprocess killed with SIGKILL: every record flushed before
     the kill reads back, and the WARC ends at a record boundary or with one cut record."""
     import signal
     import time
 
-    from _crawl import _SCRIPT, REPO_ROOT, TEST_SETTINGS
-
     target = tmp_path / "killed.warc.gz"
-    config = {"spider": "news", "args": {"start_urls": site.url("/")}, "stats": str(tmp_path / "stats.json"),
-              "settings": {**TEST_SETTINGS, "DOWNLOAD_DELAY": 0.5, "CONCURRENT_REQUESTS_PER_DOMAIN": 1,
-                           **warc_settings(str(target))}}
-    proc = subprocess.Popen([sys.executable, "-c", _SCRIPT, json.dumps(config)], cwd=REPO_ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = start_crawl(site, tmp_path, {"DOWNLOAD_DELAY": 0.5, "CONCURRENT_REQUESTS_PER_DOMAIN": 1,
+                                        **warc_settings(str(target))})
     try:
         deadline = time.monotonic() + 240
         responses = 0
@@ -312,3 +319,28 @@ def test_two_writers_cannot_share_a_file(tmp_path):
     finally:
         first.close()
     WarcFile(target).close()  # free again once closed
+
+
+def test_disk_full_stops_recording_not_the_crawl(site, tmp_path):
+    """A real write failure mid-crawl: the crawl process may write at most 30 KB
+    per file (RLIMIT_FSIZE), the WARC outgrows it, the items file does not."""
+    import resource
+    import signal
+
+    def limit_file_size() -> None:  # in the child: EFBIG instead of SIGXFSZ past the limit
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (30_000, 30_000))
+
+    target = tmp_path / "full.warc.gz"
+    proc = start_crawl(site, tmp_path, warc_settings(str(target)), preexec_fn=limit_file_size)
+    _, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stderr[-3000:]
+    stats = json.loads((tmp_path / "stats.json").read_text(encoding="utf-8"))
+    items = [json.loads(line) for line in (tmp_path / "items.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert target.stat().st_size <= 30_000
+    assert stats["webclean/warc/errors"] >= 1 and stats["webclean/warc/errors/OSError"] >= 1
+    assert stderr.count("WARC recording stopped") == 1 and "Traceback" not in stderr
+    # Every article still came out: the crawl did not notice beyond the log line and the stats.
+    from webclean_scrapy.demo import load_gold
+
+    assert len(items) == len(load_gold()) == 8

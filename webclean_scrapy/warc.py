@@ -234,6 +234,8 @@ class WarcRecorder:
         self.stats = WebcleanStats(crawler.stats)
         self.file: WarcFile | None = None
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self._retired: concurrent.futures.ThreadPoolExecutor | None = None
+        self._broken = False  # a write failed: recording stopped
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> WarcRecorder:
@@ -281,27 +283,45 @@ class WarcRecorder:
         if self._executor is None or self.file is None or "cached" in response.flags:
             return response
         exchange = _Exchange.capture(request, response, datetime.now(tz=timezone.utc))
+        future = self._executor.submit(self.file.write_exchange, exchange)
         try:
             # Awaited: at most one pending record per response in flight.
-            written = await await_concurrent(self._executor.submit(self.file.write_exchange, exchange))
-        except Exception as exc:  # disk full, bad path...: stop recording, keep crawling
-            self.stats.warc_error(exc)
-            logger.error("webclean: cannot write %s (%s: %s); WARC recording stopped",
-                         self.file.path, type(exc).__name__, exc)
-            self._stop()
+            written = await await_concurrent(future)
+        except Exception as exc:  # disk full...: stop recording, keep crawling
+            self._failed(exc)
             return response
+        except BaseException:
+            if future.cancelled():  # queued behind a failed write: recording has stopped
+                return response
+            raise
         self.stats.warc_written(2, written)
         return response
 
-    def _stop(self) -> None:
+    def _failed(self, exc: Exception) -> None:
+        self.stats.warc_error(exc)
+        if self._broken:  # already stopped by an earlier failure
+            return
+        self._broken = True
+        assert self.file is not None
+        logger.error("webclean: cannot write %s (%s: %s); WARC recording stopped",
+                     self.file.path, type(exc).__name__, exc)
         executor, self._executor = self._executor, None
         if executor is not None:
-            executor.shutdown(wait=True)
-        if self.file is not None:
-            self.file.close()
+            # Not waited for here (the reactor thread): queued writes are
+            # cancelled, the file is closed at spider_closed.
+            executor.shutdown(wait=False, cancel_futures=True)
+            self._retired = executor
 
     def spider_closed(self, spider: Spider) -> None:
-        self._stop()
+        for executor in (self._executor, self._retired):
+            if executor is not None:
+                executor.shutdown(wait=True)  # nothing is pending: the downloads are over
+        self._executor = self._retired = None
+        if self.file is not None:
+            try:
+                self.file.close()  # flushes what is buffered
+            except OSError as exc:
+                self._failed(exc)  # logged unless a write failed already
 
 
 # -- reading ---------------------------------------------------------------
