@@ -344,3 +344,9 @@ def test_disk_full_stops_recording_not_the_crawl(site, tmp_path):
     from webclean_scrapy.demo import load_gold
 
     assert len(items) == len(load_gold()) == 8
+
+
+def test_reading_warc_files_does_not_import_scrapy():
+    code = ("import sys, webclean_scrapy.cli, webclean_scrapy.warc; "
+            "sys.exit('scrapy' in sys.modules or 'twisted' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], timeout=120).returncode == 0

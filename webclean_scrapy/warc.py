@@ -46,7 +46,6 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from urllib.parse import urlsplit
 
 from .errors import ExtractionError
-from .offload import await_concurrent
 from .settings import WebcleanSettings
 from .stats import WebcleanStats
 
@@ -282,6 +281,8 @@ class WarcRecorder:
         # *spider*: passed by Scrapy < 2.14 only; optional, so newer Scrapy does not warn.
         if self._executor is None or self.file is None or "cached" in response.flags:
             return response
+        from .offload import await_concurrent  # here: `webclean extract` needs no Scrapy
+
         exchange = _Exchange.capture(request, response, datetime.now(tz=timezone.utc))
         future = self._executor.submit(self.file.write_exchange, exchange)
         try:
