@@ -332,7 +332,8 @@ def test_disk_full_stops_recording_not_the_crawl(site, tmp_path):
         resource.setrlimit(resource.RLIMIT_FSIZE, (30_000, 30_000))
 
     target = tmp_path / "full.warc.gz"
-    proc = start_crawl(site, tmp_path, warc_settings(str(target)), preexec_fn=limit_file_size)
+    # This project's settings list the recorder: -s WEBCLEAN_WARC=... alone turns it on.
+    proc = start_crawl(site, tmp_path, {"WEBCLEAN_WARC": str(target)}, preexec_fn=limit_file_size)
     _, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 0, stderr[-3000:]
     stats = json.loads((tmp_path / "stats.json").read_text(encoding="utf-8"))

@@ -40,7 +40,11 @@ PROJECT_SETTINGS: dict[str, Any] = {
     "HTTPCACHE_DIR": "httpcache",
     "HTTPCACHE_IGNORE_HTTP_CODES": [500, 502, 503, 504, 429],
     # -- webclean -----------------------------------------------------
-    "DOWNLOADER_MIDDLEWARES": {"webclean_scrapy.middleware.WebcleanMiddleware": MIDDLEWARE_ORDER},
+    "DOWNLOADER_MIDDLEWARES": {
+        "webclean_scrapy.middleware.WebcleanMiddleware": MIDDLEWARE_ORDER,
+        # Off (NotConfigured) until WEBCLEAN_WARC names a file: -s WEBCLEAN_WARC=crawl.warc.gz
+        "webclean_scrapy.warc.WarcRecorder": 950,
+    },
     "ITEM_PIPELINES": {
         "webclean_scrapy.pipelines.WebcleanPipeline": 300,
         "webclean_scrapy.pipelines.MinTextFilterPipeline": 400,
