@@ -3,6 +3,7 @@
 ::
 
     webclean extract page.html pages/ - -e webclean -o out.jsonl
+    webclean extract crawl.warc.gz -o out.jsonl     # re-extract a recorded crawl
     webclean eval ../shared/data/readability -e baseline --compare trafilatura --json scores.json
     webclean demo [demo arguments...]
 
@@ -19,8 +20,10 @@ import os
 import sys
 import time
 import zlib
-from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -30,8 +33,12 @@ from .errors import ExtractionError
 from .extraction import Extractor
 from .extractors import available_extractors, get_extractor
 
-#: File names picked up when a directory is given to ``webclean extract``.
-HTML_SUFFIXES = (".html", ".htm", ".gz")
+#: File names picked up when a directory is given to ``webclean extract``
+#: (WARC files are recognised by their content, whatever their name).
+HTML_SUFFIXES = (".html", ".htm", ".gz", ".warc")
+
+#: Largest decoded body read from a WARC record (``WEBCLEAN_MAX_HTML_BYTES``'s default).
+WARC_MAX_BODY = 10 * 1024 * 1024
 
 #: Show a progress bar (on a terminal) from this many files on.
 PROGRESS_THRESHOLD = 20
@@ -156,16 +163,27 @@ def read_source(source: str) -> bytes:
         raise UnreadableFileError(exc.strerror or str(exc)) from None
 
 
-def extract_record(source: str, data: bytes) -> dict[str, Any]:
+def extract_record(source: str, data: bytes, url: str | None = None,
+                   content_type: str | None = None) -> dict[str, Any]:
     """One output line for one page's bytes.
 
+    A page from a WARC file has its *url* (the record's target URI, also in
+    the output) and HTTP *content_type* (its charset), and is built exactly
+    as the crawl's middleware builds it, so the text is the crawl's text.
     Raises :class:`ExtractionError` for input that is not HTML.
     """
     assert _extractor is not None
-    with built_page(lambda: Document.from_html(read_page(data))) as doc:
+    if url is None:
+        factory = lambda: Document.from_html(read_page(data))  # noqa: E731
+    else:
+        factory = lambda: Document.from_html(data, url=url, encoding=content_type)  # noqa: E731
+    with built_page(factory) as doc:
         result = _extractor.extract(doc)
-    return {"source": source, "title": result.title, "text": result.text, "extractor": result.extractor,
-            "page_type": result.page_type}
+    record: dict[str, Any] = {"source": source}
+    if url is not None:
+        record["url"] = url
+    record.update(title=result.title, text=result.text, extractor=result.extractor, page_type=result.page_type)
+    return record
 
 
 def _describe(exc: Exception) -> str:
@@ -174,15 +192,75 @@ def _describe(exc: Exception) -> str:
     return f"extraction failed ({type(exc).__name__}: {exc})"
 
 
-def _extract_safely(source: str, data: bytes | None = None) -> tuple[str, dict[str, Any] | None, str]:
-    """``(source, record, "")`` or ``(source, None, reason)``; never raises,
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One unit of ``webclean extract``: a file (``data`` ``None``: read by the
+    worker), a page of a WARC file (``url`` set), a failure found while
+    reading (``error``), or the end of a WARC file (``done``, for progress)."""
+
+    source: str
+    data: bytes | None = None
+    url: str | None = None
+    content_type: str | None = None
+    error: str = ""
+    done: bool = False
+
+    @property
+    def label(self) -> str:
+        return f"{self.source} {self.url}" if self.url else self.source
+
+
+def _extract_safely(task: Task) -> tuple[Task, dict[str, Any] | None, str]:
+    """``(task, record, "")`` or ``(task, None, reason)``; never raises,
     so one bad page neither stops the run nor prints a traceback."""
+    if task.error or task.done:
+        return task, None, task.error
     try:
-        if data is None:
-            data = read_source(source)
-        return source, extract_record(source, data), ""
+        data = read_source(task.source) if task.data is None else task.data
+        return task, extract_record(task.source, data, task.url, task.content_type), ""
     except Exception as exc:
-        return source, None, _describe(exc)
+        return task, None, _describe(exc)
+
+
+def warc_tasks(path: str) -> Iterator[Task]:
+    """A task per HTML response record of the WARC file *path*; a damaged
+    file ends with an error task after its intact records."""
+    from .warc import iter_html_records
+
+    found = 0
+    try:
+        for record in iter_html_records(path, limit=WARC_MAX_BODY):
+            found += 1
+            yield Task(path, record.body, record.url, record.content_type, record.error)
+    except ExtractionError as exc:  # malformed, truncated, or no WARC reader installed
+        yield Task(path, error=f"{exc} (after {found} HTML record(s))" if found else str(exc))
+    else:
+        if not found:
+            yield Task(path, error="no HTML response records in this WARC file")
+    yield Task(path, done=True)
+
+
+def iter_tasks(files: Iterable[str]) -> Iterator[Task]:
+    """Files as tasks, WARC files (recognised by content) expanded to their HTML records."""
+    from .warc import is_warc
+
+    for source in files:
+        if is_warc(source):
+            yield from warc_tasks(source)
+        else:
+            yield Task(source)
+
+
+def bounded_map(pool: Executor, func: Callable[[Task], Any], tasks: Iterable[Task], window: int) -> Iterator[Any]:
+    """``pool.map`` in order, with at most *window* tasks in flight (``Executor.map``
+    would read a whole WARC file into memory first)."""
+    pending: deque[Future[Any]] = deque()
+    for task in tasks:
+        pending.append(pool.submit(func, task))
+        if len(pending) >= window:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
 
 
 def _open_output(path: str | None) -> IO[str]:
@@ -219,27 +297,35 @@ def cmd_extract(args: argparse.Namespace) -> int:
         _error(f"cannot write {args.output}: {exc.strerror or exc}")
         return EXIT_USAGE
 
-    def emit(source: str, record: dict[str, Any] | None, message: str) -> None:
-        nonlocal succeeded, failed
+    warc_pages = False
+
+    def emit(task: Task, record: dict[str, Any] | None, message: str) -> None:
+        nonlocal succeeded, failed, warc_pages
+        warc_pages = warc_pages or task.url is not None
+        if task.done:  # end of a WARC file: its records are in
+            progress.advance()
+            return
         if record is None:
             failed += 1
-            progress.message(f"webclean: skipped {source}: {message}")
+            progress.message(f"webclean: skipped {task.label}: {message}")
         else:
             succeeded += 1
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
-        progress.advance()
+        if task.url is None:
+            progress.advance()
 
     try:
         if STDIN in sources:
-            emit(*_extract_safely("<stdin>", sys.stdin.buffer.read()))
-        if args.jobs > 1 and len(files) > 1:
+            emit(*_extract_safely(Task("<stdin>", sys.stdin.buffer.read())))
+        tasks = iter_tasks(files)
+        if args.jobs > 1:
             with ProcessPoolExecutor(max_workers=args.jobs, initializer=_init_extractor,
                                      initargs=(args.extractor, options)) as pool:
-                for result in pool.map(_extract_safely, files, chunksize=8):
+                for result in bounded_map(pool, _extract_safely, tasks, window=8 * args.jobs):
                     emit(*result)
         else:
-            for source in files:
-                emit(*_extract_safely(source))
+            for task in tasks:
+                emit(*_extract_safely(task))
         out.flush()
     except BrokenPipeError:  # `webclean extract ... | head`
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -251,7 +337,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
             out.close()
 
     if failed:
-        _error(f"{failed} of {succeeded + failed} file(s) failed")
+        _error(f"{failed} of {succeeded + failed} {'page(s)' if warc_pages else 'file(s)'} failed")
     return EXIT_OK if succeeded else EXIT_FAILED
 
 
@@ -345,11 +431,14 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     extract = commands.add_parser(
-        "extract", help="extract the main text of HTML files as JSON lines",
+        "extract", help="extract the main text of HTML files or WARC files as JSON lines",
         description="Extract the main text of HTML files (plain or .gz) as JSON lines "
-                    "{source, title, text, extractor, page_type}.")
+                    "{source, title, text, extractor, page_type}, and of the HTML responses recorded in "
+                    "WARC files (plain or .warc.gz; needs the [warc] extra) as {source, url, title, text, "
+                    "extractor, page_type}.")
     extract.add_argument("paths", nargs="+", metavar="PATH",
-                         help="HTML file, directory (searched recursively for *.html, *.htm, *.gz) or - for stdin")
+                         help="HTML or WARC file, directory (searched recursively for *.html, *.htm, *.gz, "
+                              "*.warc) or - for stdin")
     extract.add_argument("-e", "--extractor", default="default",
                          help="extractor name (%(default)s; see `webclean eval --help`) or dotted path")
     extract.add_argument("-o", "--output", help="write JSON lines here instead of stdout")

@@ -42,6 +42,7 @@ DEFAULTS: dict[str, Any] = {
     "WEBCLEAN_SEARXNG_URL": None,  # harvest spider: default SearXNG endpoint
     "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": False,  # address guard off: docs/SECURITY.md
     "WEBCLEAN_ALLOWED_NETWORKS": [],  # networks the address guard lets through
+    "WEBCLEAN_WARC": None,  # WARC file name template; None: no recording (webclean_scrapy.warc)
 }
 
 
@@ -62,6 +63,7 @@ class WebcleanSettings:
     searxng_url: str | None = DEFAULTS["WEBCLEAN_SEARXNG_URL"]
     allow_private_addresses: bool = DEFAULTS["WEBCLEAN_ALLOW_PRIVATE_ADDRESSES"]
     allowed_networks: tuple[str, ...] = ()
+    warc: str | None = DEFAULTS["WEBCLEAN_WARC"]
 
     def __post_init__(self) -> None:
         if self.offload not in OFFLOAD_MODES:
@@ -104,6 +106,7 @@ class WebcleanSettings:
             allow_private_addresses=settings.getbool("WEBCLEAN_ALLOW_PRIVATE_ADDRESSES",
                                                      DEFAULTS["WEBCLEAN_ALLOW_PRIVATE_ADDRESSES"]),
             allowed_networks=tuple(settings.getlist("WEBCLEAN_ALLOWED_NETWORKS")),
+            warc=str(settings.get("WEBCLEAN_WARC") or "") or None,
         )
 
     @classmethod

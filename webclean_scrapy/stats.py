@@ -23,6 +23,9 @@ Keys (all under ``webclean/``):
                                 ``reserved``, ``unspecified``)
 ``dropped/<reason>``            items dropped by :class:`~webclean_scrapy.pipelines.MinTextFilterPipeline`:
                                 ``empty``, ``too_short``
+``warc/records``                WARC records written (warcinfo, response, request)
+``warc/bytes``                  compressed bytes written to the WARC file
+``warc/errors``                 WARC write failures (``warc/errors/<ExceptionName>``); recording stops
 =============================== ===============================================
 """
 
@@ -68,3 +71,11 @@ class WebcleanStats:
         if html_in:
             text_out = stats.get_value(f"{PREFIX}bytes/text_out", 0)
             stats.set_value(f"{PREFIX}space_saving_percent", round(100.0 * (1 - text_out / html_in), 2))
+
+    def warc_written(self, records: int, nbytes: int) -> None:
+        self.stats.inc_value(f"{PREFIX}warc/records", records)
+        self.stats.inc_value(f"{PREFIX}warc/bytes", nbytes)
+
+    def warc_error(self, exc: BaseException) -> None:
+        self.stats.inc_value(f"{PREFIX}warc/errors")
+        self.stats.inc_value(f"{PREFIX}warc/errors/{type(exc).__name__}")

@@ -41,10 +41,14 @@ PROJECT_SETTINGS: dict[str, Any] = {
     "HTTPCACHE_DIR": "httpcache",
     "HTTPCACHE_IGNORE_HTTP_CODES": [500, 502, 503, 504, 429],
     # -- webclean -----------------------------------------------------
-    # No requests to loopback/private/link-local... addresses (docs/SECURITY.md);
-    # WEBCLEAN_ALLOW_PRIVATE_ADDRESSES = True turns this off.
-    "DOWNLOADER_MIDDLEWARES": {"webclean_scrapy.middleware.WebcleanMiddleware": MIDDLEWARE_ORDER,
-                               "webclean_scrapy.guard.AddressGuardMiddleware": GUARD_ORDER},
+    "DOWNLOADER_MIDDLEWARES": {
+        "webclean_scrapy.middleware.WebcleanMiddleware": MIDDLEWARE_ORDER,
+        # No requests to loopback/private/link-local... addresses (docs/SECURITY.md);
+        # WEBCLEAN_ALLOW_PRIVATE_ADDRESSES = True turns this off.
+        "webclean_scrapy.guard.AddressGuardMiddleware": GUARD_ORDER,
+        # Off (NotConfigured) until WEBCLEAN_WARC names a file: -s WEBCLEAN_WARC=crawl.warc.gz
+        "webclean_scrapy.warc.WarcRecorder": 950,
+    },
     "ITEM_PIPELINES": {
         "webclean_scrapy.pipelines.WebcleanPipeline": 300,
         "webclean_scrapy.pipelines.MinTextFilterPipeline": 400,
