@@ -40,6 +40,8 @@ DEFAULTS: dict[str, Any] = {
     "WEBCLEAN_OFFLOAD": "process",  # measured: docs/BENCHMARKS.md
     "WEBCLEAN_SEARCH_ENGINES": {},  # harvest spider: HTML result-page engines by name
     "WEBCLEAN_SEARXNG_URL": None,  # harvest spider: default SearXNG endpoint
+    "WEBCLEAN_EXPLAIN_DIR": None,  # write `webclean explain` reports of doubtful pages here
+    "WEBCLEAN_EXPLAIN_BELOW": 0.5,  # ... those whose confidence is below this (or whose text is empty)
 }
 
 
@@ -58,6 +60,8 @@ class WebcleanSettings:
     offload: str = DEFAULTS["WEBCLEAN_OFFLOAD"]
     search_engines: dict[str, Any] = field(default_factory=dict)
     searxng_url: str | None = DEFAULTS["WEBCLEAN_SEARXNG_URL"]
+    explain_dir: str | None = DEFAULTS["WEBCLEAN_EXPLAIN_DIR"]
+    explain_below: float = DEFAULTS["WEBCLEAN_EXPLAIN_BELOW"]
 
     def __post_init__(self) -> None:
         if self.offload not in OFFLOAD_MODES:
@@ -66,6 +70,8 @@ class WebcleanSettings:
             raise ValueError(f"WEBCLEAN_WORKERS must be at least 1, got {self.workers}")
         if self.max_html_bytes < 0 or self.min_text_chars < 0:
             raise ValueError("WEBCLEAN_MAX_HTML_BYTES and WEBCLEAN_MIN_TEXT_CHARS must not be negative")
+        if not 0 <= self.explain_below <= 1:
+            raise ValueError(f"WEBCLEAN_EXPLAIN_BELOW must be between 0 and 1, got {self.explain_below}")
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WebcleanSettings:
@@ -83,6 +89,8 @@ class WebcleanSettings:
             offload=str(settings.get("WEBCLEAN_OFFLOAD", DEFAULTS["WEBCLEAN_OFFLOAD"])).lower(),
             search_engines=dict(settings.getdict("WEBCLEAN_SEARCH_ENGINES")),
             searxng_url=settings.get("WEBCLEAN_SEARXNG_URL") or None,
+            explain_dir=str(settings.get("WEBCLEAN_EXPLAIN_DIR")) if settings.get("WEBCLEAN_EXPLAIN_DIR") else None,
+            explain_below=settings.getfloat("WEBCLEAN_EXPLAIN_BELOW", DEFAULTS["WEBCLEAN_EXPLAIN_BELOW"]),
         )
 
     @classmethod

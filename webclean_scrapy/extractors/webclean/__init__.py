@@ -120,18 +120,17 @@ def block_probabilities(doc: Document, comments: bool = False, trace: Trace | No
         probabilities[in_area & (page.chars >= COMMENT_MIN_CHARS) & (page.anchors * 2 < page.chars)] = 1.0
         applied = tuple(reason for reason in applied if reason != "comment_area")
     if trace is not None:
-        _trace_vetoes(trace, probabilities, masks, applied, kind, types, comments, page)
+        _trace_vetoes(trace, probabilities, masks, applied, kind, comments, page)
     for reason in applied:
         probabilities[masks[VETOES.index(reason)]] = 0.0
     return probabilities
 
 
 def _trace_vetoes(trace: Trace, probabilities: np.ndarray, masks: np.ndarray, applied: tuple[str, ...],
-                  kind: str, types: np.ndarray, comments: bool, page: _Page) -> None:
+                  kind: str, comments: bool, page: _Page) -> None:
     """Record the model's view of the page before the vetoes apply."""
     trace.series["model"] = probabilities.copy()
     trace.fact("page type", kind)
-    trace.fact("page-type probabilities", {name: round(float(p), 3) for name, p in zip(PAGE_TYPES, types)})
     trace.fact(f"vetoes applied on {kind} pages", ", ".join(applied) or "none")
     if comments:
         in_area = masks[VETOES.index("comment_area")]
