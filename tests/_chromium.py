@@ -48,8 +48,8 @@ class Chromium:
         self._replies, child_out = os.pipe()
 
         def plumbing() -> None:  # in the child, before exec: the pipes become fds 3 and 4
-            read_end = fcntl.fcntl(child_in, fcntl.F_DUPFD, 10)
-            write_end = fcntl.fcntl(child_out, fcntl.F_DUPFD, 10)
+            read_end = fcntl.fcntl(child_in, fcntl.F_DUPFD_CLOEXEC, 10)
+            write_end = fcntl.fcntl(child_out, fcntl.F_DUPFD_CLOEXEC, 10)
             os.dup2(read_end, 3)
             os.dup2(write_end, 4)
 
@@ -57,7 +57,10 @@ class Chromium:
             [CHROMIUM, *FLAGS, "--remote-debugging-pipe", f"--user-data-dir={self.profile}",
              f"--window-size={width},{height}", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            preexec_fn=plumbing, pass_fds=(3, 4),
+            # Not pass_fds=(3, 4): those numbers need not be open in this
+            # process. Python's own descriptors are close-on-exec, so only
+            # the two made in plumbing() (inheritable) reach Chromium.
+            preexec_fn=plumbing, close_fds=False,
         )
         os.close(child_in)
         os.close(child_out)

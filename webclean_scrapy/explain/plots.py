@@ -129,7 +129,8 @@ def _ttr_histogram(ax: Axes, trace: Trace) -> None:
     else:
         ax.hist(smoothed, bins=40, color=CURVE, alpha=0.7, label="smoothed TTR")
     if trace.threshold is not None:
-        ax.axvline(trace.threshold, color=CUT, linestyle="--", linewidth=1, label="cut")
+        label = "deviation σ: content clusters' means exceed it" if "labels" in trace.series else "threshold"
+        ax.axvline(trace.threshold, color=CUT, linestyle="--", linewidth=1, label=label)
     ax.set_xlabel("smoothed text-to-tag ratio")
     ax.set_ylabel("lines")
     ax.set_title("Histogram of the smoothed ratios", loc="left", fontsize=10)

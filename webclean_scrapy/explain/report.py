@@ -53,7 +53,7 @@ ol.units { list-style: none; margin: 0; padding: 0; }
 .unit.kept { border-left-color: var(--kept); background: var(--kept-bg); }
 .head { display: flex; flex-wrap: wrap; gap: 4px 12px; align-items: center; font-size: 12px; }
 .idx { font-family: ui-monospace, monospace; color: #555; min-width: 3.5em; }
-.verdict { font-weight: 700; text-transform: uppercase; font-size: 11px; letter-spacing: .04em; }
+.verdict { font-weight: 700; text-transform: uppercase; font-size: 11px; letter-spacing: .04em; min-width: 5.5em; }
 .kept .verdict { color: var(--kept); } .dropped .verdict { color: var(--drop); }
 .score { display: inline-flex; align-items: center; gap: 6px; font-family: ui-monospace, monospace; }
 .meter { position: relative; display: inline-block; width: 90px; height: 9px; background: #eee; border-radius: 2px; }
