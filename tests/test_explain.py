@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -246,6 +245,18 @@ def test_policy_decides_on_confidence_and_emptiness():
         assert policy.wants_report(extraction, trace) is expected
     assert report_name("https://example.org/a/b?x=1") .startswith("example.org_a_b_")
     assert report_name("https://example.org/a/b?x=1") != report_name("https://example.org/a/b?x=2")
+
+
+def test_explain_settings():
+    from scrapy.settings import Settings
+
+    from webclean_scrapy.settings import WebcleanSettings
+
+    assert WebcleanSettings.from_settings(Settings()).explain_dir is None
+    read = WebcleanSettings.from_settings(Settings({"WEBCLEAN_EXPLAIN_DIR": "r", "WEBCLEAN_EXPLAIN_BELOW": "0.3"}))
+    assert (read.explain_dir, read.explain_below) == ("r", 0.3)
+    with pytest.raises(ValueError, match="WEBCLEAN_EXPLAIN_BELOW"):
+        WebcleanSettings(explain_below=1.5)
 
 
 @pytest.mark.parametrize("offload", ["thread", "process"])

@@ -30,6 +30,7 @@ import asyncio
 import concurrent.futures
 import logging
 import multiprocessing
+import os
 import time
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -157,7 +158,8 @@ class Offloader:
         if settings.explain_dir:
             from .explain.crawl import ExplainPolicy
 
-            self.explain = ExplainPolicy(settings.explain_dir, settings.explain_below)
+            # Absolute: worker processes need not share the crawl's working directory.
+            self.explain = ExplainPolicy(os.path.abspath(settings.explain_dir), settings.explain_below)
         self._executor: concurrent.futures.Executor | None = None
         self._closed = False
         self._process_ok = False  # a worker process has returned a page
