@@ -5,6 +5,8 @@
     webclean extract page.html pages/ - -e webclean -o out.jsonl
     webclean extract crawl.warc.gz -o out.jsonl     # re-extract a recorded crawl
     webclean eval ../shared/data/readability -e baseline --compare trafilatura --json scores.json
+    webclean explain page.html -e webclean --url https://example.org/a -o report.html
+    webclean plot page.html -e ttr -o ttr.png
     webclean demo [demo arguments...]
 
 Bad input never ends in a traceback: each unreadable or binary file is named
@@ -401,6 +403,59 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return status if results else EXIT_FAILED
 
 
+# -- explain / plot ---------------------------------------------------------
+def _explained(args: argparse.Namespace) -> Any:
+    """The :class:`~webclean_scrapy.explain.Explanation` of ``args.page``,
+    or an exit status after printing why not."""
+    from .explain import explain
+
+    try:
+        options = _parse_options(args.option or [])
+        get_extractor(args.extractor, **options)
+    except (ValueError, ExtractionError) as exc:
+        _error(str(exc))
+        return EXIT_USAGE
+    try:
+        data = sys.stdin.buffer.read() if args.page == STDIN else read_source(args.page)
+        return explain(read_page(data), url=args.url, extractor=args.extractor, **options)
+    except (ExtractionError, UnreadableFileError) as exc:
+        _error(f"{args.page}: {exc}")
+        return EXIT_FAILED
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    report = _explained(args)
+    if isinstance(report, int):
+        return report
+    try:
+        Path(args.output).write_text(report.html(), encoding="utf-8")
+    except OSError as exc:
+        _error(f"cannot write {args.output}: {exc.strerror or exc}")
+        return EXIT_FAILED
+    kept = sum(unit.kept for unit in report.units)
+    print(f"{args.output}: {report.extractor}, {report.page_type} page, kept {kept} of {len(report.units)} "
+          f"{report.trace.unit}s", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from .explain.plots import PlotUnavailableError, figure
+
+    report = _explained(args)
+    if isinstance(report, int):
+        return report
+    try:
+        figure(report.trace).savefig(args.output, dpi=args.dpi, metadata={"Software": None}
+                                     if args.output.lower().endswith(".png") else None)
+    except PlotUnavailableError as exc:
+        _error(str(exc))
+        return EXIT_FAILED
+    except (OSError, ValueError) as exc:
+        _error(f"cannot write {args.output}: {getattr(exc, 'strerror', None) or exc}")
+        return EXIT_FAILED
+    return EXIT_OK
+
+
 # -- demo ----------------------------------------------------------------
 def cmd_demo(argv: Sequence[str]) -> int:
     """Hand every remaining argument to ``webclean_scrapy.demo.main``."""
@@ -468,6 +523,24 @@ def build_parser() -> argparse.ArgumentParser:
                           help="worker processes (%(default)s; more makes ms/page less reliable)")
     evaluate.add_argument("--progress", action="store_true", help="show a progress bar even when stderr is not a terminal")
     evaluate.set_defaults(func=cmd_eval)
+
+    for name, helptext in (("explain", "write an HTML report of what an extractor kept on a page, and why"),
+                           ("plot", "draw an extractor's figure for a page (ttr, density, scores)")):
+        sub = commands.add_parser(name, help=helptext, description=helptext[0].upper() + helptext[1:] +
+                                  ". See docs/EXPLAIN.md.")
+        sub.add_argument("page", metavar="PAGE", help="HTML file (plain or .gz) or - for stdin")
+        sub.add_argument("-e", "--extractor", default="default", help="extractor name (%(default)s) or dotted path")
+        sub.add_argument("--url", help="the page's URL (the page-type classifier reads it; shown in the report)")
+        sub.add_argument("--option", action="append", metavar="KEY=VALUE",
+                         help="extractor parameter, repeatable (values parsed as JSON when possible)")
+        if name == "explain":
+            sub.add_argument("-o", "--output", required=True, help="the HTML report to write")
+            sub.set_defaults(func=cmd_explain)
+        else:
+            sub.add_argument("-o", "--output", required=True,
+                             help="the image to write; the format follows the suffix (.png, .svg, .pdf)")
+            sub.add_argument("--dpi", type=_positive_int, default=120, help="resolution of raster images (%(default)s)")
+            sub.set_defaults(func=cmd_plot)
 
     demo = commands.add_parser("demo", help="run the demo (arguments are passed through)", add_help=False)
     demo.add_argument("args", nargs=argparse.REMAINDER)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import asdict, dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .options import OptionError, Rule
 
 from .document import Document
 from .errors import ExtractionError
 from .page_type import page_type_of
+
+if TYPE_CHECKING:
+    from .trace import Trace
 
 
 @dataclass(slots=True)
@@ -43,6 +47,11 @@ class Extractor:
     defaults; unknown option names and values a rule refuses are an
     :class:`ExtractionError`, so a typo never silently runs the paper's
     defaults and a bad value fails at configuration, not on every page.
+
+    ``extract_text`` may accept a keyword ``trace``: a
+    :class:`~webclean_scrapy.trace.Trace` (``None`` on the normal path) in
+    which the method records the values its decision is made of, for
+    ``webclean explain`` (:mod:`webclean_scrapy.trace`). Every built-in does.
     """
 
     name: ClassVar[str] = ""
@@ -68,9 +77,21 @@ class Extractor:
     def extract_text(self, doc: Document) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def extract(self, doc: Document) -> Extraction:
+    @property
+    def traceable(self) -> bool:
+        """Whether :meth:`extract_text` accepts a ``trace`` (records its decisions)."""
+        return "trace" in inspect.signature(self.extract_text).parameters
+
+    def extract(self, doc: Document, trace: Trace | None = None) -> Extraction:
+        """The page's :class:`Extraction`; *trace*, if given, is handed to
+        :meth:`extract_text` (which must then accept it)."""
+        if trace is None:
+            text = self.extract_text(doc)
+        else:
+            trace.method = self.name
+            text = self.extract_text(doc, trace=trace)  # type: ignore[call-arg]
         return Extraction(
-            text=self.extract_text(doc),
+            text=text,
             title=doc.title,
             extractor=self.name,
             url=doc.url,

@@ -101,4 +101,5 @@ class WebcleanMiddleware(WebcleanComponent):
         meta[META_KEY] = result.extraction
         meta[META_CANONICAL_URL] = result.canonical_url
         self.stats.extracted(len(response.body), result.extraction.text, result.seconds)
+        self.stats.explained(result.report, result.report_failed)
         return response

@@ -30,6 +30,7 @@ import asyncio
 import concurrent.futures
 import logging
 import multiprocessing
+import os
 import time
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ from .extractors import get_extractor
 if TYPE_CHECKING:
     from scrapy.http import TextResponse
 
+    from .explain.crawl import ExplainPolicy
     from .extraction import Extraction, Extractor
     from .settings import WebcleanSettings
 
@@ -53,22 +55,40 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class PageResult:
-    """What a worker sends back: the extraction, the canonical URL, the time spent."""
+    """What a worker sends back: the extraction, the canonical URL, the time
+    spent, and the path of the page's ``WEBCLEAN_EXPLAIN_DIR`` report if one
+    was written (``report_failed`` if writing it failed)."""
 
     extraction: Extraction
     canonical_url: str | None
     seconds: float
+    report: str | None = None
+    report_failed: bool = False
 
 
-def _run(extractor: Extractor, doc_factory: Callable[[], Document]) -> PageResult:
+def _run(extractor: Extractor, doc_factory: Callable[[], Document],
+         explain: ExplainPolicy | None = None) -> PageResult:
     start = time.perf_counter()
+    report, failed = None, False
     with built_page(doc_factory) as doc:
-        extraction = extractor.extract(doc)
+        if explain is None:
+            extraction = extractor.extract(doc)
+        else:
+            extraction, trace = explain.extract(extractor, doc)
         canonical = doc.canonical_url
-    return PageResult(extraction, canonical, time.perf_counter() - start)
+        seconds = time.perf_counter() - start
+        if explain is not None:
+            try:
+                report = explain.report(extractor, doc, extraction, trace)
+            except Exception as exc:  # a report must never cost the page
+                logger.warning("webclean: could not write the explain report of %s: %s", doc.url, exc,
+                               exc_info=not isinstance(exc, OSError))
+                failed = True
+    return PageResult(extraction, canonical, seconds, report, failed)
 
 
-def extract_response(extractor: Extractor, response: TextResponse) -> PageResult:
+def extract_response(extractor: Extractor, response: TextResponse,
+                     explain: ExplainPolicy | None = None) -> PageResult:
     """Extract from a response, reusing Scrapy's parsed tree (parsed here if not yet).
 
     When Scrapy chose another charset than :func:`~webclean_scrapy.encoding.decode_html`
@@ -79,12 +99,13 @@ def extract_response(extractor: Extractor, response: TextResponse) -> PageResult
     content_type = response.headers.get(b"Content-Type")
     header = content_type.decode("latin-1") if content_type else None
     if not decoded_alike(response.body, header, response.encoding):
-        return extract_markup(extractor, response.body, response.url, header)
-    return _run(extractor, lambda: Document(response.selector.root, url=response.url, source=response.text))
+        return extract_markup(extractor, response.body, response.url, header, explain)
+    return _run(extractor, lambda: Document(response.selector.root, url=response.url, source=response.text),
+                explain)
 
 
 def extract_markup(extractor: Extractor | None, html: bytes | str, url: str | None,
-                   content_type: str | None) -> PageResult:
+                   content_type: str | None, explain: ExplainPolicy | None = None) -> PageResult:
     """Extract from raw bytes (decoded with *content_type*'s charset) or a str.
 
     *extractor* ``None`` means this process's worker extractor (see
@@ -93,7 +114,7 @@ def extract_markup(extractor: Extractor | None, html: bytes | str, url: str | No
     """
     method = extractor if extractor is not None else _WORKER_EXTRACTOR
     assert method is not None, "extract_markup(None, ...) outside a webclean worker process"
-    return _run(method, lambda: Document.from_html(html, url=url, encoding=content_type))
+    return _run(method, lambda: Document.from_html(html, url=url, encoding=content_type), explain)
 
 
 _WORKER_EXTRACTOR: Extractor | None = None
@@ -144,6 +165,12 @@ class Offloader:
         # Built here, in the calling thread, so a bad name or option fails the
         # crawl at start-up rather than page by page in the workers.
         self.extractor = get_extractor(self._name, **self._options)
+        self.explain: ExplainPolicy | None = None
+        if settings.explain_dir:
+            from .explain.crawl import ExplainPolicy
+
+            # Absolute: worker processes need not share the crawl's working directory.
+            self.explain = ExplainPolicy(os.path.abspath(settings.explain_dir), settings.explain_below)
         self._executor: concurrent.futures.Executor | None = None
         self._closed = False
         self._process_ok = False  # a worker process has returned a page
@@ -210,19 +237,19 @@ class Offloader:
     async def extract_response(self, response: TextResponse) -> PageResult:
         """Extract an HTML response (its raw bytes go to worker processes)."""
         if self.in_process:
-            return await self._submit(extract_response, self.extractor, response)
+            return await self._submit(extract_response, self.extractor, response, self.explain)
         # The same charset rules as Scrapy's (header, BOM, <meta>), applied in the worker.
         content_type = response.headers.get(b"Content-Type")
         return await self._submit(
             extract_markup, None, response.body, response.url,
-            content_type.decode("latin-1") if content_type else None,
+            content_type.decode("latin-1") if content_type else None, self.explain,
         )
 
     async def extract_markup(self, html: bytes | str, url: str | None = None,
                              content_type: str | None = None) -> PageResult:
         """Extract raw markup (bytes in any charset, or str)."""
         extractor = self.extractor if self.in_process else None
-        return await self._submit(extract_markup, extractor, html, url, content_type)
+        return await self._submit(extract_markup, extractor, html, url, content_type, self.explain)
 
     def close(self) -> None:
         """Shut the pool down; pending pages are cancelled (the crawl is over)."""

@@ -97,6 +97,7 @@ class WebcleanPipeline(WebcleanComponent):
             self.stats.error(exc)
             return None
         self.stats.extracted(size, result.extraction.text, result.seconds)
+        self.stats.explained(result.report, result.report_failed)
         return result.extraction
 
 

@@ -43,6 +43,8 @@ DEFAULTS: dict[str, Any] = {
     "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": False,  # address guard off: docs/SECURITY.md
     "WEBCLEAN_ALLOWED_NETWORKS": [],  # networks the address guard lets through
     "WEBCLEAN_WARC": None,  # WARC file name template; None: no recording (webclean_scrapy.warc)
+    "WEBCLEAN_EXPLAIN_DIR": None,  # write `webclean explain` reports of doubtful pages here
+    "WEBCLEAN_EXPLAIN_BELOW": 0.5,  # ... those whose confidence is below this (or whose text is empty)
 }
 
 
@@ -64,6 +66,8 @@ class WebcleanSettings:
     allow_private_addresses: bool = DEFAULTS["WEBCLEAN_ALLOW_PRIVATE_ADDRESSES"]
     allowed_networks: tuple[str, ...] = ()
     warc: str | None = DEFAULTS["WEBCLEAN_WARC"]
+    explain_dir: str | None = DEFAULTS["WEBCLEAN_EXPLAIN_DIR"]
+    explain_below: float = DEFAULTS["WEBCLEAN_EXPLAIN_BELOW"]
 
     def __post_init__(self) -> None:
         if self.offload not in OFFLOAD_MODES:
@@ -86,6 +90,8 @@ class WebcleanSettings:
         except ExtractionError as exc:
             raise ValueError(f"WEBCLEAN_EXTRACTOR={self.extractor!r}, WEBCLEAN_EXTRACTOR_OPTIONS="
                              f"{self.extractor_options!r}: {exc}") from exc
+        if not 0 <= self.explain_below <= 1:
+            raise ValueError(f"WEBCLEAN_EXPLAIN_BELOW must be between 0 and 1, got {self.explain_below}")
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WebcleanSettings:
@@ -107,6 +113,8 @@ class WebcleanSettings:
                                                      DEFAULTS["WEBCLEAN_ALLOW_PRIVATE_ADDRESSES"]),
             allowed_networks=tuple(settings.getlist("WEBCLEAN_ALLOWED_NETWORKS")),
             warc=str(settings.get("WEBCLEAN_WARC") or "") or None,
+            explain_dir=str(settings.get("WEBCLEAN_EXPLAIN_DIR")) if settings.get("WEBCLEAN_EXPLAIN_DIR") else None,
+            explain_below=settings.getfloat("WEBCLEAN_EXPLAIN_BELOW", DEFAULTS["WEBCLEAN_EXPLAIN_BELOW"]),
         )
 
     @classmethod

@@ -21,6 +21,9 @@ Keys (all under ``webclean/``):
                                 (``blocked/<reason>``: ``loopback``,
                                 ``private``, ``link_local``, ``multicast``,
                                 ``reserved``, ``unspecified``)
+``explain/reports``             ``WEBCLEAN_EXPLAIN_DIR`` reports written (empty
+                                or low-confidence pages; :mod:`webclean_scrapy.explain.crawl`)
+``explain/errors``              reports that could not be written
 ``dropped/<reason>``            items dropped by :class:`~webclean_scrapy.pipelines.MinTextFilterPipeline`:
                                 ``empty``, ``too_short``
 ``warc/records``                WARC records written (warcinfo, response, request)
@@ -58,6 +61,13 @@ class WebcleanStats:
     def error(self, exc: BaseException) -> None:
         self.stats.inc_value(f"{PREFIX}errors")
         self.stats.inc_value(f"{PREFIX}errors/{type(exc).__name__}")
+
+    def explained(self, report: str | None, failed: bool = False) -> None:
+        """Count a page's ``WEBCLEAN_EXPLAIN_DIR`` report, if it got one."""
+        if report:
+            self.stats.inc_value(f"{PREFIX}explain/reports")
+        if failed:
+            self.stats.inc_value(f"{PREFIX}explain/errors")
 
     def extracted(self, html_bytes: int, text: str, seconds: float) -> None:
         stats = self.stats

@@ -4,14 +4,22 @@ from __future__ import annotations
 
 from ..document import Document
 from ..extraction import Extractor
+from ..trace import Trace
 from . import register
 
 
 @register
 class BaselineExtractor(Extractor):
-    """Every string of the cleaned page (scripts, styles, hidden elements dropped)."""
+    """Every string of the cleaned page (scripts, styles, hidden elements dropped).
+
+    Trace: every block kept, no score.
+    """
 
     name = "baseline"
 
-    def extract_text(self, doc: Document) -> str:
+    def extract_text(self, doc: Document, trace: Trace | None = None) -> str:
+        if trace is not None:
+            trace.units("block", len(doc.block_columns))
+            trace.keep(slice(None))
+            trace.reason(slice(None), "baseline: all visible text is kept")
         return doc.block_columns.text()

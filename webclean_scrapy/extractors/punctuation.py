@@ -20,10 +20,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..document import Container, Document
 from ..errors import ExtractionError
 from ..extraction import Extractor
 from ..options import extractor_name
+from ..trace import Trace
 from . import get_extractor, register
 
 #: Commas: ASCII, fullwidth, ideographic enumeration comma (and its halfwidth
@@ -61,11 +64,12 @@ class DivScore:
         return self.commas ** 3 * (self.chars / max(self.anchor_chars, 1)) / max(self.anchor_punctuation, 1) ** 2
 
 
-def score_divs(doc: Document) -> list[DivScore]:
+def score_divs(doc: Document, owners: list[DivScore | None] | None = None) -> list[DivScore]:
     """One :class:`DivScore` per ``<div>``, in document order, with the DIV tree.
 
     Containers are in document order, so a container's parent is seen before
-    it and its nearest DIV is known in one pass.
+    it and its nearest DIV is known in one pass. *owners*, if given (one
+    entry per block), receives each block's nearest DIV (for the trace).
     """
     nearest: dict[int, DivScore | None] = {}
     scores: list[DivScore] = []
@@ -81,6 +85,9 @@ def score_divs(doc: Document) -> list[DivScore]:
         nearest[id(container)] = above
         if above is None or not container.direct_blocks:
             continue
+        if owners is not None:
+            for block in container.direct_blocks:
+                owners[block.index] = above
         for block in container.direct_blocks:
             above.commas += commas[block.index]
             above.chars += block.chars
@@ -124,6 +131,12 @@ class PunctuationExtractor(Extractor):
 
     Falls back to ``fallback`` (default: the ``density`` method) when the page
     has no DIV or no DIV scores above zero (no commas anywhere in DIV text).
+
+    Trace: each block's score is its nearest DIV's (its direct text's
+    ``CS^3 * (CL / ACL) / ACFL^2``), the threshold the average DIV score
+    (DIVs above it are *selected*), the kept blocks those of the chosen
+    DIV; facts name the best DIV and the chosen one. With the fallback, the
+    fallback's own trace.
     """
 
     name = "punctuation"
@@ -137,11 +150,43 @@ class PunctuationExtractor(Extractor):
             raise ExtractionError("punctuation: the fallback cannot be the punctuation method itself")
         self.fallback = get_extractor(self.options["fallback"])
 
-    def extract_text(self, doc: Document) -> str:
-        chosen = select_div(score_divs(doc))
+    def extract_text(self, doc: Document, trace: Trace | None = None) -> str:
+        owners: list[DivScore | None] | None = None if trace is None else [None] * len(doc.block_columns)
+        scores = score_divs(doc, owners)
+        chosen = select_div(scores)
         if chosen is None:
-            return self.fallback.extract_text(doc)
+            if trace is None or not self.fallback.traceable:
+                return self.fallback.extract_text(doc)
+            text = self.fallback.extract_text(doc, trace=trace)  # type: ignore[call-arg]
+            trace.fact("punctuation", f"no DIV scores above zero: the {self.fallback.name} fallback decided")
+            return text
         container = chosen.container
+        if trace is not None:
+            _trace_divs(trace, owners or [], scores, chosen)
         if container.first_block < 0:
             return ""
         return doc.block_columns.text(slice(container.first_block, container.last_block + 1))
+
+
+def _trace_divs(trace: Trace, owners: list[DivScore | None], scores: list[DivScore], chosen: DivScore) -> None:
+    """Record the DIV scores and the chosen DIV in *trace*."""
+    values = [s.score for s in scores]
+    average = sum(values) / len(values)
+    best = scores[max(range(len(scores)), key=values.__getitem__)]
+    trace.units("block", len(owners))
+    trace.score([owner.score if owner is not None else 0.0 for owner in owners],
+                "nearest DIV's score CS^3 x (CL/ACL) / ACFL^2", average)
+    container = chosen.container
+    inside = slice(container.first_block, container.last_block + 1) if container.first_block >= 0 else slice(0, 0)
+    trace.keep(inside)
+    trace.reason(inside, "inside the chosen DIV")
+    outside = np.ones(len(owners), dtype=bool)
+    outside[inside] = False
+    trace.reason(outside & np.array([owner is None for owner in owners], dtype=bool), "outside any DIV")
+    trace.reason(outside, "outside the chosen DIV")
+    trace.fact("DIVs scored", len(scores))
+    trace.fact("average DIV score (selection cut)", round(average, 1))
+    trace.fact("best DIV", f"container {best.container.index} <div>, score {best.score:.1f}")
+    trace.fact("chosen DIV (after the parent check)",
+               f"container {container.index} <div>, blocks {container.first_block}..{container.last_block}")
+    trace.confidence = None

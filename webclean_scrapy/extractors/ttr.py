@@ -16,6 +16,7 @@ from ..document import Document
 from ..errors import ExtractionError
 from ..extraction import Extractor
 from ..options import integer, number, one_of
+from ..trace import Trace
 from . import register
 
 #: Lloyd / EM iterations are capped so a page never costs more than
@@ -179,6 +180,13 @@ class TTRExtractor(Extractor):
     smoothed TTR and its absolute derivative, the cluster pinned to the origin
     is non-content). ``lines="structural"`` also breaks the source at
     structural tags, for minified pages.
+
+    Trace (``unit="line"``): each line's smoothed ratio as its score, the
+    threshold (``coefficient`` x standard deviation, or the standard
+    deviation a cluster's mean must exceed), the series ``ttr``,
+    ``smoothed``, ``sigma`` and, when clustering, ``labels`` and
+    ``centres`` (the clusters' mean smoothed ratio) or, for
+    ``prediction``, ``derivative``.
     """
 
     name = "ttr"
@@ -207,25 +215,54 @@ class TTRExtractor(Extractor):
                                   f"clustering='prediction' (it counts the origin cluster), "
                                   f"got {self.options['clusters']!r}")
 
-    def content_mask(self, lines: list[tuple[str, int]]) -> np.ndarray:
+    def content_mask(self, lines: list[tuple[str, int]], trace: Trace | None = None) -> np.ndarray:
         """Which of *lines* are content (boolean array)."""
         o = self.options
+        if trace is not None:
+            trace.units("line", len(lines), [text for text, _ in lines])
         if not lines:
             return np.zeros(0, dtype=bool)
-        smoothed = smooth(tag_ratios(lines), o["radius"])
+        ratios = tag_ratios(lines)
+        smoothed = smooth(ratios, o["radius"])
         sigma = smoothed.std()
         method = o["clustering"]
+        if trace is not None:
+            trace.series.update(ttr=ratios, smoothed=smoothed, sigma=float(sigma))
+            trace.fact("standard deviation of the smoothed TTR", round(float(sigma), 2))
         if method == "threshold":
-            return smoothed > o["coefficient"] * sigma
+            mask = smoothed > o["coefficient"] * sigma
+            if trace is not None:
+                cut = float(o["coefficient"] * sigma)
+                trace.score(smoothed, "smoothed text-to-tag ratio", cut)
+                trace.fact("threshold = coefficient x deviation", round(cut, 2))
+                trace.reason(mask, f"smoothed TTR above the threshold {cut:.2f}")
+                trace.reason(~mask, f"smoothed TTR at or below the threshold {cut:.2f}")
+            return mask
         if method == "prediction":
-            points = np.column_stack((smoothed, absolute_derivative(smoothed, o["alpha"])))
-            return kmeans_fixed_origin(points, o["clusters"])
+            derivative = absolute_derivative(smoothed, o["alpha"])
+            mask = kmeans_fixed_origin(np.column_stack((smoothed, derivative)), o["clusters"])
+            if trace is not None:
+                trace.score(smoothed, "smoothed text-to-tag ratio")
+                trace.series["derivative"] = derivative
+                trace.reason(mask, "outside the cluster pinned to the origin (content)")
+                trace.reason(~mask, "in the cluster pinned to the origin (non-content)")
+            return mask
         k = min(o["clusters"], len(np.unique(smoothed)))  # never more groups than distinct values
         labels = CLUSTERERS[method](smoothed, k)
         means = np.bincount(labels, weights=smoothed, minlength=k) / np.maximum(np.bincount(labels, minlength=k), 1)
-        return means[labels] > sigma
+        mask = means[labels] > sigma
+        if trace is not None:
+            trace.score(smoothed, "smoothed text-to-tag ratio", float(sigma))
+            trace.series.update(labels=labels, centres=means)
+            trace.fact("cluster means", [round(float(m), 2) for m in means])
+            for j, mean in enumerate(means.tolist()):
+                side = "above" if mean > sigma else "at or below"
+                trace.reason(labels == j, f"cluster {j + 1} of {k}: mean {mean:.2f} {side} the deviation {sigma:.2f}")
+        return mask
 
-    def extract_text(self, doc: Document) -> str:
+    def extract_text(self, doc: Document, trace: Trace | None = None) -> str:
         lines = doc.tagged_lines(break_at_structural=self.options["lines"] == "structural")
-        mask = self.content_mask(lines)
+        mask = self.content_mask(lines, trace)
+        if trace is not None:
+            trace.keep(mask & np.fromiter((bool(line.text) for line in lines), dtype=bool, count=len(lines)))
         return "\n".join(line.text for line, keep in zip(lines, mask) if keep and line.text)

@@ -35,6 +35,7 @@ import numpy as np
 from ...document import Document
 from ...extraction import Extractor
 from ...options import boolean, integer, number
+from ...trace import Trace
 from .. import register
 from ...page_type import PAGE_TYPES, page_type_of
 from .features import BLOCK_FEATURES, MODEL_FEATURES, _Page, block_features, block_matrix
@@ -89,7 +90,7 @@ def _veto_masks(page: _Page) -> np.ndarray:
 COMMENT_MIN_CHARS = 80
 
 
-def block_probabilities(doc: Document, comments: bool = False) -> np.ndarray:
+def block_probabilities(doc: Document, comments: bool = False, trace: Trace | None = None) -> np.ndarray:
     """The content probability of each block of *doc*, vetoes applied (0).
 
     The model sees each block's :data:`BLOCK_FEATURES` and its page's
@@ -98,7 +99,13 @@ def block_probabilities(doc: Document, comments: bool = False) -> np.ndarray:
     Readers' comment areas are content on a forum thread and vetoed on
     most other pages, as today's benchmarks want; with *comments* true
     they are never vetoed and their prose blocks (:data:`COMMENT_MIN_CHARS`,
-    mostly not links) are kept, as some gold standards (Dragnet's) want."""
+    mostly not links) are kept, as some gold standards (Dragnet's) want.
+
+    *trace* receives the model's probabilities before the vetoes (series
+    ``model``), the vetoes applied as reasons (``veto: chrome``...) and as
+    the fact listing them for the page type, and the page type."""
+    if trace is not None:
+        trace.units("block", len(doc.block_columns))
     if not len(doc.block_columns):
         return np.zeros(0)
     page = _Page(doc)
@@ -113,24 +120,50 @@ def block_probabilities(doc: Document, comments: bool = False) -> np.ndarray:
         in_area = masks[VETOES.index("comment_area")]
         probabilities[in_area & (page.chars >= COMMENT_MIN_CHARS) & (page.anchors * 2 < page.chars)] = 1.0
         applied = tuple(reason for reason in applied if reason != "comment_area")
+    if trace is not None:
+        _trace_vetoes(trace, probabilities, masks, applied, kind, comments, page)
     for reason in applied:
         probabilities[masks[VETOES.index(reason)]] = 0.0
     return probabilities
 
 
+def _trace_vetoes(trace: Trace, probabilities: np.ndarray, masks: np.ndarray, applied: tuple[str, ...],
+                  kind: str, comments: bool, page: _Page) -> None:
+    """Record the model's view of the page before the vetoes apply."""
+    trace.series["model"] = probabilities.copy()
+    trace.fact("page type", kind)
+    trace.fact(f"vetoes applied on {kind} pages", ", ".join(applied) or "none")
+    if comments:
+        in_area = masks[VETOES.index("comment_area")]
+        trace.reason(in_area & (page.chars >= COMMENT_MIN_CHARS) & (page.anchors * 2 < page.chars),
+                     "comments=True: readers' comment that reads as prose")
+    for reason in applied:
+        trace.reason(masks[VETOES.index(reason)], f"veto: {reason}")
+    for reason in VETOES:
+        if reason not in applied and masks[VETOES.index(reason)].any():
+            trace.fact(f"veto {reason} (not applied on {kind} pages) matches blocks",
+                       np.flatnonzero(masks[VETOES.index(reason)]).tolist()[:50])
+
+
 def content_indexes(doc: Document, threshold: float | None = None,
-                    deduplicate: int = DEDUPLICATE_BELOW, comments: bool = False) -> list[int]:
+                    deduplicate: int = DEDUPLICATE_BELOW, comments: bool = False,
+                    trace: Trace | None = None) -> list[int]:
     """The indexes of the content blocks of *doc*, in document order.
 
     A block whose text was already kept is dropped when it is shorter than
-    *deduplicate* characters (``0``: always dropped; ``-1``: never)."""
-    probabilities = block_probabilities(doc, comments)
+    *deduplicate* characters (``0``: always dropped; ``-1``: never).
+    *trace*: see :class:`WebcleanExtractor`."""
+    probabilities = block_probabilities(doc, comments, trace)
     if not probabilities.size:
+        if trace is not None:
+            trace.confidence = 0.0
         return []
     cut = load_model().threshold_for(page_type_of(doc)[0]) if threshold is None else threshold
+    if trace is not None:
+        trace.fact("threshold" if threshold is not None else f"threshold for {page_type_of(doc)[0]} pages", cut)
     blocks = doc.block_columns
     return select_blocks(blocks.texts, blocks.chars, blocks.anchor_chars, probabilities, cut,
-                         deduplicate, fallback=threshold is None)
+                         deduplicate, fallback=threshold is None, trace=trace)
 
 
 #: A page with no block above the threshold still has its main text when
@@ -140,7 +173,8 @@ FALLBACK_MIN_CHARS = 200
 
 
 def select_blocks(texts: list[str], chars: np.ndarray, anchor_chars: np.ndarray, probabilities: np.ndarray,
-                  cut: float, deduplicate: int = DEDUPLICATE_BELOW, fallback: bool = True) -> list[int]:
+                  cut: float, deduplicate: int = DEDUPLICATE_BELOW, fallback: bool = True,
+                  trace: Trace | None = None) -> list[int]:
     """The kept blocks, given their probabilities: those reaching *cut*,
     in document order, repeats shorter than *deduplicate* characters
     dropped (``0``: every repeat; ``-1``: none). The training script scores
@@ -151,22 +185,41 @@ def select_blocks(texts: list[str], chars: np.ndarray, anchor_chars: np.ndarray,
     characters or more, mostly not links), if it has one: an empty result
     is right for hubs, error pages and consent walls, but a short article
     (a few hundred characters straight inside a ``<div>``) must not come
-    out empty."""
+    out empty.
+
+    *trace* receives the probabilities as scores against *cut*, the kept
+    blocks, the reasons (duplicate, fallback, threshold) and, as its
+    confidence, the page's highest probability."""
     kept = np.flatnonzero(probabilities >= cut).tolist()
+    fell_back = None
     if not kept and fallback:
         prose = (chars >= FALLBACK_MIN_CHARS) & (anchor_chars * 2 < chars) & (probabilities > 0)
         if prose.any():
-            kept = np.flatnonzero(probabilities >= float(probabilities[prose].max()) / 2).tolist()
+            fell_back = float(probabilities[prose].max()) / 2
+            kept = np.flatnonzero(probabilities >= fell_back).tolist()
     if deduplicate < 0:
-        return kept
-    seen: set[str] = set()
-    unique = []
-    for i in kept:
-        text = texts[i]
-        if text in seen and (not deduplicate or chars[i] < deduplicate):
-            continue
-        seen.add(text)
-        unique.append(i)
+        unique = kept
+    else:
+        seen: set[str] = set()
+        unique = []
+        for i in kept:
+            text = texts[i]
+            if text in seen and (not deduplicate or chars[i] < deduplicate):
+                continue
+            seen.add(text)
+            unique.append(i)
+    if trace is not None:
+        trace.score(probabilities, "content probability", cut)
+        trace.keep(unique)
+        trace.reason(sorted(set(kept) - set(unique)), "a repeat of a kept block's text")
+        if fell_back is not None:
+            trace.fact("fallback", f"no block reached {cut}: kept those at or above {fell_back:.3f}, "
+                                   "half the best prose block's probability")
+            trace.reason(unique, "fallback: at least half the best prose block's probability")
+            trace.reason(slice(None), "below the fallback's cut")
+        trace.reason(unique, "probability at or above the threshold")
+        trace.reason(slice(None), "probability below the threshold")
+        trace.confidence = float(probabilities.max()) if len(probabilities) else 0.0
     return unique
 
 
@@ -190,6 +243,14 @@ class WebcleanExtractor(Extractor):
     defaults = {"threshold": None, "deduplicate": DEDUPLICATE_BELOW, "comments": False}
     rules = {"threshold": number(0, optional=True), "deduplicate": integer(-1), "comments": boolean()}
 
-    def extract_text(self, doc: Document) -> str:
+    def extract_text(self, doc: Document, trace: Trace | None = None) -> str:
+        """The kept blocks' text. *trace* (:mod:`webclean_scrapy.trace`)
+        receives each block's content probability (vetoes applied) against
+        the threshold, the model's probability before the vetoes (series
+        ``model``), the reason of each decision (``veto: <name>`` of
+        :data:`VETOES`, below the threshold, a repeat, the fallback), the
+        page type with its probabilities, and as confidence the page's
+        highest block probability."""
         o = self.options
-        return doc.block_columns.text(content_indexes(doc, o["threshold"], o["deduplicate"], bool(o["comments"])))
+        return doc.block_columns.text(content_indexes(doc, o["threshold"], o["deduplicate"], bool(o["comments"]),
+                                                      trace))
