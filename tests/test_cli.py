@@ -56,7 +56,7 @@ def test_extract_directory_to_stdout(pages, capsys):
     out, err = capsys.readouterr()
     records = read_lines(out)
     assert [Path(r["source"]).name for r in records] == ["a.html", "b.html.gz"]
-    assert list(records[0]) == ["source", "title", "text", "extractor", "page_type"]
+    assert list(records[0]) == ["source", "title", "text", "extractor", "page_type", "truncated"]
     assert {r["page_type"] for r in records} <= set(PAGE_TYPES)
     assert records[0]["title"] == "Page 1"
     assert records[1]["text"] == "Paragraph number 二 of the test page, with a few more words."

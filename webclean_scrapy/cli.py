@@ -165,7 +165,7 @@ def extract_record(source: str, data: bytes) -> dict[str, Any]:
     with built_page(lambda: Document.from_html(read_page(data))) as doc:
         result = _extractor.extract(doc)
     return {"source": source, "title": result.title, "text": result.text, "extractor": result.extractor,
-            "page_type": result.page_type}
+            "page_type": result.page_type, "truncated": result.truncated}
 
 
 def _describe(exc: Exception) -> str:

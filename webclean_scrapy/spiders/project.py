@@ -40,7 +40,10 @@ PROJECT_SETTINGS: dict[str, Any] = {
     "HTTPCACHE_DIR": "httpcache",
     "HTTPCACHE_IGNORE_HTTP_CODES": [500, 502, 503, 504, 429],
     # -- webclean -----------------------------------------------------
-    "DOWNLOADER_MIDDLEWARES": {"webclean_scrapy.middleware.WebcleanMiddleware": MIDDLEWARE_ORDER},
+    "DOWNLOADER_MIDDLEWARES": {
+        "webclean_scrapy.compression.CompressedBodyCheckMiddleware": 595,  # before decompression (590)
+        "webclean_scrapy.middleware.WebcleanMiddleware": MIDDLEWARE_ORDER,
+    },
     "ITEM_PIPELINES": {
         "webclean_scrapy.pipelines.WebcleanPipeline": 300,
         "webclean_scrapy.pipelines.MinTextFilterPipeline": 400,
