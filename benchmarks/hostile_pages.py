@@ -19,7 +19,7 @@ Pages (``--scale`` multiplies their sizes):
     a million short paragraphs (``<p>p123456</p>``, 14 MB): the most blocks
     and containers per byte an HTML page can hold.
 ``deep``
-    100,000 nested ``<div>`` each holding a word, closed, then a paragraph:
+    100,000 nested ``<div>`` each holding a word of its own, closed, then a paragraph:
     libxml2 stops at 2,048 levels; the text after must still come out
     (or the extraction says it is truncated).
 ``font``
@@ -62,7 +62,7 @@ def make_page(name: str, scale: float = 1.0) -> bytes:
         body = "".join(f"<p>p{i:06d}</p>" for i in range(n(1_000_000)))
     elif name == "deep":
         count = n(100_000)
-        body = "<div>w " * count + "</div>" * count + "<p>after the nest</p>"
+        body = "".join(f"<div>w{i} " for i in range(count)) + "</div>" * count + "<p>after the nest</p>"
     elif name == "font":
         body = "".join(f"<p><font>paragraph {i}." for i in range(n(100_000)))
     elif name == "attributes":

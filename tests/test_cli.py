@@ -111,7 +111,7 @@ def test_installed_script_reads_stdin_and_gzip(pages):
     assert record.pop("page_type") in PAGE_TYPES
     assert record == {"source": "<stdin>", "title": "Page 7",
                       "text": "Paragraph number 7 of the test page, with a few more words.",
-                      "extractor": "baseline"}
+                      "extractor": "baseline", "truncated": False}
     assert b"input is binary" in result.stderr and b"Traceback" not in result.stderr
 
 
