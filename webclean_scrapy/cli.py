@@ -184,7 +184,8 @@ def extract_record(source: str, data: bytes, url: str | None = None,
     record: dict[str, Any] = {"source": source}
     if url is not None:
         record["url"] = url
-    record.update(title=result.title, text=result.text, extractor=result.extractor, page_type=result.page_type)
+    record.update(title=result.title, text=result.text, extractor=result.extractor, page_type=result.page_type,
+                  truncated=result.truncated)
     return record
 
 

@@ -329,7 +329,14 @@ class Document:
     first use of :attr:`blocks` or :attr:`containers`)."""
 
     def __init__(self, root: etree._Element, *, url: str | None = None,
-                 source: str | None = None, encoding: str | None = None) -> None:
+                 source: str | None = None, encoding: str | None = None,
+                 truncated: bool | None = None) -> None:
+        if truncated is None:  # a tree parsed elsewhere (Scrapy's selector): checked here
+            root, truncated = recover_tree(root, source)
+        #: Whether the tree holds only part of the page: libxml2 stopped at
+        #: its nesting limit and the markup could not be repaired (see
+        #: :func:`recover_tree`). The text is then not the whole page's.
+        self.truncated = truncated
         self.root = root
         self.url = url
         self.encoding = encoding
@@ -359,13 +366,15 @@ class Document:
             # bytes: no re-encoding copy. Anything else is parsed from the
             # decoded text, so the charset decision stays ours.
             if encoding == "utf-8" and "\ufffd" not in text and b"\x00" not in body:
-                return cls(parse_html(text, body), url=url, source=text, encoding=encoding)
+                root, truncated = parse_page(text, body)
+                return cls(root, url=url, source=text, encoding=encoding, truncated=truncated)
         elif isinstance(html, str):
             text = html
             encoding = encoding or "unicode"
         else:
             raise ExtractionError(f"a page is bytes or str, got {type(html).__name__}")
-        return cls(parse_html(text), url=url, source=text, encoding=encoding)
+        root, truncated = parse_page(text)
+        return cls(root, url=url, source=text, encoding=encoding, truncated=truncated)
 
     # -- the walk -----------------------------------------------------
     def _walk(self) -> None:
@@ -792,3 +801,143 @@ def parse_html(text: str, utf8_body: bytes | None = None) -> etree._Element:
     if root is None:
         root = etree.fromstring(b"<html><body></body></html>", parser=_PARSER)
     return root
+
+
+# -- what libxml2 would drop ---------------------------------------------------
+
+#: libxml2 stops building the tree when this many elements are open
+#: (2,048 with ``XML_PARSE_HUGE``, which lxml's ``huge_tree`` sets; there is
+#: no option to raise it): everything after that point is silently dropped.
+LIBXML2_MAX_DEPTH = 2048
+#: A tree whose last element sits this deep is re-parsed from flattened
+#: markup (:func:`flatten_markup`); real pages end a few dozen levels deep.
+SUSPICIOUS_DEPTH = 256
+#: How deep :func:`flatten_markup` lets elements nest.
+FLATTEN_DEPTH = 256
+
+_HTML_END_TAG = re.compile(r"</html\b[^>]*>", re.I)
+#: What may follow ``</html>`` without loss: nothing the walk would keep.
+#: Possessive, so a long tail of them is read once.
+_NOTHING_KEPT = re.compile(
+    r"(?:\s|<!--.*?-->|<script\b.*?</script\s*>|<style\b.*?</style\s*>)*+\Z", re.I | re.S)
+
+
+def has_text_after_html(text: str) -> bool:
+    """Whether *text* holds markup after its first ``</html>`` (comments,
+    scripts, styles and whitespace aside). libxml2 stops at that tag;
+    browsers go on reading the rest into ``<body>``."""
+    # ``str.find`` runs at memory speed, a case-blind regular expression at
+    # a third of it: the regular expression only reads pages without a
+    # lower-case (or upper-case) end tag, or from the one found.
+    at = text.find("</html")
+    if at < 0:
+        at = text.find("</HTML")
+    match = _HTML_END_TAG.search(text, max(at, 0))
+    return match is not None and _NOTHING_KEPT.match(text, match.end()) is None
+
+
+def last_depth(root: etree._Element) -> int:
+    """How many elements deep the last element of *root* (in document
+    order) sits, *root* counting 1: when libxml2 stops at its nesting limit,
+    every element still open is on this path, so it is that deep."""
+    depth = 1
+    element = root
+    while len(element):
+        element = element[-1]
+        depth += 1
+    return depth
+
+
+#: An opaque run (comment, raw-text element) or a tag, as libxml2 reads them.
+_MARKUP_TOKEN = re.compile(
+    r"<!--.*?(?:-->|\Z)|<(script|style|textarea|title|xmp)\b.*?(?:</\1\s*>|\Z)"
+    r"|<(/?)([A-Za-z][^\s/>]*)[^>]*>",
+    re.I | re.S,
+)
+_VOID_TAGS = frozenset("area base br col embed hr img input keygen link meta param source track wbr".split())
+#: Elements a start tag of the same name closes when it is the open one.
+_SELF_CLOSING = frozenset("p li dt dd option tr td th".split())
+#: libxml2's end-tag priorities: an end tag does not close elements of a
+#: higher priority on its way (it is ignored instead).
+_END_PRIORITY = {"div": 150, "td": 160, "th": 160, "tr": 170, "thead": 180, "tbody": 180, "tfoot": 180,
+                 "table": 190, "head": 200, "body": 200, "html": 220}
+
+
+def flatten_markup(text: str, limit: int = FLATTEN_DEPTH) -> str:
+    """*text* with no element nested deeper than about *limit*: past it,
+    start and end tags are dropped, structural ones (:data:`STRUCTURAL_TAGS`)
+    becoming ``<br>`` so the text keeps its line breaks.
+
+    The depth is followed the way libxml2 builds the tree (void elements,
+    a ``<p>`` closing an open ``<p>``, end tags closing what they match
+    unless an element of higher priority is in the way), erring on the deep
+    side, so libxml2 never reaches its own limit on the result. Text is
+    never removed. Only pages whose tree reached :data:`SUSPICIOUS_DEPTH`
+    get here: it is a linear pass, in Python.
+    """
+    pieces: list[str] = []
+    stack: list[str] = []
+    done = 0
+    for match in _MARKUP_TOKEN.finditer(text):
+        name = match.group(3)
+        if name is None:
+            continue  # a comment or a raw-text element: kept as it is
+        name = name.lower()
+        keep = True
+        if not match.group(2):  # a start tag
+            if name in _VOID_TAGS:
+                continue
+            if stack and stack[-1] == name and name in _SELF_CLOSING:
+                stack.pop()
+            if len(stack) < limit:
+                stack.append(name)
+            else:
+                keep = False
+        elif name in stack:
+            at = len(stack) - 1 - stack[::-1].index(name)
+            priority = _END_PRIORITY.get(name, 100)
+            if all(_END_PRIORITY.get(open_, 100) <= priority for open_ in stack[at + 1:]):
+                del stack[at:]
+        elif len(stack) >= limit:
+            keep = False  # the end of an element dropped above
+        if not keep:
+            pieces.append(text[done:match.start()])
+            pieces.append("<br>" if name in STRUCTURAL_TAGS else "")
+            done = match.end()
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+def recover_tree(root: etree._Element, source: str | None) -> tuple[etree._Element, bool]:
+    """*root*, or the tree of a repaired *source* when libxml2 dropped part
+    of the page, and whether the tree still misses part of it.
+
+    libxml2 drops what follows the first ``</html>`` and everything after
+    the point where :data:`LIBXML2_MAX_DEPTH` elements are open, without an
+    error. The first is repaired by removing the ``</html>`` tags (browsers
+    read on), the second by :func:`flatten_markup`; a tree that reached the
+    limit with no source to repair stays, flagged as truncated.
+    """
+    if source is not None and has_text_after_html(source):
+        return parse_page(source)
+    depth = last_depth(root)
+    if depth < SUSPICIOUS_DEPTH:
+        return root, False
+    if source is not None:
+        root = parse_html(flatten_markup(source))
+        depth = last_depth(root)
+    return root, depth >= LIBXML2_MAX_DEPTH
+
+
+def parse_page(text: str, utf8_body: bytes | None = None) -> tuple[etree._Element, bool]:
+    """:func:`parse_html`, with what libxml2 would drop recovered
+    (:func:`recover_tree`): the tree, and whether it still misses part of
+    the page. Costs one regular-expression scan and a walk down the last
+    element's path on ordinary pages."""
+    if has_text_after_html(text):
+        text = _HTML_END_TAG.sub("", text)
+        utf8_body = None
+    root = parse_html(text, utf8_body)
+    if last_depth(root) < SUSPICIOUS_DEPTH:
+        return root, False
+    return recover_tree(root, text)

@@ -32,6 +32,12 @@ class Extraction:
     language: str | None = None
     #: The kind of page (:data:`webclean_scrapy.page_type.PAGE_TYPES`).
     page_type: str | None = None
+    #: ``True`` when ``text`` is known to come from part of the page only:
+    #: the markup nests past libxml2's limit beyond repair
+    #: (:attr:`Document.truncated <webclean_scrapy.document.Document.truncated>`),
+    #: or the body was cut in transfer (a compressed stream that does not
+    #: end: :class:`~webclean_scrapy.compression.CompressedBodyCheckMiddleware`).
+    truncated: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -97,6 +103,7 @@ class Extractor:
             url=doc.url,
             language=doc.language,
             page_type=page_type_of(doc)[0],
+            truncated=doc.truncated,
         )
 
     def __repr__(self) -> str:

@@ -66,6 +66,11 @@ class CleanedPage(scrapy.Item):
         The kind of page, one of ``article``, ``forum``, ``product``,
         ``collection``, ``listing``, ``documentation``, ``service``
         (:mod:`webclean_scrapy.page_type`); ``None`` if no extraction ran.
+    ``truncated``
+        ``True`` when ``text`` comes from part of the page only: the body was
+        cut in transfer (Scrapy's ``dataloss`` flag, or a compressed body
+        whose stream does not end) or the markup nests past libxml2's limit
+        beyond repair; ``False`` otherwise (``None`` if no extraction ran).
     ``html_bytes``
         Size of the raw response body in bytes.
     ``text_chars``
@@ -86,6 +91,7 @@ class CleanedPage(scrapy.Item):
     extractor = scrapy.Field()
     language = scrapy.Field()
     page_type = scrapy.Field()
+    truncated = scrapy.Field()
     html_bytes = scrapy.Field()
     text_chars = scrapy.Field()
     html = scrapy.Field()
@@ -129,9 +135,11 @@ def extraction_fields(extraction: Extraction | None) -> dict[str, Any]:
     """The item fields an extraction fills (``None``: the empty values), in
     export order: the one mapping the item and the pipeline share."""
     if extraction is None:
-        return {"title": "", "text": "", "extractor": None, "language": None, "page_type": None}
+        return {"title": "", "text": "", "extractor": None, "language": None, "page_type": None,
+                "truncated": None}
     return {"title": extraction.title, "text": extraction.text, "extractor": extraction.extractor,
-            "language": extraction.language, "page_type": extraction.page_type}
+            "language": extraction.language, "page_type": extraction.page_type,
+            "truncated": extraction.truncated}
 
 
 #: The export order of :class:`CleanedPage` fields (use as ``FEED_EXPORT_FIELDS``).

@@ -21,6 +21,10 @@ in ``response.meta["webclean"]`` (read it with :func:`extraction_of`):
   (``webclean/skipped/too_large``).
 * An extractor error: ``meta["webclean"] = None`` (``webclean/errors``); the
   response still reaches the spider, so no page is lost.
+* A body known to be incomplete (Scrapy's ``dataloss`` flag, also set by
+  :class:`~webclean_scrapy.compression.CompressedBodyCheckMiddleware` for a
+  cut gzip stream) or a tree libxml2 could not finish: extracted, with
+  ``Extraction.truncated = True`` (``webclean/pages/truncated``).
 
 Extraction runs off the reactor thread (:mod:`webclean_scrapy.offload`).
 """
@@ -31,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.http import HtmlResponse, TextResponse
 
+from .compression import is_truncated
 from .encoding import looks_binary
 from .items import META_CANONICAL_URL, META_KEEP_HTML, META_KEY, META_SKIP
 from .offload import Offloader
@@ -98,8 +103,11 @@ class WebcleanMiddleware(WebcleanComponent):
             self.stats.error(exc)
             meta[META_KEY] = None
             return response
-        meta[META_KEY] = result.extraction
+        extraction = result.extraction
+        if is_truncated(response):  # cut in transfer: what the page holds is only its start
+            extraction.truncated = True
+        meta[META_KEY] = extraction
         meta[META_CANONICAL_URL] = result.canonical_url
-        self.stats.extracted(len(response.body), result.extraction.text, result.seconds)
+        self.stats.extracted(len(response.body), extraction.text, result.seconds, extraction.truncated)
         self.stats.explained(result.report, result.report_failed)
         return response

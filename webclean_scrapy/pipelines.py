@@ -9,7 +9,7 @@ The contract between spiders and :class:`WebcleanPipeline`:
   that holds raw HTML in ``WEBCLEAN_HTML_FIELD`` (default ``"html"``; ``bytes``
   in any charset, or ``str``; an empty value is an empty page, ``None`` or
   absent is no HTML) and no ``text`` yet gets ``title``, ``text``, ``extractor``,
-  ``language``, ``page_type``, ``text_chars`` and ``html_bytes``; item classes only get the
+  ``language``, ``page_type``, ``truncated``, ``text_chars`` and ``html_bytes``; item classes only get the
   fields they declare, dicts get all of them.
 * Afterwards the HTML field is removed (dict, ``scrapy.Item``) or set to
   ``None`` (dataclass, attrs) unless ``WEBCLEAN_KEEP_HTML`` is true.
@@ -96,7 +96,7 @@ class WebcleanPipeline(WebcleanComponent):
         except Exception as exc:  # bad input must never lose the item
             self.stats.error(exc)
             return None
-        self.stats.extracted(size, result.extraction.text, result.seconds)
+        self.stats.extracted(size, result.extraction.text, result.seconds, result.extraction.truncated)
         self.stats.explained(result.report, result.report_failed)
         return result.extraction
 

@@ -5,6 +5,10 @@ Keys (all under ``webclean/``):
 =============================== ===============================================
 ``pages/extracted``             pages run through an extractor
 ``pages/empty``                 ... of which the extracted text was empty
+``pages/truncated``             ... of which the text comes from part of the page
+                                only (``Extraction.truncated``)
+``truncated/<coding>``          responses whose ``gzip``/``deflate``/``br`` body
+                                was cut in transfer (:mod:`~webclean_scrapy.compression`)
 ``skipped/<reason>``            responses/items not extracted: ``non_html``
                                 (Content-Type / response class), ``binary``
                                 (sniffed body), ``too_large``
@@ -69,11 +73,16 @@ class WebcleanStats:
         if failed:
             self.stats.inc_value(f"{PREFIX}explain/errors")
 
-    def extracted(self, html_bytes: int, text: str, seconds: float) -> None:
+    def truncated_body(self, coding: str) -> None:
+        self.stats.inc_value(f"{PREFIX}truncated/{coding}")
+
+    def extracted(self, html_bytes: int, text: str, seconds: float, truncated: bool = False) -> None:
         stats = self.stats
         stats.inc_value(f"{PREFIX}pages/extracted")
         if not text:
             stats.inc_value(f"{PREFIX}pages/empty")
+        if truncated:
+            stats.inc_value(f"{PREFIX}pages/truncated")
         stats.inc_value(f"{PREFIX}bytes/html_in", html_bytes)
         stats.inc_value(f"{PREFIX}bytes/text_out", len(text.encode("utf-8")))
         stats.inc_value(f"{PREFIX}extraction_seconds", seconds, start=0.0)

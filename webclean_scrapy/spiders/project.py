@@ -48,6 +48,7 @@ PROJECT_SETTINGS: dict[str, Any] = {
         "webclean_scrapy.guard.AddressGuardMiddleware": GUARD_ORDER,
         # Off (NotConfigured) until WEBCLEAN_WARC names a file: -s WEBCLEAN_WARC=crawl.warc.gz
         "webclean_scrapy.warc.WarcRecorder": 950,
+        "webclean_scrapy.compression.CompressedBodyCheckMiddleware": 595,  # before decompression (590)
     },
     "ITEM_PIPELINES": {
         "webclean_scrapy.pipelines.WebcleanPipeline": 300,

@@ -38,7 +38,7 @@ from ...options import boolean, integer, number
 from ...trace import Trace
 from .. import register
 from ...page_type import PAGE_TYPES, page_type_of
-from .features import BLOCK_FEATURES, MODEL_FEATURES, _Page, block_features, block_matrix
+from .features import BLOCK_FEATURES, MODEL_FEATURES, _Page, block_features, block_matrix, iter_block_matrices
 from .keywords import (
     _AREA, _CHROME_NIBBLES, _HIDDEN_CODE, _INNER_MASK, _KIND_SHIFT, _WIDGET_KIND, clear_keyword_memos,
 )
@@ -111,8 +111,13 @@ def block_probabilities(doc: Document, comments: bool = False, trace: Trace | No
     page = _Page(doc)
     kind, types = page_type_of(doc)
     model = load_model()
-    rows = np.hstack([block_matrix(page), np.broadcast_to(types, (page.n, len(PAGE_TYPES)))])
-    probabilities = model.probabilities(rows)
+    # Scored a chunk of rows at a time: the whole matrix of a page of a
+    # million blocks would take a gigabyte (:func:`iter_block_matrices`).
+    probabilities = np.empty(page.n)
+    for start, rows in iter_block_matrices(page, len(MODEL_FEATURES)):
+        rows[:, len(BLOCK_FEATURES):] = types
+        probabilities[start:start + len(rows)] = model.probabilities(rows)
+        del rows
     masks = _veto_masks(page)
     applied = model.vetoes_for(kind)
     if comments:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator
 from functools import lru_cache
 from itertools import repeat
 
@@ -278,44 +279,100 @@ _LD_STEP_ARRAY = np.array(_LD_STEPS)
 _BLOCK_AT = {name: j for j, name in enumerate(BLOCK_FEATURES)}
 
 
+#: Rows of feature matrix built at a time (:func:`iter_block_matrices`):
+#: 4,096 rows of the model's ~130 columns are 4 MB, whatever the page's size.
+CHUNK_ROWS = 4096
+
+
+class _BlockFeatures:
+    """What the feature rows need from the whole page, computed once: the
+    per-block vectors that depend on other blocks (marks, repeats,
+    Readability's choice) and the per-container tables of
+    :func:`_structure`. :meth:`fill` then writes any range of rows.
+
+    The rows of a 10 MB page of a million paragraphs would take 1 GB at
+    once; written :data:`CHUNK_ROWS` at a time (and scored at once, see
+    :func:`webclean_scrapy.extractors.webclean.block_probabilities`) only
+    these vectors live for the whole page: a few dozen bytes per block.
+    Every value is computed elementwise as in one whole-page pass, so the
+    rows are the same bit for bit (tested)."""
+
+    __slots__ = ("page", "marks", "duplicates", "readability", "structure")
+
+    def __init__(self, page: _Page) -> None:
+        self.page = page
+        self.marks = _marks(page)
+        self.duplicates = _duplicates(page.texts)
+        self.readability = _readability(page, self.marks[1])
+        self.structure = _Structure(page)
+
+    def fill(self, matrix: np.ndarray, start: int, stop: int) -> None:
+        """Write the :data:`BLOCK_FEATURES` of blocks ``start:stop`` into
+        the first columns of *matrix* (zeros, ``stop - start`` rows)."""
+        page = self.page
+        n = page.n
+        at = _BLOCK_AT
+        rows = slice(start, stop)
+        chars, logs, lds = page.chars[rows], page.logs[rows], page.lds[rows]
+        stops, commas, semicolons, ends_stop = (column[rows] for column in self.marks)
+        # Per block; the neighbours past either end count as empty and all links.
+        matrix[:, at["bias"]] = 1.0
+        matrix[:, at["log_chars"]] = logs
+        matrix[:, at["link_density"]] = lds
+        before, after = max(start - 1, 0), min(stop + 1, n)
+        matrix[before - start + 1:, at["log_prev"]] = page.logs[before:stop - 1]
+        matrix[:after - start - 1, at["log_next"]] = page.logs[start + 1:after]
+        matrix[before - start + 1:, at["prev_ld"]] = page.lds[before:stop - 1]
+        if start == 0:
+            matrix[0, at["prev_ld"]] = 1.0
+        matrix[:after - start - 1, at["next_ld"]] = page.lds[start + 1:after]
+        if stop == n:
+            matrix[-1, at["next_ld"]] = 1.0
+        matrix[:, at["stops"]] = np.minimum(stops * 40.0 / chars, 3.0)
+        matrix[:, at["commas"]] = np.minimum((commas + semicolons) * 40.0 / chars, 3.0)
+        matrix[:, at["ends_stop"]] = ends_stop
+        matrix[:, at["linked_short"]] = np.where(chars < 40, lds, 0.0)
+        matrix[:, at["position"]] = np.arange(start, stop) / n
+        matrix[:, at["duplicate"]] = self.duplicates[rows]
+        in_top, in_sibling, share = self.readability
+        matrix[:, at["rd_top"]], matrix[:, at["rd_sibling"]], matrix[:, at["rd_share"]] = (
+            in_top[rows], in_sibling[rows], share)
+        matrix[:, _CHARS_AT:_LD_AT] = chars[:, None] >= _CHAR_STEP_ARRAY
+        matrix[:, _LD_AT:_CONTAINER_AT] = lds[:, None] >= _LD_STEP_ARRAY
+        # Per holding container (:data:`CONTAINER_DENSE`): its parent's and
+        # grandparent's (themselves at the root) size, at least 1, and links.
+        doc_chars = page.cchars[0] or 1
+        elders = page.lineage[rows, 1:3]
+        size = np.maximum(page.cchars[elders], 1.0)
+        matrix[:, [at["log_parent"], at["log_grand"]]] = _log1p(size)
+        matrix[:, [at["parent_ld"], at["grand_ld"]]] = page.canchors[elders] / size
+        matrix[:, at["parent_share"]] = size[:, 0] / doc_chars
+        matrix[:, at["doc_ld"]] = page.canchors[0] / doc_chars
+        # The holder's kind, innermost named group and evidence bits.
+        matrix[:, _KIND_AT:_STRUCTURE_AT] = page.block_codes[rows, None] & _BINARY_MASKS == _BINARY_VALUES
+        self.structure.fill(matrix[:, _STRUCTURE_AT:len(BLOCK_FEATURES)], start, stop)
+
+
+def iter_block_matrices(page: _Page, width: int = len(BLOCK_FEATURES),
+                        chunk: int = CHUNK_ROWS) -> Iterator[tuple[int, np.ndarray]]:
+    """The feature rows (:data:`BLOCK_FEATURES`) of *page*'s blocks, *chunk*
+    rows at a time: ``(start, matrix)`` pairs, each matrix *width* columns
+    wide (zeros past :data:`BLOCK_FEATURES`, for the caller to fill) and
+    made anew, so a consumer that drops it frees it."""
+    features = _BlockFeatures(page)
+    for start in range(0, page.n, chunk):
+        stop = min(start + chunk, page.n)
+        matrix = np.zeros((stop - start, width), order="F")  # written column by column
+        features.fill(matrix, start, stop)
+        yield start, matrix
+
+
 def block_matrix(page: _Page) -> np.ndarray:
-    """The feature rows (:data:`BLOCK_FEATURES`), one per block."""
-    n = page.n
-    at = _BLOCK_AT
-    chars, logs, lds = page.chars, page.logs, page.lds
-    stops, commas, semicolons, ends_stop = _marks(page)
-    matrix = np.zeros((n, len(BLOCK_FEATURES)), order="F")  # written column by column
-    # Per block; the neighbours past either end count as empty and all links.
-    matrix[:, at["bias"]] = 1.0
-    matrix[:, at["log_chars"]] = logs
-    matrix[:, at["link_density"]] = lds
-    matrix[1:, at["log_prev"]] = logs[:-1]
-    matrix[:-1, at["log_next"]] = logs[1:]
-    matrix[1:, at["prev_ld"]] = lds[:-1]
-    matrix[0, at["prev_ld"]] = 1.0
-    matrix[:-1, at["next_ld"]] = lds[1:]
-    matrix[-1, at["next_ld"]] = 1.0
-    matrix[:, at["stops"]] = np.minimum(stops * 40.0 / chars, 3.0)
-    matrix[:, at["commas"]] = np.minimum((commas + semicolons) * 40.0 / chars, 3.0)
-    matrix[:, at["ends_stop"]] = ends_stop
-    matrix[:, at["linked_short"]] = np.where(chars < 40, lds, 0.0)
-    matrix[:, at["position"]] = np.arange(n) / n
-    matrix[:, at["duplicate"]] = _duplicates(page.texts)
-    matrix[:, at["rd_top"]], matrix[:, at["rd_sibling"]], matrix[:, at["rd_share"]] = _readability(page, commas)
-    matrix[:, _CHARS_AT:_LD_AT] = chars[:, None] >= _CHAR_STEP_ARRAY
-    matrix[:, _LD_AT:_CONTAINER_AT] = lds[:, None] >= _LD_STEP_ARRAY
-    # Per holding container (:data:`CONTAINER_DENSE`): its parent's and
-    # grandparent's (themselves at the root) size, at least 1, and links.
-    doc_chars = page.cchars[0] or 1
-    elders = page.lineage[:, 1:3]
-    size = np.maximum(page.cchars[elders], 1.0)
-    matrix[:, [at["log_parent"], at["log_grand"]]] = _log1p(size)
-    matrix[:, [at["parent_ld"], at["grand_ld"]]] = page.canchors[elders] / size
-    matrix[:, at["parent_share"]] = size[:, 0] / doc_chars
-    matrix[:, at["doc_ld"]] = page.canchors[0] / doc_chars
-    # The holder's kind, innermost named group and evidence bits.
-    matrix[:, _KIND_AT:_STRUCTURE_AT] = page.block_codes[:, None] & _BINARY_MASKS == _BINARY_VALUES
-    matrix[:, _STRUCTURE_AT:] = _structure(page)
+    """The feature rows (:data:`BLOCK_FEATURES`), one per block, all at once
+    (the training script's view; extraction reads :func:`iter_block_matrices`)."""
+    matrix = np.zeros((page.n, len(BLOCK_FEATURES)), order="F")
+    if page.n:
+        _BlockFeatures(page).fill(matrix, 0, page.n)
     return matrix
 
 
@@ -337,8 +394,9 @@ def _group_bits(words: str) -> int:
     return bits
 
 
-def _structure(page: _Page) -> np.ndarray:
-    """The :data:`STRUCTURE_FEATURES` columns.
+class _Structure:
+    """The :data:`STRUCTURE_FEATURES` columns: per-container tables built
+    once (:meth:`__init__`), block rows written on demand (:meth:`fill`).
 
     One pass over the containers holding text (parents first) gives each
     its depth, its *key* (tag and ``class`` attribute, as written) and its
@@ -354,105 +412,133 @@ def _structure(page: _Page) -> np.ndarray:
     a paragraph of the article body from one in a sidebar blurb; and the
     container directly holding the most prose (the article body's usual
     shape) marks its blocks."""
-    doc = page.doc
-    columns = doc.container_columns
-    nc = len(columns)
-    parents = columns.parents.tolist()
-    tags = columns.tags
-    attributes = columns.attributes
-    cchars = page.cchars
-    total = float(cchars[0]) or 1.0
-    held = np.flatnonzero(cchars)
-    depth = [0] * (nc + 1)
-    inherited = [0] * (nc + 1)
-    own = [0] * nc
-    key_of = [0] * nc
-    key_ids: dict[tuple[str, str | None], int] = {}
-    cached = _GROUP_CACHE.get
-    for index in held.tolist():
-        parent = parents[index]
-        depth[index] = depth[parent] + 1
-        found = attributes[index]
-        bits = 0
-        cls = None
-        if found:
-            cls = found.get("class") or None
-            words = f"{cls or ''} {found.get('id') or ''}"
-            if len(words) > 1:
-                bits = cached(words)
-                if bits is None:
-                    bits = _group_bits(words)
-        own[index] = bits
-        inherited[index] = bits | inherited[parent]
-        key_of[index] = key_ids.setdefault((tags[index], cls), len(key_ids))
-    # Per key: containers sharing it and their text; per (parent, key):
-    # siblings sharing it; per container: children holding text.
-    keys = np.array(key_of, dtype=np.intp)
-    held_keys = keys[held]
-    count = np.bincount(held_keys, minlength=len(key_ids)).astype(float)[keys]
-    key_chars = np.bincount(held_keys, weights=cchars[held], minlength=len(key_ids))
-    share = key_chars[keys] / total
-    held_parents = columns.parents[held]
-    pairs = held_parents * len(key_ids) + held_keys
-    _, inverse, pair_counts = np.unique(pairs, return_inverse=True, return_counts=True)
-    same = np.zeros(nc)
-    same[held] = pair_counts[inverse.ravel()]
-    child_counts = np.bincount(held_parents[held_parents >= 0], minlength=nc).astype(float)
-    n = page.n
-    chars = page.chars
-    prose = np.where((chars >= 80) & (page.anchors < 0.3 * chars), chars, 0.0)
-    prose_prefix = np.zeros(n + 1)
-    prose.cumsum(out=prose_prefix[1:])
-    subtree_prose = np.zeros(nc)
-    subtree_prose[held] = prose_prefix[page.last[held] + 1] - prose_prefix[page.first[held]]
-    key_prose = np.bincount(held_keys, weights=subtree_prose[held], minlength=len(key_ids))
-    key_anchors = np.bincount(held_keys, weights=page.canchors[held], minlength=len(key_ids))
-    key_base = np.maximum(key_chars, 1.0)
-    prose_ratio = subtree_prose / np.maximum(cchars, 1.0)
-    lineage = page.lineage
-    out = np.zeros((n, len(STRUCTURE_FEATURES)))
-    at = _STRUCTURE_COLUMN
-    for level in range(3):
-        holder = lineage[:, level]
-        out[:, at[f"key_count{level}"]] = np.log1p(count[holder])
-        out[:, at[f"key_share{level}"]] = share[holder]
-        out[:, at[f"sib_same{level}"]] = np.log1p(same[holder])
-        out[:, at[f"key_ld{level}"]] = (key_anchors / key_base)[keys[holder]]
-        out[:, at[f"key_prose{level}"]] = (key_prose / key_base)[keys[holder]]
-    out[:, at["depth"]] = np.array(depth[:nc], dtype=float)[page.holder]
-    out[:, at["parent_children"]] = np.log1p(child_counts[lineage[:, 1]])
-    spans = (page.last - page.first + 1).astype(float)
-    out[:, at["parent_blocks"]] = np.log1p(spans[lineage[:, 1]])
-    out[:, at["grand_blocks"]] = np.log1p(spans[lineage[:, 2]])
-    level_of = np.fromiter(map(_HEADING_LEVELS.get, tags, repeat(0, nc)), dtype=float, count=nc)
-    heading = level_of[page.holder]
-    out[:, at["heading_level"]] = heading
-    first_h1 = np.flatnonzero(heading == 1)
-    if first_h1.size:
-        out[:first_h1[0], at["before_h1"]] = 1.0
-    title = doc.title.strip().lower()
-    if title:
-        out[:, at["is_title"]] = [text.lower() == title for text in page.texts]
-    out[:, at["char_position"]] = page.prefix_chars[:-1] / total
-    out[:, at["page_log_chars"]] = math.log1p(total)
-    out[:, at["page_log_blocks"]] = math.log1p(n)
-    out[:, at["page_ld"]] = page.canchors[0] / total
-    out[:, at["page_log_containers"]] = math.log1p(nc)
-    out[:, at["top_key_share"]] = float(key_chars.max()) / total if key_chars.size else 0.0
-    out[:, at["in_area"]] = page.block_codes & _AREA != 0
-    for level in (1, 2, 3):
-        out[:, at[f"up_share{level}"]] = cchars[lineage[:, level]] / total
-        out[:, at[f"prose_ratio{level}"]] = prose_ratio[lineage[:, level]]
-    if prose.any():
-        direct = np.bincount(page.holder, weights=prose, minlength=nc)
-        top = int(direct.argmax())
-        out[page.first[top]:page.last[top] + 1, at["in_prose_top"]] = 1.0
-    own_bits = np.array(own, dtype=np.int64)[page.holder]
-    inherited_bits = np.array(inherited[:nc], dtype=np.int64)[page.holder]
-    for j, name in enumerate(STRUCTURE_GROUPS):
-        out[:, at[f"x_{name}"]] = inherited_bits >> j & 1
-        out[:, at[f"own_{name}"]] = own_bits >> j & 1
-    return out
+
+    __slots__ = (
+        "page", "total", "count_log", "share", "same_log", "key_ld", "key_prose", "keys", "depth",
+        "child_log", "spans_log", "heading", "first_h1", "title", "top_key_share", "prose_ratio",
+        "prose_top", "own", "inherited",
+    )
+
+    def __init__(self, page: _Page) -> None:
+        self.page = page
+        doc = page.doc
+        columns = doc.container_columns
+        nc = len(columns)
+        parents = columns.parents.tolist()
+        tags = columns.tags
+        attributes = columns.attributes
+        cchars = page.cchars
+        self.total = total = float(cchars[0]) or 1.0
+        held = np.flatnonzero(cchars)
+        depth = [0] * (nc + 1)
+        inherited = [0] * (nc + 1)
+        own = [0] * nc
+        key_of = [0] * nc
+        key_ids: dict[tuple[str, str | None], int] = {}
+        cached = _GROUP_CACHE.get
+        for index in held.tolist():
+            parent = parents[index]
+            depth[index] = depth[parent] + 1
+            found = attributes[index]
+            bits = 0
+            cls = None
+            if found:
+                cls = found.get("class") or None
+                words = f"{cls or ''} {found.get('id') or ''}"
+                if len(words) > 1:
+                    bits = cached(words)
+                    if bits is None:
+                        bits = _group_bits(words)
+            own[index] = bits
+            inherited[index] = bits | inherited[parent]
+            key_of[index] = key_ids.setdefault((tags[index], cls), len(key_ids))
+        # Per key: containers sharing it and their text; per (parent, key):
+        # siblings sharing it; per container: children holding text.
+        self.keys = keys = np.array(key_of, dtype=np.intp)
+        held_keys = keys[held]
+        self.count_log = np.log1p(np.bincount(held_keys, minlength=len(key_ids)).astype(float)[keys])
+        key_chars = np.bincount(held_keys, weights=cchars[held], minlength=len(key_ids))
+        self.share = key_chars[keys] / total
+        held_parents = columns.parents[held]
+        pairs = held_parents * len(key_ids) + held_keys
+        _, inverse, pair_counts = np.unique(pairs, return_inverse=True, return_counts=True)
+        same = np.zeros(nc)
+        same[held] = pair_counts[inverse.ravel()]
+        self.same_log = np.log1p(same)
+        self.child_log = np.log1p(np.bincount(held_parents[held_parents >= 0], minlength=nc).astype(float))
+        n = page.n
+        chars = page.chars
+        prose = np.where((chars >= 80) & (page.anchors < 0.3 * chars), chars, 0.0)
+        prose_prefix = np.zeros(n + 1)
+        prose.cumsum(out=prose_prefix[1:])
+        subtree_prose = np.zeros(nc)
+        subtree_prose[held] = prose_prefix[page.last[held] + 1] - prose_prefix[page.first[held]]
+        key_prose = np.bincount(held_keys, weights=subtree_prose[held], minlength=len(key_ids))
+        key_anchors = np.bincount(held_keys, weights=page.canchors[held], minlength=len(key_ids))
+        key_base = np.maximum(key_chars, 1.0)
+        self.key_ld = key_anchors / key_base
+        self.key_prose = key_prose / key_base
+        self.prose_ratio = subtree_prose / np.maximum(cchars, 1.0)
+        self.depth = np.array(depth[:nc], dtype=float)
+        self.spans_log = np.log1p((page.last - page.first + 1).astype(float))
+        level_of = np.fromiter(map(_HEADING_LEVELS.get, tags, repeat(0, nc)), dtype=float, count=nc)
+        self.heading = level_of[page.holder]
+        first_h1 = np.flatnonzero(self.heading == 1)
+        self.first_h1 = int(first_h1[0]) if first_h1.size else 0
+        self.title = doc.title.strip().lower()
+        self.top_key_share = float(key_chars.max()) / total if key_chars.size else 0.0
+        self.prose_top: tuple[int, int] | None = None
+        if prose.any():
+            direct = np.bincount(page.holder, weights=prose, minlength=nc)
+            top = int(direct.argmax())
+            self.prose_top = int(page.first[top]), int(page.last[top]) + 1
+        self.own = np.array(own, dtype=np.int64)
+        self.inherited = np.array(inherited[:nc], dtype=np.int64)
+
+    def fill(self, out: np.ndarray, start: int, stop: int) -> None:
+        """Write the rows of blocks ``start:stop`` into *out* (zeros)."""
+        page = self.page
+        rows = slice(start, stop)
+        n, total, keys = page.n, self.total, self.keys
+        lineage = page.lineage[rows]
+        holder = page.holder[rows]
+        at = _STRUCTURE_COLUMN
+        for level in range(3):
+            node = lineage[:, level]
+            out[:, at[f"key_count{level}"]] = self.count_log[node]
+            out[:, at[f"key_share{level}"]] = self.share[node]
+            out[:, at[f"sib_same{level}"]] = self.same_log[node]
+            out[:, at[f"key_ld{level}"]] = self.key_ld[keys[node]]
+            out[:, at[f"key_prose{level}"]] = self.key_prose[keys[node]]
+        out[:, at["depth"]] = self.depth[holder]
+        out[:, at["parent_children"]] = self.child_log[lineage[:, 1]]
+        out[:, at["parent_blocks"]] = self.spans_log[lineage[:, 1]]
+        out[:, at["grand_blocks"]] = self.spans_log[lineage[:, 2]]
+        out[:, at["heading_level"]] = self.heading[rows]
+        if self.first_h1 > start:
+            out[:self.first_h1 - start, at["before_h1"]] = 1.0
+        if self.title:
+            title = self.title
+            out[:, at["is_title"]] = [text.lower() == title for text in page.texts[rows]]
+        out[:, at["char_position"]] = page.prefix_chars[rows] / total
+        out[:, at["page_log_chars"]] = math.log1p(total)
+        out[:, at["page_log_blocks"]] = math.log1p(n)
+        out[:, at["page_ld"]] = page.canchors[0] / total
+        out[:, at["page_log_containers"]] = math.log1p(len(self.depth))
+        out[:, at["top_key_share"]] = self.top_key_share
+        out[:, at["in_area"]] = page.block_codes[rows] & _AREA != 0
+        for level in (1, 2, 3):
+            out[:, at[f"up_share{level}"]] = page.cchars[lineage[:, level]] / total
+            out[:, at[f"prose_ratio{level}"]] = self.prose_ratio[lineage[:, level]]
+        if self.prose_top is not None:
+            first, last = self.prose_top
+            if first < stop and last > start:
+                out[max(first, start) - start:min(last, stop) - start, at["in_prose_top"]] = 1.0
+        own_bits = self.own[holder]
+        inherited_bits = self.inherited[holder]
+        for j, name in enumerate(STRUCTURE_GROUPS):
+            out[:, at[f"x_{name}"]] = inherited_bits >> j & 1
+            out[:, at[f"own_{name}"]] = own_bits >> j & 1
 
 
 _STRUCTURE_COLUMN = {name: j for j, name in enumerate(STRUCTURE_FEATURES)}

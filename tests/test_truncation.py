@@ -1,0 +1,163 @@
+"""No silent text loss: what libxml2 drops is recovered, what cannot be is flagged.
+
+libxml2 stops building the tree at 2,048 open elements and at the first
+``</html>``, without an error; a gzip body cut in transfer is decompressed
+as far as it goes by Scrapy. Each case: the text comes out whole, or the
+:class:`~webclean_scrapy.Extraction` (and the crawl's item) says
+``truncated`` and the stats count it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import zlib
+
+import pytest
+from parsel import Selector
+
+from webclean_scrapy import document, extract
+from webclean_scrapy.compression import CompressedBodyCheckMiddleware, body_complete, is_truncated
+from webclean_scrapy.document import (
+    LIBXML2_MAX_DEPTH, Document, flatten_markup, has_text_after_html, last_depth, parse_html, parse_page,
+)
+
+from test_components import crawl
+
+DEEP = "<div>" * 2047 + "deep" + "</div>" * 2047 + "<p>after</p>"
+FONTS = "".join(f"<p><font>paragraph {i} of the page." for i in range(3000))
+
+
+def block_texts(doc: Document) -> list[str]:
+    return list(doc.block_columns.texts)
+
+
+# -- nesting past libxml2's limit ------------------------------------------------------
+def test_libxml2_still_stops_at_its_limit():
+    """The premise: a plain parse drops the rest (if libxml2 lifts the limit, this says so)."""
+    root = parse_html(DEEP)
+    assert last_depth(root) == LIBXML2_MAX_DEPTH
+    assert "after" not in "".join(root.itertext())
+
+
+def test_deep_nesting_keeps_the_text_after():
+    result = extract(DEEP)
+    assert result.text.split("\n") == ["deep", "after"]
+    assert result.truncated is False
+    assert extract(DEEP, extractor="baseline").text == "deep\nafter"
+
+
+def test_unclosed_font_paragraphs_all_kept():
+    doc = Document.from_html(FONTS)
+    assert len(doc.block_columns) == 3000 and not doc.truncated
+    assert block_texts(doc)[-1] == "paragraph 2999 of the page."
+    assert extract(FONTS, extractor="baseline").text.count("\n") == 2999
+
+
+def test_tree_from_elsewhere_is_repaired_from_its_source():
+    """Thread offload walks Scrapy's (parsel's) tree: repaired from ``response.text``."""
+    selector = Selector(text=FONTS)
+    doc = Document(selector.root, source=FONTS)
+    assert len(doc.block_columns) == 3000 and not doc.truncated
+
+
+def test_unrepairable_tree_is_flagged():
+    """No source to repair from: the text is what there is, and it says so."""
+    doc = Document(parse_html(DEEP))
+    assert doc.truncated
+    from webclean_scrapy.extractors import get_extractor
+
+    assert get_extractor("baseline").extract(doc).truncated is True
+
+
+@pytest.mark.parametrize("markup", [DEEP, FONTS, "<table>" + "<tr><td><table>" * 1500 + "cell" + "</table>" * 1500
+                                    + "<p>tail</p>", "<span>" * 5000 + "x" + "<p>y" * 10])
+def test_flattening_never_removes_text(markup):
+    flat = flatten_markup(markup)
+    assert re.sub("<[^>]*>", "", flat) == re.sub("<[^>]*>", "", markup)  # only tags go
+    assert last_depth(parse_html(flat)) < LIBXML2_MAX_DEPTH
+    root, truncated = parse_page(markup)
+    assert not truncated
+    text = "".join(root.itertext())
+    for word in ("deep", "after", "paragraph 2999", "cell", "tail", "x", "y"):
+        if word in markup:
+            assert word in text, word
+
+
+def test_both_walks_agree_on_repaired_pages(monkeypatch):
+    for markup in (DEEP, FONTS, "x</html><p>hello</p>"):
+        compiled = Document.from_html(markup)
+        monkeypatch.setattr(document, "COMPILED_WALK", False)
+        python = Document.from_html(markup)
+        monkeypatch.setattr(document, "COMPILED_WALK", True)
+        assert block_texts(compiled) == block_texts(python)
+        assert (compiled.block_columns.positions == python.block_columns.positions).all()
+
+
+# -- content after </html> ------------------------------------------------------------
+def test_content_after_html_end_tag_is_kept():
+    assert extract("x</html>hello", extractor="baseline").text == "xhello"
+    two = "<html><body><p>first page</p></body></html><html><body><p>second page</p></body></html>"
+    assert extract(two, extractor="baseline").text == "first page\nsecond page"
+    doc = Document(Selector(text=two).root, source=two)  # thread offload's path
+    assert block_texts(doc) == ["first page", "second page"]
+
+
+def test_what_may_follow_html_end_tag():
+    assert not has_text_after_html("<p>a</p></html>\n<!-- cached 0.1 s -->\n<script>x()</script>\n")
+    assert has_text_after_html("<p>a</p></HTML ><p>b</p>")
+    assert not has_text_after_html("<p>a</p>")
+    # A long tail of scripts is read in one pass (possessive), not backtracked.
+    assert has_text_after_html("x</html>" + "<script></script>" * 20000 + "y")
+
+
+# -- truncated compressed bodies ------------------------------------------------------
+PAGE = ("<html><head><title>Gzip</title></head><body><article>"
+        + "".join(f"<p>Paragraph {i} of a long article that arrives compressed, word by word.</p>"
+                  for i in range(200)) + "</article></body></html>").encode()
+
+
+def test_body_complete():
+    whole = gzip.compress(PAGE)
+    assert body_complete(whole, "gzip") is True
+    assert body_complete(whole[:int(len(whole) * 0.6)], "gzip") is False
+    assert body_complete(whole + gzip.compress(b"more"), "gzip") is True  # two members
+    assert body_complete(PAGE, "gzip") is None  # not gzip at all: Scrapy's business
+    assert body_complete(zlib.compress(PAGE), "deflate") is True
+    assert body_complete(zlib.compress(PAGE)[:500], "deflate") is False
+    assert body_complete(b"abc", "identity") is None
+
+
+def test_middleware_flags_cut_gzip_in_process():
+    from scrapy import Request
+    from scrapy.http import Response
+    from scrapy.utils.test import get_crawler
+
+    crawler = get_crawler(settings_dict={})
+    crawler.stats.open_spider()
+    middleware = CompressedBodyCheckMiddleware.from_crawler(crawler)
+    whole = gzip.compress(PAGE)
+    for body, cut in ((whole, False), (whole[:len(whole) * 6 // 10], True)):
+        response = Response("http://127.0.0.1/x", body=body, headers={"Content-Encoding": "gzip"})
+        assert is_truncated(middleware.process_response(Request(response.url), response)) is cut
+    assert crawler.stats.get_value("webclean/truncated/gzip") == 1
+
+
+def test_crawl_flags_and_counts_cut_gzip(tmp_path, local_site):
+    whole = gzip.compress(PAGE)
+    base = local_site({
+        "/whole": (200, {"Content-Type": "text/html; charset=utf-8", "Content-Encoding": "gzip"}, whole),
+        "/cut": (200, {"Content-Type": "text/html; charset=utf-8", "Content-Encoding": "gzip"},
+                 whole[:len(whole) * 6 // 10]),
+    })
+    items, stats = crawl(tmp_path, base, paths=["/whole", "/cut"], WEBCLEAN_OFFLOAD="thread", DOWNLOADER_MIDDLEWARES={
+        "webclean_scrapy.middleware.WebcleanMiddleware": 540,
+        "webclean_scrapy.compression.CompressedBodyCheckMiddleware": 595,
+    })
+    by_path = {item["url"][len(base):]: item for item in items}
+    assert by_path["/whole"]["truncated"] is False and "Paragraph 199" in by_path["/whole"]["text"]
+    cut = by_path["/cut"]
+    assert cut["truncated"] is True and cut["text"]  # what arrived, flagged
+    assert "Paragraph 199" not in cut["text"]
+    assert stats["webclean/truncated/gzip"] == 1
+    assert stats["webclean/pages/truncated"] == 1
