@@ -44,6 +44,7 @@ import numpy as np
 from lxml import etree
 
 from .encoding import decode_html
+from .screen import screen_markup
 
 #: Tags that open a new string (Arias et al.: "structural tags such as <p>,
 #: <table>, <br>, <div>, <h1>...") extended with HTML5 sectioning and list
@@ -327,6 +328,10 @@ class Document:
     walk makes, what fast methods read) and as linked objects (built on
     first use of :attr:`blocks` or :attr:`containers`)."""
 
+    #: Reasons the markup was neutralised before parsing
+    #: (:func:`~webclean_scrapy.screen.screen_markup`); set by :meth:`from_html`.
+    screened: tuple[str, ...] = ()
+
     def __init__(self, root: etree._Element, *, url: str | None = None,
                  source: str | None = None, encoding: str | None = None) -> None:
         self.root = root
@@ -352,17 +357,26 @@ class Document:
             content_type = None
             if encoding:
                 content_type = encoding if "=" in encoding or "/" in encoding else f"text/html; charset={encoding}"
-            body = bytes(html)
+            body: bytes | None = bytes(html)
             encoding, text = decode_html(body, content_type)
             # Valid UTF-8 (most of the web) goes to libxml2 as the original
             # bytes: no re-encoding copy. Anything else is parsed from the
-            # decoded text, so the charset decision stays ours.
-            if encoding == "utf-8" and "\ufffd" not in text and b"\x00" not in body:
-                return cls(parse_html(text, body), url=url, source=text, encoding=encoding)
+            # decoded text (re-encoded as UTF-8), so the charset decision stays ours.
+            if encoding != "utf-8" or "\ufffd" in text or b"\x00" in body:
+                body = None
         else:
             text = html
             encoding = encoding or "unicode"
-        return cls(parse_html(text), url=url, source=text, encoding=encoding)
+            body = None
+        if body is None:
+            body = text.replace("\x00", "").encode("utf-8", "replace")
+        # Pathological markup is neutralised before libxml2 sees it (screen.py).
+        body, screened = screen_markup(body)
+        if screened:
+            text = body.decode("utf-8", "replace")
+        doc = cls(parse_html(text, body), url=url, source=text, encoding=encoding)
+        doc.screened = screened
+        return doc
 
     # -- the walk -----------------------------------------------------
     def _walk(self) -> None:

@@ -20,7 +20,14 @@ in ``response.meta["webclean"]`` (read it with :func:`extraction_of`):
 * Bodies over ``WEBCLEAN_MAX_HTML_BYTES``: ``meta["webclean"] = None``
   (``webclean/skipped/too_large``).
 * An extractor error: ``meta["webclean"] = None`` (``webclean/errors``); the
-  response still reaches the spider, so no page is lost.
+  response still reaches the spider, so no page is lost. So does a page over
+  ``WEBCLEAN_PAGE_TIMEOUT`` (``webclean/errors/timeout``) or one that killed
+  two worker processes (``webclean/errors/worker_crash``).
+
+With the extraction, ``response.meta["webclean_outline"]`` receives the
+page's links, feeds and article signals (:func:`outline_of`), gathered from
+the tree the extraction parsed: a spider that reads them instead of calling
+``response.css()``/``xpath()`` never parses the page on the reactor thread.
 
 Extraction runs off the reactor thread (:mod:`webclean_scrapy.offload`).
 """
@@ -32,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.http import HtmlResponse, TextResponse
 
 from .encoding import looks_binary
-from .items import META_CANONICAL_URL, META_KEEP_HTML, META_KEY, META_SKIP
+from .items import META_CANONICAL_URL, META_KEEP_HTML, META_KEY, META_OUTLINE, META_SKIP
 from .offload import Offloader
 from .settings import WebcleanComponent, WebcleanSettings
 from .stats import WebcleanStats
@@ -43,6 +50,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
     from .extraction import Extraction
+    from .outline import PageOutline
 
 
 def extraction_of(response: Response) -> Extraction | None:
@@ -51,6 +59,15 @@ def extraction_of(response: Response) -> Extraction | None:
     try:
         return response.meta.get(META_KEY)
     except AttributeError:  # a response not tied to a request
+        return None
+
+
+def outline_of(response: Response) -> PageOutline | None:
+    """The :class:`~webclean_scrapy.outline.PageOutline` the middleware attached
+    with the extraction, or ``None`` (whenever :func:`extraction_of` is)."""
+    try:
+        return response.meta.get(META_OUTLINE)
+    except AttributeError:
         return None
 
 
@@ -99,5 +116,7 @@ class WebcleanMiddleware(WebcleanComponent):
             return response
         meta[META_KEY] = result.extraction
         meta[META_CANONICAL_URL] = result.canonical_url
+        meta[META_OUTLINE] = result.outline
+        self.stats.screened(result.screened)
         self.stats.extracted(len(response.body), result.extraction.text, result.seconds)
         return response
