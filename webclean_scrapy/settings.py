@@ -38,7 +38,7 @@ DEFAULTS: dict[str, Any] = {
     "WEBCLEAN_WORKERS": None,  # None: default_workers()
     "WEBCLEAN_HTML_FIELD": "html",
     "WEBCLEAN_OFFLOAD": "process",  # measured: docs/BENCHMARKS.md
-    "WEBCLEAN_PAGE_TIMEOUT": 30.0,  # seconds per page in a worker process; 0 or None: no limit
+    "WEBCLEAN_PAGE_TIMEOUT": 30.0,  # seconds per page in a worker process; 0: no limit
     "WEBCLEAN_SEARCH_ENGINES": {},  # harvest spider: HTML result-page engines by name
     "WEBCLEAN_SEARXNG_URL": None,  # harvest spider: default SearXNG endpoint
 }
