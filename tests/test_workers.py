@@ -175,7 +175,7 @@ OUTLINE_PAGE = """<html><head><base href="/section/">
 <a href="story.html">again</a> <a href="paper.pdf">PDF</a> <a href="javascript:void(0)">js</a>
 <a href="mailto:x@example.com">mail</a> <a rel="nofollow" href="/ads">ad</a>
 <a href="http://other.example/caf\u00e9 x">other</a> <map><area href="/area" alt=""></map>
-<a href="http://[bad">bad</a> <a>no href</a>
+<a href="http://[bad">bad</a> <a>no href</a> <a href="/files/archive.TAR.GZ">tgz</a> <a href="/pdf">pdf</a>
 </body></html>"""
 
 
@@ -195,9 +195,49 @@ def test_outline_follows_scrapy_link_extractor_rules():
 
 def test_page_timeout_setting():
     from scrapy.settings import Settings
+    from scrapy.utils.test import get_reactor_settings
 
     assert WebcleanSettings.from_settings(Settings()).page_timeout == 30.0
     assert WebcleanSettings.from_settings(Settings({"WEBCLEAN_PAGE_TIMEOUT": "2.5"})).page_timeout == 2.5
     assert WebcleanSettings.from_settings(Settings({"WEBCLEAN_PAGE_TIMEOUT": 0})).page_timeout is None
     with pytest.raises(ValueError, match="WEBCLEAN_PAGE_TIMEOUT"):
         WebcleanSettings.from_settings(Settings({"WEBCLEAN_PAGE_TIMEOUT": -1}))
+
+
+def test_news_spider_reads_the_outline_not_the_page():
+    """parse_page takes signals, feeds and links from the worker's outline: the
+    response's own selector tree is never built (no parse on the reactor)."""
+    import asyncio
+
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.settings import Settings
+    from scrapy.utils.test import get_reactor_settings
+
+    from webclean_scrapy.items import CleanedPage
+    from webclean_scrapy.middleware import WebcleanMiddleware
+    from webclean_scrapy.spiders.news import NewsSpider
+
+    base = "https://n.example"
+    url = base + DAY + "story-01-about-the-town-council.html"
+    page = article("Story", extra='<link rel="alternate" type="application/rss+xml" href="/feed.xml">'
+                                  f'<a href="{DAY}story-02-about-the-bridge.html">next</a>')
+    # As Crawler.crawl() does: the spider adjusts the settings, then they are applied.
+    crawler = Crawler(NewsSpider, Settings({"WEBCLEAN_OFFLOAD": "process", "WEBCLEAN_WORKERS": 1,
+                                            "WEBCLEAN_EXTRACTOR": "baseline",
+                                            "TELNETCONSOLE_ENABLED": False, **get_reactor_settings()}))
+    crawler.spider = NewsSpider.from_crawler(crawler, start_urls=base + "/")
+    crawler._apply_settings()
+    spider = crawler.spider
+    middleware = WebcleanMiddleware.from_crawler(crawler)
+    request = Request(url, meta={"depth": 0})
+    response = HtmlResponse(url, body=page.encode(), encoding="utf-8", request=request)
+    try:
+        response = asyncio.run(middleware.process_response(request, response))
+    finally:
+        middleware.offloader.close()
+    out = list(spider.parse_page(response))
+    assert response._cached_selector is None  # never parsed here
+    assert any(isinstance(x, CleanedPage) for x in out)
+    requested = {x.url for x in out if isinstance(x, Request)}
+    assert base + "/feed.xml" in requested and base + DAY + "story-02-about-the-bridge.html" in requested

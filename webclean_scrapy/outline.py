@@ -28,7 +28,6 @@ from urllib.parse import urljoin, urlparse
 from lxml import etree
 from scrapy.linkextractors import IGNORED_EXTENSIONS
 from scrapy.utils.misc import rel_has_nofollow
-from scrapy.utils.url import url_has_any_extension
 from w3lib.html import get_base_url, strip_html5_whitespace
 from w3lib.url import safe_url_string
 
@@ -45,7 +44,10 @@ FEED_LINKS = etree.XPath(
 )
 _LINKS = etree.XPath("//a[@href] | //area[@href]")
 _SCHEMES = frozenset({"http", "https", "file", "ftp"})
-_DENY_EXTENSIONS = {f".{ext}" for ext in IGNORED_EXTENSIONS}
+# Scrapy tests ``path.lower().endswith("." + ext)`` for each of ~90 extensions;
+# for extensions without a dot that is the text after the path's last dot.
+_DENY_EXTENSIONS = frozenset(ext for ext in IGNORED_EXTENSIONS if "." not in ext)
+_DENY_DOTTED = tuple(f".{ext}" for ext in IGNORED_EXTENSIONS if "." in ext)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,8 +72,7 @@ def page_outline(doc: Document, extraction: Extraction) -> PageOutline:
         if rel_has_nofollow(element.get("rel")):
             continue
         link = _absolute(element.get("href"), base, url, encoding)
-        if link is not None and link.split("://", 1)[0] in _SCHEMES \
-                and not url_has_any_extension(urlparse(link), _DENY_EXTENSIONS):
+        if link is not None and link.split("://", 1)[0] in _SCHEMES and not _denied_extension(link):
             links.setdefault(link, None)
     feeds: dict[str, None] = {}
     for href in FEED_LINKS(doc.root):
@@ -80,6 +81,12 @@ def page_outline(doc: Document, extraction: Extraction) -> PageOutline:
             feeds.setdefault(link, None)
     signals = PageSignals.from_root(doc.root, url, extraction.text, extraction.page_type)
     return PageOutline(tuple(links), tuple(feeds), signals)
+
+
+def _denied_extension(url: str) -> bool:
+    """Scrapy's ``url_has_any_extension(url, IGNORED_EXTENSIONS)``, without its loop."""
+    path = urlparse(url).path.lower()
+    return path.rpartition(".")[2] in _DENY_EXTENSIONS or path.endswith(_DENY_DOTTED)
 
 
 def _absolute(href: str | None, base: str, url: str, encoding: str) -> str | None:
