@@ -173,7 +173,7 @@ OUTLINE_PAGE = """<html><head><base href="/section/">
 </head><body>
 <a href="story.html">Story</a> <a href=" /abs?x=1#frag ">Abs</a>
 <a href="story.html">again</a> <a href="paper.pdf">PDF</a> <a href="javascript:void(0)">js</a>
-<a href="mailto:x@example.com">mail</a> <a rel="nofollow" href="/ads">ad</a>
+<a href="mailto:x@example.com">mail</a> <a rel="nofollow" href="/ads">ad</a> <a href="/ads">ad again</a>
 <a href="http://other.example/caf\u00e9 x">other</a> <map><area href="/area" alt=""></map>
 <a href="http://[bad">bad</a> <a>no href</a> <a href="/files/archive.TAR.GZ">tgz</a> <a href="/pdf">pdf</a>
 </body></html>"""
@@ -198,6 +198,7 @@ def test_page_timeout_setting():
     from scrapy.utils.test import get_reactor_settings
 
     assert WebcleanSettings.from_settings(Settings()).page_timeout == 30.0
+    assert WebcleanSettings.from_settings(Settings()).outline is False  # the news spider turns it on
     assert WebcleanSettings.from_settings(Settings({"WEBCLEAN_PAGE_TIMEOUT": "2.5"})).page_timeout == 2.5
     assert WebcleanSettings.from_settings(Settings({"WEBCLEAN_PAGE_TIMEOUT": 0})).page_timeout is None
     with pytest.raises(ValueError, match="WEBCLEAN_PAGE_TIMEOUT"):

@@ -118,7 +118,7 @@ class PageSignals:
     def from_root(cls, root: Any, url: str, text: str, page_type: str | None = None) -> PageSignals:
         """Read the signals from the page's lxml root (what extraction workers hold)."""
         og_type = next(iter(_OG_TYPE(root)), None)
-        link_chars = sum(nonspace_chars(t) for t in _LINK_TEXT(root))
+        link_chars = nonspace_chars("".join(_LINK_TEXT(root)))
         return cls(
             url=url,
             og_type=str(og_type).strip().lower() if og_type else None,
@@ -130,7 +130,7 @@ class PageSignals:
 
 
 _OG_TYPE = etree.XPath('//meta[@property="og:type" or @name="og:type"]/@content')
-_LINK_TEXT = etree.XPath("//a//text()")
+_LINK_TEXT = etree.XPath("//a//text()", smart_strings=False)
 _JSONLD = etree.XPath('//script[contains(@type, "ld+json")]/text()')
 
 

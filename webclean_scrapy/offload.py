@@ -8,7 +8,8 @@ crawl for that long. An :class:`Offloader` runs it elsewhere, with at most
 ``"process"`` (the default)
     A :class:`WorkerPool` of processes. The raw body crosses the process
     boundary and is parsed there, once: the worker also returns what the
-    spiders read from the page (:mod:`webclean_scrapy.outline`). Real
+    spiders read from the page (:mod:`webclean_scrapy.outline`, with
+    ``WEBCLEAN_OUTLINE``). Real
     parallelism, and the reactor keeps the GIL: the lowest stalls and the
     best throughput measured (``docs/BENCHMARKS.md``). Each worker holds one
     page at a time, so a worker that dies (a native crash, the out-of-memory
@@ -453,6 +454,7 @@ class Offloader:
         self.mode = settings.offload
         self.workers = settings.workers
         self.page_timeout = settings.page_timeout
+        self.outline = settings.outline
         self._name = settings.extractor
         self._options = dict(settings.extractor_options)
         # Built here, in the calling thread, so a bad name or option fails the
@@ -511,14 +513,14 @@ class Offloader:
 
     async def extract_response(self, response: TextResponse) -> PageResult:
         """Extract an HTML response, with its :class:`~webclean_scrapy.outline.PageOutline`
-        (its raw bytes go to worker processes)."""
+        when ``WEBCLEAN_OUTLINE`` is on (its raw bytes go to worker processes)."""
         if self.in_process:
-            return await self._submit(extract_response, self.extractor, response, True)
+            return await self._submit(extract_response, self.extractor, response, self.outline)
         # The same charset rules as Scrapy's (header, BOM, <meta>), applied in the worker.
         content_type = response.headers.get(b"Content-Type")
         return await self._submit(
             extract_markup, None, response.body, response.url,
-            content_type.decode("latin-1") if content_type else None, True, label=response.url,
+            content_type.decode("latin-1") if content_type else None, self.outline, label=response.url,
         )
 
     async def extract_markup(self, html: bytes | str, url: str | None = None,

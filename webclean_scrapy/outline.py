@@ -40,9 +40,10 @@ if TYPE_CHECKING:
 #: ``<link rel="alternate">`` elements announcing an RSS or Atom feed.
 FEED_LINKS = etree.XPath(
     "//link[contains(concat(' ', normalize-space(translate(@rel, 'ALTERNATE', 'alternate')), ' '), ' alternate ')]"
-    "[contains(@type, 'rss+xml') or contains(@type, 'atom+xml')]/@href"
+    "[contains(@type, 'rss+xml') or contains(@type, 'atom+xml')]/@href",
+    smart_strings=False,
 )
-_LINKS = etree.XPath("//a[@href] | //area[@href]")
+_LINKS = etree.XPath("//a[@href] | //area[@href]", smart_strings=False)
 _SCHEMES = frozenset({"http", "https", "file", "ftp"})
 # Scrapy tests ``path.lower().endswith("." + ext)`` for each of ~90 extensions;
 # for extensions without a dot that is the text after the path's last dot.
@@ -67,13 +68,17 @@ def page_outline(doc: Document, extraction: Extraction) -> PageOutline:
     url = doc.url or ""
     base = get_base_url(doc.source[:4096], url) if url else ""
     encoding = doc.encoding if doc.encoding and doc.encoding != "unicode" else "utf-8"
-    links: dict[str, None] = {}
+    # URL -> followable, decided by its first occurrence (Scrapy's unique=True
+    # keeps the first link of a URL, rel=nofollow or not).
+    first: dict[str, bool] = {}
+    resolved: dict[str, str | None] = {}  # pages repeat their navigation: resolve each href once
     for element in _LINKS(doc.root):
-        if rel_has_nofollow(element.get("rel")):
-            continue
-        link = _absolute(element.get("href"), base, url, encoding)
-        if link is not None and link.split("://", 1)[0] in _SCHEMES and not _denied_extension(link):
-            links.setdefault(link, None)
+        href = element.get("href")
+        link = resolved[href] if href in resolved else resolved.setdefault(href, _absolute(href, base, url, encoding))
+        if link is not None and link not in first:
+            first[link] = not rel_has_nofollow(element.get("rel"))
+    links = [link for link, followable in first.items()
+             if followable and link.split("://", 1)[0] in _SCHEMES and not _denied_extension(link)]
     feeds: dict[str, None] = {}
     for href in FEED_LINKS(doc.root):
         link = _absolute(str(href), base, url, encoding)

@@ -38,6 +38,7 @@ DEFAULTS: dict[str, Any] = {
     "WEBCLEAN_WORKERS": None,  # None: default_workers()
     "WEBCLEAN_HTML_FIELD": "html",
     "WEBCLEAN_OFFLOAD": "process",  # measured: docs/BENCHMARKS.md
+    "WEBCLEAN_OUTLINE": False,  # also return each page's links, feeds, article signals (news spider: on)
     "WEBCLEAN_PAGE_TIMEOUT": 30.0,  # seconds per page in a worker process; 0: no limit
     "WEBCLEAN_SEARCH_ENGINES": {},  # harvest spider: HTML result-page engines by name
     "WEBCLEAN_SEARXNG_URL": None,  # harvest spider: default SearXNG endpoint
@@ -65,6 +66,7 @@ class WebcleanSettings:
     html_field: str = DEFAULTS["WEBCLEAN_HTML_FIELD"]
     offload: str = DEFAULTS["WEBCLEAN_OFFLOAD"]
     page_timeout: float | None = DEFAULTS["WEBCLEAN_PAGE_TIMEOUT"]
+    outline: bool = DEFAULTS["WEBCLEAN_OUTLINE"]
     search_engines: dict[str, Any] = field(default_factory=dict)
     searxng_url: str | None = DEFAULTS["WEBCLEAN_SEARXNG_URL"]
 
@@ -92,6 +94,7 @@ class WebcleanSettings:
             workers=int(workers) if workers not in (None, "") else default_workers(),
             html_field=settings.get("WEBCLEAN_HTML_FIELD", DEFAULTS["WEBCLEAN_HTML_FIELD"]),
             offload=str(settings.get("WEBCLEAN_OFFLOAD", DEFAULTS["WEBCLEAN_OFFLOAD"])).lower(),
+            outline=settings.getbool("WEBCLEAN_OUTLINE", DEFAULTS["WEBCLEAN_OUTLINE"]),
             page_timeout=_seconds(settings.get("WEBCLEAN_PAGE_TIMEOUT", DEFAULTS["WEBCLEAN_PAGE_TIMEOUT"])),
             search_engines=dict(settings.getdict("WEBCLEAN_SEARCH_ENGINES")),
             searxng_url=settings.get("WEBCLEAN_SEARXNG_URL") or None,

@@ -98,6 +98,8 @@ class NewsSpider(WebcleanSpider):
     stats_prefix = "news/"
     custom_settings = {
         "REQUEST_FINGERPRINTER_CLASS": "webclean_scrapy.urls.TrackingParamsFingerprinter",
+        # Links, feeds and article signals from the extraction worker: no parse here.
+        "WEBCLEAN_OUTLINE": True,
     }
 
     def __init__(self, start_urls: str | Iterable[str] | None = None, start_urls_file: str | None = None,
