@@ -195,7 +195,6 @@ def test_outline_follows_scrapy_link_extractor_rules():
 
 def test_page_timeout_setting():
     from scrapy.settings import Settings
-    from scrapy.utils.test import get_reactor_settings
 
     assert WebcleanSettings.from_settings(Settings()).page_timeout == 30.0
     assert WebcleanSettings.from_settings(Settings()).outline is False  # the news spider turns it on
