@@ -127,6 +127,7 @@ def extract_markup(extractor: Extractor | None, html: bytes | str, url: str | No
 
 
 _WORKER_EXTRACTOR: Extractor | None = None
+_WARM_UP = b"<html><head><title>t</title></head><body><p>Warm-up page: one sentence, a few words.</p></body></html>"
 _IN_PAGE = False
 
 
@@ -150,6 +151,11 @@ def _worker_main(conn: Connection, name: Any, options: dict[str, Any], timeout: 
     except BaseException as exc:
         conn.send(("failed", _portable(exc)))
         return
+    try:  # load what extractors load lazily (models), so no page's time limit pays for it
+        with built_page(lambda: Document.from_html(_WARM_UP)) as doc:
+            _WORKER_EXTRACTOR.extract(doc)
+    except Exception:
+        pass  # the pages will tell
     if timeout:
         signal.signal(signal.SIGALRM, _on_alarm)
     conn.send(("ready", None))
