@@ -51,6 +51,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from lxml import etree
+
 #: A page scoring at least this many points is an article.
 ARTICLE_THRESHOLD = 2
 
@@ -110,17 +112,26 @@ class PageSignals:
         *text* is the extracted main text (``Extraction.text``), *page_type*
         its ``Extraction.page_type``.
         """
-        og_type = selector.xpath('//meta[@property="og:type" or @name="og:type"]/@content').get()
-        link_chars = sum(nonspace_chars(t) for t in selector.xpath("//a//text()").getall())
-        blocks = selector.xpath('//script[contains(@type, "ld+json")]/text()').getall()
+        return cls.from_root(selector.root, url, text, page_type)
+
+    @classmethod
+    def from_root(cls, root: Any, url: str, text: str, page_type: str | None = None) -> PageSignals:
+        """Read the signals from the page's lxml root (what extraction workers hold)."""
+        og_type = next(iter(_OG_TYPE(root)), None)
+        link_chars = nonspace_chars("".join(_LINK_TEXT(root)))
         return cls(
             url=url,
-            og_type=og_type.strip().lower() if og_type else None,
-            jsonld_types=frozenset(jsonld_types(blocks)),
+            og_type=str(og_type).strip().lower() if og_type else None,
+            jsonld_types=frozenset(jsonld_types(str(b) for b in _JSONLD(root))),
             text_chars=nonspace_chars(text),
             link_chars=link_chars,
             page_type=page_type,
         )
+
+
+_OG_TYPE = etree.XPath('//meta[@property="og:type" or @name="og:type"]/@content')
+_LINK_TEXT = etree.XPath("//a//text()", smart_strings=False)
+_JSONLD = etree.XPath('//script[contains(@type, "ld+json")]/text()')
 
 
 def jsonld_types(blocks: Iterable[str]) -> Iterator[str]:

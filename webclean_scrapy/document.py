@@ -45,6 +45,7 @@ from lxml import etree
 
 from .encoding import decode_html
 from .errors import ExtractionError
+from .screen import screen_markup
 
 #: Tags that open a new string (Arias et al.: "structural tags such as <p>,
 #: <table>, <br>, <div>, <h1>...") extended with HTML5 sectioning and list
@@ -328,6 +329,10 @@ class Document:
     walk makes, what fast methods read) and as linked objects (built on
     first use of :attr:`blocks` or :attr:`containers`)."""
 
+    #: Reasons the markup was neutralised before parsing
+    #: (:func:`~webclean_scrapy.screen.screen_markup`); set by :meth:`from_html`.
+    screened: tuple[str, ...] = ()
+
     def __init__(self, root: etree._Element, *, url: str | None = None,
                  source: str | None = None, encoding: str | None = None,
                  truncated: bool | None = None) -> None:
@@ -360,21 +365,29 @@ class Document:
             content_type = None
             if encoding:
                 content_type = encoding if "=" in encoding or "/" in encoding else f"text/html; charset={encoding}"
-            body = bytes(html)
+            body: bytes | None = bytes(html)
             encoding, text = decode_html(body, content_type)
             # Valid UTF-8 (most of the web) goes to libxml2 as the original
             # bytes: no re-encoding copy. Anything else is parsed from the
-            # decoded text, so the charset decision stays ours.
-            if encoding == "utf-8" and "\ufffd" not in text and b"\x00" not in body:
-                root, truncated = parse_page(text, body)
-                return cls(root, url=url, source=text, encoding=encoding, truncated=truncated)
+            # decoded text (re-encoded as UTF-8), so the charset decision stays ours.
+            if encoding != "utf-8" or "\ufffd" in text or b"\x00" in body:
+                body = None
         elif isinstance(html, str):
             text = html
             encoding = encoding or "unicode"
+            body = None
         else:
             raise ExtractionError(f"a page is bytes or str, got {type(html).__name__}")
-        root, truncated = parse_page(text)
-        return cls(root, url=url, source=text, encoding=encoding, truncated=truncated)
+        if body is None:
+            body = text.replace("\x00", "").encode("utf-8", "replace")
+        # Pathological markup is neutralised before libxml2 sees it (screen.py).
+        body, screened = screen_markup(body)
+        if screened:
+            text = body.decode("utf-8", "replace")
+        root, truncated = parse_page(text, body)
+        doc = cls(root, url=url, source=text, encoding=encoding, truncated=truncated)
+        doc.screened = screened
+        return doc
 
     # -- the walk -----------------------------------------------------
     def _walk(self) -> None:

@@ -21,3 +21,21 @@ class NotHTMLError(ExtractionError):
 
 class UnknownExtractorError(ExtractionError, LookupError):
     """No extractor is registered under the requested name or dotted path."""
+
+
+class PageTimeoutError(ExtractionError):
+    """A page took longer than ``WEBCLEAN_PAGE_TIMEOUT`` to extract and was abandoned."""
+
+    #: Its ``webclean/errors/<reason>`` stats key.
+    stats_reason = "timeout"
+
+
+class WorkerCrashError(ExtractionError):
+    """A page killed the worker process extracting it, again in a fresh worker.
+
+    A native crash (a segfault in a C library, the kernel's out-of-memory
+    killer) is retried once in a new process, since the page may only have
+    been unlucky; a page that kills a second worker is skipped.
+    """
+
+    stats_reason = "worker_crash"

@@ -30,6 +30,9 @@ META_SKIP = "webclean_skip"
 META_CANONICAL_URL = "webclean_canonical_url"
 #: Set by the middleware from ``WEBCLEAN_KEEP_HTML``; read by :meth:`CleanedPage.from_response`.
 META_KEEP_HTML = "webclean_keep_html"
+#: Set by the middleware: the page's links, feeds and article signals
+#: (:class:`~webclean_scrapy.outline.PageOutline`), read where it was parsed.
+META_OUTLINE = "webclean_outline"
 
 _MISSING: Any = object()
 

@@ -20,11 +20,18 @@ in ``response.meta["webclean"]`` (read it with :func:`extraction_of`):
 * Bodies over ``WEBCLEAN_MAX_HTML_BYTES``: ``meta["webclean"] = None``
   (``webclean/skipped/too_large``).
 * An extractor error: ``meta["webclean"] = None`` (``webclean/errors``); the
-  response still reaches the spider, so no page is lost.
+  response still reaches the spider, so no page is lost. So does a page over
+  ``WEBCLEAN_PAGE_TIMEOUT`` (``webclean/errors/timeout``) or one that killed
+  two worker processes (``webclean/errors/worker_crash``).
 * A body known to be incomplete (Scrapy's ``dataloss`` flag, also set by
   :class:`~webclean_scrapy.compression.CompressedBodyCheckMiddleware` for a
   cut gzip stream) or a tree libxml2 could not finish: extracted, with
   ``Extraction.truncated = True`` (``webclean/pages/truncated``).
+
+With the extraction, ``response.meta["webclean_outline"]`` receives the
+page's links, feeds and article signals (:func:`outline_of`), gathered from
+the tree the extraction parsed: a spider that reads them instead of calling
+``response.css()``/``xpath()`` never parses the page on the reactor thread.
 
 Extraction runs off the reactor thread (:mod:`webclean_scrapy.offload`).
 """
@@ -37,7 +44,7 @@ from scrapy.http import HtmlResponse, TextResponse
 
 from .compression import is_truncated
 from .encoding import looks_binary
-from .items import META_CANONICAL_URL, META_KEEP_HTML, META_KEY, META_SKIP
+from .items import META_CANONICAL_URL, META_KEEP_HTML, META_KEY, META_OUTLINE, META_SKIP
 from .offload import Offloader
 from .settings import WebcleanComponent, WebcleanSettings
 from .stats import WebcleanStats
@@ -48,6 +55,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
     from .extraction import Extraction
+    from .outline import PageOutline
 
 
 def extraction_of(response: Response) -> Extraction | None:
@@ -56,6 +64,15 @@ def extraction_of(response: Response) -> Extraction | None:
     try:
         return response.meta.get(META_KEY)
     except AttributeError:  # a response not tied to a request
+        return None
+
+
+def outline_of(response: Response) -> PageOutline | None:
+    """The :class:`~webclean_scrapy.outline.PageOutline` the middleware attached
+    with the extraction, or ``None`` (whenever :func:`extraction_of` is)."""
+    try:
+        return response.meta.get(META_OUTLINE)
+    except AttributeError:
         return None
 
 
@@ -108,6 +125,8 @@ class WebcleanMiddleware(WebcleanComponent):
             extraction.truncated = True
         meta[META_KEY] = extraction
         meta[META_CANONICAL_URL] = result.canonical_url
+        meta[META_OUTLINE] = result.outline
+        self.stats.screened(result.screened)
         self.stats.extracted(len(response.body), extraction.text, result.seconds, extraction.truncated)
         self.stats.explained(result.report, result.report_failed)
         return response

@@ -6,17 +6,25 @@ crawl for that long. An :class:`Offloader` runs it elsewhere, with at most
 ``WEBCLEAN_WORKERS`` pages at a time (``WEBCLEAN_OFFLOAD``):
 
 ``"process"`` (the default)
-    A :class:`~concurrent.futures.ProcessPoolExecutor`. The raw body crosses
-    the process boundary and is parsed there; the spider parses it again if it
-    uses selectors. Real parallelism, and the reactor keeps the GIL: the
-    lowest stalls and the best throughput measured (``docs/BENCHMARKS.md``).
-    A worker that dies (out of memory on a monstrous page) fails the pages in
-    flight only: the pool is rebuilt. Workers that cannot start at all fall
-    back to threads.
+    A :class:`WorkerPool` of processes. The raw body crosses the process
+    boundary and is parsed there, once: the worker also returns what the
+    spiders read from the page (:mod:`webclean_scrapy.outline`, with
+    ``WEBCLEAN_OUTLINE``). Real
+    parallelism, and the reactor keeps the GIL: the lowest stalls and the
+    best throughput measured (``docs/BENCHMARKS.md``). Each worker holds one
+    page at a time, so a worker that dies (a native crash, the out-of-memory
+    killer) concerns that page only: the worker is replaced, the page retried
+    once in a fresh one and skipped if it kills that one too
+    (:class:`~webclean_scrapy.errors.WorkerCrashError`). A page still running
+    after ``WEBCLEAN_PAGE_TIMEOUT`` seconds is abandoned
+    (:class:`~webclean_scrapy.errors.PageTimeoutError`), its worker replaced
+    if it does not come back by itself. Only workers that cannot start at
+    all make the crawl fall back to threads.
 ``"thread"``
     A :class:`~concurrent.futures.ThreadPoolExecutor`. The worker builds the
     :class:`~webclean_scrapy.Document` from ``response.selector.root``, so the
-    tree is parsed once (in the worker) and the spider's selectors reuse it.
+    tree is parsed once (in the worker). Python threads cannot be stopped:
+    ``WEBCLEAN_PAGE_TIMEOUT`` does not apply, and a native crash ends the crawl.
 ``"none"``
     Inline on the reactor thread (for debugging and as the benchmark baseline).
 
@@ -31,18 +39,28 @@ import concurrent.futures
 import logging
 import multiprocessing
 import os
+import queue
+import signal
+import threading
 import time
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from scrapy.utils.asyncio import is_asyncio_available
 
 from .document import Document, built_page
 from .encoding import decoded_alike
+from .errors import PageTimeoutError, WorkerCrashError
 from .extractors import get_extractor
+from .outline import PageOutline, page_outline
+from .screen import screen_markup
 
 if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.context import BaseContext
+    from multiprocessing.process import BaseProcess
+
     from scrapy.http import TextResponse
 
     from .explain.crawl import ExplainPolicy
@@ -53,20 +71,32 @@ _T = TypeVar("_T")
 
 logger = logging.getLogger(__name__)
 
+#: A page that kills this many worker processes is skipped.
+MAX_PAGE_CRASHES = 2
+#: Seconds a new worker process may take to import the extractor and say it is ready.
+WORKER_START_TIMEOUT = 120.0
+#: Seconds past ``WEBCLEAN_PAGE_TIMEOUT`` before a worker that did not give
+#: the page up by itself (stuck in C code, where Python signals wait) is killed.
+KILL_GRACE = 2.0
+
+
 @dataclass(frozen=True, slots=True)
 class PageResult:
-    """What a worker sends back: the extraction, the canonical URL, the time
-    spent, and the path of the page's ``WEBCLEAN_EXPLAIN_DIR`` report if one
-    was written (``report_failed`` if writing it failed)."""
+    """What a worker sends back: the extraction, the canonical URL, the time spent,
+    the page's outline (when asked for), the screen's reasons (if any), and the
+    path of the page's ``WEBCLEAN_EXPLAIN_DIR`` report if one was written
+    (``report_failed`` if writing it failed)."""
 
     extraction: Extraction
     canonical_url: str | None
     seconds: float
+    outline: PageOutline | None = None
+    screened: tuple[str, ...] = ()
     report: str | None = None
     report_failed: bool = False
 
 
-def _run(extractor: Extractor, doc_factory: Callable[[], Document],
+def _run(extractor: Extractor, doc_factory: Callable[[], Document], outline: bool = False,
          explain: ExplainPolicy | None = None) -> PageResult:
     start = time.perf_counter()
     report, failed = None, False
@@ -76,6 +106,8 @@ def _run(extractor: Extractor, doc_factory: Callable[[], Document],
         else:
             extraction, trace = explain.extract(extractor, doc)
         canonical = doc.canonical_url
+        page = page_outline(doc, extraction) if outline else None
+        screened = doc.screened
         seconds = time.perf_counter() - start
         if explain is not None:
             try:
@@ -84,45 +116,338 @@ def _run(extractor: Extractor, doc_factory: Callable[[], Document],
                 logger.warning("webclean: could not write the explain report of %s: %s", doc.url, exc,
                                exc_info=not isinstance(exc, OSError))
                 failed = True
-    return PageResult(extraction, canonical, seconds, report, failed)
+    return PageResult(extraction, canonical, seconds, page, screened, report, failed)
 
 
-def extract_response(extractor: Extractor, response: TextResponse,
+def extract_response(extractor: Extractor, response: TextResponse, outline: bool = False,
                      explain: ExplainPolicy | None = None) -> PageResult:
     """Extract from a response, reusing Scrapy's parsed tree (parsed here if not yet).
 
-    When Scrapy chose another charset than :func:`~webclean_scrapy.encoding.decode_html`
-    would (``<meta charset="utf-16">``, a BOM-less UTF-16 body, undeclared
-    legacy bytes), the bytes are decoded and parsed afresh instead, so thread
-    and process offload give the same text for the same bytes.
+    The bytes are decoded and parsed afresh instead when Scrapy chose another
+    charset than :func:`~webclean_scrapy.encoding.decode_html` would
+    (``<meta charset="utf-16">``, a BOM-less UTF-16 body, undeclared legacy
+    bytes), so thread and process offload give the same text for the same
+    bytes; and when the screen would change the page
+    (:mod:`webclean_scrapy.screen`): its raw markup must never reach libxml2.
     """
     content_type = response.headers.get(b"Content-Type")
     header = content_type.decode("latin-1") if content_type else None
-    if not decoded_alike(response.body, header, response.encoding):
-        return extract_markup(extractor, response.body, response.url, header, explain)
+    if screen_markup(response.body)[1] or not decoded_alike(response.body, header, response.encoding):
+        return extract_markup(extractor, response.body, response.url, header, outline, explain)
     return _run(extractor, lambda: Document(response.selector.root, url=response.url, source=response.text),
-                explain)
+                outline, explain)
 
 
 def extract_markup(extractor: Extractor | None, html: bytes | str, url: str | None,
-                   content_type: str | None, explain: ExplainPolicy | None = None) -> PageResult:
+                   content_type: str | None, outline: bool = False,
+                   explain: ExplainPolicy | None = None) -> PageResult:
     """Extract from raw bytes (decoded with *content_type*'s charset) or a str.
 
     *extractor* ``None`` means this process's worker extractor (see
-    :func:`_init_process_worker`). Raises
+    :func:`_worker_main`). Raises
     :class:`~webclean_scrapy.errors.NotHTMLError` for binary bytes.
     """
     method = extractor if extractor is not None else _WORKER_EXTRACTOR
     assert method is not None, "extract_markup(None, ...) outside a webclean worker process"
-    return _run(method, lambda: Document.from_html(html, url=url, encoding=content_type), explain)
+    return _run(method, lambda: Document.from_html(html, url=url, encoding=content_type), outline, explain)
 
 
 _WORKER_EXTRACTOR: Extractor | None = None
+_WARM_UP = b"<html><head><title>t</title></head><body><p>Warm-up page: one sentence, a few words.</p></body></html>"
+_IN_PAGE = False
 
 
-def _init_process_worker(name: Any, options: dict[str, Any]) -> None:
-    global _WORKER_EXTRACTOR
-    _WORKER_EXTRACTOR = get_extractor(name, **options)
+def _on_alarm(signum: int, frame: Any) -> None:
+    if _IN_PAGE:
+        raise PageTimeoutError("page extraction exceeded WEBCLEAN_PAGE_TIMEOUT")
+
+
+def _worker_main(conn: Connection, name: Any, options: dict[str, Any], timeout: float | None) -> None:
+    """A worker process: build the extractor, then run one page at a time.
+
+    The time limit is first enforced here, by ``SIGALRM``: Python code (the
+    walk, the extractor) is interrupted and the worker lives on. Time spent
+    inside C code (libxml2) cannot be interrupted that way; the parent kills
+    the worker :data:`KILL_GRACE` seconds later.
+    """
+    global _WORKER_EXTRACTOR, _IN_PAGE
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the crawl's to handle
+    try:
+        _WORKER_EXTRACTOR = get_extractor(name, **options)
+    except BaseException as exc:
+        conn.send(("failed", _portable(exc)))
+        return
+    try:  # load what extractors load lazily (models), so no page's time limit pays for it
+        with built_page(lambda: Document.from_html(_WARM_UP)) as doc:
+            _WORKER_EXTRACTOR.extract(doc)
+    except Exception:
+        pass  # the pages will tell
+    if timeout:
+        signal.signal(signal.SIGALRM, _on_alarm)
+    conn.send(("ready", None))
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        func, args = job
+        try:
+            try:
+                _IN_PAGE = True
+                if timeout:
+                    signal.setitimer(signal.ITIMER_REAL, timeout)
+                reply = ("ok", func(*args))
+            finally:
+                _IN_PAGE = False
+                if timeout:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+        except Exception as exc:
+            reply = ("error", _portable(exc))
+        try:
+            conn.send(reply)
+        except Exception as exc:  # an unpicklable result
+            conn.send(("error", _portable(exc)))
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """*exc*, or a RuntimeError naming it when it cannot cross the process boundary."""
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+
+
+class WorkersUnavailable(RuntimeError):
+    """No worker process of this pool ever started (the offloader falls back to threads)."""
+
+
+@dataclass(eq=False)
+class _Job:
+    future: concurrent.futures.Future[Any]
+    func: Callable[..., Any]
+    args: tuple[Any, ...]
+    label: str
+    crashes: int = 0
+    last_exit: str = field(default="")
+
+
+def _exit_reason(process: BaseProcess) -> str:
+    code = process.exitcode
+    if code is not None and code < 0:
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit code {code}"
+
+
+class _Slot:
+    """One worker process and the thread in this process that feeds it.
+
+    The thread sends a page, then waits for the answer, the process's
+    death or the deadline, whichever comes first, so it always knows which
+    page a dead or stuck worker was on. It never runs on the reactor thread.
+    """
+
+    def __init__(self, pool: WorkerPool, index: int) -> None:
+        self.pool = pool
+        self.process: BaseProcess | None = None
+        self.conn: Connection | None = None
+        self.thread = threading.Thread(target=self._loop, name=f"webclean-worker-{index}", daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        pool = self.pool
+        try:
+            self._ensure_process()  # start at once: the first page does not wait for imports
+        except Exception as exc:
+            pool._start_failed(exc)
+        while True:
+            job = pool._jobs.get()
+            if job is None:
+                break
+            if not job.future.set_running_or_notify_cancel():
+                continue  # cancelled at shutdown
+            try:
+                self._run(job)
+            except BaseException as exc:  # never leave a future pending
+                if not job.future.done():
+                    job.future.set_exception(exc)
+        self._stop_process()
+
+    def _ensure_process(self) -> None:
+        if self.process is not None and self.process.is_alive():
+            return
+        self._stop_process()
+        pool = self.pool
+        parent, child = pool.context.Pipe()
+        process = pool.context.Process(  # type: ignore[attr-defined]
+            target=_worker_main, args=(child, pool.name, pool.options, pool.timeout),
+            name="webclean-worker", daemon=True)
+        process.start()
+        child.close()
+        self.process, self.conn = process, parent
+        ready = wait([parent, process.sentinel], timeout=WORKER_START_TIMEOUT)
+        message: Any = None
+        if parent in ready:
+            try:
+                message = parent.recv()
+            except (EOFError, OSError):
+                message = None
+        if message is not None and message[0] == "ready":
+            pool._started()
+            return
+        self._stop_process()
+        if message is not None:
+            raise WorkersUnavailable(f"a worker process could not build its extractor: {message[1]!r}")
+        raise WorkersUnavailable(f"a worker process exited before it was ready ({_exit_reason(process)})")
+
+    def _stop_process(self, kill: bool = False) -> None:
+        process, conn = self.process, self.conn
+        self.process = self.conn = None
+        if conn is not None:
+            try:
+                if not kill and process is not None and process.is_alive():
+                    conn.send(None)
+            except OSError:
+                pass
+            conn.close()
+        if process is not None:
+            if kill:
+                process.kill()
+            process.join(5)
+            if process.is_alive():
+                process.kill()
+                process.join()
+
+    def _run(self, job: _Job) -> None:
+        pool = self.pool
+        if pool._unavailable is not None and not pool._ever_started:
+            job.future.set_exception(WorkersUnavailable(str(pool._unavailable)))
+            return
+        while True:
+            try:
+                self._ensure_process()
+            except Exception as exc:
+                pool._start_failed(exc, job)
+                return
+            assert self.conn is not None and self.process is not None
+            conn, process = self.conn, self.process
+            started = time.monotonic()
+            try:
+                conn.send((job.func, job.args))
+                limit = None if pool.timeout is None else pool.timeout + KILL_GRACE
+                ready = wait([conn, process.sentinel], timeout=limit)
+                reply = conn.recv() if conn in ready else None
+            except (EOFError, OSError):
+                reply, ready = None, [process.sentinel]
+            if reply is not None:
+                status, value = reply
+                if status == "ok":
+                    job.future.set_result(value)
+                else:
+                    if isinstance(value, PageTimeoutError):
+                        pool._timed_out(job, time.monotonic() - started, killed=False)
+                    job.future.set_exception(value)
+                return
+            if not ready:  # the deadline passed: stuck in C code
+                self._stop_process(kill=True)
+                pool._timed_out(job, time.monotonic() - started, killed=True)
+                job.future.set_exception(PageTimeoutError(
+                    f"page extraction exceeded WEBCLEAN_PAGE_TIMEOUT ({pool.timeout:g} s); worker replaced"))
+                return
+            process.join(5)
+            job.crashes += 1
+            job.last_exit = _exit_reason(process)
+            self._stop_process(kill=True)
+            if job.crashes >= MAX_PAGE_CRASHES:
+                logger.warning("webclean: %s killed %d worker processes (last: %s); page skipped",
+                               job.label, job.crashes, job.last_exit)
+                job.future.set_exception(WorkerCrashError(
+                    f"the page killed {job.crashes} worker processes (last: {job.last_exit})"))
+                return
+            logger.warning("webclean: a worker process died (%s) on %s; retrying the page in a new worker",
+                           job.last_exit, job.label)
+
+
+class WorkerPool:
+    """``workers`` processes, each extracting one page at a time.
+
+    Unlike :class:`~concurrent.futures.ProcessPoolExecutor`, which queues
+    pages inside the worker processes and fails every one of them when any
+    worker dies, a page here is handed to a worker only when that worker is
+    free: a crash or a timeout concerns exactly one page, and the pool
+    replaces the worker. :meth:`submit` returns a
+    :class:`concurrent.futures.Future`.
+    """
+
+    def __init__(self, workers: int, name: Any, options: dict[str, Any], timeout: float | None,
+                 context: BaseContext | None = None) -> None:
+        if context is None:
+            methods = multiprocessing.get_all_start_methods()
+            context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        self.context = context
+        self.name = name
+        self.options = options
+        self.timeout = timeout
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._ever_started = False
+        self._unavailable: BaseException | None = None
+        self._slots = [_Slot(self, i) for i in range(workers)]
+
+    def submit(self, func: Callable[..., _T], *args: Any, label: str = "a page") -> concurrent.futures.Future[_T]:
+        future: concurrent.futures.Future[_T] = concurrent.futures.Future()
+        if self._unavailable is not None and not self._ever_started:
+            future.set_exception(WorkersUnavailable(str(self._unavailable)))
+            return future
+        self._jobs.put(_Job(future, func, args, label))
+        return future
+
+    def _started(self) -> None:
+        with self._lock:
+            self._ever_started = True
+            self._unavailable = None
+
+    def _start_failed(self, exc: BaseException, job: _Job | None = None) -> None:
+        """A worker could not start. Before any ever did, the pool is unusable
+        (:class:`WorkersUnavailable`: the caller uses threads); afterwards only
+        the page at hand fails (a transient shortage: out of memory, of PIDs)."""
+        with self._lock:
+            never = not self._ever_started
+            if never and self._unavailable is None:
+                self._unavailable = exc
+        if job is None:
+            return
+        if never:
+            job.future.set_exception(WorkersUnavailable(str(exc)))
+        else:
+            logger.warning("webclean: could not start a worker process for %s: %s", job.label, exc)
+            job.future.set_exception(exc)
+
+    def _timed_out(self, job: _Job, seconds: float, *, killed: bool) -> None:
+        logger.warning("webclean: %s took over WEBCLEAN_PAGE_TIMEOUT (%g s), abandoned after %.1f s%s",
+                       job.label, self.timeout, seconds, "; its worker was replaced" if killed else "")
+
+    def shutdown(self) -> None:
+        """Stop the workers: pages not started yet are cancelled, pages being
+        extracted finish (within the time limit)."""
+        while True:
+            try:
+                job = self._jobs.get_nowait()
+            except queue.Empty:
+                break
+            if job is not None:
+                job.future.cancel()
+        for _ in self._slots:
+            self._jobs.put(None)
+        for slot in self._slots:
+            slot.thread.join()
 
 
 async def await_concurrent(future: concurrent.futures.Future[_T]) -> _T:
@@ -160,6 +485,8 @@ class Offloader:
     def __init__(self, settings: WebcleanSettings) -> None:
         self.mode = settings.offload
         self.workers = settings.workers
+        self.page_timeout = settings.page_timeout
+        self.outline = settings.outline
         self._name = settings.extractor
         self._options = dict(settings.extractor_options)
         # Built here, in the calling thread, so a bad name or option fails the
@@ -171,13 +498,13 @@ class Offloader:
 
             # Absolute: worker processes need not share the crawl's working directory.
             self.explain = ExplainPolicy(os.path.abspath(settings.explain_dir), settings.explain_below)
-        self._executor: concurrent.futures.Executor | None = None
+        self._threads: concurrent.futures.ThreadPoolExecutor | None = None
+        self._processes: WorkerPool | None = None
         self._closed = False
-        self._process_ok = False  # a worker process has returned a page
         if self.mode == "process":
-            # Start the workers now, at crawler set-up: started lazily, their
-            # launch would stall the reactor on the first page.
-            self._pool().submit(int)
+            # Start the workers now, at crawler set-up (in the pool's threads,
+            # never on the reactor), so the first page does not wait for them.
+            self._processes = WorkerPool(self.workers, self._name, self._options, self.page_timeout)
 
     @classmethod
     def for_crawler(cls, crawler: Any, settings: WebcleanSettings) -> Offloader:
@@ -197,63 +524,57 @@ class Offloader:
         """True when work runs in this process and may touch the response object."""
         return self.mode != "process"
 
-    def _pool(self) -> concurrent.futures.Executor:
-        if self._executor is None:
-            if self.mode == "process":
-                methods = multiprocessing.get_all_start_methods()
-                context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-                self._executor = concurrent.futures.ProcessPoolExecutor(
-                    max_workers=self.workers, mp_context=context,
-                    initializer=_init_process_worker, initargs=(self._name, self._options),
-                )
-            else:
-                self._executor = concurrent.futures.ThreadPoolExecutor(
-                    max_workers=self.workers, thread_name_prefix="webclean")
-        return self._executor
+    def _thread_pool(self) -> concurrent.futures.ThreadPoolExecutor:
+        if self._threads is None:
+            self._threads = concurrent.futures.ThreadPoolExecutor(
+                max_workers=self.workers, thread_name_prefix="webclean")
+        return self._threads
 
-    async def _submit(self, func: Callable[..., PageResult], *args: Any) -> PageResult:
+    async def _submit(self, func: Callable[..., PageResult], *args: Any, label: str = "a page") -> PageResult:
         if self.mode == "none":
             return func(*args)
-        pool = self._pool()
+        if self.mode == "thread":
+            return await await_concurrent(self._thread_pool().submit(func, *args))
+        assert self._processes is not None
         try:
-            result = await await_concurrent(pool.submit(func, *args))
-        except BrokenProcessPool:
-            if self._executor is pool:
-                self._executor = None
-                pool.shutdown(wait=False, cancel_futures=True)
-            if self.mode == "process" and self._process_ok:
-                raise  # a worker died (killed, out of memory): only the pages in flight fail
-            # The pool never worked: workers cannot start here (an extractor
-            # that is not importable in a fresh process, a sandbox without
-            # multiprocessing). Threads do the same job without that need.
+            return await await_concurrent(self._processes.submit(func, *args, label=label))
+        except WorkersUnavailable as exc:
+            # No worker ever started: an extractor that is not importable in a
+            # fresh process, a sandbox without multiprocessing. Threads do the
+            # same job without that need. (A worker that started and then died
+            # is a crash, handled by the pool: never a reason to come here.)
             if self.mode == "process":
-                logger.warning("webclean: worker processes failed to start; extracting in threads instead")
+                logger.warning("webclean: worker processes failed to start (%s); extracting in threads instead",
+                               exc)
                 self.mode = "thread"
             return await self._submit(extract_markup, self.extractor, *args[1:])
-        if self.mode == "process":
-            self._process_ok = True
-        return result
 
     async def extract_response(self, response: TextResponse) -> PageResult:
-        """Extract an HTML response (its raw bytes go to worker processes)."""
+        """Extract an HTML response, with its :class:`~webclean_scrapy.outline.PageOutline`
+        when ``WEBCLEAN_OUTLINE`` is on (its raw bytes go to worker processes)."""
         if self.in_process:
-            return await self._submit(extract_response, self.extractor, response, self.explain)
+            return await self._submit(extract_response, self.extractor, response, self.outline, self.explain)
         # The same charset rules as Scrapy's (header, BOM, <meta>), applied in the worker.
         content_type = response.headers.get(b"Content-Type")
         return await self._submit(
             extract_markup, None, response.body, response.url,
-            content_type.decode("latin-1") if content_type else None, self.explain,
+            content_type.decode("latin-1") if content_type else None, self.outline, self.explain,
+            label=response.url,
         )
 
     async def extract_markup(self, html: bytes | str, url: str | None = None,
                              content_type: str | None = None) -> PageResult:
         """Extract raw markup (bytes in any charset, or str)."""
         extractor = self.extractor if self.in_process else None
-        return await self._submit(extract_markup, extractor, html, url, content_type, self.explain)
+        return await self._submit(extract_markup, extractor, html, url, content_type, self.outline, self.explain,
+                                  label=url or "a page")
 
     def close(self) -> None:
-        """Shut the pool down; pending pages are cancelled (the crawl is over)."""
+        """Shut the pools down once their pending pages are done (the crawl is over)."""
         self._closed = True
-        executor, self._executor = self._executor, None
-        if executor is not None:
-            executor.shutdown(wait=True, cancel_futures=True)
+        threads, self._threads = self._threads, None
+        if threads is not None:
+            threads.shutdown(wait=True, cancel_futures=True)
+        processes, self._processes = self._processes, None
+        if processes is not None:
+            processes.shutdown()

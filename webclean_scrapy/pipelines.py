@@ -96,6 +96,7 @@ class WebcleanPipeline(WebcleanComponent):
         except Exception as exc:  # bad input must never lose the item
             self.stats.error(exc)
             return None
+        self.stats.screened(result.screened)
         self.stats.extracted(size, result.extraction.text, result.seconds, result.extraction.truncated)
         self.stats.explained(result.report, result.report_failed)
         return result.extraction

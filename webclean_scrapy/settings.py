@@ -38,6 +38,8 @@ DEFAULTS: dict[str, Any] = {
     "WEBCLEAN_WORKERS": None,  # None: default_workers()
     "WEBCLEAN_HTML_FIELD": "html",
     "WEBCLEAN_OFFLOAD": "process",  # measured: docs/BENCHMARKS.md
+    "WEBCLEAN_OUTLINE": False,  # also return each page's links, feeds, article signals (news spider: on)
+    "WEBCLEAN_PAGE_TIMEOUT": 30.0,  # seconds per page in a worker process; 0: no limit
     "WEBCLEAN_SEARCH_ENGINES": {},  # harvest spider: HTML result-page engines by name
     "WEBCLEAN_SEARXNG_URL": None,  # harvest spider: default SearXNG endpoint
     "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": False,  # address guard off: docs/SECURITY.md
@@ -46,6 +48,13 @@ DEFAULTS: dict[str, Any] = {
     "WEBCLEAN_EXPLAIN_DIR": None,  # write `webclean explain` reports of doubtful pages here
     "WEBCLEAN_EXPLAIN_BELOW": 0.5,  # ... those whose confidence is below this (or whose text is empty)
 }
+
+
+def _seconds(value: Any) -> float | None:
+    """A time limit setting: seconds, or ``None`` for none (``None``, ``""`` or ``0``)."""
+    if value in (None, ""):
+        return None
+    return float(value) or None
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,8 @@ class WebcleanSettings:
     workers: int = field(default_factory=default_workers)
     html_field: str = DEFAULTS["WEBCLEAN_HTML_FIELD"]
     offload: str = DEFAULTS["WEBCLEAN_OFFLOAD"]
+    page_timeout: float | None = DEFAULTS["WEBCLEAN_PAGE_TIMEOUT"]
+    outline: bool = DEFAULTS["WEBCLEAN_OUTLINE"]
     search_engines: dict[str, Any] = field(default_factory=dict)
     searxng_url: str | None = DEFAULTS["WEBCLEAN_SEARXNG_URL"]
     allow_private_addresses: bool = DEFAULTS["WEBCLEAN_ALLOW_PRIVATE_ADDRESSES"]
@@ -74,6 +85,8 @@ class WebcleanSettings:
             raise ValueError(f"WEBCLEAN_OFFLOAD must be one of {', '.join(OFFLOAD_MODES)}, got {self.offload!r}")
         if self.workers < 1:
             raise ValueError(f"WEBCLEAN_WORKERS must be at least 1, got {self.workers}")
+        if self.page_timeout is not None and not self.page_timeout > 0:
+            raise ValueError(f"WEBCLEAN_PAGE_TIMEOUT must be a positive number of seconds, got {self.page_timeout}")
         if self.max_html_bytes < 0 or self.min_text_chars < 0:
             raise ValueError("WEBCLEAN_MAX_HTML_BYTES and WEBCLEAN_MIN_TEXT_CHARS must not be negative")
         if self.enabled:
@@ -107,6 +120,8 @@ class WebcleanSettings:
             workers=int(workers) if workers not in (None, "") else default_workers(),
             html_field=settings.get("WEBCLEAN_HTML_FIELD", DEFAULTS["WEBCLEAN_HTML_FIELD"]),
             offload=str(settings.get("WEBCLEAN_OFFLOAD", DEFAULTS["WEBCLEAN_OFFLOAD"])).lower(),
+            outline=settings.getbool("WEBCLEAN_OUTLINE", DEFAULTS["WEBCLEAN_OUTLINE"]),
+            page_timeout=_seconds(settings.get("WEBCLEAN_PAGE_TIMEOUT", DEFAULTS["WEBCLEAN_PAGE_TIMEOUT"])),
             search_engines=dict(settings.getdict("WEBCLEAN_SEARCH_ENGINES")),
             searxng_url=settings.get("WEBCLEAN_SEARXNG_URL") or None,
             allow_private_addresses=settings.getbool("WEBCLEAN_ALLOW_PRIVATE_ADDRESSES",

@@ -16,7 +16,11 @@ Keys (all under ``webclean/``):
                                 (``meta["webclean_skip"]``), ``http_status``
                                 (not 2xx), ``no_html`` (pipeline: item
                                 without HTML)
-``errors``                      extraction errors (``errors/<ExceptionName>`` too)
+``errors``                      extraction errors (``errors/<ExceptionName>`` too;
+                                ``errors/timeout``: over ``WEBCLEAN_PAGE_TIMEOUT``,
+                                ``errors/worker_crash``: killed two worker processes)
+``screened/<reason>``           pages whose markup was neutralised before parsing
+                                (:mod:`webclean_scrapy.screen`): ``attributes``
 ``bytes/html_in``               raw HTML bytes of extracted pages
 ``bytes/text_out``              UTF-8 bytes of the extracted text
 ``space_saving_percent``        ``100 * (1 - text_out / html_in)``, updated per page
@@ -64,7 +68,12 @@ class WebcleanStats:
 
     def error(self, exc: BaseException) -> None:
         self.stats.inc_value(f"{PREFIX}errors")
-        self.stats.inc_value(f"{PREFIX}errors/{type(exc).__name__}")
+        reason = getattr(exc, "stats_reason", None) or type(exc).__name__
+        self.stats.inc_value(f"{PREFIX}errors/{reason}")
+
+    def screened(self, reasons: tuple[str, ...]) -> None:
+        for reason in reasons:
+            self.stats.inc_value(f"{PREFIX}screened/{reason}")
 
     def explained(self, report: str | None, failed: bool = False) -> None:
         """Count a page's ``WEBCLEAN_EXPLAIN_DIR`` report, if it got one."""

@@ -30,13 +30,12 @@ from lxml import etree
 from scrapy import signals
 from scrapy.exceptions import CloseSpider, DontCloseSpider
 from scrapy.http import TextResponse
-from scrapy.linkextractors import LinkExtractor
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
-from webclean_scrapy.articles import PageSignals, classify, content_fingerprint
+from webclean_scrapy.articles import classify, content_fingerprint
 from webclean_scrapy.items import META_CANONICAL_URL, META_SKIP, CleanedPage
-from webclean_scrapy.middleware import extraction_of
+from webclean_scrapy.middleware import extraction_of, outline_of
 from webclean_scrapy.urls import canonical_key, site_of, strip_tracking
 
 from .base import WebcleanSpider, is_html, parse_bool, parse_positive_int
@@ -57,11 +56,6 @@ PRIORITY_DISCOVERY = 20
 PRIORITY_LISTED = 10
 PRIORITY_CANONICAL = 15
 
-#: ``<link rel="alternate">`` elements announcing an RSS or Atom feed.
-_FEED_LINKS = (
-    "//link[contains(concat(' ', normalize-space(translate(@rel, 'ALTERNATE', 'alternate')), ' '), ' alternate ')]"
-    "[contains(@type, 'rss+xml') or contains(@type, 'atom+xml')]/@href"
-)
 _XML_PARSER = etree.XMLParser(recover=True, resolve_entities=False, no_network=True,
                               remove_comments=True, remove_pis=True)
 
@@ -104,6 +98,8 @@ class NewsSpider(WebcleanSpider):
     stats_prefix = "news/"
     custom_settings = {
         "REQUEST_FINGERPRINTER_CLASS": "webclean_scrapy.urls.TrackingParamsFingerprinter",
+        # Links, feeds and article signals from the extraction worker: no parse here.
+        "WEBCLEAN_OUTLINE": True,
     }
 
     def __init__(self, start_urls: str | Iterable[str] | None = None, start_urls_file: str | None = None,
@@ -121,7 +117,6 @@ class NewsSpider(WebcleanSpider):
         self.sites = frozenset(site_of(u) for u in self.start_urls)
         # OffsiteMiddleware backs up our own site check (it also admits subdomains).
         self.allowed_domains = sorted(self.sites)
-        self.link_extractor = LinkExtractor(unique=True)
         self.pages = 0
         self._requested: set[str] = set()      # keys of page requests made
         self._done: set[str] = set()           # keys of page requests answered (any outcome)
@@ -258,9 +253,8 @@ class NewsSpider(WebcleanSpider):
         yield from self.follow(locs, response, priority=PRIORITY_LISTED)
 
     # -- feeds ------------------------------------------------------------------
-    def discover_feeds(self, response: TextResponse) -> Iterator[scrapy.Request]:
-        for href in response.xpath(_FEED_LINKS).getall():
-            url = response.urljoin(href.strip())
+    def discover_feeds(self, feeds: Iterable[str]) -> Iterator[scrapy.Request]:
+        for url in feeds:
             if url in self._feeds or not self.in_site(url):
                 continue
             self._feeds.add(url)
@@ -291,14 +285,18 @@ class NewsSpider(WebcleanSpider):
             return
         self.pages += 1
         self.inc("pages")
+        # What the page says beyond its text (signals, feeds, links) comes
+        # from the extraction worker, which parsed it: never parsed again
+        # here, on the reactor thread (a page built to stall the parser
+        # would stall the crawl). A page without one (too large, failed,
+        # over WEBCLEAN_PAGE_TIMEOUT) gives neither an item nor links.
         extraction = extraction_of(response)
+        outline = outline_of(response)
         emitted = False
-        if extraction is None:
+        if extraction is None or outline is None:
             self.inc("unextracted")
         else:
-            signals = PageSignals.from_selector(response.selector, response.url, extraction.text,
-                                                 extraction.page_type)
-            verdict = classify(signals)
+            verdict = classify(outline.signals)
             self.logger.debug("%s: %s %+d %s", response.url, verdict.kind, verdict.score, verdict.reasons)
             if verdict.is_article:
                 self.inc("articles")
@@ -312,11 +310,10 @@ class NewsSpider(WebcleanSpider):
             yield from self.release_fallback(key)
         else:
             self.discard_fallback(key)
-        if self.use_feeds:
-            yield from self.discover_feeds(response)
-        if self.follow_links:
-            links = [link.url for link in self.link_extractor.extract_links(response) if not link.nofollow]
-            yield from self.follow(links, response)
+        if outline is not None and self.use_feeds:
+            yield from self.discover_feeds(outline.feeds)
+        if outline is not None and self.follow_links:
+            yield from self.follow(outline.links, response)
         if not self.budget_left():
             raise CloseSpider("max_pages")
 
