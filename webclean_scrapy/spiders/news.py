@@ -218,6 +218,7 @@ class NewsSpider(WebcleanSpider):
 
     def discovery_failed(self, failure: Failure) -> None:
         self.count_failure(failure, "discovery_errors")
+        self.log_failure(failure)
 
     def sitemap_body(self, response: Response) -> bytes | None:
         body = response.body
@@ -386,6 +387,7 @@ class NewsSpider(WebcleanSpider):
 
     def page_failed(self, failure: Failure) -> Iterator[CleanedPage]:
         self.count_failure(failure)
+        self.log_failure(failure)
         key = failure.request.meta.get(META_URL_KEY) or canonical_key(failure.request.url)
         self._done.add(key)
         yield from self.release_fallback(key)
