@@ -102,6 +102,9 @@ class PageSignals:
     link_chars: int = 0
     #: The predicted page type (``Extraction.page_type``), if known.
     page_type: str | None = None
+    #: Share of the main text's word characters that are the text of a link
+    #: (:func:`linked_share`): high on a listing, whose text is headlines.
+    text_link_share: float = 0.0
 
     @classmethod
     def from_selector(cls, selector: Any, url: str, text: str, page_type: str | None = None) -> PageSignals:
@@ -111,16 +114,57 @@ class PageSignals:
         its ``Extraction.page_type``.
         """
         og_type = selector.xpath('//meta[@property="og:type" or @name="og:type"]/@content').get()
-        link_chars = sum(nonspace_chars(t) for t in selector.xpath("//a//text()").getall())
+        anchors = [" ".join(a.itertext()) for a in selector.root.iter("a")] \
+            if selector.root is not None and hasattr(selector.root, "iter") else []
         blocks = selector.xpath('//script[contains(@type, "ld+json")]/text()').getall()
         return cls(
             url=url,
             og_type=og_type.strip().lower() if og_type else None,
             jsonld_types=frozenset(jsonld_types(blocks)),
             text_chars=nonspace_chars(text),
-            link_chars=link_chars,
+            link_chars=sum(nonspace_chars(a) for a in anchors),
+            text_link_share=linked_share(text, anchors),
             page_type=page_type,
         )
+
+
+#: Links shorter than this (in words) are not matched in the main text: "World", "Read more"
+#: are navigation words that also occur in prose; headlines are longer.
+MIN_LINK_WORDS = 3
+_WORD = re.compile(r"\w+")
+
+
+def linked_share(text: str, anchors: Iterable[str]) -> float:
+    """The share of *text*'s word characters that belong to one of *anchors* (link texts).
+
+    A listing's main text is mostly its teasers' linked headlines; a story's
+    has a few inline links at most. This is the link density of the
+    extracted text itself, unlike the whole page's, which a large menu
+    inflates on every page of a site. Links of :data:`MIN_LINK_WORDS` words
+    or more are matched as whole word sequences, in one pass over the text
+    (an index on each link's first words), so the cost is linear.
+    """
+    index: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+    for anchor in anchors:
+        words = tuple(_WORD.findall(anchor.lower()))
+        if len(words) >= MIN_LINK_WORDS:
+            index.setdefault(words[:MIN_LINK_WORDS], set()).add(words)
+    words = _WORD.findall(text.lower())
+    total = sum(map(len, words))
+    if not index or not total:
+        return 0.0
+    linked = 0
+    i, end = 0, len(words) - MIN_LINK_WORDS + 1
+    while i < end:
+        candidates = index.get(tuple(words[i:i + MIN_LINK_WORDS]))
+        match = max((c for c in candidates if tuple(words[i:i + len(c)]) == c), key=len, default=None) \
+            if candidates else None
+        if match is None:
+            i += 1
+            continue
+        linked += sum(map(len, match))
+        i += len(match)
+    return linked / total
 
 
 def jsonld_types(blocks: Iterable[str]) -> Iterator[str]:
@@ -191,7 +235,8 @@ def rule_url_id(s: PageSignals) -> int:
     return 1 if any(_NUMERIC_ID.search(x) for x in [parts.path, *values]) else 0
 
 
-def _is_hub_url(url: str) -> bool:
+def is_hub_url(url: str) -> bool:
+    """Whether *url* is shaped like a listing: the home page, ``/tag/...``, ``/page/2``, ``?page=2``..."""
     parts = urlsplit(url)
     segments = [s for s in parts.path.split("/") if s]
     if not segments or (len(segments) == 1 and _INDEX_PAGE.match(segments[0])):
@@ -217,11 +262,11 @@ def rule_page_type(s: PageSignals) -> int:
 
 
 def rule_hub_url(s: PageSignals) -> int:
-    return -3 if _is_hub_url(s.url) else 0
+    return -3 if is_hub_url(s.url) else 0
 
 
 def rule_section_url(s: PageSignals) -> int:
-    if _is_hub_url(s.url) or len(_path_segments(s.url)) != 1:
+    if is_hub_url(s.url) or len(_path_segments(s.url)) != 1:
         return 0
     if rule_url_slug(s) or rule_url_id(s) or rule_url_date(s):
         return 0
@@ -235,9 +280,11 @@ def rule_text_length(s: PageSignals) -> int:
 
 
 def rule_link_density(s: PageSignals) -> int:
-    if s.link_chars >= max(s.text_chars, 1):
+    if s.text_link_share >= 0.3:
         return -2
-    return 1 if s.link_chars * 2 <= s.text_chars else 0
+    if s.text_link_share >= 0.15:
+        return -1
+    return 1 if s.text_link_share <= 0.05 else 0
 
 
 Rule = Callable[[PageSignals], int]
@@ -284,7 +331,15 @@ def classify(signals: PageSignals, *, threshold: int = ARTICLE_THRESHOLD,
     return Verdict(score >= threshold, score, tuple(reasons))
 
 
-def content_fingerprint(text: str) -> str:
-    """A hash of the main text that ignores case and whitespace, for duplicate detection."""
-    normalised = " ".join(text.lower().split())
+def content_fingerprint(text: str, title: str = "") -> str:
+    """A hash of the title and main text that ignores case and whitespace, for duplicate detection.
+
+    The title is part of it because two stories can extract to the same
+    text when the extractor keeps only what their pages share (a short
+    story beside a longer "about us" box or teaser list; an empty text):
+    without it the second story was a false duplicate. Real duplicates (a
+    print copy, a URL variant without ``rel=canonical``) are served by the
+    same template with the same title.
+    """
+    normalised = " ".join(title.lower().split()) + "\n" + " ".join(text.lower().split())
     return hashlib.sha1(normalised.encode("utf-8")).hexdigest()

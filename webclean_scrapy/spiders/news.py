@@ -34,7 +34,7 @@ from scrapy.linkextractors import LinkExtractor
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
-from webclean_scrapy.articles import PageSignals, classify, content_fingerprint
+from webclean_scrapy.articles import PageSignals, classify, content_fingerprint, is_hub_url
 from webclean_scrapy.items import META_CANONICAL_URL, META_SKIP, CleanedPage
 from webclean_scrapy.middleware import extraction_of
 from webclean_scrapy.urls import canonical_key, site_of, strip_tracking
@@ -128,6 +128,7 @@ class NewsSpider(WebcleanSpider):
         self._emitted_urls: set[str] = set()   # keys of fetched and canonical URLs of items
         self._emitted_texts: set[str] = set()  # content fingerprints of items
         self._fallbacks: dict[str, CleanedPage] = {}  # canonical key -> item of a variant
+        self._hubs: set[str] = set()           # keys of pages judged hubs (never a story's canonical)
         self._feeds: set[str] = set()
 
     @classmethod
@@ -309,6 +310,7 @@ class NewsSpider(WebcleanSpider):
                     yield item_or_request
             else:
                 self.inc("hubs")
+                self._hubs.update((key, canonical_key(response.url)))
         if not emitted:
             yield from self.release_fallback(key)
         else:
@@ -329,13 +331,15 @@ class NewsSpider(WebcleanSpider):
         waits as a fallback, emitted only if the canonical URL yields nothing.
         """
         fetched = canonical_key(response.url)
-        declared = response.meta.get(META_CANONICAL_URL)
+        declared = self.trusted_canonical(response)
         canonical = canonical_key(declared) if declared else fetched
-        text_key = content_fingerprint(extraction.text)
+        text_key = content_fingerprint(extraction.text, extraction.title or "")
         if {fetched, canonical} & self._emitted_urls or text_key in self._emitted_texts:
             self.inc("duplicates")
             return None
         item = CleanedPage.from_response(response, extraction)
+        if declared is None:
+            item["canonical_url"] = response.url
         if canonical != fetched and declared and self.in_site(declared) and canonical not in self._done:
             if canonical in self._requested:
                 self._fallbacks.setdefault(canonical, item)
@@ -347,9 +351,27 @@ class NewsSpider(WebcleanSpider):
                 return self.page_request(declared, priority=PRIORITY_CANONICAL)
         return self.emit(item)
 
+    def trusted_canonical(self, response: TextResponse) -> str | None:
+        """The page's declared canonical URL, unless it names a listing.
+
+        Misconfigured sites declare the home page or the section as every
+        story's canonical URL; believed, it makes every story after the first
+        a duplicate. A canonical URL shaped like a hub
+        (:func:`~webclean_scrapy.articles.is_hub_url`: home page, tag,
+        pagination) or fetched and judged a hub is ignored
+        (``news/ignored_canonicals``), and the page is its own canonical URL.
+        """
+        declared = response.meta.get(META_CANONICAL_URL)
+        if not declared or canonical_key(declared) == canonical_key(response.url):
+            return declared
+        if is_hub_url(declared) or canonical_key(declared) in self._hubs:
+            self.inc("ignored_canonicals")
+            return None
+        return declared
+
     def emit(self, item: CleanedPage) -> CleanedPage | None:
         keys = {canonical_key(item["url"]), canonical_key(item["canonical_url"])}
-        text_key = content_fingerprint(item["text"])
+        text_key = content_fingerprint(item["text"], item.get("title") or "")
         if keys & self._emitted_urls or text_key in self._emitted_texts:
             self.inc("duplicates")
             return None
@@ -361,6 +383,9 @@ class NewsSpider(WebcleanSpider):
     def release_fallback(self, key: str) -> Iterator[CleanedPage]:
         """The canonical URL *key* gave no item: emit the variant that deferred to it."""
         item = self._fallbacks.pop(key, None)
+        if item is not None and key in self._hubs:  # its declared canonical URL is a listing
+            self.inc("ignored_canonicals")
+            item["canonical_url"] = item["url"]
         if item is not None and (emitted := self.emit(item)) is not None:
             yield emitted
 
