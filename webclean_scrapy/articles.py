@@ -105,9 +105,15 @@ class PageSignals:
     #: Share of the main text's word characters that are the text of a link
     #: (:func:`linked_share`): high on a listing, whose text is headlines.
     text_link_share: float = 0.0
+    #: Share of the main text in prose lines (:func:`prose_share`).
+    prose_share: float = 0.0
+    #: A listing of the site links to the page with a headline that is its title
+    #: (:func:`headline_matches`; known to a crawl, not to a single page).
+    listed_as_story: bool = False
 
     @classmethod
-    def from_selector(cls, selector: Any, url: str, text: str, page_type: str | None = None) -> PageSignals:
+    def from_selector(cls, selector: Any, url: str, text: str, page_type: str | None = None, *,
+                      listed_as_story: bool = False) -> PageSignals:
         """Read the signals from a parsel/Scrapy selector of the page (no reparse).
 
         *text* is the extracted main text (``Extraction.text``), *page_type*
@@ -124,7 +130,9 @@ class PageSignals:
             text_chars=nonspace_chars(text),
             link_chars=sum(nonspace_chars(a) for a in anchors),
             text_link_share=linked_share(text, anchors),
+            prose_share=prose_share(text),
             page_type=page_type,
+            listed_as_story=listed_as_story,
         )
 
 
@@ -165,6 +173,46 @@ def linked_share(text: str, anchors: Iterable[str]) -> float:
         linked += sum(map(len, match))
         i += len(match)
     return linked / total
+
+
+#: A line of the main text this long (characters), ending a sentence, is prose.
+PROSE_LINE_CHARS = 100
+_SENTENCE_END = re.compile(r"[.!?\u2026\u3002][\"'\u201d\u2019)\]]*\s*$")
+
+
+def prose_share(text: str) -> float:
+    """The share of *text* (non-space characters) in lines of prose: long lines that end a sentence.
+
+    A story is paragraphs; a listing is headlines, dates and one-line
+    teasers. Lines are the extractor's blocks (``Extraction.text`` puts one
+    block per line).
+    """
+    total = nonspace_chars(text)
+    if not total:
+        return 0.0
+    prose = sum(nonspace_chars(line) for line in text.splitlines()
+                if len(line) >= PROSE_LINE_CHARS and _SENTENCE_END.search(line))
+    return prose / total
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def headline_word_list(text: str) -> list[str]:
+    """The words of a headline or title, in order, lower-cased (digits and punctuation dropped)."""
+    return _LETTERS.findall(text.lower())
+
+
+def headline_words(text: str) -> set[str]:
+    return set(headline_word_list(text))
+
+
+def headline_matches(anchor: str, title: str) -> bool:
+    """Whether a link's text names a page with this *title*: 3+ shared words, covering
+    most (60%) of the shorter of the two (teasers add a kicker or drop the site name)."""
+    a, t = headline_words(anchor), headline_words(title)
+    shared = len(a & t)
+    return shared >= MIN_LINK_WORDS and shared >= 0.6 * min(len(a), len(t))
 
 
 def jsonld_types(blocks: Iterable[str]) -> Iterator[str]:
@@ -287,6 +335,16 @@ def rule_link_density(s: PageSignals) -> int:
     return 1 if s.text_link_share <= 0.05 else 0
 
 
+def rule_prose(s: PageSignals) -> int:
+    if s.prose_share >= 0.6:
+        return 1
+    return -1 if s.prose_share <= 0.2 else 0
+
+
+def rule_listed(s: PageSignals) -> int:
+    return 2 if s.listed_as_story else 0
+
+
 Rule = Callable[[PageSignals], int]
 
 #: The rule set, by name (the names appear in :attr:`Verdict.reasons`).
@@ -301,6 +359,8 @@ RULES: dict[str, Rule] = {
     "section_url": rule_section_url,
     "text_length": rule_text_length,
     "link_density": rule_link_density,
+    "prose": rule_prose,
+    "listed": rule_listed,
 }
 
 

@@ -34,7 +34,9 @@ from scrapy.linkextractors import LinkExtractor
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
-from webclean_scrapy.articles import PageSignals, classify, content_fingerprint, is_hub_url
+from webclean_scrapy.articles import (
+    MIN_LINK_WORDS, PageSignals, classify, content_fingerprint, headline_matches, headline_word_list, is_hub_url,
+)
 from webclean_scrapy.items import META_CANONICAL_URL, META_SKIP, CleanedPage
 from webclean_scrapy.middleware import extraction_of
 from webclean_scrapy.urls import canonical_key, site_of, strip_tracking
@@ -67,6 +69,8 @@ _XML_PARSER = etree.XMLParser(recover=True, resolve_entities=False, no_network=T
 
 #: Meta keys this spider sets on its requests.
 META_URL_KEY = "news_key"
+#: The headline a listing gave the link (its text, when it is part of the listing's main text).
+META_HEADLINE = "news_headline"
 
 
 def read_start_urls(start_urls: str | Iterable[str] | None, start_urls_file: str | None) -> list[str]:
@@ -159,12 +163,15 @@ class NewsSpider(WebcleanSpider):
     def in_site(self, url: str) -> bool:
         return urlsplit(url).scheme in ("http", "https") and site_of(url) in self.sites
 
-    def page_request(self, url: str, *, priority: int = 0) -> scrapy.Request:
+    def page_request(self, url: str, *, priority: int = 0, headline: str | None = None) -> scrapy.Request:
         url = strip_tracking(url)
         key = canonical_key(url)
         self._requested.add(key)
+        meta: dict[str, Any] = {META_URL_KEY: key}
+        if headline:
+            meta[META_HEADLINE] = headline
         return scrapy.Request(url, callback=self.parse_page, errback=self.page_failed,
-                              priority=priority, meta={META_URL_KEY: key})
+                              priority=priority, meta=meta)
 
     def budget_left(self) -> bool:
         return self.max_pages is None or self.pages < self.max_pages
@@ -178,8 +185,12 @@ class NewsSpider(WebcleanSpider):
         limit = self.crawler.settings.getint("DEPTH_LIMIT")
         return not limit or response.meta.get("depth", 0) < limit
 
-    def follow(self, urls: Iterable[str], response: Response, *, priority: int = 0) -> Iterator[scrapy.Request]:
-        """Requests for the in-site, not yet requested page URLs among *urls* linked from *response*."""
+    def follow(self, urls: Iterable[str], response: Response, *, priority: int = 0,
+               headlines: dict[str, str] | None = None) -> Iterator[scrapy.Request]:
+        """Requests for the in-site, not yet requested page URLs among *urls* linked from *response*.
+
+        *headlines*: URL -> the headline a listing gave it (see :meth:`headlines`).
+        """
         if not self.within_depth(response):
             return
         for url in urls:
@@ -190,7 +201,7 @@ class NewsSpider(WebcleanSpider):
                 continue
             if canonical_key(url) in self._requested:
                 continue
-            yield self.page_request(url, priority=priority)
+            yield self.page_request(url, priority=priority, headline=(headlines or {}).get(url))
 
     def sitemap_request(self, url: str, *, probe: bool = False) -> scrapy.Request:
         return scrapy.Request(url, callback=self.parse_sitemap,
@@ -294,12 +305,14 @@ class NewsSpider(WebcleanSpider):
         self.pages += 1
         self.inc("pages")
         extraction = extraction_of(response)
-        emitted = False
+        emitted = is_hub = False
         if extraction is None:
             self.inc("unextracted")
         else:
-            signals = PageSignals.from_selector(response.selector, response.url, extraction.text,
-                                                 extraction.page_type)
+            headline = response.meta.get(META_HEADLINE)
+            signals = PageSignals.from_selector(
+                response.selector, response.url, extraction.text, extraction.page_type,
+                listed_as_story=bool(headline) and headline_matches(headline, extraction.title or ""))
             verdict = classify(signals)
             self.logger.debug("%s: %s %+d %s", response.url, verdict.kind, verdict.score, verdict.reasons)
             if verdict.is_article:
@@ -311,6 +324,7 @@ class NewsSpider(WebcleanSpider):
             else:
                 self.inc("hubs")
                 self._hubs.update((key, canonical_key(response.url)))
+                is_hub = True
         if not emitted:
             yield from self.release_fallback(key)
         else:
@@ -318,10 +332,27 @@ class NewsSpider(WebcleanSpider):
         if self.use_feeds:
             yield from self.discover_feeds(response)
         if self.follow_links:
-            links = [link.url for link in self.link_extractor.extract_links(response) if not link.nofollow]
-            yield from self.follow(links, response)
+            links = [link for link in self.link_extractor.extract_links(response) if not link.nofollow]
+            headlines = self.headlines(links, extraction.text) if is_hub and extraction else None
+            yield from self.follow([link.url for link in links], response, headlines=headlines)
         if not self.budget_left():
             raise CloseSpider("max_pages")
+
+    @staticmethod
+    def headlines(links: list[Any], text: str) -> dict[str, str]:
+        """The links of a listing that are teasers: their text (a headline) is part of its main text.
+
+        Menu and footer links are not in the main text. The page behind a
+        teaser whose headline is its title is a story
+        (:attr:`~webclean_scrapy.articles.PageSignals.listed_as_story`).
+        """
+        main = " ".join(headline_word_list(text))
+        found: dict[str, str] = {}
+        for link in links:
+            words = headline_word_list(link.text)
+            if len(words) >= MIN_LINK_WORDS and f" {' '.join(words)} " in f" {main} ":
+                found.setdefault(link.url, link.text)
+        return found
 
     def article(self, response: TextResponse, extraction: Extraction) -> CleanedPage | scrapy.Request | None:
         """The item for an article page, unless another URL of it is (or will be) the item.
