@@ -23,7 +23,7 @@ from parsel import Selector
 
 from _crawl import run_crawl
 from webclean_scrapy.articles import (
-    PageSignals, classify, content_fingerprint, headline_matches, linked_share, prose_share,
+    PageSignals, classify, content_fingerprint, headline_matches, is_hub_url, linked_share, prose_share,
 )
 from webclean_scrapy.demo.server import LocalSite
 
@@ -283,3 +283,12 @@ def test_listing_headline_makes_the_story(coverage_site):
     listed = classify(PageSignals.from_selector(Selector(text=html), "https://g.example" + path, text, "listing",
                                                 listed_as_story=True))
     assert listed.is_article and "listed:+2" in listed.reasons
+
+
+@pytest.mark.parametrize("url, hub", [
+    ("https://g.example/", True), ("https://g.example/index.php", True), ("https://g.example/news/?page=2", True),
+    ("https://g.example/index.php?page=3", True), ("https://g.example/index.php?id=4821", False),
+    ("https://g.example/news/playground-reopens", False),
+])
+def test_hub_shaped_canonical_urls(url, hub):
+    assert is_hub_url(url) is hub

@@ -294,8 +294,8 @@ def is_hub_url(url: str) -> bool:
     """Whether *url* is shaped like a listing: the home page, ``/tag/...``, ``/page/2``, ``?page=2``..."""
     parts = urlsplit(url)
     segments = [s for s in parts.path.split("/") if s]
-    if not segments or (len(segments) == 1 and _INDEX_PAGE.match(segments[0])):
-        return True  # the home page
+    if not segments or (len(segments) == 1 and _INDEX_PAGE.match(segments[0]) and not parts.query):
+        return True  # the home page (``/index.php?id=123`` is a page of a site without pretty URLs)
     lowered = [s.lower() for s in segments]
     for i, segment in enumerate(lowered):
         if segment == "page":  # /page/2 is pagination, "page" alone may be a slug word
