@@ -106,11 +106,18 @@ def test_jsonld_graph_and_lists_are_read_but_nested_nodes_are_not():
 
 
 def test_link_density_separates_listings_from_stories():
-    links = "".join(f'<a href="/s{i}">Headline number {i} about the town</a>' for i in range(40))
-    html = f"<html><body>{links}</body></html>"
+    """The link density of the extracted text: a listing's text is its linked headlines."""
+    headlines = [f"Headline number {i} about the town" for i in range(40)]
+    html = "<html><body>" + "".join(f'<a href="/s{i}">{h}</a>' for i, h in enumerate(headlines)) + "</body></html>"
     url = "https://n.example/local-news-roundup-for-this-week/"  # article-shaped slug
-    assert not classify(signals(url, html, text="short summary " * 30)).is_article
+    listing = "\n".join(f"{h}\nShort teaser." for h in headlines)
+    verdict = classify(signals(url, html, text=listing))
+    assert not verdict.is_article and "link_density:-2" in verdict.reasons
     assert classify(signals(url, "<html><body><a href='/'>Home</a></body></html>")).is_article
+    # A story under a menu with more link text than the story itself: no longer a listing.
+    story = "The council met on Tuesday and agreed the budget for the coming year after a debate. " * 8
+    verdict = classify(signals(url, html, text=story))
+    assert verdict.is_article and "link_density:+1" in verdict.reasons
 
 
 def test_feed_links_parse_rss_atom_and_reject_garbage():

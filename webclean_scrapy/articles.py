@@ -32,13 +32,20 @@ hub URL                     -3      home page, ``/tag/``, ``/category/``,
 one-segment URL             -1      ``/world/``: section-shaped, no slug/date/id
 main text >= 1500 chars     +1      stories are long
 main text < 300 chars       -2      too little to be a story
-link text >= main text      -2      a listing: the page's link text (all ``<a>``)
-                                    outweighs the extracted text
-link text <= 1/2 main text  +1      a story: links are only navigation
+main text 30%+ linked       -2      a listing: its text is linked headlines
+                                    (:func:`linked_share`; 15%+: -1)
+main text <= 5% linked      +1      a story: a few inline links at most
+prose >= 60% of main text   +1      paragraphs (:func:`prose_share`; <= 20%: -1)
+listed as a story           +2      a listing of the site links to the page with
+                                    a teaser headline that is its title (the
+                                    crawl knows it: :func:`headline_matches`)
 ==========================  ======  ===============================================
 
-Characters are counted without whitespace. Each rule is a plain function of
-:class:`PageSignals`, so the rule set is easy to test and to extend.
+Characters are counted without whitespace. The link density is that of the
+extracted text, not of the whole page: a site's menu inflates the page's
+link text on every page and made short stories into hubs. Each rule is a
+plain function of :class:`PageSignals`, so the rule set is easy to test and
+to extend; ``benchmarks/news_rules.py`` measures it on ``wcxb-dev``.
 """
 
 from __future__ import annotations
@@ -104,34 +111,125 @@ class PageSignals:
     link_chars: int = 0
     #: The predicted page type (``Extraction.page_type``), if known.
     page_type: str | None = None
+    #: Share of the main text's word characters that are the text of a link
+    #: (:func:`linked_share`): high on a listing, whose text is headlines.
+    text_link_share: float = 0.0
+    #: Share of the main text in prose lines (:func:`prose_share`).
+    prose_share: float = 0.0
+    #: A listing of the site links to the page with a headline that is its title
+    #: (:func:`headline_matches`; known to a crawl, not to a single page).
+    listed_as_story: bool = False
 
     @classmethod
-    def from_selector(cls, selector: Any, url: str, text: str, page_type: str | None = None) -> PageSignals:
+    def from_selector(cls, selector: Any, url: str, text: str, page_type: str | None = None, *,
+                      listed_as_story: bool = False) -> PageSignals:
         """Read the signals from a parsel/Scrapy selector of the page (no reparse).
 
         *text* is the extracted main text (``Extraction.text``), *page_type*
         its ``Extraction.page_type``.
         """
-        return cls.from_root(selector.root, url, text, page_type)
+        return cls.from_root(selector.root, url, text, page_type, listed_as_story=listed_as_story)
 
     @classmethod
-    def from_root(cls, root: Any, url: str, text: str, page_type: str | None = None) -> PageSignals:
+    def from_root(cls, root: Any, url: str, text: str, page_type: str | None = None, *,
+                  listed_as_story: bool = False) -> PageSignals:
         """Read the signals from the page's lxml root (what extraction workers hold)."""
         og_type = next(iter(_OG_TYPE(root)), None)
-        link_chars = nonspace_chars("".join(_LINK_TEXT(root)))
+        anchors = [" ".join(a.itertext()) for a in root.iter("a")] if hasattr(root, "iter") else []
         return cls(
             url=url,
             og_type=str(og_type).strip().lower() if og_type else None,
             jsonld_types=frozenset(jsonld_types(str(b) for b in _JSONLD(root))),
             text_chars=nonspace_chars(text),
-            link_chars=link_chars,
+            link_chars=sum(nonspace_chars(a) for a in anchors),
+            text_link_share=linked_share(text, anchors),
+            prose_share=prose_share(text),
             page_type=page_type,
+            listed_as_story=listed_as_story,
         )
 
 
 _OG_TYPE = etree.XPath('//meta[@property="og:type" or @name="og:type"]/@content')
-_LINK_TEXT = etree.XPath("//a//text()", smart_strings=False)
 _JSONLD = etree.XPath('//script[contains(@type, "ld+json")]/text()')
+
+
+#: Links shorter than this (in words) are not matched in the main text: "World", "Read more"
+#: are navigation words that also occur in prose; headlines are longer.
+MIN_LINK_WORDS = 3
+_WORD = re.compile(r"\w+")
+
+
+def linked_share(text: str, anchors: Iterable[str]) -> float:
+    """The share of *text*'s word characters that belong to one of *anchors* (link texts).
+
+    A listing's main text is mostly its teasers' linked headlines; a story's
+    has a few inline links at most. This is the link density of the
+    extracted text itself, unlike the whole page's, which a large menu
+    inflates on every page of a site. Links of :data:`MIN_LINK_WORDS` words
+    or more are matched as whole word sequences, in one pass over the text
+    (an index on each link's first words), so the cost is linear.
+    """
+    index: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+    for anchor in anchors:
+        words = tuple(_WORD.findall(anchor.lower()))
+        if len(words) >= MIN_LINK_WORDS:
+            index.setdefault(words[:MIN_LINK_WORDS], set()).add(words)
+    words = _WORD.findall(text.lower())
+    total = sum(map(len, words))
+    if not index or not total:
+        return 0.0
+    linked = 0
+    i, end = 0, len(words) - MIN_LINK_WORDS + 1
+    while i < end:
+        candidates = index.get(tuple(words[i:i + MIN_LINK_WORDS]))
+        match = max((c for c in candidates if tuple(words[i:i + len(c)]) == c), key=len, default=None) \
+            if candidates else None
+        if match is None:
+            i += 1
+            continue
+        linked += sum(map(len, match))
+        i += len(match)
+    return linked / total
+
+
+#: A line of the main text this long (characters), ending a sentence, is prose.
+PROSE_LINE_CHARS = 100
+_SENTENCE_END = re.compile(r"[.!?\u2026\u3002][\"'\u201d\u2019)\]]*\s*$")
+
+
+def prose_share(text: str) -> float:
+    """The share of *text* (non-space characters) in lines of prose: long lines that end a sentence.
+
+    A story is paragraphs; a listing is headlines, dates and one-line
+    teasers. Lines are the extractor's blocks (``Extraction.text`` puts one
+    block per line).
+    """
+    total = nonspace_chars(text)
+    if not total:
+        return 0.0
+    prose = sum(nonspace_chars(line) for line in text.splitlines()
+                if len(line) >= PROSE_LINE_CHARS and _SENTENCE_END.search(line))
+    return prose / total
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def headline_word_list(text: str) -> list[str]:
+    """The words of a headline or title, in order, lower-cased (digits and punctuation dropped)."""
+    return _LETTERS.findall(text.lower())
+
+
+def headline_words(text: str) -> set[str]:
+    return set(headline_word_list(text))
+
+
+def headline_matches(anchor: str, title: str) -> bool:
+    """Whether a link's text names a page with this *title*: 3+ shared words, covering
+    most (60%) of the shorter of the two (teasers add a kicker or drop the site name)."""
+    a, t = headline_words(anchor), headline_words(title)
+    shared = len(a & t)
+    return shared >= MIN_LINK_WORDS and shared >= 0.6 * min(len(a), len(t))
 
 
 def jsonld_types(blocks: Iterable[str]) -> Iterator[str]:
@@ -202,11 +300,12 @@ def rule_url_id(s: PageSignals) -> int:
     return 1 if any(_NUMERIC_ID.search(x) for x in [parts.path, *values]) else 0
 
 
-def _is_hub_url(url: str) -> bool:
+def is_hub_url(url: str) -> bool:
+    """Whether *url* is shaped like a listing: the home page, ``/tag/...``, ``/page/2``, ``?page=2``..."""
     parts = urlsplit(url)
     segments = [s for s in parts.path.split("/") if s]
-    if not segments or (len(segments) == 1 and _INDEX_PAGE.match(segments[0])):
-        return True  # the home page
+    if not segments or (len(segments) == 1 and _INDEX_PAGE.match(segments[0]) and not parts.query):
+        return True  # the home page (``/index.php?id=123`` is a page of a site without pretty URLs)
     lowered = [s.lower() for s in segments]
     for i, segment in enumerate(lowered):
         if segment == "page":  # /page/2 is pagination, "page" alone may be a slug word
@@ -228,11 +327,11 @@ def rule_page_type(s: PageSignals) -> int:
 
 
 def rule_hub_url(s: PageSignals) -> int:
-    return -3 if _is_hub_url(s.url) else 0
+    return -3 if is_hub_url(s.url) else 0
 
 
 def rule_section_url(s: PageSignals) -> int:
-    if _is_hub_url(s.url) or len(_path_segments(s.url)) != 1:
+    if is_hub_url(s.url) or len(_path_segments(s.url)) != 1:
         return 0
     if rule_url_slug(s) or rule_url_id(s) or rule_url_date(s):
         return 0
@@ -246,9 +345,21 @@ def rule_text_length(s: PageSignals) -> int:
 
 
 def rule_link_density(s: PageSignals) -> int:
-    if s.link_chars >= max(s.text_chars, 1):
+    if s.text_link_share >= 0.3:
         return -2
-    return 1 if s.link_chars * 2 <= s.text_chars else 0
+    if s.text_link_share >= 0.15:
+        return -1
+    return 1 if s.text_link_share <= 0.05 else 0
+
+
+def rule_prose(s: PageSignals) -> int:
+    if s.prose_share >= 0.6:
+        return 1
+    return -1 if s.prose_share <= 0.2 else 0
+
+
+def rule_listed(s: PageSignals) -> int:
+    return 2 if s.listed_as_story else 0
 
 
 Rule = Callable[[PageSignals], int]
@@ -265,6 +376,8 @@ RULES: dict[str, Rule] = {
     "section_url": rule_section_url,
     "text_length": rule_text_length,
     "link_density": rule_link_density,
+    "prose": rule_prose,
+    "listed": rule_listed,
 }
 
 
@@ -295,7 +408,15 @@ def classify(signals: PageSignals, *, threshold: int = ARTICLE_THRESHOLD,
     return Verdict(score >= threshold, score, tuple(reasons))
 
 
-def content_fingerprint(text: str) -> str:
-    """A hash of the main text that ignores case and whitespace, for duplicate detection."""
-    normalised = " ".join(text.lower().split())
+def content_fingerprint(text: str, title: str = "") -> str:
+    """A hash of the title and main text that ignores case and whitespace, for duplicate detection.
+
+    The title is part of it because two stories can extract to the same
+    text when the extractor keeps only what their pages share (a short
+    story beside a longer "about us" box or teaser list; an empty text):
+    without it the second story was a false duplicate. Real duplicates (a
+    print copy, a URL variant without ``rel=canonical``) are served by the
+    same template with the same title.
+    """
+    normalised = " ".join(title.lower().split()) + "\n" + " ".join(text.lower().split())
     return hashlib.sha1(normalised.encode("utf-8")).hexdigest()

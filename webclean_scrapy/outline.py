@@ -57,6 +57,8 @@ class PageOutline:
 
     #: Followable links, in document order, without duplicates.
     links: tuple[str, ...]
+    #: Each link's text (of its first occurrence, as Scrapy's ``Link.text``), aligned with :attr:`links`.
+    link_texts: tuple[str, ...]
     #: RSS/Atom feeds announced by ``<link rel="alternate">``.
     feeds: tuple[str, ...]
     #: What :func:`~webclean_scrapy.articles.classify` reads.
@@ -70,14 +72,14 @@ def page_outline(doc: Document, extraction: Extraction) -> PageOutline:
     encoding = doc.encoding if doc.encoding and doc.encoding != "unicode" else "utf-8"
     # URL -> followable, decided by its first occurrence (Scrapy's unique=True
     # keeps the first link of a URL, rel=nofollow or not).
-    first: dict[str, bool] = {}
+    first: dict[str, tuple[bool, str]] = {}
     resolved: dict[str, str | None] = {}  # pages repeat their navigation: resolve each href once
     for element in _LINKS(doc.root):
         href = element.get("href")
         link = resolved[href] if href in resolved else resolved.setdefault(href, _absolute(href, base, url, encoding))
         if link is not None and link not in first:
-            first[link] = not rel_has_nofollow(element.get("rel"))
-    links = [link for link, followable in first.items()
+            first[link] = (not rel_has_nofollow(element.get("rel")), " ".join(element.itertext()).strip())
+    links = [(link, text) for link, (followable, text) in first.items()
              if followable and link.split("://", 1)[0] in _SCHEMES and not _denied_extension(link)]
     feeds: dict[str, None] = {}
     for href in FEED_LINKS(doc.root):
@@ -85,7 +87,7 @@ def page_outline(doc: Document, extraction: Extraction) -> PageOutline:
         if link is not None:
             feeds.setdefault(link, None)
     signals = PageSignals.from_root(doc.root, url, extraction.text, extraction.page_type)
-    return PageOutline(tuple(links), tuple(feeds), signals)
+    return PageOutline(tuple(link for link, _ in links), tuple(text for _, text in links), tuple(feeds), signals)
 
 
 def _denied_extension(url: str) -> bool:

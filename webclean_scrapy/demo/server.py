@@ -11,6 +11,9 @@ port is only known once the server is bound.
 from __future__ import annotations
 
 import mimetypes
+import socket
+import struct
+import sys
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -35,12 +38,20 @@ CONTENT_TYPES = {
 
 @dataclass
 class Route:
-    """One response: body, Content-Type (``None``: none sent), status and extra headers (``Location``...)."""
+    """One response: body, Content-Type (``None``: none sent), status and extra headers (``Location``...).
+
+    Two faults for crawl tests: *delay* seconds of silence before the
+    response (a server that hangs; cut short when the site stops), and
+    *reset_after*: send the headers (with the full ``Content-Length``) and
+    only that many body bytes, then reset the connection (TCP RST).
+    """
 
     body: bytes = b""
     content_type: str | None = "text/html; charset=utf-8"
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    reset_after: int | None = None
 
     @classmethod
     def redirect(cls, location: str, status: int = 301) -> Route:
@@ -58,6 +69,8 @@ class _Handler(BaseHTTPRequestHandler):
         route = site.routes.get(self.path) or site.routes.get(self.path.split("?", 1)[0])
         if route is None:
             route = Route(NOT_FOUND, status=404)
+        if route.delay and site.stopping.wait(route.delay):
+            return  # the site is stopping
         self.send_response(route.status)
         if route.content_type is not None:
             self.send_header("Content-Type", route.content_type)
@@ -65,7 +78,14 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in route.headers.items():
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(route.body)
+        if route.reset_after is None:
+            self.wfile.write(route.body)
+            return
+        self.wfile.write(route.body[: route.reset_after])
+        self.wfile.flush()
+        # SO_LINGER with a zero timeout: close() sends RST instead of FIN.
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
 
     def log_message(self, format: str, *args: object) -> None:  # keep test and demo output clean
         pass
@@ -74,6 +94,12 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     site: LocalSite
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that hung up (a crawler cancelling a download) is not a server error."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 class LocalSite:
@@ -87,6 +113,8 @@ class LocalSite:
         self.routes: dict[str, Route] = dict(routes or {})
         self.hits: list[str] = []
         self.lock = threading.Lock()
+        #: Set by :meth:`stop`: releases handlers waiting out a :attr:`Route.delay`.
+        self.stopping = threading.Event()
         self._server = _Server((host, port), _Handler)
         self._server.site = self
         self._thread: threading.Thread | None = None
@@ -103,12 +131,15 @@ class LocalSite:
     def url(self, path: str = "/") -> str:
         return self.base_url + path
 
-    def add(self, path: str, body: bytes | str, content_type: str = "text/html; charset=utf-8",
-            status: int = 200, **headers: str) -> None:
-        """Serve *body* at *path*; ``{{BASE}}`` in it becomes :attr:`base_url`."""
+    def add(self, path: str, body: bytes | str, content_type: str | None = "text/html; charset=utf-8",
+            status: int = 200, *, delay: float = 0.0, reset_after: int | None = None, **headers: str) -> None:
+        """Serve *body* at *path*; ``{{BASE}}`` in it becomes :attr:`base_url`.
+
+        *delay* and *reset_after* inject faults (see :class:`Route`).
+        """
         data = body.encode("utf-8") if isinstance(body, str) else body
         self.routes[path] = Route(data.replace(BASE_PLACEHOLDER, self.base_url.encode()),
-                                  content_type, status, headers)
+                                  content_type, status, headers, delay, reset_after)
 
     def add_directory(self, root: str | Path) -> None:
         """Serve every file below *root*; ``dir/index.html`` is also served as ``dir/``."""
@@ -131,6 +162,7 @@ class LocalSite:
         return self
 
     def stop(self) -> None:
+        self.stopping.set()
         if self._thread is not None:
             self._server.shutdown()
             self._thread.join(timeout=5)

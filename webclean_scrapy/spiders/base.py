@@ -6,8 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 import scrapy
 from scrapy import signals
-from scrapy.exceptions import IgnoreRequest
+from scrapy.downloadermiddlewares.retry import RetryMiddleware
+from scrapy.exceptions import DownloadCancelledError, IgnoreRequest
 from scrapy.spidermiddlewares.httperror import HttpError
+from scrapy.utils.log import logformatter_adapter
 
 from webclean_scrapy.guard import GUARD_ORDER, AddressGuardMiddleware, BlockedAddressError
 from webclean_scrapy.middleware import WebcleanMiddleware
@@ -114,3 +116,47 @@ class WebcleanSpider(scrapy.Spider):
         reason = failure_reason(failure)
         self.inc(key)
         self.inc(f"{key}/{reason}")
+
+    def log_failure(self, failure: Failure) -> None:
+        """Log a failed request the way Scrapy would have without our errback, once.
+
+        An errback that handles a failure silences Scrapy's own messages, so
+        this restores them: ``Ignoring response <500 ...>`` at INFO for HTTP
+        errors (``HttpErrorMiddleware``'s message) and ``Error downloading
+        <GET ...>: reason`` at ERROR for download errors (the log formatter's
+        ``download_error``, so a custom ``LOG_FORMATTER`` applies). Nothing is
+        logged when Scrapy already did for this request: ``IgnoreRequest``
+        (robots.txt, offsite, redirect limits log their own DEBUG lines),
+        ``DownloadCancelledError`` (the download handler warned about
+        ``DOWNLOAD_MAXSIZE``), and failures ``RetryMiddleware`` gave up on
+        (``Gave up retrying ...`` at ``RETRY_GIVE_UP_LOG_LEVEL``).
+        """
+        if self.gave_up_retrying(failure):
+            return
+        if failure.check(HttpError):  # before IgnoreRequest, its base class
+            self.logger.info("Ignoring response %(response)r: HTTP status code is not handled or not allowed",
+                             {"response": failure.value.response})
+            return
+        if failure.check(IgnoreRequest, DownloadCancelledError):
+            return
+        request = failure.request  # set by Scrapy on every errback failure
+        reason = failure.getErrorMessage() or type(failure.value).__name__
+        logkws = self.crawler.logformatter.download_error(failure, request, self, reason)
+        if logkws is not None:
+            self.logger.log(*logformatter_adapter(logkws))
+
+    def gave_up_retrying(self, failure: Failure) -> bool:
+        """Whether Scrapy's ``RetryMiddleware`` handled (and so logged) this failure's last attempt."""
+        retry = self._retry_middleware()
+        if retry is None or failure.request.meta.get("dont_retry", False):
+            return False
+        if failure.check(HttpError):
+            return failure.value.response.status in retry.retry_http_codes
+        return isinstance(failure.value, retry.exceptions_to_retry)
+
+    def _retry_middleware(self) -> RetryMiddleware | None:
+        try:
+            middlewares = self.crawler.engine.downloader.middleware.middlewares
+        except AttributeError:  # no engine (a spider used outside a crawl)
+            return None
+        return next((mw for mw in middlewares if isinstance(mw, RetryMiddleware)), None)

@@ -21,6 +21,7 @@ page whose main text was already emitted is a duplicate.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
@@ -33,7 +34,9 @@ from scrapy.http import TextResponse
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
-from webclean_scrapy.articles import classify, content_fingerprint
+from webclean_scrapy.articles import (
+    MIN_LINK_WORDS, classify, content_fingerprint, headline_matches, headline_word_list, is_hub_url,
+)
 from webclean_scrapy.items import META_CANONICAL_URL, META_SKIP, CleanedPage
 from webclean_scrapy.middleware import extraction_of, outline_of
 from webclean_scrapy.urls import canonical_key, site_of, strip_tracking
@@ -61,6 +64,8 @@ _XML_PARSER = etree.XMLParser(recover=True, resolve_entities=False, no_network=T
 
 #: Meta keys this spider sets on its requests.
 META_URL_KEY = "news_key"
+#: The headline a listing gave the link (its text, when it is part of the listing's main text).
+META_HEADLINE = "news_headline"
 
 
 def read_start_urls(start_urls: str | Iterable[str] | None, start_urls_file: str | None) -> list[str]:
@@ -123,6 +128,7 @@ class NewsSpider(WebcleanSpider):
         self._emitted_urls: set[str] = set()   # keys of fetched and canonical URLs of items
         self._emitted_texts: set[str] = set()  # content fingerprints of items
         self._fallbacks: dict[str, CleanedPage] = {}  # canonical key -> item of a variant
+        self._hubs: set[str] = set()           # keys of pages judged hubs (never a story's canonical)
         self._feeds: set[str] = set()
 
     @classmethod
@@ -153,12 +159,15 @@ class NewsSpider(WebcleanSpider):
     def in_site(self, url: str) -> bool:
         return urlsplit(url).scheme in ("http", "https") and site_of(url) in self.sites
 
-    def page_request(self, url: str, *, priority: int = 0) -> scrapy.Request:
+    def page_request(self, url: str, *, priority: int = 0, headline: str | None = None) -> scrapy.Request:
         url = strip_tracking(url)
         key = canonical_key(url)
         self._requested.add(key)
+        meta: dict[str, Any] = {META_URL_KEY: key}
+        if headline:
+            meta[META_HEADLINE] = headline
         return scrapy.Request(url, callback=self.parse_page, errback=self.page_failed,
-                              priority=priority, meta={META_URL_KEY: key})
+                              priority=priority, meta=meta)
 
     def budget_left(self) -> bool:
         return self.max_pages is None or self.pages < self.max_pages
@@ -172,8 +181,12 @@ class NewsSpider(WebcleanSpider):
         limit = self.crawler.settings.getint("DEPTH_LIMIT")
         return not limit or response.meta.get("depth", 0) < limit
 
-    def follow(self, urls: Iterable[str], response: Response, *, priority: int = 0) -> Iterator[scrapy.Request]:
-        """Requests for the in-site, not yet requested page URLs among *urls* linked from *response*."""
+    def follow(self, urls: Iterable[str], response: Response, *, priority: int = 0,
+               headlines: dict[str, str] | None = None) -> Iterator[scrapy.Request]:
+        """Requests for the in-site, not yet requested page URLs among *urls* linked from *response*.
+
+        *headlines*: URL -> the headline a listing gave it (see :meth:`headlines`).
+        """
         if not self.within_depth(response):
             return
         for url in urls:
@@ -184,7 +197,7 @@ class NewsSpider(WebcleanSpider):
                 continue
             if canonical_key(url) in self._requested:
                 continue
-            yield self.page_request(url, priority=priority)
+            yield self.page_request(url, priority=priority, headline=(headlines or {}).get(url))
 
     def sitemap_request(self, url: str, *, probe: bool = False) -> scrapy.Request:
         return scrapy.Request(url, callback=self.parse_sitemap,
@@ -213,6 +226,7 @@ class NewsSpider(WebcleanSpider):
 
     def discovery_failed(self, failure: Failure) -> None:
         self.count_failure(failure, "discovery_errors")
+        self.log_failure(failure)
 
     def sitemap_body(self, response: Response) -> bytes | None:
         body = response.body
@@ -292,11 +306,14 @@ class NewsSpider(WebcleanSpider):
         # over WEBCLEAN_PAGE_TIMEOUT) gives neither an item nor links.
         extraction = extraction_of(response)
         outline = outline_of(response)
-        emitted = False
+        emitted = is_hub = False
         if extraction is None or outline is None:
             self.inc("unextracted")
         else:
-            verdict = classify(outline.signals)
+            headline = response.meta.get(META_HEADLINE)
+            signals = replace(outline.signals,
+                              listed_as_story=bool(headline) and headline_matches(headline, extraction.title or ""))
+            verdict = classify(signals)
             self.logger.debug("%s: %s %+d %s", response.url, verdict.kind, verdict.score, verdict.reasons)
             if verdict.is_article:
                 self.inc("articles")
@@ -306,6 +323,8 @@ class NewsSpider(WebcleanSpider):
                     yield item_or_request
             else:
                 self.inc("hubs")
+                self._hubs.update((key, canonical_key(response.url)))
+                is_hub = True
         if not emitted:
             yield from self.release_fallback(key)
         else:
@@ -313,9 +332,27 @@ class NewsSpider(WebcleanSpider):
         if outline is not None and self.use_feeds:
             yield from self.discover_feeds(outline.feeds)
         if outline is not None and self.follow_links:
-            yield from self.follow(outline.links, response)
+            headlines = self.headlines(zip(outline.links, outline.link_texts), extraction.text) \
+                if is_hub and extraction else None
+            yield from self.follow(outline.links, response, headlines=headlines)
         if not self.budget_left():
             raise CloseSpider("max_pages")
+
+    @staticmethod
+    def headlines(links: Iterable[tuple[str, str]], text: str) -> dict[str, str]:
+        """The links of a listing that are teasers: their text (a headline) is part of its main text.
+
+        Menu and footer links are not in the main text. The page behind a
+        teaser whose headline is its title is a story
+        (:attr:`~webclean_scrapy.articles.PageSignals.listed_as_story`).
+        """
+        main = " ".join(headline_word_list(text))
+        found: dict[str, str] = {}
+        for url, anchor in links:
+            words = headline_word_list(anchor)
+            if len(words) >= MIN_LINK_WORDS and f" {' '.join(words)} " in f" {main} ":
+                found.setdefault(url, anchor)
+        return found
 
     def article(self, response: TextResponse, extraction: Extraction) -> CleanedPage | scrapy.Request | None:
         """The item for an article page, unless another URL of it is (or will be) the item.
@@ -325,13 +362,15 @@ class NewsSpider(WebcleanSpider):
         waits as a fallback, emitted only if the canonical URL yields nothing.
         """
         fetched = canonical_key(response.url)
-        declared = response.meta.get(META_CANONICAL_URL)
+        declared = self.trusted_canonical(response)
         canonical = canonical_key(declared) if declared else fetched
-        text_key = content_fingerprint(extraction.text)
+        text_key = content_fingerprint(extraction.text, extraction.title or "")
         if {fetched, canonical} & self._emitted_urls or text_key in self._emitted_texts:
             self.inc("duplicates")
             return None
         item = CleanedPage.from_response(response, extraction)
+        if declared is None:
+            item["canonical_url"] = response.url
         if canonical != fetched and declared and self.in_site(declared) and canonical not in self._done:
             if canonical in self._requested:
                 self._fallbacks.setdefault(canonical, item)
@@ -343,9 +382,27 @@ class NewsSpider(WebcleanSpider):
                 return self.page_request(declared, priority=PRIORITY_CANONICAL)
         return self.emit(item)
 
+    def trusted_canonical(self, response: TextResponse) -> str | None:
+        """The page's declared canonical URL, unless it names a listing.
+
+        Misconfigured sites declare the home page or the section as every
+        story's canonical URL; believed, it makes every story after the first
+        a duplicate. A canonical URL shaped like a hub
+        (:func:`~webclean_scrapy.articles.is_hub_url`: home page, tag,
+        pagination) or fetched and judged a hub is ignored
+        (``news/ignored_canonicals``), and the page is its own canonical URL.
+        """
+        declared = response.meta.get(META_CANONICAL_URL)
+        if not declared or canonical_key(declared) == canonical_key(response.url):
+            return declared
+        if is_hub_url(declared) or canonical_key(declared) in self._hubs:
+            self.inc("ignored_canonicals")
+            return None
+        return declared
+
     def emit(self, item: CleanedPage) -> CleanedPage | None:
         keys = {canonical_key(item["url"]), canonical_key(item["canonical_url"])}
-        text_key = content_fingerprint(item["text"])
+        text_key = content_fingerprint(item["text"], item.get("title") or "")
         if keys & self._emitted_urls or text_key in self._emitted_texts:
             self.inc("duplicates")
             return None
@@ -357,6 +414,9 @@ class NewsSpider(WebcleanSpider):
     def release_fallback(self, key: str) -> Iterator[CleanedPage]:
         """The canonical URL *key* gave no item: emit the variant that deferred to it."""
         item = self._fallbacks.pop(key, None)
+        if item is not None and key in self._hubs:  # its declared canonical URL is a listing
+            self.inc("ignored_canonicals")
+            item["canonical_url"] = item["url"]
         if item is not None and (emitted := self.emit(item)) is not None:
             yield emitted
 
@@ -383,6 +443,7 @@ class NewsSpider(WebcleanSpider):
 
     def page_failed(self, failure: Failure) -> Iterator[CleanedPage]:
         self.count_failure(failure)
+        self.log_failure(failure)
         key = failure.request.meta.get(META_URL_KEY) or canonical_key(failure.request.url)
         self._done.add(key)
         yield from self.release_fallback(key)
