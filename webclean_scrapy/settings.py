@@ -40,6 +40,7 @@ DEFAULTS: dict[str, Any] = {
     "WEBCLEAN_OFFLOAD": "process",  # measured: docs/BENCHMARKS.md
     "WEBCLEAN_SEARCH_ENGINES": {},  # harvest spider: HTML result-page engines by name
     "WEBCLEAN_SEARXNG_URL": None,  # harvest spider: default SearXNG endpoint
+    "WEBCLEAN_REDIS_URL": None,  # set: distributed crawl on scrapy-redis (docs/DISTRIBUTED.md)
 }
 
 
@@ -58,12 +59,15 @@ class WebcleanSettings:
     offload: str = DEFAULTS["WEBCLEAN_OFFLOAD"]
     search_engines: dict[str, Any] = field(default_factory=dict)
     searxng_url: str | None = DEFAULTS["WEBCLEAN_SEARXNG_URL"]
+    redis_url: str | None = DEFAULTS["WEBCLEAN_REDIS_URL"]
 
     def __post_init__(self) -> None:
         if self.offload not in OFFLOAD_MODES:
             raise ValueError(f"WEBCLEAN_OFFLOAD must be one of {', '.join(OFFLOAD_MODES)}, got {self.offload!r}")
         if self.workers < 1:
             raise ValueError(f"WEBCLEAN_WORKERS must be at least 1, got {self.workers}")
+        if self.redis_url is not None and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError(f"WEBCLEAN_REDIS_URL must be a redis://, rediss:// or unix:// URL, got {self.redis_url!r}")
         if self.max_html_bytes < 0 or self.min_text_chars < 0:
             raise ValueError("WEBCLEAN_MAX_HTML_BYTES and WEBCLEAN_MIN_TEXT_CHARS must not be negative")
 
@@ -83,6 +87,7 @@ class WebcleanSettings:
             offload=str(settings.get("WEBCLEAN_OFFLOAD", DEFAULTS["WEBCLEAN_OFFLOAD"])).lower(),
             search_engines=dict(settings.getdict("WEBCLEAN_SEARCH_ENGINES")),
             searxng_url=settings.get("WEBCLEAN_SEARXNG_URL") or None,
+            redis_url=settings.get("WEBCLEAN_REDIS_URL") or None,
         )
 
     @classmethod

@@ -8,14 +8,21 @@ import scrapy
 from scrapy.exceptions import IgnoreRequest
 from scrapy.spidermiddlewares.httperror import HttpError
 
-from webclean_scrapy.middleware import WebcleanMiddleware
+from scrapy import signals
+
+from webclean_scrapy.emitted import EmittedStore, open_store
 from webclean_scrapy.items import META_KEY
+from webclean_scrapy.jobdir import JobDir
+from webclean_scrapy.jobdir import configure_settings as configure_jobdir
+from webclean_scrapy.middleware import WebcleanMiddleware
+from webclean_scrapy.settings import WebcleanSettings
 
 from .project import MIDDLEWARE_ORDER
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
+    from scrapy.settings import BaseSettings
     from twisted.python.failure import Failure
 
 
@@ -37,6 +44,15 @@ def parse_positive_int(name: str, value: Any, *, allow_zero: bool = False) -> in
     return number
 
 
+def configure_crawl_state(settings: BaseSettings) -> None:
+    """Durable outputs with ``JOBDIR``, scrapy-redis with ``WEBCLEAN_REDIS_URL`` (before settings freeze)."""
+    configure_jobdir(settings)
+    if WebcleanSettings.from_settings(settings).redis_url is not None:
+        from webclean_scrapy.distributed import configure_settings as configure_redis
+
+        configure_redis(settings)
+
+
 def is_html(response: Response) -> bool:
     """True when the middleware treated *response* as HTML (its meta key is set)."""
     return META_KEY in response.meta
@@ -53,11 +69,34 @@ class WebcleanSpider(scrapy.Spider):
     #: Prefix of this spider's stats keys (``"news/"``).
     stats_prefix = ""
 
+    #: What this spider already emitted (:mod:`webclean_scrapy.emitted`): in
+    #: memory, or in Redis when ``WEBCLEAN_REDIS_URL`` is set; seeded from the
+    #: job's outputs when ``JOBDIR`` is set.
+    emitted: EmittedStore
+
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> WebcleanSpider:
         crawler.settings.setdefault_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", WebcleanMiddleware, MIDDLEWARE_ORDER)
-        return super().from_crawler(crawler, *args, **kwargs)
+        configure_crawl_state(crawler.settings)
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        spider.emitted = open_store(crawler, spider.name)
+        crawler.signals.connect(spider._open_emitted, signal=signals.spider_opened)
+        crawler.signals.connect(spider._close_emitted, signal=signals.spider_closed)
+        return spider
+
+    def _open_emitted(self) -> None:
+        self.emitted.open(JobDir.of(self.crawler), self.emitted_keys)
+
+    def _close_emitted(self) -> None:
+        self.emitted.close()
+
+    def emitted_keys(self, item: Any) -> list[str] | None:
+        """The keys that identify *item* in :attr:`emitted` (``None``: not one of this spider's items).
+
+        Also applied to the items a ``JOBDIR`` job already wrote, read back as dicts.
+        """
+        return None
 
     def inc(self, key: str, count: int = 1) -> None:
         self.crawler.stats.inc_value(self.stats_prefix + key, count)

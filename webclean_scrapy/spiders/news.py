@@ -125,8 +125,6 @@ class NewsSpider(WebcleanSpider):
         self.pages = 0
         self._requested: set[str] = set()      # keys of page requests made
         self._done: set[str] = set()           # keys of page requests answered (any outcome)
-        self._emitted_urls: set[str] = set()   # keys of fetched and canonical URLs of items
-        self._emitted_texts: set[str] = set()  # content fingerprints of items
         self._fallbacks: dict[str, CleanedPage] = {}  # canonical key -> item of a variant
         self._feeds: set[str] = set()
 
@@ -331,7 +329,7 @@ class NewsSpider(WebcleanSpider):
         declared = response.meta.get(META_CANONICAL_URL)
         canonical = canonical_key(declared) if declared else fetched
         text_key = content_fingerprint(extraction.text)
-        if {fetched, canonical} & self._emitted_urls or text_key in self._emitted_texts:
+        if self.emitted.seen(emitted_keys((fetched, canonical), text_key)):
             self.inc("duplicates")
             return None
         item = CleanedPage.from_response(response, extraction)
@@ -347,15 +345,18 @@ class NewsSpider(WebcleanSpider):
         return self.emit(item)
 
     def emit(self, item: CleanedPage) -> CleanedPage | None:
-        keys = {canonical_key(item["url"]), canonical_key(item["canonical_url"])}
-        text_key = content_fingerprint(item["text"])
-        if keys & self._emitted_urls or text_key in self._emitted_texts:
+        if not self.emitted.claim(self.emitted_keys(item)):
             self.inc("duplicates")
             return None
-        self._emitted_urls |= keys
-        self._emitted_texts.add(text_key)
         self.inc("items")
         return item
+
+    def emitted_keys(self, item: Any) -> list[str] | None:
+        """Its fetched and canonical URL keys and its text fingerprint (also for items read back from a job's outputs)."""
+        url, canonical, text = item.get("url"), item.get("canonical_url"), item.get("text")
+        if not url or text is None:
+            return None
+        return emitted_keys((canonical_key(url), canonical_key(canonical or url)), content_fingerprint(text))
 
     def release_fallback(self, key: str) -> Iterator[CleanedPage]:
         """The canonical URL *key* gave no item: emit the variant that deferred to it."""
@@ -389,6 +390,11 @@ class NewsSpider(WebcleanSpider):
         key = failure.request.meta.get(META_URL_KEY) or canonical_key(failure.request.url)
         self._done.add(key)
         yield from self.release_fallback(key)
+
+
+def emitted_keys(url_keys: Iterable[str], text_key: str) -> list[str]:
+    """Store keys (:mod:`webclean_scrapy.emitted`) of an item's URL keys and text fingerprint."""
+    return [*(f"url:{key}" for key in url_keys), f"text:{text_key}"]
 
 
 def listed_by_site(response: Response) -> None:
