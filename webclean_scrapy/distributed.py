@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import logging
 import uuid
-import weakref
 from typing import TYPE_CHECKING, Any
 
 SETTING = "WEBCLEAN_REDIS_URL"
@@ -144,7 +143,7 @@ class RedisScheduler(Scheduler):
         # Without a JOBDIR nobody would recover this worker's ledger: do not keep one.
         self.ledger = self.jobdir is not None and isinstance(self.queue, PriorityQueue)
         self._pop = self.server.register_script(_POP_TO_LEDGER)
-        self._finished: list[str] = []
+        self._taken: dict[str, Request] = {}  # ledger field -> request, until Scrapy is done with it
         if self.ledger:
             self._requeue_leftovers()
 
@@ -192,16 +191,33 @@ class RedisScheduler(Scheduler):
         if not self.ledger:
             request = self.queue.pop(self.idle_before_close)
         else:
-            if self._finished:
-                done, self._finished = self._finished, []
-                self.server.hdel(self.ledger_key, *done)
+            self._sweep_ledger()
             field = uuid.uuid4().hex
             data = self._pop(keys=[self.queue.key, self.ledger_key], args=[field])
             request = self.queue._decode_request(data) if data else None
             if request is not None:
-                # Scrapy holds the request until it is done with it (callback,
-                # items, new requests); when it is released, the ledger entry goes.
-                weakref.finalize(request, self._finished.append, field)
+                self._taken[field] = request
         if request is not None and self.stats:
             self.stats.inc_value("scheduler/dequeued/redis")
         return request
+
+    def _sweep_ledger(self) -> None:
+        """Drop the ledger entries of the requests Scrapy is done with.
+
+        The engine holds each request it took from the scheduler in its slot's
+        ``inprogress`` set (added as the download starts, right after
+        :meth:`next_request`) until the callback has run, its items have gone
+        through the pipelines and feeds, and its new requests are queued: then
+        nothing of it can be lost any more. ``inprogress`` is not public API;
+        without it, entries stay until the worker finishes (a restart after a
+        crash then fetches more again, still losing nothing).
+        """
+        slot = getattr(getattr(self.crawler, "engine", None), "_slot", None)
+        inprogress = getattr(slot, "inprogress", None)
+        if inprogress is None or not self._taken:
+            return
+        done = [field for field, request in self._taken.items() if request not in inprogress]
+        if done:
+            for field in done:
+                del self._taken[field]
+            self.server.hdel(self.ledger_key, *done)

@@ -40,7 +40,12 @@ PROJECT_SETTINGS: dict[str, Any] = {
     "HTTPCACHE_DIR": "httpcache",
     "HTTPCACHE_IGNORE_HTTP_CODES": [500, 502, 503, 504, 429],
     # -- webclean -----------------------------------------------------
-    "DOWNLOADER_MIDDLEWARES": {"webclean_scrapy.middleware.WebcleanMiddleware": MIDDLEWARE_ORDER},
+    "DOWNLOADER_MIDDLEWARES": {
+        "webclean_scrapy.middleware.WebcleanMiddleware": MIDDLEWARE_ORDER,
+        # Scrapy 2.19's lets requests through while robots.txt downloads (webclean_scrapy/robots.py).
+        "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+        "webclean_scrapy.robots.RobotsTxtMiddleware": 100,
+    },
     "ITEM_PIPELINES": {
         "webclean_scrapy.pipelines.WebcleanPipeline": 300,
         "webclean_scrapy.pipelines.MinTextFilterPipeline": 400,
