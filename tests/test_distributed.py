@@ -77,3 +77,22 @@ def test_bad_redis_url_is_a_clear_error(news_site, tmp_path):
     assert proc.wait(timeout=120) != 0
     from _crawl import log_of
     assert "WEBCLEAN_REDIS_URL must be a redis://" in log_of(proc)
+
+
+from test_harvest_spider import search_site  # noqa: E402,F401 - the fake SearXNG fixture
+
+
+def test_two_harvest_workers_take_each_result_once(search_site, redis_url, tmp_path):  # noqa: F811
+    args = {"query": "the", "max_results": 6, "engine": "searxng", "search_url": search_site.url("/search"),
+            "search_robots": "ignore"}
+    outs = [tmp_path / f"harvest{i}.jsonl" for i in range(2)]
+    workers = [scrapy_crawl("harvest", "-O", str(out), args=args, settings={"WEBCLEAN_REDIS_URL": redis_url})
+               for out in outs]
+    logs = [finish(worker) for worker in workers]
+    b = search_site.base_url
+    items = sorted(read_items(*outs), key=lambda item: item["rank"])
+    # The single-process crawl's result (test_harvest_searxng), split between the workers.
+    assert [(i["rank"], i["url"]) for i in items] == [
+        (1, f"{b}/r/one"), (4, f"{b}/r/four"), (5, f"{b}/r/five"), (6, f"{b}/r/six")], "\n".join(logs)
+    for name in ("one", "four", "five", "six"):
+        assert search_site.hits.count(f"/r/{name}") == 1, search_site.hits
