@@ -96,3 +96,29 @@ def test_two_harvest_workers_take_each_result_once(search_site, redis_url, tmp_p
         (1, f"{b}/r/one"), (4, f"{b}/r/four"), (5, f"{b}/r/five"), (6, f"{b}/r/six")], "\n".join(logs)
     for name in ("one", "four", "five", "six"):
         assert search_site.hits.count(f"/r/{name}") == 1, search_site.hits
+
+
+def test_redis_store_claims_atomically_and_releases_only_its_own(redis_url, tmp_path):
+    import json
+
+    from webclean_scrapy.emitted import RedisEmittedStore
+    from webclean_scrapy.jobdir import JobDir
+
+    server = redis.Redis.from_url(redis_url, decode_responses=True)
+    a, b = RedisEmittedStore(server, "t:emitted", "A"), RedisEmittedStore(server, "t:emitted", "B")
+    assert a.claim(["url:1", "text:x"])
+    assert not b.claim(["url:2", "text:x"])  # one key known: nothing of it is recorded
+    assert b.seen(["text:x"]) and not b.seen(["url:2"]) and not b.seen([])
+    assert b.claim(["url:2", "text:y"])
+    assert a.claim(["url:3", "text:z"])
+    assert server.hgetall("t:emitted") == {"url:1": "A", "text:x": "A", "url:2": "B", "text:y": "B",
+                                           "url:3": "A", "text:z": "A"}
+    # A was killed after writing only its first item; restarted, it releases the other claim, not B's.
+    out = tmp_path / "a.jsonl"
+    out.write_text(json.dumps({"keys": ["url:1", "text:x"]}) + "\n", encoding="utf-8")
+    JobDir(tmp_path / "job").record_output(out)
+    crashed = JobDir(tmp_path / "job")
+    assert crashed.crashed
+    a.open(crashed, lambda item: item["keys"])
+    assert server.hgetall("t:emitted") == {"url:1": "A", "text:x": "A", "url:2": "B", "text:y": "B"}
+    assert a.claim(["url:3", "text:z"])

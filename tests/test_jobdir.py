@@ -79,3 +79,16 @@ def test_jobdir_reads_back_only_complete_lines(tmp_path):
     assert [item["url"] for item in again.previous_items()] == ["http://a/1"]
     again.close()
     assert not JobDir(tmp_path / "job").crashed
+
+
+def test_memory_store_is_seeded_from_the_jobs_outputs(tmp_path):
+    from webclean_scrapy.emitted import MemoryEmittedStore
+
+    out = tmp_path / "out.jsonl"
+    out.write_text(json.dumps({"keys": ["url:1", "text:x"]}) + "\n" + json.dumps({"other": 1}) + "\n",
+                   encoding="utf-8")
+    JobDir(tmp_path / "job").record_output(out)
+    store = MemoryEmittedStore()
+    store.open(JobDir(tmp_path / "job"), lambda item: item.get("keys"))
+    assert store.seen(["text:x"]) and not store.claim(["url:9", "url:1"])
+    assert store.claim(["url:2", "text:y"]) and not store.claim(["text:y"])

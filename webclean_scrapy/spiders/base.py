@@ -81,12 +81,11 @@ class WebcleanSpider(scrapy.Spider):
         configure_crawl_state(crawler.settings)
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.emitted = open_store(crawler, spider.name)
-        crawler.signals.connect(spider._open_emitted, signal=signals.spider_opened)
+        # Now, before the scheduler exists: a restarted Redis worker must release
+        # its unwritten claims before its leftover requests are queued again.
+        spider.emitted.open(JobDir.of(crawler), spider.emitted_keys)
         crawler.signals.connect(spider._close_emitted, signal=signals.spider_closed)
         return spider
-
-    def _open_emitted(self) -> None:
-        self.emitted.open(JobDir.of(self.crawler), self.emitted_keys)
 
     def _close_emitted(self) -> None:
         self.emitted.close()
