@@ -345,7 +345,7 @@ class NewsSpider(WebcleanSpider):
         return self.emit(item)
 
     def emit(self, item: CleanedPage) -> CleanedPage | None:
-        if not self.emitted.claim(self.emitted_keys(item)):
+        if not self.emitted.claim(self.emitted_keys(item) or ()):
             self.inc("duplicates")
             return None
         self.inc("items")
