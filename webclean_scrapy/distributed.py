@@ -43,6 +43,7 @@ try:
 except ImportError as exc:  # an optional dependency
     raise ImportError(f"{SETTING} needs scrapy-redis: pip install 'webclean-scrapy[redis]' ({exc})") from exc
 
+from .items import META_HOLD
 from .jobdir import JobDir
 from .settings import WebcleanSettings
 
@@ -208,7 +209,9 @@ class RedisScheduler(Scheduler):
         ``inprogress`` set (added as the download starts, right after
         :meth:`next_request`) until the callback has run, its items have gone
         through the pipelines and feeds, and its new requests are queued: then
-        nothing of it can be lost any more. ``inprogress`` is not public API;
+        nothing of it can be lost any more -- unless the spider still holds
+        something of it (``META_HOLD``: a ``news`` variant waiting for its
+        canonical URL), which keeps the entry until released. ``inprogress`` is not public API;
         without it, entries stay until the worker finishes (a restart after a
         crash then fetches more again, still losing nothing).
         """
@@ -216,7 +219,8 @@ class RedisScheduler(Scheduler):
         inprogress = getattr(slot, "inprogress", None)
         if inprogress is None or not self._taken:
             return
-        done = [field for field, request in self._taken.items() if request not in inprogress]
+        done = [field for field, request in self._taken.items()
+                if request not in inprogress and not request.meta.get(META_HOLD)]
         if done:
             for field in done:
                 del self._taken[field]

@@ -30,6 +30,10 @@ META_SKIP = "webclean_skip"
 META_CANONICAL_URL = "webclean_canonical_url"
 #: Set by the middleware from ``WEBCLEAN_KEEP_HTML``; read by :meth:`CleanedPage.from_response`.
 META_KEEP_HTML = "webclean_keep_html"
+#: Request meta key: while true, the request still holds something not yet
+#: emitted (a ``news`` fallback item), so a distributed worker's in-flight
+#: ledger keeps it (:mod:`webclean_scrapy.distributed`) to redo it after a crash.
+META_HOLD = "webclean_hold"
 
 _MISSING: Any = object()
 

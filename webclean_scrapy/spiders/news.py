@@ -35,7 +35,7 @@ from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
 from webclean_scrapy.articles import PageSignals, classify, content_fingerprint
-from webclean_scrapy.items import META_CANONICAL_URL, META_SKIP, CleanedPage
+from webclean_scrapy.items import META_CANONICAL_URL, META_HOLD, META_SKIP, CleanedPage
 from webclean_scrapy.middleware import extraction_of
 from webclean_scrapy.urls import canonical_key, site_of, strip_tracking
 
@@ -126,6 +126,7 @@ class NewsSpider(WebcleanSpider):
         self._requested: set[str] = set()      # keys of page requests made
         self._done: set[str] = set()           # keys of page requests answered (any outcome)
         self._fallbacks: dict[str, CleanedPage] = {}  # canonical key -> item of a variant
+        self._holding: dict[str, scrapy.Request] = {}  # canonical key -> request of that variant (META_HOLD)
         self._feeds: set[str] = set()
 
     @classmethod
@@ -335,11 +336,11 @@ class NewsSpider(WebcleanSpider):
         item = CleanedPage.from_response(response, extraction)
         if canonical != fetched and declared and self.in_site(declared) and canonical not in self._done:
             if canonical in self._requested:
-                self._fallbacks.setdefault(canonical, item)
+                self.defer(canonical, item, response)
                 self.inc("deferred_to_canonical")
                 return None
             if self.within_depth(response) and self.budget_left():
-                self._fallbacks.setdefault(canonical, item)
+                self.defer(canonical, item, response)
                 self.inc("deferred_to_canonical")
                 return self.page_request(declared, priority=PRIORITY_CANONICAL)
         return self.emit(item)
@@ -358,13 +359,30 @@ class NewsSpider(WebcleanSpider):
             return None
         return emitted_keys((canonical_key(url), canonical_key(canonical or url)), content_fingerprint(text))
 
+    def defer(self, key: str, item: CleanedPage, response: Response) -> None:
+        """Keep *item* until its canonical URL *key* is answered; its request stays in a
+        distributed worker's in-flight ledger meanwhile (``META_HOLD``)."""
+        if key in self._fallbacks:
+            return
+        self._fallbacks[key] = item
+        if response.request is not None:
+            response.request.meta[META_HOLD] = True
+            self._holding[key] = response.request
+
+    def unhold(self, key: str) -> None:
+        request = self._holding.pop(key, None)
+        if request is not None:
+            request.meta[META_HOLD] = False
+
     def release_fallback(self, key: str) -> Iterator[CleanedPage]:
         """The canonical URL *key* gave no item: emit the variant that deferred to it."""
+        self.unhold(key)
         item = self._fallbacks.pop(key, None)
         if item is not None and (emitted := self.emit(item)) is not None:
             yield emitted
 
     def discard_fallback(self, key: str) -> None:
+        self.unhold(key)
         if self._fallbacks.pop(key, None) is not None:
             self.inc("duplicates")
 
