@@ -17,6 +17,12 @@ the 99th percentile and median gaps (the longest stall includes crawl start-up).
 
     python benchmarks/crawl.py --pages 1000 --extractor default --extractor baseline
     python benchmarks/crawl.py --pages 1000 --big-every 50   # 2% of pages are 1.5 MB
+    python benchmarks/crawl.py --pages 1000 --distributed 2  # also 2 workers sharing one redis-server
+
+``--distributed N`` adds, per cell, a crawl by N worker processes sharing a
+fresh local ``redis-server`` (scrapy-redis scheduler and dupefilter, as
+``WEBCLEAN_REDIS_URL`` sets up; see docs/DISTRIBUTED.md). Its pages/s are all
+workers' items over the time from the first spider open to the last close.
 """
 
 from __future__ import annotations
@@ -27,8 +33,11 @@ import multiprocessing
 import os
 import platform
 import random
+import shutil
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -111,7 +120,7 @@ def serve(pages: int, big_every: int, port_queue: multiprocessing.Queue) -> None
 
 # -- the child: one crawl ------------------------------------------------------------
 def run_child(base: str, pages: int, mode: str, extractor: str, workers: int, concurrency: int,
-              out: str) -> None:
+              out: str, redis_url: str | None = None) -> None:
     import scrapy
     from scrapy import signals
     from scrapy.crawler import CrawlerProcess
@@ -137,11 +146,13 @@ def run_child(base: str, pages: int, mode: str, extractor: str, workers: int, co
             from twisted.internet.task import LoopingCall  # after Scrapy installed its reactor
 
             self.opened = time.perf_counter()
+            self.opened_at = time.time()
             self.loop = LoopingCall(self.tick)
             self.loop.start(0.01)
 
         def spider_closed(self) -> None:
             self.closed = time.perf_counter()
+            self.closed_at = time.time()
             if self.loop is not None and self.loop.running:
                 self.loop.stop()
 
@@ -158,7 +169,9 @@ def run_child(base: str, pages: int, mode: str, extractor: str, workers: int, co
             self.crawler.stats.inc_value("bench/links", len(response.css("a::attr(href)").getall()))
             yield CleanedPage.from_response(response)
 
-    process = CrawlerProcess({
+    from scrapy.settings import Settings
+
+    settings = Settings({
         "LOG_LEVEL": "ERROR",
         "TELNETCONSOLE_ENABLED": False,
         "ROBOTSTXT_OBEY": False,
@@ -168,7 +181,13 @@ def run_child(base: str, pages: int, mode: str, extractor: str, workers: int, co
         "WEBCLEAN_OFFLOAD": mode,
         "WEBCLEAN_EXTRACTOR": extractor,
         "WEBCLEAN_WORKERS": workers,
+        "WEBCLEAN_REDIS_URL": redis_url,
     })
+    if redis_url:
+        from webclean_scrapy.distributed import configure_settings
+
+        configure_settings(settings)
+    process = CrawlerProcess(settings)
     meter = StallMeter()
     crawler = process.create_crawler(BenchSpider)
     crawler.signals.connect(meter.spider_opened, signal=signals.spider_opened)
@@ -181,6 +200,7 @@ def run_child(base: str, pages: int, mode: str, extractor: str, workers: int, co
     gaps = sorted(meter.gaps) or [0.0]
     Path(out).write_text(json.dumps({
         "mode": mode, "extractor": extractor, "items": items, "seconds": seconds,
+        "opened_at": meter.opened_at, "closed_at": meter.closed_at,
         "pages_per_s": items / seconds if seconds else 0.0, "max_stall_ms": max(gaps) * 1000,
         "p99_stall_ms": gaps[int(len(gaps) * 0.99)] * 1000,
         "p50_stall_ms": gaps[len(gaps) // 2] * 1000,
@@ -212,13 +232,17 @@ def main() -> None:
                         help="every Nth page is a ~1.5 MB page (0: none)")
     parser.add_argument("--concurrency", type=int, default=16, help="CONCURRENT_REQUESTS")
     parser.add_argument("--repeat", type=int, default=1, help="runs per cell; the best is reported")
+    parser.add_argument("--distributed", type=int, default=0, metavar="N",
+                        help="also crawl with N workers sharing one local redis-server (0: no)")
     parser.add_argument("--child", nargs=2, metavar=("BASE", "OUT"), help=argparse.SUPPRESS)
+    parser.add_argument("--redis", help=argparse.SUPPRESS)
     args = parser.parse_args()
     workers = args.workers or len(os.sched_getaffinity(0))
     extractors = args.extractor or ["default", "baseline"]
     modes = args.mode or list(MODES)
     if args.child:
-        run_child(args.child[0], args.pages, modes[0], extractors[0], workers, args.concurrency, args.child[1])
+        run_child(args.child[0], args.pages, modes[0], extractors[0], workers, args.concurrency, args.child[1],
+                  args.redis)
         return
 
     queue: multiprocessing.Queue = multiprocessing.Queue()
@@ -242,20 +266,75 @@ def main() -> None:
                     result = json.loads(out.read_text())
                     if best is None or result["pages_per_s"] > best["pages_per_s"]:
                         best = result
+                best["workers"] = 1
                 rows.append(best)
                 print(f"{extractor:>10} {mode:>8}: {best['pages_per_s']:7.1f} pages/s, "
                       f"max stall {best['max_stall_ms']:7.1f} ms (p99 {best['p99_stall_ms']:.1f}, "
                       f"p50 {best['p50_stall_ms']:.1f}), {best['items']} items, {best['errors']} errors",
                       flush=True)
+                if args.distributed:
+                    child = [sys.executable, str(HERE), "--pages", str(args.pages), "--mode", mode,
+                             "--extractor", extractor, "--workers", str(workers),
+                             "--concurrency", str(args.concurrency)]
+                    best = None
+                    for _ in range(args.repeat):
+                        result = run_distributed(child, base, args.distributed)
+                        if best is None or result["pages_per_s"] > best["pages_per_s"]:
+                            best = result
+                    rows.append(best)
+                    print(f"{extractor:>10} {mode:>8} x{args.distributed} workers + Redis: "
+                          f"{best['pages_per_s']:7.1f} pages/s, {best['items']} items", flush=True)
     finally:
         server.terminate()
         out.unlink(missing_ok=True)
     print()
-    print("| extractor | WEBCLEAN_OFFLOAD | pages/s | longest reactor stall (ms) | p99 tick gap (ms) | median tick gap (ms) | items | extraction s (sum) |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print("| extractor | WEBCLEAN_OFFLOAD | crawl processes | pages/s | longest reactor stall (ms) | p99 tick gap (ms) | median tick gap (ms) | items | extraction s (sum) |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
     for row in rows:
-        print(f"| {row['extractor']} | {row['mode']} | {row['pages_per_s']:.1f} | {row['max_stall_ms']:.1f} "
+        procs = "1" if row["workers"] == 1 else f"{row['workers']} + Redis"
+        print(f"| {row['extractor']} | {row['mode']} | {procs} | {row['pages_per_s']:.1f} | {row['max_stall_ms']:.1f} "
               f"| {row['p99_stall_ms']:.1f} | {row['p50_stall_ms']:.1f} | {row['items']} | {row['extraction_seconds']:.1f} |")
+
+
+def run_distributed(child: list[str], base: str, count: int) -> dict:
+    """One crawl by *count* workers sharing a fresh redis-server; their figures combined."""
+    server = shutil.which("redis-server")
+    if server is None:
+        raise SystemExit("--distributed needs redis-server (Debian package redis-server)")
+    with tempfile.TemporaryDirectory(prefix="webclean-bench-redis-") as tmp, socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        probe.close()
+        redis = subprocess.Popen([server, "--bind", "127.0.0.1", "--port", str(port), "--dir", tmp,
+                                  "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
+        try:
+            import redis as redis_py
+
+            client = redis_py.Redis(port=port)
+            for _ in range(600):
+                try:
+                    client.ping()
+                    break
+                except redis_py.ConnectionError:
+                    time.sleep(0.05)
+            outs = [Path(tmp, f"worker{i}.json") for i in range(count)]
+            workers = [subprocess.Popen([*child, "--redis", f"redis://127.0.0.1:{port}/0", "--child", base, str(out)])
+                       for out in outs]
+            for worker in workers:
+                if worker.wait() != 0:
+                    raise SystemExit("a distributed worker failed")
+            results = [json.loads(out.read_text()) for out in outs]
+        finally:
+            redis.terminate()
+            redis.wait()
+    items = sum(r["items"] for r in results)
+    seconds = max(r["closed_at"] for r in results) - min(r["opened_at"] for r in results)
+    return {**results[0], "workers": count, "items": items, "seconds": seconds,
+            "pages_per_s": items / seconds if seconds else 0.0,
+            "max_stall_ms": max(r["max_stall_ms"] for r in results),
+            "p99_stall_ms": max(r["p99_stall_ms"] for r in results),
+            "p50_stall_ms": max(r["p50_stall_ms"] for r in results),
+            "extraction_seconds": sum(r["extraction_seconds"] for r in results)}
 
 
 if __name__ == "__main__":

@@ -33,6 +33,10 @@ META_KEEP_HTML = "webclean_keep_html"
 #: Set by the middleware: the page's links, feeds and article signals
 #: (:class:`~webclean_scrapy.outline.PageOutline`), read where it was parsed.
 META_OUTLINE = "webclean_outline"
+#: Request meta key: while true, the request still holds something not yet
+#: emitted (a ``news`` fallback item), so a distributed worker's in-flight
+#: ledger keeps it (:mod:`webclean_scrapy.distributed`) to redo it after a crash.
+META_HOLD = "webclean_hold"
 
 _MISSING: Any = object()
 

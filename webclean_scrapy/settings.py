@@ -47,6 +47,7 @@ DEFAULTS: dict[str, Any] = {
     "WEBCLEAN_WARC": None,  # WARC file name template; None: no recording (webclean_scrapy.warc)
     "WEBCLEAN_EXPLAIN_DIR": None,  # write `webclean explain` reports of doubtful pages here
     "WEBCLEAN_EXPLAIN_BELOW": 0.5,  # ... those whose confidence is below this (or whose text is empty)
+    "WEBCLEAN_REDIS_URL": None,  # set: distributed crawl on scrapy-redis (docs/DISTRIBUTED.md)
 }
 
 
@@ -79,6 +80,7 @@ class WebcleanSettings:
     warc: str | None = DEFAULTS["WEBCLEAN_WARC"]
     explain_dir: str | None = DEFAULTS["WEBCLEAN_EXPLAIN_DIR"]
     explain_below: float = DEFAULTS["WEBCLEAN_EXPLAIN_BELOW"]
+    redis_url: str | None = DEFAULTS["WEBCLEAN_REDIS_URL"]
 
     def __post_init__(self) -> None:
         if self.offload not in OFFLOAD_MODES:
@@ -87,6 +89,8 @@ class WebcleanSettings:
             raise ValueError(f"WEBCLEAN_WORKERS must be at least 1, got {self.workers}")
         if self.page_timeout is not None and not self.page_timeout > 0:
             raise ValueError(f"WEBCLEAN_PAGE_TIMEOUT must be a positive number of seconds, got {self.page_timeout}")
+        if self.redis_url is not None and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError(f"WEBCLEAN_REDIS_URL must be a redis://, rediss:// or unix:// URL, got {self.redis_url!r}")
         if self.max_html_bytes < 0 or self.min_text_chars < 0:
             raise ValueError("WEBCLEAN_MAX_HTML_BYTES and WEBCLEAN_MIN_TEXT_CHARS must not be negative")
         if self.enabled:
@@ -130,6 +134,7 @@ class WebcleanSettings:
             warc=str(settings.get("WEBCLEAN_WARC") or "") or None,
             explain_dir=str(settings.get("WEBCLEAN_EXPLAIN_DIR")) if settings.get("WEBCLEAN_EXPLAIN_DIR") else None,
             explain_below=settings.getfloat("WEBCLEAN_EXPLAIN_BELOW", DEFAULTS["WEBCLEAN_EXPLAIN_BELOW"]),
+            redis_url=settings.get("WEBCLEAN_REDIS_URL") or None,
         )
 
     @classmethod

@@ -11,9 +11,15 @@ from scrapy.exceptions import DownloadCancelledError, IgnoreRequest
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.log import logformatter_adapter
 
+from scrapy import signals
+
+from webclean_scrapy.emitted import EmittedStore, open_store
 from webclean_scrapy.guard import GUARD_ORDER, AddressGuardMiddleware, BlockedAddressError
-from webclean_scrapy.middleware import WebcleanMiddleware
 from webclean_scrapy.items import META_KEY
+from webclean_scrapy.jobdir import JobDir
+from webclean_scrapy.jobdir import configure_settings as configure_jobdir
+from webclean_scrapy.middleware import WebcleanMiddleware
+from webclean_scrapy.settings import WebcleanSettings
 from webclean_scrapy.urls import canonical_key
 
 from .project import MIDDLEWARE_ORDER
@@ -21,6 +27,7 @@ from .project import MIDDLEWARE_ORDER
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
+    from scrapy.settings import BaseSettings
     from twisted.python.failure import Failure
 
 
@@ -40,6 +47,15 @@ def parse_positive_int(name: str, value: Any, *, allow_zero: bool = False) -> in
     if number < 0 or (number == 0 and not allow_zero):
         raise ValueError(f"-a {name}= must be {'>= 0' if allow_zero else '> 0'}, got {number}")
     return number
+
+
+def configure_crawl_state(settings: BaseSettings) -> None:
+    """Durable outputs with ``JOBDIR``, scrapy-redis with ``WEBCLEAN_REDIS_URL`` (before settings freeze)."""
+    configure_jobdir(settings)
+    if WebcleanSettings.from_settings(settings).redis_url is not None:
+        from webclean_scrapy.distributed import configure_settings as configure_redis
+
+        configure_redis(settings)
 
 
 def is_html(response: Response) -> bool:
@@ -84,14 +100,25 @@ class WebcleanSpider(scrapy.Spider):
     #: Stats key of a failed page request (redirect loops the dupefilter drops count here too).
     errors_key = "errors"
 
+    #: What this spider already emitted (:mod:`webclean_scrapy.emitted`): in
+    #: memory, or in Redis when ``WEBCLEAN_REDIS_URL`` is set; seeded from the
+    #: job's outputs when ``JOBDIR`` is set.
+    emitted: EmittedStore
+
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> WebcleanSpider:
         crawler.settings.setdefault_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", WebcleanMiddleware, MIDDLEWARE_ORDER)
         crawler.settings.setdefault_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", AddressGuardMiddleware, GUARD_ORDER)
+        configure_crawl_state(crawler.settings)
         spider = super().from_crawler(crawler, *args, **kwargs)
         crawler.signals.connect(spider.request_dropped, signal=signals.request_dropped)
+        spider.emitted = open_store(crawler, spider.name)
+        # Now, before the scheduler exists: a restarted Redis worker must release
+        # its unwritten claims before its leftover requests are queued again.
+        spider.emitted.open(JobDir.of(crawler), spider.emitted_keys)
+        crawler.signals.connect(spider._close_emitted, signal=signals.spider_closed)
         return spider
 
     def request_dropped(self, request: scrapy.Request, spider: scrapy.Spider) -> None:
@@ -100,6 +127,16 @@ class WebcleanSpider(scrapy.Spider):
         if spider is self and is_redirect_loop(request):
             self.inc(self.errors_key)
             self.inc(f"{self.errors_key}/redirect_loop")
+
+    def _close_emitted(self) -> None:
+        self.emitted.close()
+
+    def emitted_keys(self, item: Any) -> list[str] | None:
+        """The keys that identify *item* in :attr:`emitted` (``None``: not one of this spider's items).
+
+        Also applied to the items a ``JOBDIR`` job already wrote, read back as dicts.
+        """
+        return None
 
     def inc(self, key: str, count: int = 1) -> None:
         self.crawler.stats.inc_value(self.stats_prefix + key, count)

@@ -129,6 +129,11 @@ class HarvestSpider(WebcleanSpider):
                 continue
             self._seen.add(key)
             self.taken += 1
+            # Every worker of a distributed crawl reads the same result pages and
+            # ranks alike; the shared store gives each result to one of them.
+            if not self.emitted.claim([result_key(key)]):
+                self.inc("results_taken_elsewhere")
+                continue
             self.inc("results_taken")
             # dont_filter: every taken result must reach parse_result or result_failed,
             # so the stats add up even when two results redirect to one page.
@@ -158,3 +163,14 @@ class HarvestSpider(WebcleanSpider):
 
     def result_failed(self, failure: Failure) -> None:
         self.count_failure(failure, self.errors_key)
+
+    def emitted_keys(self, item: Any) -> list[str] | None:
+        """The result an item came from, as far as an item read back from a job's output tells
+        (its URL: a result that redirected is fetched again after a crash)."""
+        url = item.get("url")
+        return [result_key(canonical_key(url))] if url and item.get("rank") is not None else None
+
+
+def result_key(url_key: str) -> str:
+    """Store key (:mod:`webclean_scrapy.emitted`) of a taken result."""
+    return f"result:{url_key}"

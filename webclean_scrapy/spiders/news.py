@@ -37,7 +37,7 @@ from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 from webclean_scrapy.articles import (
     MIN_LINK_WORDS, classify, content_fingerprint, headline_matches, headline_word_list, is_hub_url,
 )
-from webclean_scrapy.items import META_CANONICAL_URL, META_SKIP, CleanedPage
+from webclean_scrapy.items import META_CANONICAL_URL, META_HOLD, META_SKIP, CleanedPage
 from webclean_scrapy.middleware import extraction_of, outline_of
 from webclean_scrapy.urls import canonical_key, site_of, strip_tracking
 
@@ -125,10 +125,9 @@ class NewsSpider(WebcleanSpider):
         self.pages = 0
         self._requested: set[str] = set()      # keys of page requests made
         self._done: set[str] = set()           # keys of page requests answered (any outcome)
-        self._emitted_urls: set[str] = set()   # keys of fetched and canonical URLs of items
-        self._emitted_texts: set[str] = set()  # content fingerprints of items
         self._fallbacks: dict[str, CleanedPage] = {}  # canonical key -> item of a variant
         self._hubs: set[str] = set()           # keys of pages judged hubs (never a story's canonical)
+        self._holding: dict[str, scrapy.Request] = {}  # canonical key -> request of that variant (META_HOLD)
         self._feeds: set[str] = set()
 
     @classmethod
@@ -365,7 +364,7 @@ class NewsSpider(WebcleanSpider):
         declared = self.trusted_canonical(response)
         canonical = canonical_key(declared) if declared else fetched
         text_key = content_fingerprint(extraction.text, extraction.title or "")
-        if {fetched, canonical} & self._emitted_urls or text_key in self._emitted_texts:
+        if self.emitted.seen(emitted_keys((fetched, canonical), text_key)):
             self.inc("duplicates")
             return None
         item = CleanedPage.from_response(response, extraction)
@@ -373,11 +372,11 @@ class NewsSpider(WebcleanSpider):
             item["canonical_url"] = response.url
         if canonical != fetched and declared and self.in_site(declared) and canonical not in self._done:
             if canonical in self._requested:
-                self._fallbacks.setdefault(canonical, item)
+                self.defer(canonical, item, response)
                 self.inc("deferred_to_canonical")
                 return None
             if self.within_depth(response) and self.budget_left():
-                self._fallbacks.setdefault(canonical, item)
+                self.defer(canonical, item, response)
                 self.inc("deferred_to_canonical")
                 return self.page_request(declared, priority=PRIORITY_CANONICAL)
         return self.emit(item)
@@ -401,18 +400,38 @@ class NewsSpider(WebcleanSpider):
         return declared
 
     def emit(self, item: CleanedPage) -> CleanedPage | None:
-        keys = {canonical_key(item["url"]), canonical_key(item["canonical_url"])}
-        text_key = content_fingerprint(item["text"], item.get("title") or "")
-        if keys & self._emitted_urls or text_key in self._emitted_texts:
+        if not self.emitted.claim(self.emitted_keys(item) or ()):
             self.inc("duplicates")
             return None
-        self._emitted_urls |= keys
-        self._emitted_texts.add(text_key)
         self.inc("items")
         return item
 
+    def emitted_keys(self, item: Any) -> list[str] | None:
+        """Its fetched and canonical URL keys and its text fingerprint (also for items read back from a job's outputs)."""
+        url, canonical, text = item.get("url"), item.get("canonical_url"), item.get("text")
+        if not url or text is None:
+            return None
+        return emitted_keys((canonical_key(url), canonical_key(canonical or url)),
+                            content_fingerprint(text, item.get("title") or ""))
+
+    def defer(self, key: str, item: CleanedPage, response: Response) -> None:
+        """Keep *item* until its canonical URL *key* is answered; its request stays in a
+        distributed worker's in-flight ledger meanwhile (``META_HOLD``)."""
+        if key in self._fallbacks:
+            return
+        self._fallbacks[key] = item
+        if response.request is not None:
+            response.request.meta[META_HOLD] = True
+            self._holding[key] = response.request
+
+    def unhold(self, key: str) -> None:
+        request = self._holding.pop(key, None)
+        if request is not None:
+            request.meta[META_HOLD] = False
+
     def release_fallback(self, key: str) -> Iterator[CleanedPage]:
         """The canonical URL *key* gave no item: emit the variant that deferred to it."""
+        self.unhold(key)
         item = self._fallbacks.pop(key, None)
         if item is not None and key in self._hubs:  # its declared canonical URL is a listing
             self.inc("ignored_canonicals")
@@ -421,6 +440,7 @@ class NewsSpider(WebcleanSpider):
             yield emitted
 
     def discard_fallback(self, key: str) -> None:
+        self.unhold(key)
         if self._fallbacks.pop(key, None) is not None:
             self.inc("duplicates")
 
@@ -447,6 +467,11 @@ class NewsSpider(WebcleanSpider):
         key = failure.request.meta.get(META_URL_KEY) or canonical_key(failure.request.url)
         self._done.add(key)
         yield from self.release_fallback(key)
+
+
+def emitted_keys(url_keys: Iterable[str], text_key: str) -> list[str]:
+    """Store keys (:mod:`webclean_scrapy.emitted`) of an item's URL keys and text fingerprint."""
+    return [*(f"url:{key}" for key in url_keys), f"text:{text_key}"]
 
 
 def listed_by_site(response: Response) -> None:

@@ -49,6 +49,9 @@ PROJECT_SETTINGS: dict[str, Any] = {
         # Off (NotConfigured) until WEBCLEAN_WARC names a file: -s WEBCLEAN_WARC=crawl.warc.gz
         "webclean_scrapy.warc.WarcRecorder": 950,
         "webclean_scrapy.compression.CompressedBodyCheckMiddleware": 595,  # before decompression (590)
+        # Scrapy 2.19's lets requests through while robots.txt downloads (webclean_scrapy/robots.py).
+        "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+        "webclean_scrapy.robots.RobotsTxtMiddleware": 100,
     },
     "ITEM_PIPELINES": {
         "webclean_scrapy.pipelines.WebcleanPipeline": 300,
