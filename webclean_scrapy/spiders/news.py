@@ -39,7 +39,7 @@ from webclean_scrapy.items import META_CANONICAL_URL, META_SKIP, CleanedPage
 from webclean_scrapy.middleware import extraction_of
 from webclean_scrapy.urls import canonical_key, site_of, strip_tracking
 
-from .base import WebcleanSpider, is_html, parse_bool, parse_positive_int
+from .base import WebcleanSpider, is_html, parse_bool, parse_positive_int, parse_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -70,7 +70,8 @@ META_URL_KEY = "news_key"
 
 
 def read_start_urls(start_urls: str | Iterable[str] | None, start_urls_file: str | None) -> list[str]:
-    """Start URLs from ``-a start_urls=a,b`` and/or a file (one per line, ``#`` comments)."""
+    """Start URLs from ``-a start_urls=a,b`` and/or a file (one per line, ``#`` comments),
+    checked by :func:`~webclean_scrapy.spiders.base.parse_url`."""
     urls: list[str] = []
     if isinstance(start_urls, str):
         urls.extend(u.strip() for u in start_urls.split(","))
@@ -79,13 +80,7 @@ def read_start_urls(start_urls: str | Iterable[str] | None, start_urls_file: str
     if start_urls_file:
         lines = Path(start_urls_file).read_text(encoding="utf-8").splitlines()
         urls.extend(line.split("#", 1)[0].strip() for line in lines)
-    result = []
-    for url in filter(None, urls):
-        if "://" not in url:
-            url = "https://" + url
-        if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
-            raise ValueError(f"not an http(s) URL: {url!r}")
-        result.append(strip_tracking(url))
+    result = [strip_tracking(parse_url(url, "-a start_urls")) for url in filter(None, urls)]
     if not result:
         raise ValueError("the news spider needs -a start_urls=URL[,URL...] or -a start_urls_file=PATH")
     return result
@@ -102,9 +97,6 @@ class NewsSpider(WebcleanSpider):
 
     name = "news"
     stats_prefix = "news/"
-    custom_settings = {
-        "REQUEST_FINGERPRINTER_CLASS": "webclean_scrapy.urls.TrackingParamsFingerprinter",
-    }
 
     def __init__(self, start_urls: str | Iterable[str] | None = None, start_urls_file: str | None = None,
                  max_pages: str | int | None = None, max_depth: str | int | None = None,
