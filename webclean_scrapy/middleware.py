@@ -73,11 +73,14 @@ def log_extraction_error(crawler: Crawler, url: str | None, exc: BaseException) 
     """The WARNING for an extraction error that the crawl swallows (the page goes on without text).
 
     One line per page, naming the URL and the exception; the traceback only
-    when DEBUG messages are on, so a systematic error does not flood the log.
+    when the crawl logs DEBUG messages (``LOG_LEVEL``, Scrapy's default), so a
+    systematic error does not flood a quieter log.
     """
+    level = crawler.settings.get("LOG_LEVEL") or "DEBUG"
+    debug = (level if isinstance(level, int) else logging.getLevelName(str(level).upper())) == logging.DEBUG
     logger.warning("Extraction failed for %(url)s: %(error)s: %(message)s",
                    {"url": url or "<item without url>", "error": type(exc).__name__, "message": exc},
-                   exc_info=logger.isEnabledFor(logging.DEBUG), extra={"crawler": crawler})
+                   exc_info=debug and logger.isEnabledFor(logging.DEBUG), extra={"crawler": crawler})
 
 
 class WebcleanMiddleware(WebcleanComponent):
