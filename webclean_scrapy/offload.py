@@ -37,8 +37,12 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 try:
     from scrapy.utils.asyncio import is_asyncio_available
-except ImportError:  # Scrapy 2.13: no reactorless mode, asyncio means the asyncio reactor
-    from scrapy.utils.reactor import is_asyncio_reactor_installed as is_asyncio_available
+except ImportError:  # Scrapy 2.13
+    from scrapy.utils.reactor import is_asyncio_reactor_installed, is_reactor_installed
+
+    def is_asyncio_available() -> bool:
+        """Scrapy 2.13 has no reactorless mode: asyncio means the asyncio reactor, or no reactor at all."""
+        return not is_reactor_installed() or is_asyncio_reactor_installed()
 
 from .document import Document, built_page
 from .extractors import get_extractor

@@ -190,7 +190,7 @@ class NewsSpider(WebcleanSpider):
 
     # -- robots.txt and sitemaps ----------------------------------------------
     def parse_robots(self, response: Response) -> Iterator[scrapy.Request]:
-        urls = [u for u in sitemap_urls_from_robots(response.body, base_url=response.url) if self.in_site(u)]
+        urls = [u for u in robots_sitemaps(response.body, response.url) if self.in_site(u)]
         if urls:
             for url in urls:
                 yield self.sitemap_request(url)
@@ -381,6 +381,17 @@ class NewsSpider(WebcleanSpider):
         key = failure.request.meta.get(META_URL_KEY) or canonical_key(failure.request.url)
         self._done.add(key)
         yield from self.release_fallback(key)
+
+
+def robots_sitemaps(body: bytes, base_url: str) -> list[str]:
+    """The ``Sitemap:`` URLs of a robots.txt, by Scrapy's own reader.
+
+    Scrapy 2.14+ reads the bytes (and warns for text); 2.13 reads only text.
+    """
+    try:
+        return list(sitemap_urls_from_robots(body, base_url=base_url))
+    except TypeError:  # Scrapy 2.13
+        return list(sitemap_urls_from_robots(body.decode("utf-8", "replace"), base_url=base_url))
 
 
 def listed_by_site(response: Response) -> None:
