@@ -16,8 +16,8 @@ spider's ``custom_settings`` are loaded, and before any component is built):
   add-on placed after this one, such as scrapy-zyte-api's, may wrap it as its
   fallback);
 * writes every ``WEBCLEAN_*`` default (:data:`webclean_scrapy.settings.DEFAULTS`)
-  at ``"addon"`` priority, so ``scrapy settings --get`` and the crawl log show
-  them, and any project, spider or ``-s`` value overrides them.
+  at ``"addon"`` priority, so ``crawler.settings`` holds the values in force,
+  and any project, spider or ``-s`` value overrides them.
 
 The manual wiring (the same three components in the project's settings) keeps
 working without the add-on: the components fall back to the same defaults.
