@@ -20,6 +20,15 @@ import pytest
 
 from webclean_scrapy.demo.server import LocalSite, Route
 
+try:
+    import scrapy.utils.asyncio  # noqa: F401 -- Scrapy 2.14+
+except ImportError:
+    # Scrapy 2.13 (the floor .ci/run tests): its scrapy.utils.test.get_crawler needs an
+    # installed reactor, which later versions do not. Crawls run in subprocesses either way.
+    from scrapy.utils.reactor import install_reactor
+
+    install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
+
 #: path -> (status, headers, body); ``body`` may be ``str`` (sent as UTF-8).
 Routes = Mapping[str, tuple[int, Mapping[str, str], "bytes | str"]]
 

@@ -157,3 +157,38 @@ def test_get_engine_errors():
     with pytest.raises(SearchEngineError, match="unknown key"):
         get_engine("typo", settings)
     assert isinstance(get_engine("searxng", settings, "http://s/search"), SearxngEngine)
+
+
+# -- failures say what happened ------------------------------------------------
+
+
+@pytest.mark.parametrize("answer", [
+    (500, "application/json", "{}"),                             # the endpoint errors
+    (200, "text/html", "<html><body>JSON is off</body></html>"),  # not the JSON API
+])
+def test_harvest_logs_an_error_when_the_search_endpoint_fails(tmp_path, answer):
+    status, content_type, body = answer
+    site = LocalSite()
+    site.add("/search?q=the&format=json&pageno=1", body, content_type, status=status)
+    with site:
+        result = run_crawl("harvest", tmp_path, args={"query": "the", "search_url": site.url("/search")})
+    assert result.items == []
+    errors = [line for line in result.stderr.splitlines() if "ERROR" in line]
+    assert any("Search engine searxng failed on result page 1" in line and site.url("/search") in line
+               for line in errors), result.stderr[-3000:]
+    assert result.stat("finish_reason", "") == "search_failed"
+    assert result.stat("harvest/search_errors/http_500" if status == 500 else "harvest/bad_search_pages") == 1
+
+
+def test_harvest_checks_search_urls_like_the_news_spider_checks_start_urls():
+    settings = Settings()
+    for bad in ("not-a-url", "ftp://s.example/search", "http://a b/search"):
+        with pytest.raises(SearchEngineError, match="not an http"):
+            get_engine("searxng", settings, bad)
+    engine = get_engine("searxng", settings, "s.example/search")  # a missing scheme means https://, as for news
+    assert engine.page_url("x", 0).startswith("https://s.example/search?")
+    with pytest.raises(SearchEngineError, match="WEBCLEAN_SEARXNG_URL"):
+        get_engine("searxng", Settings({"WEBCLEAN_SEARXNG_URL": "not-a-url"}))
+    with pytest.raises(SearchEngineError, match=r"WEBCLEAN_SEARCH_ENGINES\['mine'\]"):
+        get_engine("mine", Settings({"WEBCLEAN_SEARCH_ENGINES": {"mine": {"url": "nohost?q={query}",
+                                                                          "result_selector": "a"}}}))

@@ -43,6 +43,12 @@ def test_read_start_urls(tmp_path):
         read_start_urls(None, None)
     with pytest.raises(ValueError, match="not an http"):
         read_start_urls("ftp://files.example/", None)
+    # A word without a dot is a typo, not a host to retry DNS for; an explicit scheme is taken at its word.
+    for bad in ("not-a-url", "not a url.example", "https://", "http://host:port/"):
+        with pytest.raises(ValueError, match="start_urls: not an http"):
+            read_start_urls(bad, None)
+    assert read_start_urls("localhost:8080/news,http://intranet/", None) == [
+        "https://localhost:8080/news", "http://intranet/"]
 
 
 # ---------------------------------------------------------------------------
@@ -405,3 +411,22 @@ def test_project_lists_both_spiders():
     out = subprocess.run([sys.executable, "-m", "scrapy", "list"], cwd=root, capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["harvest", "news"]
+
+
+@pytest.mark.parametrize("spider, args", [
+    ("news", ["-a", "start_urls=not-a-url"]),
+    ("harvest", ["-a", "query=the", "-a", "search_url=not-a-url"]),
+])
+def test_spiders_reject_a_bad_url_at_start(tmp_path, spider, args):
+    """``scrapy crawl`` stops at once with the reason, instead of retrying DNS for https://not-a-url."""
+    import subprocess
+    import sys
+
+    from _crawl import REPO_ROOT
+
+    proc = subprocess.run([sys.executable, "-m", "scrapy", "crawl", spider, *args, "-s", "LOG_LEVEL=INFO",
+                           "-O", str(tmp_path / "out.jsonl")],
+                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert "not an http(s) URL: 'not-a-url'" in proc.stderr, proc.stderr[-3000:]
+    assert "Spider opened" not in proc.stderr and "not-a-url/" not in proc.stderr  # nothing was requested

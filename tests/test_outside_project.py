@@ -1,5 +1,7 @@
 """A user's own Scrapy project, outside this repository, adds our components
-through settings alone and gets cleaned items from ``scrapy crawl -O``."""
+through settings alone and gets cleaned items from ``scrapy crawl -O``: by
+hand (the components in ``DOWNLOADER_MIDDLEWARES``/``ITEM_PIPELINES``) or
+with the one-line add-on (``ADDONS``)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from test_components import ARTICLE_P1, ARTICLE_P2, PNG, article_page
 
 SETTINGS = """
@@ -24,6 +27,17 @@ ITEM_PIPELINES = {
     "webclean_scrapy.pipelines.WebcleanPipeline": 300,
     "webclean_scrapy.pipelines.MinTextFilterPipeline": 310,
 }
+"""
+
+#: The one-line alternative: the add-on enables the same components.
+ADDON_SETTINGS = """
+BOT_NAME = "outside"
+SPIDER_MODULES = ["outside.spiders"]
+ROBOTSTXT_OBEY = False
+TELNETCONSOLE_ENABLED = False
+LOG_LEVEL = "INFO"
+
+ADDONS = {"webclean_scrapy.Addon": 0}
 """
 
 SPIDERS = '''
@@ -61,22 +75,37 @@ class MetaSpider(scrapy.Spider):
 '''
 
 
-def make_project(root: Path) -> Path:
+BROKEN_EXTRACTOR = '''
+from webclean_scrapy import Extractor
+
+
+class BrokenExtractor(Extractor):
+    """Raises on every page, like a buggy extractor of the user's own."""
+
+    name = "broken"
+
+    def extract_text(self, doc):
+        raise RuntimeError("cannot read this page")
+'''
+
+
+def make_project(root: Path, settings: str = SETTINGS) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "scrapy.cfg").write_text("[settings]\ndefault = outside.settings\n")
     package = root / "outside"
     (package / "spiders").mkdir(parents=True)
     (package / "__init__.py").write_text("")
-    (package / "settings.py").write_text(SETTINGS)
+    (package / "settings.py").write_text(settings)
+    (package / "broken.py").write_text(BROKEN_EXTRACTOR)
     (package / "spiders" / "__init__.py").write_text(textwrap.dedent(SPIDERS))
     return root
 
 
-def run_crawl(project: Path, spider: str, base: str) -> tuple[list[dict], str]:
+def run_crawl(project: Path, spider: str, base: str, *options: str) -> tuple[list[dict], str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_")}
     env.pop("PYTHONPATH", None)  # only the installed package, as a user would have it
     proc = subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", spider, "-a", f"base={base}", "-O", "out.jsonl"],
+        [sys.executable, "-m", "scrapy", "crawl", spider, "-a", f"base={base}", "-O", "out.jsonl", *options],
         cwd=project, env=env, capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -85,7 +114,8 @@ def run_crawl(project: Path, spider: str, base: str) -> tuple[list[dict], str]:
     return [json.loads(line) for line in lines], proc.stderr
 
 
-def test_outside_project(tmp_path, local_site):
+@pytest.mark.parametrize("settings", [SETTINGS, ADDON_SETTINGS], ids=["manual", "addon"])
+def test_outside_project(tmp_path, local_site, settings):
     base = local_site({
         "/article": (200, {"Content-Type": "text/html; charset=utf-8"}, article_page()),
         "/photo.png": (200, {"Content-Type": "image/png"}, PNG),
@@ -93,7 +123,7 @@ def test_outside_project(tmp_path, local_site):
         "/short": (200, {"Content-Type": "text/html"},
                    f"<html><body><article><h1>Brief</h1><p>{ARTICLE_P1}</p></article></body></html>"),
     })
-    project = make_project(tmp_path / "project")
+    project = make_project(tmp_path / "project", settings)
 
     items, log = run_crawl(project, "raw", base)
     assert len(items) == 1, items  # the PNG has no text, /short is under 200 chars
@@ -110,3 +140,18 @@ def test_outside_project(tmp_path, local_site):
     assert [i["url"] for i in items] == [base + "/article"]
     assert ARTICLE_P1 in items[0]["text"] and items[0]["title"] == "Old bridge to close for repairs"
     assert "'webclean/dropped/too_short': 1" in log and "'webclean/dropped/empty': 1" in log
+
+    # What the log says: one start-up line, drops below WARNING, no warnings at all.
+    assert log.count("webclean: extractor webclean (WEBCLEAN_EXTRACTOR='default'), WEBCLEAN_OFFLOAD=process") == 1
+    assert "INFO: Dropped: no main text" in log  # the PNG; the short page's drop is a DEBUG line
+    assert "WARNING" not in log, log[-3000:]
+
+
+def test_swallowed_extraction_errors_are_logged_in_the_crawl(tmp_path, local_site):
+    base = local_site({"/article": (200, {"Content-Type": "text/html"}, article_page())})
+    project = make_project(tmp_path / "project", ADDON_SETTINGS)
+    items, log = run_crawl(project, "meta", base, "-s", "WEBCLEAN_EXTRACTOR=outside.broken.BrokenExtractor",
+                           "-s", "WEBCLEAN_OFFLOAD=thread")
+    assert items == []  # no text: dropped as empty, at INFO
+    assert f"WARNING: Extraction failed for {base}/article: RuntimeError: cannot read this page" in log, log[-3000:]
+    assert "'webclean/errors/RuntimeError': 1" in log

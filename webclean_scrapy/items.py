@@ -150,7 +150,9 @@ def extraction_fields(extraction: Extraction | None) -> dict[str, Any]:
 
 
 #: The export order of :class:`CleanedPage` fields (use as ``FEED_EXPORT_FIELDS``).
-FIELD_ORDER: tuple[str, ...] = tuple(CleanedPage.fields)
+# In declaration order, read from the class body: Scrapy before 2.14 sorts ``Item.fields`` by name.
+FIELD_ORDER: tuple[str, ...] = tuple(
+    name for name, value in vars(CleanedPage._class).items() if isinstance(value, scrapy.Field))
 
 
 def _meta(response: Response) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """Downloader middleware: extract every HTML response's main text as it arrives.
 
-Enable it in ``DOWNLOADER_MIDDLEWARES`` at 540: ``process_response`` runs from
-high numbers to low, so 540 sees responses after redirects (600),
-decompression (590), meta refresh (580) and retries (550) are dealt with.
+Enabled by :class:`webclean_scrapy.Addon`, or by hand in
+``DOWNLOADER_MIDDLEWARES`` at 540: ``process_response`` runs from high numbers
+to low, so 540 sees responses after redirects (600), decompression (590), meta
+refresh (580) and retries (550) are dealt with.
 
 For each HTML response the page's :class:`~webclean_scrapy.Extraction` lands
 in ``response.meta["webclean"]`` (read it with :func:`extraction_of`):
@@ -19,10 +20,11 @@ in ``response.meta["webclean"]`` (read it with :func:`extraction_of`):
   ``HttpErrorMiddleware`` drops most of them before any callback anyway.
 * Bodies over ``WEBCLEAN_MAX_HTML_BYTES``: ``meta["webclean"] = None``
   (``webclean/skipped/too_large``).
-* An extractor error: ``meta["webclean"] = None`` (``webclean/errors``); the
-  response still reaches the spider, so no page is lost. So does a page over
-  ``WEBCLEAN_PAGE_TIMEOUT`` (``webclean/errors/timeout``) or one that killed
-  two worker processes (``webclean/errors/worker_crash``).
+* An extractor error: ``meta["webclean"] = None`` (``webclean/errors``), and
+  one WARNING with the URL and the exception (its traceback at ``DEBUG`` log
+  level); the response still reaches the spider, so no page is lost. So does
+  a page over ``WEBCLEAN_PAGE_TIMEOUT`` (``webclean/errors/timeout``) or one
+  that killed two worker processes (``webclean/errors/worker_crash``).
 * A body known to be incomplete (Scrapy's ``dataloss`` flag, also set by
   :class:`~webclean_scrapy.compression.CompressedBodyCheckMiddleware` for a
   cut gzip stream) or a tree libxml2 could not finish: extracted, with
@@ -38,6 +40,7 @@ Extraction runs off the reactor thread (:mod:`webclean_scrapy.offload`).
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from scrapy.http import HtmlResponse, TextResponse
@@ -50,12 +53,14 @@ from .settings import WebcleanComponent, WebcleanSettings
 from .stats import WebcleanStats
 
 if TYPE_CHECKING:
-    from scrapy import Request
+    from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
     from .extraction import Extraction
     from .outline import PageOutline
+
+logger = logging.getLogger(__name__)
 
 
 def extraction_of(response: Response) -> Extraction | None:
@@ -86,6 +91,20 @@ def is_html_response(response: Response) -> bool:
     return False
 
 
+def log_extraction_error(crawler: Crawler, url: str | None, exc: BaseException) -> None:
+    """The WARNING for an extraction error that the crawl swallows (the page goes on without text).
+
+    One line per page, naming the URL and the exception; the traceback only
+    when the crawl logs DEBUG messages (``LOG_LEVEL``, Scrapy's default), so a
+    systematic error does not flood a quieter log.
+    """
+    level = crawler.settings.get("LOG_LEVEL") or "DEBUG"
+    debug = (level if isinstance(level, int) else logging.getLevelName(str(level).upper())) == logging.DEBUG
+    logger.warning("Extraction failed for %(url)s: %(error)s: %(message)s",
+                   {"url": url or "<item without url>", "error": type(exc).__name__, "message": exc},
+                   exc_info=debug and logger.isEnabledFor(logging.DEBUG), extra={"crawler": crawler})
+
+
 class WebcleanMiddleware(WebcleanComponent):
     """Attach each HTML response's main text at ``response.meta["webclean"]``."""
 
@@ -94,7 +113,8 @@ class WebcleanMiddleware(WebcleanComponent):
         self.stats = WebcleanStats(crawler.stats)
         self.offloader = Offloader.for_crawler(crawler, settings)
 
-    async def process_response(self, request: Request, response: Response) -> Response:
+    # *spider*: Scrapy 2.13 passes it; later versions do not (and warn only when it is required).
+    async def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         meta: dict[str, Any] = request.meta
         if meta.get(META_SKIP):
             self.stats.skipped("requested")
@@ -118,6 +138,7 @@ class WebcleanMiddleware(WebcleanComponent):
             result = await self.offloader.extract_response(response)  # type: ignore[arg-type]
         except Exception as exc:  # bad input must never stop the crawl
             self.stats.error(exc)
+            log_extraction_error(self.crawler, response.url, exc)
             meta[META_KEY] = None
             return response
         extraction = result.extraction

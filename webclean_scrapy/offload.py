@@ -47,7 +47,14 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
-from scrapy.utils.asyncio import is_asyncio_available
+try:
+    from scrapy.utils.asyncio import is_asyncio_available
+except ImportError:  # Scrapy 2.13
+    from scrapy.utils.reactor import is_asyncio_reactor_installed, is_reactor_installed
+
+    def is_asyncio_available() -> bool:
+        """Scrapy 2.13 has no reactorless mode: asyncio means the asyncio reactor, or no reactor at all."""
+        return not is_reactor_installed() or is_asyncio_reactor_installed()
 
 from .document import Document, built_page
 from .encoding import decoded_alike
@@ -514,10 +521,21 @@ class Offloader:
             from scrapy import signals
 
             offloader = cls(settings)
+            offloader.log_start(crawler)
             crawler._webclean_offloader = offloader
             # spider_closed comes after the pipelines closed: no page is pending then.
             crawler.signals.connect(offloader.close, signal=signals.spider_closed, weak=False)
         return offloader
+
+    def log_start(self, crawler: Any) -> None:
+        """The crawl's one start-up line: which extractor runs, where, with how many workers."""
+        name = getattr(self.extractor, "name", None) or type(self.extractor).__name__
+        asked = "" if self._name == name else f" (WEBCLEAN_EXTRACTOR={self._name!r})"
+        options = f", options {self._options}" if self._options else ""
+        where = "inline on the reactor thread" if self.mode == "none" else \
+            f"{self.workers} {self.mode} worker{'s' if self.workers != 1 else ''}"
+        logger.info("webclean: extractor %s%s%s, WEBCLEAN_OFFLOAD=%s, %s",
+                    name, asked, options, self.mode, where, extra={"crawler": crawler})
 
     @property
     def in_process(self) -> bool:

@@ -15,7 +15,8 @@ The contract between spiders and :class:`WebcleanPipeline`:
   ``None`` (dataclass, attrs) unless ``WEBCLEAN_KEEP_HTML`` is true.
 
 Binary, oversized or unextractable HTML never loses the item: it continues
-with empty ``text`` and a ``webclean/*`` stat.
+with empty ``text`` and a ``webclean/*`` stat (an extractor error is also
+logged at WARNING with the item's URL).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from scrapy.exceptions import DropItem
 
 from .encoding import looks_binary
 from .items import extraction_fields
+from .middleware import log_extraction_error
 from .offload import Offloader
 from .settings import WebcleanComponent, WebcleanSettings
 from .stats import WebcleanStats
@@ -36,6 +38,12 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from .extraction import Extraction
+
+
+#: Log level of Scrapy's "Dropped:" line, by drop reason. An empty page (a
+#: non-HTML response, an extraction that found nothing) is worth a look;
+#: short pages (stubs, listings, error pages) are routine, one per page.
+DROP_LOG_LEVELS: dict[str, str] = {"empty": "INFO", "too_short": "DEBUG"}
 
 
 def _set_declared(adapter: ItemAdapter, values: dict[str, Any]) -> None:
@@ -95,6 +103,7 @@ class WebcleanPipeline(WebcleanComponent):
             result = await self.offloader.extract_markup(html, url)
         except Exception as exc:  # bad input must never lose the item
             self.stats.error(exc)
+            log_extraction_error(self.crawler, url, exc)
             return None
         self.stats.screened(result.screened)
         self.stats.extracted(size, result.extraction.text, result.seconds, result.extraction.truncated)
@@ -109,6 +118,10 @@ class MinTextFilterPipeline(WebcleanComponent):
     are counted as ``webclean/dropped/empty`` (no text at all, e.g. a non-HTML
     response) or ``webclean/dropped/too_short``. Put it after
     :class:`WebcleanPipeline`.
+
+    Dropping short pages is this filter's ordinary job, not a problem: Scrapy
+    logs the drops at INFO (empty) and DEBUG (too short) rather than its
+    default WARNING, through :class:`~scrapy.exceptions.DropItem`'s ``log_level``.
     """
 
     def __init__(self, crawler: Crawler, settings: WebcleanSettings) -> None:
@@ -123,8 +136,9 @@ class MinTextFilterPipeline(WebcleanComponent):
         chars = len(text.strip())
         if chars == 0:
             self.stats.dropped("empty")
-            raise DropItem("no main text")
+            raise DropItem("no main text", log_level=DROP_LOG_LEVELS["empty"])
         if chars < self.min_chars:
             self.stats.dropped("too_short")
-            raise DropItem(f"main text too short ({chars} < WEBCLEAN_MIN_TEXT_CHARS={self.min_chars})")
+            raise DropItem(f"main text too short ({chars} < WEBCLEAN_MIN_TEXT_CHARS={self.min_chars})",
+                           log_level=DROP_LOG_LEVELS["too_short"])
         return item

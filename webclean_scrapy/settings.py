@@ -3,12 +3,22 @@
 Components call :meth:`WebcleanSettings.from_crawler` and never touch
 ``crawler.settings`` for ``WEBCLEAN_*`` names themselves, so a default or a
 validation rule lives here only. ``docs/SCRAPY.md`` has the user-facing table.
+
+Each setting is one field of :class:`WebcleanSettings`, written once: the
+field's name gives the setting's (``min_text_chars`` is
+``WEBCLEAN_MIN_TEXT_CHARS``), its default is the setting's default (also in
+:data:`DEFAULTS`, which :class:`webclean_scrapy.Addon` writes at add-on
+priority), and its type says how the value is read (``getbool``, ``getint``,
+``getdict``...; ``X | None`` also accepts ``None`` or ``""``).
 """
 
 from __future__ import annotations
 
+import copy
 import os
-from dataclasses import dataclass, field
+import types
+import typing
+from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -17,6 +27,9 @@ if TYPE_CHECKING:
 
 #: Ways to run extraction; see :mod:`webclean_scrapy.offload`.
 OFFLOAD_MODES = ("thread", "process", "none")
+
+#: Prefix of every setting of this library.
+PREFIX = "WEBCLEAN_"
 
 
 def default_workers() -> int:
@@ -27,72 +40,62 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-#: Defaults, by setting name. Also usable as a settings dict (``settings.update(DEFAULTS)``).
-DEFAULTS: dict[str, Any] = {
-    "WEBCLEAN_ENABLED": True,
-    "WEBCLEAN_EXTRACTOR": "default",
-    "WEBCLEAN_EXTRACTOR_OPTIONS": {},
-    "WEBCLEAN_MIN_TEXT_CHARS": 200,
-    "WEBCLEAN_KEEP_HTML": False,
-    "WEBCLEAN_MAX_HTML_BYTES": 10 * 1024 * 1024,
-    "WEBCLEAN_WORKERS": None,  # None: default_workers()
-    "WEBCLEAN_HTML_FIELD": "html",
-    "WEBCLEAN_OFFLOAD": "process",  # measured: docs/BENCHMARKS.md
-    "WEBCLEAN_OUTLINE": False,  # also return each page's links, feeds, article signals (news spider: on)
-    "WEBCLEAN_PAGE_TIMEOUT": 30.0,  # seconds per page in a worker process; 0: no limit
-    "WEBCLEAN_SEARCH_ENGINES": {},  # harvest spider: HTML result-page engines by name
-    "WEBCLEAN_SEARXNG_URL": None,  # harvest spider: default SearXNG endpoint
-    "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": False,  # address guard off: docs/SECURITY.md
-    "WEBCLEAN_ALLOWED_NETWORKS": [],  # networks the address guard lets through
-    "WEBCLEAN_WARC": None,  # WARC file name template; None: no recording (webclean_scrapy.warc)
-    "WEBCLEAN_EXPLAIN_DIR": None,  # write `webclean explain` reports of doubtful pages here
-    "WEBCLEAN_EXPLAIN_BELOW": 0.5,  # ... those whose confidence is below this (or whose text is empty)
-    "WEBCLEAN_REDIS_URL": None,  # set: distributed crawl on scrapy-redis (docs/DISTRIBUTED.md)
-}
+#: How a field of each type is read from Scrapy's settings; other types (``str``...) are taken as given.
+_READERS: dict[type, str] = {bool: "getbool", int: "getint", float: "getfloat", dict: "getdict", list: "getlist"}
 
 
-def _seconds(value: Any) -> float | None:
-    """A time limit setting: seconds, or ``None`` for none (``None``, ``""`` or ``0``)."""
-    if value in (None, ""):
-        return None
-    return float(value) or None
+def setting_name(attribute: str) -> str:
+    """``min_text_chars`` -> ``WEBCLEAN_MIN_TEXT_CHARS``."""
+    return PREFIX + attribute.upper()
 
 
 @dataclass(frozen=True)
 class WebcleanSettings:
-    """The ``WEBCLEAN_*`` settings, validated."""
+    """The ``WEBCLEAN_*`` settings, validated. One field per setting; see the module docstring."""
 
-    enabled: bool = DEFAULTS["WEBCLEAN_ENABLED"]
-    extractor: str = DEFAULTS["WEBCLEAN_EXTRACTOR"]
+    enabled: bool = True
+    extractor: str = "default"
     extractor_options: dict[str, Any] = field(default_factory=dict)
-    min_text_chars: int = DEFAULTS["WEBCLEAN_MIN_TEXT_CHARS"]
-    keep_html: bool = DEFAULTS["WEBCLEAN_KEEP_HTML"]
-    max_html_bytes: int = DEFAULTS["WEBCLEAN_MAX_HTML_BYTES"]
-    workers: int = field(default_factory=default_workers)
-    html_field: str = DEFAULTS["WEBCLEAN_HTML_FIELD"]
-    offload: str = DEFAULTS["WEBCLEAN_OFFLOAD"]
-    page_timeout: float | None = DEFAULTS["WEBCLEAN_PAGE_TIMEOUT"]
-    outline: bool = DEFAULTS["WEBCLEAN_OUTLINE"]
-    search_engines: dict[str, Any] = field(default_factory=dict)
-    searxng_url: str | None = DEFAULTS["WEBCLEAN_SEARXNG_URL"]
-    allow_private_addresses: bool = DEFAULTS["WEBCLEAN_ALLOW_PRIVATE_ADDRESSES"]
-    allowed_networks: tuple[str, ...] = ()
-    warc: str | None = DEFAULTS["WEBCLEAN_WARC"]
-    explain_dir: str | None = DEFAULTS["WEBCLEAN_EXPLAIN_DIR"]
-    explain_below: float = DEFAULTS["WEBCLEAN_EXPLAIN_BELOW"]
-    redis_url: str | None = DEFAULTS["WEBCLEAN_REDIS_URL"]
+    min_text_chars: int = 200
+    keep_html: bool = False
+    max_html_bytes: int = 10 * 1024 * 1024
+    #: ``None``: :func:`default_workers` (resolved on construction, so the attribute is an int).
+    workers: int | None = None
+    html_field: str = "html"
+    offload: str = "process"  # measured: docs/BENCHMARKS.md
+    #: Seconds per page in a worker process; ``0`` (read as ``None``): no limit.
+    page_timeout: float | None = 30.0
+    outline: bool = False  # also return each page's links, feeds, article signals (news spider: on)
+    search_engines: dict[str, Any] = field(default_factory=dict)  # harvest spider: HTML result-page engines
+    searxng_url: str | None = None  # harvest spider: default SearXNG endpoint
+    allow_private_addresses: bool = False  # address guard off: docs/SECURITY.md
+    allowed_networks: list[str] = field(default_factory=list)  # networks the address guard lets through
+    warc: str | None = None  # WARC file name template; None: no recording (webclean_scrapy.warc)
+    explain_dir: str | None = None  # write `webclean explain` reports of doubtful pages here
+    explain_below: float = 0.5  # ... those whose confidence is below this (or whose text is empty)
+    redis_url: str | None = None  # set: distributed crawl on scrapy-redis (docs/DISTRIBUTED.md)
 
     def __post_init__(self) -> None:
+        # Normalised here so that WebcleanSettings(...) built in code gets the same rules as settings.
+        object.__setattr__(self, "offload", str(self.offload).lower())
+        if self.workers is None:
+            object.__setattr__(self, "workers", default_workers())
         if self.offload not in OFFLOAD_MODES:
             raise ValueError(f"WEBCLEAN_OFFLOAD must be one of {', '.join(OFFLOAD_MODES)}, got {self.offload!r}")
-        if self.workers < 1:
+        if self.workers < 1:  # type: ignore[operator]
             raise ValueError(f"WEBCLEAN_WORKERS must be at least 1, got {self.workers}")
-        if self.page_timeout is not None and not self.page_timeout > 0:
-            raise ValueError(f"WEBCLEAN_PAGE_TIMEOUT must be a positive number of seconds, got {self.page_timeout}")
-        if self.redis_url is not None and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
-            raise ValueError(f"WEBCLEAN_REDIS_URL must be a redis://, rediss:// or unix:// URL, got {self.redis_url!r}")
         if self.max_html_bytes < 0 or self.min_text_chars < 0:
             raise ValueError("WEBCLEAN_MAX_HTML_BYTES and WEBCLEAN_MIN_TEXT_CHARS must not be negative")
+        if self.page_timeout is not None:
+            if self.page_timeout == 0:
+                object.__setattr__(self, "page_timeout", None)
+            elif not self.page_timeout > 0:
+                raise ValueError(
+                    f"WEBCLEAN_PAGE_TIMEOUT must be a positive number of seconds (0: none), got {self.page_timeout}")
+        if not 0 <= self.explain_below <= 1:
+            raise ValueError(f"WEBCLEAN_EXPLAIN_BELOW must be between 0 and 1, got {self.explain_below}")
+        if self.redis_url is not None and not str(self.redis_url).startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError(f"WEBCLEAN_REDIS_URL must be a redis://, rediss:// or unix:// URL, got {self.redis_url!r}")
         if self.enabled:
             self.check_extractor()
 
@@ -107,39 +110,58 @@ class WebcleanSettings:
         except ExtractionError as exc:
             raise ValueError(f"WEBCLEAN_EXTRACTOR={self.extractor!r}, WEBCLEAN_EXTRACTOR_OPTIONS="
                              f"{self.extractor_options!r}: {exc}") from exc
-        if not 0 <= self.explain_below <= 1:
-            raise ValueError(f"WEBCLEAN_EXPLAIN_BELOW must be between 0 and 1, got {self.explain_below}")
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> WebcleanSettings:
-        workers = settings.get("WEBCLEAN_WORKERS")
-        extractor = settings.get("WEBCLEAN_EXTRACTOR", DEFAULTS["WEBCLEAN_EXTRACTOR"])
-        return cls(
-            enabled=settings.getbool("WEBCLEAN_ENABLED", DEFAULTS["WEBCLEAN_ENABLED"]),
-            extractor=extractor,
-            extractor_options=dict(settings.getdict("WEBCLEAN_EXTRACTOR_OPTIONS")),
-            min_text_chars=settings.getint("WEBCLEAN_MIN_TEXT_CHARS", DEFAULTS["WEBCLEAN_MIN_TEXT_CHARS"]),
-            keep_html=settings.getbool("WEBCLEAN_KEEP_HTML", DEFAULTS["WEBCLEAN_KEEP_HTML"]),
-            max_html_bytes=settings.getint("WEBCLEAN_MAX_HTML_BYTES", DEFAULTS["WEBCLEAN_MAX_HTML_BYTES"]),
-            workers=int(workers) if workers not in (None, "") else default_workers(),
-            html_field=settings.get("WEBCLEAN_HTML_FIELD", DEFAULTS["WEBCLEAN_HTML_FIELD"]),
-            offload=str(settings.get("WEBCLEAN_OFFLOAD", DEFAULTS["WEBCLEAN_OFFLOAD"])).lower(),
-            outline=settings.getbool("WEBCLEAN_OUTLINE", DEFAULTS["WEBCLEAN_OUTLINE"]),
-            page_timeout=_seconds(settings.get("WEBCLEAN_PAGE_TIMEOUT", DEFAULTS["WEBCLEAN_PAGE_TIMEOUT"])),
-            search_engines=dict(settings.getdict("WEBCLEAN_SEARCH_ENGINES")),
-            searxng_url=settings.get("WEBCLEAN_SEARXNG_URL") or None,
-            allow_private_addresses=settings.getbool("WEBCLEAN_ALLOW_PRIVATE_ADDRESSES",
-                                                     DEFAULTS["WEBCLEAN_ALLOW_PRIVATE_ADDRESSES"]),
-            allowed_networks=tuple(settings.getlist("WEBCLEAN_ALLOWED_NETWORKS")),
-            warc=str(settings.get("WEBCLEAN_WARC") or "") or None,
-            explain_dir=str(settings.get("WEBCLEAN_EXPLAIN_DIR")) if settings.get("WEBCLEAN_EXPLAIN_DIR") else None,
-            explain_below=settings.getfloat("WEBCLEAN_EXPLAIN_BELOW", DEFAULTS["WEBCLEAN_EXPLAIN_BELOW"]),
-            redis_url=settings.get("WEBCLEAN_REDIS_URL") or None,
-        )
+        """Read every field's setting; an absent (or ``None``) setting keeps the field's default."""
+        hints = typing.get_type_hints(cls)
+        values: dict[str, Any] = {}
+        for spec in fields(cls):
+            name = setting_name(spec.name)
+            if settings.get(name) is None:
+                continue
+            values[spec.name] = _read(settings, name, hints[spec.name])
+        return cls(**values)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> WebcleanSettings:
         return cls.from_settings(crawler.settings)
+
+
+def _read(settings: BaseSettings, name: str, hint: Any) -> Any:
+    """The value of setting *name* as the field type *hint* (``int``, ``dict[str, Any]``, ``str | None``...)."""
+    args = typing.get_args(hint)
+    optional = type(None) in args and isinstance(hint, types.UnionType)
+    if optional:
+        if settings.get(name) == "":
+            return None
+        (hint,) = [arg for arg in args if arg is not type(None)]
+    kind = typing.get_origin(hint) or hint
+    reader = _READERS.get(kind)
+    try:
+        if reader is None:  # str (or an Extractor class given directly): as given
+            return settings.get(name)
+        value = getattr(settings, reader)(name)
+        return dict(value) if kind is dict else value
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: {exc}") from None
+
+
+def _default(spec: Field[Any]) -> Any:
+    if spec.default is not MISSING:
+        return spec.default
+    return spec.default_factory()  # type: ignore[misc]
+
+
+#: Defaults, by setting name, derived from :class:`WebcleanSettings` (never written twice).
+#: Also usable as a settings dict (``settings.update(DEFAULTS)``); :class:`webclean_scrapy.Addon`
+#: writes a deep copy at add-on priority.
+DEFAULTS: dict[str, Any] = {setting_name(spec.name): _default(spec) for spec in fields(WebcleanSettings)}
+
+
+def default_settings() -> dict[str, Any]:
+    """A fresh copy of :data:`DEFAULTS` (its dict values are not shared)."""
+    return copy.deepcopy(DEFAULTS)
 
 
 class WebcleanComponent:

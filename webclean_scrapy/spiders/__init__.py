@@ -3,8 +3,8 @@
 * ``news`` (:class:`NewsSpider`): crawl news sites, one item per article.
 * ``harvest`` (:class:`HarvestSpider`): a corpus from a search engine's results.
 
-Both need :class:`~webclean_scrapy.middleware.WebcleanMiddleware` and enable
-it themselves when the project has not. :data:`PROJECT_SETTINGS` holds the
+Both need :class:`~webclean_scrapy.middleware.WebcleanMiddleware` and add
+:class:`webclean_scrapy.Addon` to ``ADDONS`` themselves when the project has not. :data:`PROJECT_SETTINGS` holds the
 polite defaults the repository's project and ``webclean demo`` run with.
 """
 

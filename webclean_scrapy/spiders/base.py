@@ -1,8 +1,11 @@
-"""What the webclean spiders share: the middleware they need, stats, failures."""
+"""What the webclean spiders share: the add-on they need, argument parsing, stats, failures."""
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import scrapy
 from scrapy import signals
@@ -11,18 +14,14 @@ from scrapy.exceptions import DownloadCancelledError, IgnoreRequest
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.log import logformatter_adapter
 
-from scrapy import signals
-
+from webclean_scrapy.addon import Addon
 from webclean_scrapy.emitted import EmittedStore, open_store
-from webclean_scrapy.guard import GUARD_ORDER, AddressGuardMiddleware, BlockedAddressError
+from webclean_scrapy.guard import BlockedAddressError
 from webclean_scrapy.items import META_KEY
 from webclean_scrapy.jobdir import JobDir
 from webclean_scrapy.jobdir import configure_settings as configure_jobdir
-from webclean_scrapy.middleware import WebcleanMiddleware
 from webclean_scrapy.settings import WebcleanSettings
 from webclean_scrapy.urls import canonical_key
-
-from .project import MIDDLEWARE_ORDER
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -56,6 +55,44 @@ def configure_crawl_state(settings: BaseSettings) -> None:
         from webclean_scrapy.distributed import configure_settings as configure_redis
 
         configure_redis(settings)
+#: A host name: labels of letters (any script), digits, ``-`` and ``_``, joined by dots.
+_HOST_NAME = re.compile(r"^[^\W_]([\w-]*[^\W_])?(\.[^\W_]([\w-]*[^\W_])?)*\.?$")
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_url(value: Any, name: str) -> str:
+    """A URL given to a spider (``-a start_urls=``, ``-a search_url=``, a setting), checked
+    the same way by every spider, so a typo fails at start-up with a message naming *name*.
+
+    It must be ``http(s)://`` with a well-formed host. A URL without a scheme
+    gets ``https://`` only when its host is a domain name with a dot
+    (``news.example``), an IP address or ``localhost``: ``not-a-url`` is a
+    typo, not a host to retry DNS for. With an explicit scheme, single-label
+    hosts (``http://intranet/``) are allowed.
+    """
+    url = str(value).strip()
+    error = f"{name}: not an http(s) URL: {value!r}"
+    try:
+        if "://" not in url:
+            host = urlsplit("https://" + url).hostname or ""
+            if not ("." in host.strip(".") or host == "localhost" or _is_ip(host)):
+                raise ValueError(error + " (a URL without a scheme needs a domain name, like news.example)")
+            url = "https://" + url
+        parts = urlsplit(url)
+        host = parts.hostname
+        parts.port  # noqa: B018 -- raises ValueError for a port that is not a number
+    except ValueError as exc:
+        raise ValueError(str(exc) if str(exc).startswith(error) else error) from None
+    if parts.scheme not in ("http", "https") or not host or not (_HOST_NAME.match(host) or _is_ip(host)):
+        raise ValueError(error)
+    return url
 
 
 def is_html(response: Response) -> bool:
@@ -85,13 +122,14 @@ def failure_reason(failure: Failure) -> str:
 
 
 class WebcleanSpider(scrapy.Spider):
-    """Base class: makes sure the extraction middleware and the address guard
-    run, counts outcomes in stats.
+    """Base class: makes sure the webclean add-on runs, counts outcomes in stats.
 
-    The spiders read each page's text from ``response.meta["webclean"]``,
-    so the middleware is enabled here when the project did not configure it
-    (a project that set it to ``None`` keeps it off, and gets no items). The
-    address guard (:mod:`webclean_scrapy.guard`) is enabled the same way;
+    The spiders read each page's text from ``response.meta["webclean"]``, so
+    :class:`~webclean_scrapy.Addon` is added to ``ADDONS`` here when the
+    project did not list it (a project that set it to ``None`` keeps it off,
+    and gets no items unless it wires the components itself). Scrapy loads
+    add-ons after this, so the add-on still defers to the project's settings.
+    The add-on also enables the address guard (:mod:`webclean_scrapy.guard`);
     ``WEBCLEAN_ALLOW_PRIVATE_ADDRESSES = True`` turns it off.
     """
 
@@ -106,11 +144,12 @@ class WebcleanSpider(scrapy.Spider):
     emitted: EmittedStore
 
     @classmethod
+    def update_settings(cls, settings: BaseSettings) -> None:
+        super().update_settings(settings)
+        settings.setdefault_in_component_priority_dict("ADDONS", Addon, 0)
+
+    @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> WebcleanSpider:
-        crawler.settings.setdefault_in_component_priority_dict(
-            "DOWNLOADER_MIDDLEWARES", WebcleanMiddleware, MIDDLEWARE_ORDER)
-        crawler.settings.setdefault_in_component_priority_dict(
-            "DOWNLOADER_MIDDLEWARES", AddressGuardMiddleware, GUARD_ORDER)
         configure_crawl_state(crawler.settings)
         spider = super().from_crawler(crawler, *args, **kwargs)
         crawler.signals.connect(spider.request_dropped, signal=signals.request_dropped)

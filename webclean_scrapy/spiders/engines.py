@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote_plus, urlencode, urlsplit
 
 from ..settings import WebcleanSettings
+from .base import parse_url
 
 if TYPE_CHECKING:
     from scrapy.http import Response
@@ -114,6 +115,14 @@ class HtmlResultsEngine(SearchEngine):
         return urls
 
 
+def _checked_url(url: Any, name: str) -> str:
+    """*url* checked like the news spider's start URLs (a missing scheme means ``https://``)."""
+    try:
+        return parse_url(url, name)
+    except ValueError as exc:
+        raise SearchEngineError(str(exc)) from None
+
+
 def get_engine(name: str, settings: BaseSettings, search_url: str | None = None) -> SearchEngine:
     """The engine called *name*: ``searxng`` or an entry of ``WEBCLEAN_SEARCH_ENGINES``.
 
@@ -125,7 +134,9 @@ def get_engine(name: str, settings: BaseSettings, search_url: str | None = None)
     if name in configured:
         config = dict(configured[name])
         if search_url:
-            config["url"] = search_url
+            config["url"] = _checked_url(search_url, "-a search_url")
+        elif "url" in config:
+            config["url"] = _checked_url(config["url"], f"WEBCLEAN_SEARCH_ENGINES[{name!r}]['url']")
         unknown = set(config) - {"url", "result_selector", "first_page", "page_step", "result_param"}
         if unknown:
             raise SearchEngineError(f"search engine {name!r}: unknown key(s) {', '.join(sorted(unknown))}")
@@ -142,7 +153,7 @@ def get_engine(name: str, settings: BaseSettings, search_url: str | None = None)
         if not url:
             raise SearchEngineError("the searxng engine needs -a search_url=http://HOST/search "
                                     "(or the WEBCLEAN_SEARXNG_URL setting)")
-        return SearxngEngine(search_url=url)
+        return SearxngEngine(search_url=_checked_url(url, "-a search_url" if search_url else "WEBCLEAN_SEARXNG_URL"))
     known = ", ".join(sorted({"searxng", *configured}))
     raise SearchEngineError(f"unknown search engine {name!r}; known: {known} "
                             "(add HTML engines with the WEBCLEAN_SEARCH_ENGINES setting)")

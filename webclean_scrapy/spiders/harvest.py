@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import scrapy
+from scrapy.exceptions import CloseSpider
 from scrapy.http import TextResponse
+from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
@@ -110,8 +112,9 @@ class HarvestSpider(WebcleanSpider):
         index = response.meta["harvest_page"]
         try:
             urls = self.engine.result_urls(response)
-        except Exception:  # not JSON, not the expected shape...
+        except Exception as exc:  # not JSON, not the expected shape...
             self.inc("bad_search_pages")
+            self.search_broken(index, response.url, f"unreadable answer ({type(exc).__name__}: {exc})")
             return
         self.inc("results_seen", len(urls))
         if not urls:
@@ -147,6 +150,23 @@ class HarvestSpider(WebcleanSpider):
 
     def search_failed(self, failure: Failure) -> None:
         self.count_failure(failure, "search_errors")
+        if failure.check(HttpError):
+            reason = f"HTTP {failure.value.response.status}"
+        else:
+            reason = f"{type(failure.value).__name__}: {failure.value}"
+        self.search_broken(failure.request.meta["harvest_page"], failure.request.url, reason)
+
+    def search_broken(self, index: int, url: str, reason: str) -> None:
+        """Log a result page that brought no results because the engine failed, at ERROR.
+
+        Without results there is no corpus: when the first page fails the
+        crawl closes with ``finish_reason = "search_failed"``. A later page
+        only ends the paging; the results taken so far are still fetched.
+        """
+        self.logger.error("Search engine %s failed on result page %d (%s): %s; %d result(s) taken so far",
+                          self.engine_name, index + 1, url, reason, self.taken)
+        if self.taken == 0:
+            raise CloseSpider("search_failed")
 
     async def parse_result(self, response: Response) -> AsyncIterator[CleanedPage]:
         rank = response.meta["harvest_rank"]

@@ -41,7 +41,7 @@ from webclean_scrapy.items import META_CANONICAL_URL, META_HOLD, META_SKIP, Clea
 from webclean_scrapy.middleware import extraction_of, outline_of
 from webclean_scrapy.urls import canonical_key, site_of, strip_tracking
 
-from .base import WebcleanSpider, is_html, parse_bool, parse_positive_int
+from .base import WebcleanSpider, is_html, parse_bool, parse_positive_int, parse_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -69,7 +69,8 @@ META_HEADLINE = "news_headline"
 
 
 def read_start_urls(start_urls: str | Iterable[str] | None, start_urls_file: str | None) -> list[str]:
-    """Start URLs from ``-a start_urls=a,b`` and/or a file (one per line, ``#`` comments)."""
+    """Start URLs from ``-a start_urls=a,b`` and/or a file (one per line, ``#`` comments),
+    checked by :func:`~webclean_scrapy.spiders.base.parse_url`."""
     urls: list[str] = []
     if isinstance(start_urls, str):
         urls.extend(u.strip() for u in start_urls.split(","))
@@ -78,13 +79,7 @@ def read_start_urls(start_urls: str | Iterable[str] | None, start_urls_file: str
     if start_urls_file:
         lines = Path(start_urls_file).read_text(encoding="utf-8").splitlines()
         urls.extend(line.split("#", 1)[0].strip() for line in lines)
-    result = []
-    for url in filter(None, urls):
-        if "://" not in url:
-            url = "https://" + url
-        if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
-            raise ValueError(f"not an http(s) URL: {url!r}")
-        result.append(strip_tracking(url))
+    result = [strip_tracking(parse_url(url, "-a start_urls")) for url in filter(None, urls)]
     if not result:
         raise ValueError("the news spider needs -a start_urls=URL[,URL...] or -a start_urls_file=PATH")
     return result
@@ -102,7 +97,6 @@ class NewsSpider(WebcleanSpider):
     name = "news"
     stats_prefix = "news/"
     custom_settings = {
-        "REQUEST_FINGERPRINTER_CLASS": "webclean_scrapy.urls.TrackingParamsFingerprinter",
         # Links, feeds and article signals from the extraction worker: no parse here.
         "WEBCLEAN_OUTLINE": True,
     }
@@ -205,7 +199,7 @@ class NewsSpider(WebcleanSpider):
 
     # -- robots.txt and sitemaps ----------------------------------------------
     def parse_robots(self, response: Response) -> Iterator[scrapy.Request]:
-        urls = [u for u in sitemap_urls_from_robots(response.body, base_url=response.url) if self.in_site(u)]
+        urls = [u for u in robots_sitemaps(response.body, response.url) if self.in_site(u)]
         if urls:
             for url in urls:
                 yield self.sitemap_request(url)
@@ -472,6 +466,15 @@ class NewsSpider(WebcleanSpider):
 def emitted_keys(url_keys: Iterable[str], text_key: str) -> list[str]:
     """Store keys (:mod:`webclean_scrapy.emitted`) of an item's URL keys and text fingerprint."""
     return [*(f"url:{key}" for key in url_keys), f"text:{text_key}"]
+def robots_sitemaps(body: bytes, base_url: str) -> list[str]:
+    """The ``Sitemap:`` URLs of a robots.txt, by Scrapy's own reader.
+
+    Scrapy 2.14+ reads the bytes (and warns for text); 2.13 reads only text.
+    """
+    try:
+        return list(sitemap_urls_from_robots(body, base_url=base_url))
+    except TypeError:  # Scrapy 2.13
+        return list(sitemap_urls_from_robots(body.decode("utf-8", "replace"), base_url=base_url))
 
 
 def listed_by_site(response: Response) -> None:

@@ -12,15 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from webclean_scrapy.guard import GUARD_ORDER
 from webclean_scrapy.items import FIELD_ORDER
 
 #: Identify the crawler and where to read about it, as robots.txt etiquette asks.
 USER_AGENT = "webclean-scrapy/0.1 (+https://github.com/webclean-scrapy/webclean-scrapy)"
-
-#: Order of the downloader middleware: after redirects (600), decompression (590),
-#: meta refresh (580) and retries (550), so it sees the final page.
-MIDDLEWARE_ORDER = 540
 
 PROJECT_SETTINGS: dict[str, Any] = {
     "USER_AGENT": USER_AGENT,
@@ -41,24 +36,12 @@ PROJECT_SETTINGS: dict[str, Any] = {
     "HTTPCACHE_DIR": "httpcache",
     "HTTPCACHE_IGNORE_HTTP_CODES": [500, 502, 503, 504, 429],
     # -- webclean -----------------------------------------------------
-    "DOWNLOADER_MIDDLEWARES": {
-        "webclean_scrapy.middleware.WebcleanMiddleware": MIDDLEWARE_ORDER,
-        # No requests to loopback/private/link-local... addresses (docs/SECURITY.md);
-        # WEBCLEAN_ALLOW_PRIVATE_ADDRESSES = True turns this off.
-        "webclean_scrapy.guard.AddressGuardMiddleware": GUARD_ORDER,
-        # Off (NotConfigured) until WEBCLEAN_WARC names a file: -s WEBCLEAN_WARC=crawl.warc.gz
-        "webclean_scrapy.warc.WarcRecorder": 950,
-        "webclean_scrapy.compression.CompressedBodyCheckMiddleware": 595,  # before decompression (590)
-        # Scrapy 2.19's lets requests through while robots.txt downloads (webclean_scrapy/robots.py).
-        "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
-        "webclean_scrapy.robots.RobotsTxtMiddleware": 100,
-    },
-    "ITEM_PIPELINES": {
-        "webclean_scrapy.pipelines.WebcleanPipeline": 300,
-        "webclean_scrapy.pipelines.MinTextFilterPipeline": 400,
-    },
-    # /story?utm_source=x and /story are one request for the dupefilter.
-    "REQUEST_FINGERPRINTER_CLASS": "webclean_scrapy.urls.TrackingParamsFingerprinter",
+    # The middleware, both pipelines, the address guard, the cut-body check,
+    # the WARC recorder (off until WEBCLEAN_WARC names a file), the fixed
+    # robots.txt middleware, the fingerprinter that ignores tracking
+    # parameters (/story?utm_source=x and /story are one request for the
+    # dupefilter) and the WEBCLEAN_* defaults; see webclean_scrapy/addon.py.
+    "ADDONS": {"webclean_scrapy.Addon": 0},
     # -- output -------------------------------------------------------
     "FEED_EXPORT_ENCODING": "utf-8",
     "FEED_EXPORT_FIELDS": list(FIELD_ORDER),

@@ -1,0 +1,111 @@
+"""The Scrapy add-on: ``ADDONS = {"webclean_scrapy.Addon": 0}`` enables webclean-scrapy.
+
+What :meth:`Addon.update_settings` does, always leaving the project the last
+word (Scrapy applies add-ons after the project's ``settings.py`` and the
+spider's ``custom_settings`` are loaded, and before any component is built):
+
+* enables :class:`~webclean_scrapy.middleware.WebcleanMiddleware` in
+  ``DOWNLOADER_MIDDLEWARES`` at :data:`MIDDLEWARE_ORDER`, and
+  :class:`~webclean_scrapy.pipelines.WebcleanPipeline` and
+  :class:`~webclean_scrapy.pipelines.MinTextFilterPipeline` in
+  ``ITEM_PIPELINES`` at :data:`PIPELINE_ORDERS`, unless the project already
+  lists them (with its own order, or ``None`` to keep one off);
+* enables, the same way, :class:`~webclean_scrapy.guard.AddressGuardMiddleware`
+  at :data:`~webclean_scrapy.guard.GUARD_ORDER` (no requests to private
+  addresses unless ``WEBCLEAN_ALLOW_PRIVATE_ADDRESSES``; docs/SECURITY.md),
+  :class:`~webclean_scrapy.compression.CompressedBodyCheckMiddleware` at
+  :data:`COMPRESSION_CHECK_ORDER` (flags cut gzip bodies ``truncated``) and
+  :class:`~webclean_scrapy.warc.WarcRecorder` at :data:`WARC_ORDER` (off until
+  ``WEBCLEAN_WARC`` names a file);
+* replaces Scrapy's ``RobotsTxtMiddleware`` with
+  :class:`webclean_scrapy.robots.RobotsTxtMiddleware` (Scrapy 2.19's lets
+  requests through while robots.txt is still downloading), unless the
+  project already lists either;
+* sets ``REQUEST_FINGERPRINTER_CLASS`` to
+  :class:`~webclean_scrapy.urls.TrackingParamsFingerprinter` at ``"addon"``
+  priority, unless the project, a spider or an earlier add-on chose one (an
+  add-on placed after this one, such as scrapy-zyte-api's, may wrap it as its
+  fallback);
+* writes every ``WEBCLEAN_*`` default (:data:`webclean_scrapy.settings.DEFAULTS`)
+  at ``"addon"`` priority, so ``crawler.settings`` holds the values in force,
+  and any project, spider or ``-s`` value overrides them.
+
+The manual wiring (the same three components in the project's settings) keeps
+working without the add-on: the components fall back to the same defaults.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from scrapy.settings import SETTINGS_PRIORITIES
+
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as ScrapyRobotsTxtMiddleware
+
+from .compression import CompressedBodyCheckMiddleware
+from .guard import GUARD_ORDER, AddressGuardMiddleware
+from .middleware import WebcleanMiddleware
+from .pipelines import MinTextFilterPipeline, WebcleanPipeline
+from .robots import RobotsTxtMiddleware
+from .settings import default_settings
+from .urls import TrackingParamsFingerprinter
+from .warc import WarcRecorder
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+#: Order of the downloader middleware: ``process_response`` runs from high
+#: numbers to low, so 540 sees the final page, after redirects (600),
+#: decompression (590), meta refresh (580) and retries (550).
+MIDDLEWARE_ORDER = 540
+
+#: Before decompression (590): the check must see the compressed stream.
+COMPRESSION_CHECK_ORDER = 595
+#: Before the HTTP cache (900) and decompression: the bytes as received.
+WARC_ORDER = 950
+#: Where Scrapy's own RobotsTxtMiddleware sits.
+ROBOTS_ORDER = 100
+
+#: Downloader middlewares the add-on enables, with their orders.
+DOWNLOADER_MIDDLEWARE_ORDERS: dict[type, int] = {
+    WebcleanMiddleware: MIDDLEWARE_ORDER,
+    AddressGuardMiddleware: GUARD_ORDER,
+    CompressedBodyCheckMiddleware: COMPRESSION_CHECK_ORDER,
+    WarcRecorder: WARC_ORDER,
+}
+
+#: Orders of the item pipelines: extraction first, then the length filter.
+PIPELINE_ORDERS: dict[type, int] = {WebcleanPipeline: 300, MinTextFilterPipeline: 400}
+
+_ADDON_PRIORITY = SETTINGS_PRIORITIES["addon"]
+
+
+class Addon:
+    """Enable webclean-scrapy's components and defaults in a Scrapy project.
+
+    ``ADDONS = {"webclean_scrapy.Addon": 0}`` in ``settings.py``; see the module
+    docstring for what it sets and why project settings still win.
+    """
+
+    def update_settings(self, settings: BaseSettings) -> None:
+        for middleware, order in DOWNLOADER_MIDDLEWARE_ORDERS.items():
+            settings.setdefault_in_component_priority_dict("DOWNLOADER_MIDDLEWARES", middleware, order)
+        self._replace_robots_middleware(settings)
+        for pipeline, order in PIPELINE_ORDERS.items():
+            settings.setdefault_in_component_priority_dict("ITEM_PIPELINES", pipeline, order)
+        # Scrapy's default fingerprinter is set at "default" priority; anything
+        # higher was a deliberate choice (a project, a spider, another add-on).
+        if (settings.getpriority("REQUEST_FINGERPRINTER_CLASS") or 0) < _ADDON_PRIORITY:
+            settings.set("REQUEST_FINGERPRINTER_CLASS", TrackingParamsFingerprinter, "addon")
+        for name, value in default_settings().items():
+            settings.set(name, value, "addon")
+
+    @staticmethod
+    def _replace_robots_middleware(settings: BaseSettings) -> None:
+        """Swap Scrapy's robots.txt middleware for ours, unless the project listed either."""
+        listed = settings.getdict("DOWNLOADER_MIDDLEWARES")
+        names = {f"{cls.__module__}.{cls.__qualname__}" for cls in (ScrapyRobotsTxtMiddleware, RobotsTxtMiddleware)}
+        if any(key in (ScrapyRobotsTxtMiddleware, RobotsTxtMiddleware) or key in names for key in listed):
+            return
+        settings.setdefault_in_component_priority_dict("DOWNLOADER_MIDDLEWARES", ScrapyRobotsTxtMiddleware, None)
+        settings.setdefault_in_component_priority_dict("DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, ROBOTS_ORDER)
