@@ -116,10 +116,11 @@ def test_each_failure_is_counted(fault_crawl):
     assert stats["news/errors/DownloadCancelledError"] == 1  # DOWNLOAD_MAXSIZE
     reset = {k: v for k, v in stats.items() if k not in {
         "news/errors", "news/errors/http_500", "news/errors/DownloadTimeoutError",
-        "news/errors/DownloadCancelledError", "news/errors/ignored"}}
+        "news/errors/DownloadCancelledError", "news/errors/ignored", "news/errors/redirect_loop"}}
     assert sum(reset.values()) == 1, stats     # the connection reset, under Scrapy's exception name
-    # The redirect loop ends in Scrapy's IgnoreRequest (i11-guard adds its own redirect stats).
-    assert stats["news/errors"] == 4 + stats.get("news/errors/ignored", 0)
+    # The redirect loop: dropped by the dupefilter, counted by the spider (request_dropped).
+    assert stats["news/errors/redirect_loop"] == 1
+    assert stats["news/errors"] == 5 + stats.get("news/errors/ignored", 0)
     # Binary bytes labelled text/html are never extracted.
     assert fault_crawl.stat("webclean/skipped/binary") == 1
     assert fault_crawl.stat("news/non_html") == 1
