@@ -29,6 +29,7 @@ from .document import Document, built_page
 from .errors import ExtractionError
 from .extraction import Extractor
 from .extractors import available_extractors, get_extractor
+from .items import ITEM_METADATA_FIELDS
 
 #: File names picked up when a directory is given to ``webclean extract``.
 HTML_SUFFIXES = (".html", ".htm", ".gz")
@@ -165,7 +166,8 @@ def extract_record(source: str, data: bytes) -> dict[str, Any]:
     with built_page(lambda: Document.from_html(read_page(data))) as doc:
         result = _extractor.extract(doc)
     return {"source": source, "title": result.title, "text": result.text, "extractor": result.extractor,
-            "page_type": result.page_type}
+            "page_type": result.page_type,
+            **{name: getattr(result, name) for name in ITEM_METADATA_FIELDS}, "canonical_url": result.canonical_url}
 
 
 def _describe(exc: Exception) -> str:
@@ -347,7 +349,8 @@ def build_parser() -> argparse.ArgumentParser:
     extract = commands.add_parser(
         "extract", help="extract the main text of HTML files as JSON lines",
         description="Extract the main text of HTML files (plain or .gz) as JSON lines "
-                    "{source, title, text, extractor, page_type}.")
+                    "{source, title, text, extractor, page_type, author, date, date_modified, sitename, "
+                    "description, tags, image, canonical_url}.")
     extract.add_argument("paths", nargs="+", metavar="PATH",
                          help="HTML file, directory (searched recursively for *.html, *.htm, *.gz) or - for stdin")
     extract.add_argument("-e", "--extractor", default="default",
