@@ -14,7 +14,7 @@ import pytest
 
 from webclean_scrapy import available_extractors
 from webclean_scrapy.cli import main
-from webclean_scrapy.evaluation import REPORT_KEYS, SNIPPET_KEYS
+from webclean_scrapy.evaluation import METADATA_KEYS, REPORT_KEYS, SNIPPET_KEYS
 from webclean_scrapy.evaluation import peers as peers_module
 from webclean_scrapy.page_type import PAGE_TYPES
 
@@ -206,7 +206,12 @@ def test_eval_wcxb_fields_by_type(wcxb_dataset, tmp_path, capsys):
     report = json.loads(target.read_text(encoding="utf-8"))
     assert list(report) == ["wcxb-tiny", "by_type"]
     figures = report["wcxb-tiny"]["baseline"]
-    assert list(figures) == list(REPORT_KEYS) + list(SNIPPET_KEYS)
+    assert list(figures) == list(REPORT_KEYS) + list(SNIPPET_KEYS) + list(METADATA_KEYS) + ["dated_pages"]
+    # Metadata, judged on the pages with a gold title (a1, p1) and the date on a1 only:
+    #   a1: title "Big news" (its h1) exact; author Ann not found; date not found.
+    #   p1: no title found (0, 0); null author, none found: a match.
+    assert [figures[k] for k in METADATA_KEYS] == [0.5, 0.5, 0.5, 0.0] and figures["dated_pages"] == 1
+    assert "wcxb-tiny: metadata" in out and "on the 1 dated pages" in out
     # Baseline keeps every word. Per page (word P, R, F1):
     #   a1: 8 gold words of 12 (nav, footer)     -> 2/3, 1, 0.8
     #   p1: 5 gold words of 8 ("add to cart")     -> 5/8, 1, 10/13
