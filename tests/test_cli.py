@@ -56,7 +56,8 @@ def test_extract_directory_to_stdout(pages, capsys):
     out, err = capsys.readouterr()
     records = read_lines(out)
     assert [Path(r["source"]).name for r in records] == ["a.html", "b.html.gz"]
-    assert list(records[0]) == ["source", "title", "text", "extractor", "page_type"]
+    assert list(records[0]) == ["source", "title", "text", "extractor", "page_type", "author", "date",
+                                "date_modified", "sitename", "description", "tags", "image", "canonical_url"]
     assert {r["page_type"] for r in records} <= set(PAGE_TYPES)
     assert records[0]["title"] == "Page 1"
     assert records[1]["text"] == "Paragraph number 二 of the test page, with a few more words."
@@ -111,7 +112,8 @@ def test_installed_script_reads_stdin_and_gzip(pages):
     assert record.pop("page_type") in PAGE_TYPES
     assert record == {"source": "<stdin>", "title": "Page 7",
                       "text": "Paragraph number 7 of the test page, with a few more words.",
-                      "extractor": "baseline"}
+                      "extractor": "baseline", "author": None, "date": None, "date_modified": None,
+                      "sitename": None, "description": None, "tags": [], "image": None, "canonical_url": None}
     assert b"input is binary" in result.stderr and b"Traceback" not in result.stderr
 
 

@@ -30,6 +30,7 @@ when none of the sources above gave a date (measured in docs/EVALUATION.md).
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from dataclasses import dataclass, field
@@ -397,7 +398,39 @@ def _text(value: Any) -> str | None:
 
 
 def _clean(text: str) -> str:
+    """Whitespace collapsed, and the HTML entities some pages leave in their
+    attributes and JSON (``&amp;``, ``&#8217;``) decoded."""
+    if "&" in text:
+        text = html.unescape(text)
     return _SPACE.sub(" ", text).strip()
+
+
+#: A separator between a title and the site's name: `` | ``, `` - ``, `` – ``, `` — ``, `` :: ``, `` » ``...
+_TITLE_SEPARATOR = re.compile(r"\s+(?:[|»·•~]|::|--?|[–—])\s+")
+
+
+def _without_site(title: str, sitename: str | None, host: str) -> str:
+    """*title* without a leading or trailing segment that names the site
+    ("Defer, Panic, and Recover - The Go Programming Language")."""
+    parts = _TITLE_SEPARATOR.split(title)
+    if len(parts) < 2:
+        return title
+    names = {_key(sitename), _key(host), _key(host.rsplit(".", 1)[0]), _key(host.split(".")[0])} - {""}
+
+    def names_site(part: str) -> bool:
+        part = _key(part)
+        return bool(part) and any(name in part or (len(part) >= 4 and part in name) for name in names)
+
+    first, last = 0, len(parts)
+    while last - first > 1 and names_site(parts[last - 1]):
+        last -= 1
+    while last - first > 1 and names_site(parts[first]):
+        first += 1
+    if (first, last) == (0, len(parts)):
+        return title
+    start = title.find(parts[first])
+    end = title.rfind(parts[last - 1]) + len(parts[last - 1])
+    return title[start:end].strip() if 0 <= start < end else title
 
 
 def _microdata(doc: Document) -> dict[str, Any]:
@@ -431,8 +464,8 @@ def _element_text(el: etree._Element) -> str:
 
 
 def _title(doc: Document, ld: _JsonLd, meta: _MetaValues, micro: dict[str, Any], sitename: str | None) -> str:
-    title = ld.headline or meta.first("title") or _text(micro.get("headline")) or doc.title
-    return _clean(title or "")
+    title = _clean(ld.headline or meta.first("title") or _text(micro.get("headline")) or doc.title or "")
+    return _without_site(title, sitename, (urlsplit(doc.url or "").hostname or "").removeprefix("www."))
 
 
 def _author(ld: _JsonLd, meta: _MetaValues, micro: dict[str, Any], sitename: str | None,
