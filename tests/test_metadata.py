@@ -96,6 +96,7 @@ def test_organisation_author_only_on_articles():
     "<html><head><script type='application/ld+json'>[1, \"x\", null, {\"@graph\": 5}]</script>"
     "<meta name='date' content='not a date'><meta property='article:published_time' content='2025-13-45'>"
     "<time datetime='yesterday'></time></head><body><p>x</p></body></html>",
+    "<script type='application/ld+json'>" + "[" * 100_000 + "]" * 100_000 + "</script><p>x</p>",
 ])
 def test_pages_that_say_nothing(page):
     md = extract_metadata(Document.from_html(page))

@@ -167,7 +167,13 @@ def metadata_of(doc: Document) -> Metadata:
     computed once per document."""
     found = doc.__dict__.get("_metadata")
     if found is None:
-        found = doc.__dict__["_metadata"] = extract_metadata(doc, page_type=page_type_of(doc)[0])
+        try:
+            found = extract_metadata(doc, page_type=page_type_of(doc)[0])
+        except (ValueError, TypeError, AttributeError, KeyError, IndexError, RecursionError):
+            # Markup no rule foresaw must never cost the page its text: the
+            # metadata is then only the document's own title.
+            found = Metadata(title=doc.title)
+        doc.__dict__["_metadata"] = found
     return found
 
 
@@ -272,10 +278,12 @@ class _JsonLd:
                 continue
             try:
                 data = json.loads(text)
+            except RecursionError:  # nesting deeper than Python's stack: no data
+                continue
             except ValueError:
                 try:  # a stray control character or trailing comma is common
                     data = json.loads(re.sub(r",\s*([}\]])", r"\1", text.strip().rstrip(";")), strict=False)
-                except ValueError:
+                except (ValueError, RecursionError):
                     continue
             self._collect(data, 0)
         self.ids = {node["@id"]: node for node in self.nodes if isinstance(node.get("@id"), str)}
