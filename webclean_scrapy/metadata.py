@@ -117,7 +117,7 @@ _ORGANISATION_TYPES = frozenset("organization newsmediaorganization corporation 
 _ITEMPROPS = frozenset({"author", "creator", "datepublished", "datemodified", "datecreated", "headline",
                         "publisher"})
 _ITEMPROP_XPATH = etree.XPath(
-    "//*[@itemprop][not(self::meta) and not(self::link)]", smart_strings=False)
+    "//*[@itemprop][not(self::meta) and not(self::link) and not(self::time)]", smart_strings=False)
 
 _SPACE = re.compile(r"\s+")
 _WORD_CHARS = re.compile(r"\w+")
@@ -213,7 +213,7 @@ def extract_metadata(doc: Document, *, page_type: str | None = None,
         md.sitename = md.sitename[1:]
     md.title = _title(doc, ld, meta, micro, md.sitename)
 
-    md.author = _author(ld, meta, micro, md.sitename, (urlsplit(base).hostname or "").removeprefix("www."),
+    md.author = _author(ld, meta, doc, md.sitename, (urlsplit(base).hostname or "").removeprefix("www."),
                         people_only=page_type is not None and page_type not in AUTHORED_PAGE_TYPES)
     # Most precise first (measured on wcxb-dev, docs/EVALUATION.md): a day
     # in the URL path, the explicit <meta> names, JSON-LD, <time>, microdata,
@@ -441,30 +441,40 @@ def _without_site(title: str, sitename: str | None, host: str) -> str:
     return title[start:end].strip() if 0 <= start < end else title
 
 
-def _microdata(doc: Document) -> dict[str, Any]:
+def _microdata(doc: Document, whole_tree: bool = False) -> dict[str, Any]:
     """The first ``itemprop`` element of each :data:`_ITEMPROPS` name: its
-    date (``datetime`` / ``content``) or its text; authors hold a ``name``."""
+    date (``datetime`` / ``content``) or its text; authors hold a ``name``.
+
+    Without *whole_tree*, only the ``<meta>``, ``<time>`` and ``<link>``
+    elements already at hand are read (free); the whole-tree search costs
+    a pass over every element, so it is made only for what nothing else gave
+    (the author, :func:`_author`).
+    """
     found: dict[str, Any] = {}
-    for el in tagged_elements(doc)["meta"]:
+    elements = tagged_elements(doc)
+    for el in (*elements["meta"], *elements["time"], *elements["link"]):
         prop = el.get("itemprop")
-        if prop and prop.lower() in _ITEMPROPS and prop.lower() not in found and el.get("content"):
-            found[prop.lower()] = el.get("content")
-    for el in _ITEMPROP_XPATH(doc.root):
-        prop = el.get("itemprop", "").lower()
-        for name in prop.split():
-            if name not in _ITEMPROPS or name in found:
-                continue
-            if name.startswith("date"):
-                found[name] = el.get("datetime") or el.get("content") or _element_text(el)
-            elif name in ("author", "creator"):
-                named = el.xpath(".//*[@itemprop='name']")
-                if named:
-                    found[name] = named[0].get("content") or _element_text(named[0])
-                elif el.get("itemscope") is None:
-                    found[name] = el.get("content") or _element_text(el)
-            else:
-                found[name] = el.get("content") or _element_text(el)
+        if prop:
+            _microdata_value(el, prop, found)
+    if whole_tree:
+        for el in _ITEMPROP_XPATH(doc.root):
+            _microdata_value(el, el.get("itemprop", ""), found)
     return found
+
+
+def _microdata_value(el: etree._Element, prop: str, found: dict[str, Any]) -> None:
+    for name in prop.lower().split():
+        if name not in _ITEMPROPS or name in found:
+            continue
+        if name.startswith("date"):
+            value = el.get("datetime") or el.get("content") or _element_text(el)
+        elif name in ("author", "creator") and el.get("itemscope") is not None:
+            named = el.xpath(".//*[@itemprop='name']")
+            value = named[0].get("content") or _element_text(named[0]) if named else None
+        else:
+            value = el.get("content") or el.get("href") or _element_text(el)
+        if value:
+            found[name] = value
 
 
 def _element_text(el: etree._Element) -> str:
@@ -476,19 +486,21 @@ def _title(doc: Document, ld: _JsonLd, meta: _MetaValues, micro: dict[str, Any],
     return _without_site(title, sitename, (urlsplit(doc.url or "").hostname or "").removeprefix("www."))
 
 
-def _author(ld: _JsonLd, meta: _MetaValues, micro: dict[str, Any], sitename: str | None,
+def _author(ld: _JsonLd, meta: _MetaValues, doc: Document, sitename: str | None,
             host: str, people_only: bool) -> str | None:
-    """The first source's author names. User ids, template placeholders and
-    addresses are no author; with *people_only*, neither is an organisation
-    (the site itself, a JSON-LD ``Organization``)."""
+    """The first source's author names (JSON-LD, ``citation_author``, the
+    ``<meta>`` names, then microdata, searched only when all else failed).
+    User ids, template placeholders and addresses are no author; with
+    *people_only*, neither is an organisation (the site itself, a JSON-LD
+    ``Organization``)."""
     not_authors = {_key(sitename), _key(host), _key(host.split(".")[0])} - {""} if people_only else set()
-    sources = [ld.authors(people_only), meta.values("citation_author"), meta.values("author")[:1]]
-    if micro.get("author"):
-        sources.append([micro["author"]])
-    for candidates in sources:
+    sources = (lambda: ld.authors(people_only), lambda: meta.values("citation_author"),
+               lambda: meta.values("author")[:1],
+               lambda: [value] if (value := _microdata(doc, whole_tree=True).get("author")) else [])
+    for number, source in enumerate(sources):
         names: list[str] = []
-        for candidate in candidates:
-            name = _author_name(candidate, comma_reversed=candidates is sources[1])
+        for candidate in source():
+            name = _author_name(candidate, comma_reversed=number == 1)
             if name and _key(name) not in not_authors and name.lower() not in (n.lower() for n in names):
                 names.append(name)
         if names:
