@@ -4,9 +4,11 @@ Read from the tree the page is already parsed into, in one pass over the few
 elements that carry metadata -- the ``<meta>``, ``<script>``, ``<time>`` and
 ``<link>`` lists :func:`~webclean_scrapy.page_type.tagged_elements` sorts
 once per document (the page-type features count the same lists) -- plus the
-microdata ``itemprop`` elements and the URL.
+URL; the whole tree is searched (for microdata ``itemprop`` elements) only
+for an author nothing else gave.
 
-Sources, strongest first for each field:
+Sources (their order differs per field and was measured: see
+:func:`extract_metadata` and docs/EVALUATION.md):
 
 * **JSON-LD** (``<script type="application/ld+json">``): objects, arrays and
   ``@graph`` lists; the *main* object is the first article-like one
@@ -16,7 +18,8 @@ Sources, strongest first for each field:
 * **OpenGraph** and the ``<meta>`` vocabularies news sites use
   (``article:published_time``, ``author``, Dublin Core ``DC.*`` /
   ``dcterms.*``, ``parsely-*``, ``sailthru.*``, ``citation_*``...).
-* **Microdata** (``itemprop="author"``, ``datePublished``...).
+* **Microdata** (``itemprop="author"``, ``datePublished``...): on ``<meta>``,
+  ``<time>`` and ``<link>`` elements, and anywhere for the author.
 * ``<time datetime>`` elements, and a date in the URL path
   (``/2025/09/04/``, ``/2025-09-04-``).
 
