@@ -14,7 +14,7 @@ import pytest
 
 from webclean_scrapy import available_extractors
 from webclean_scrapy.cli import main
-from webclean_scrapy.evaluation import REPORT_KEYS, SNIPPET_KEYS
+from webclean_scrapy.evaluation import METADATA_KEYS, REPORT_KEYS, SNIPPET_KEYS
 from webclean_scrapy.evaluation import peers as peers_module
 from webclean_scrapy.page_type import PAGE_TYPES
 
@@ -56,7 +56,8 @@ def test_extract_directory_to_stdout(pages, capsys):
     out, err = capsys.readouterr()
     records = read_lines(out)
     assert [Path(r["source"]).name for r in records] == ["a.html", "b.html.gz"]
-    assert list(records[0]) == ["source", "title", "text", "extractor", "page_type", "truncated"]
+    assert list(records[0]) == ["source", "title", "text", "extractor", "page_type", "truncated", "author", "date",
+                                "date_modified", "sitename", "description", "tags", "image", "canonical_url"]
     assert {r["page_type"] for r in records} <= set(PAGE_TYPES)
     assert records[0]["title"] == "Page 1"
     assert records[1]["text"] == "Paragraph number 二 of the test page, with a few more words."
@@ -111,7 +112,8 @@ def test_installed_script_reads_stdin_and_gzip(pages):
     assert record.pop("page_type") in PAGE_TYPES
     assert record == {"source": "<stdin>", "title": "Page 7",
                       "text": "Paragraph number 7 of the test page, with a few more words.",
-                      "extractor": "baseline", "truncated": False}
+                      "extractor": "baseline", "truncated": False, "author": None, "date": None, "date_modified": None,
+                      "sitename": None, "description": None, "tags": [], "image": None, "canonical_url": None}
     assert b"input is binary" in result.stderr and b"Traceback" not in result.stderr
 
 
@@ -206,7 +208,12 @@ def test_eval_wcxb_fields_by_type(wcxb_dataset, tmp_path, capsys):
     report = json.loads(target.read_text(encoding="utf-8"))
     assert list(report) == ["wcxb-tiny", "by_type"]
     figures = report["wcxb-tiny"]["baseline"]
-    assert list(figures) == list(REPORT_KEYS) + list(SNIPPET_KEYS)
+    assert list(figures) == list(REPORT_KEYS) + list(SNIPPET_KEYS) + list(METADATA_KEYS) + ["dated_pages"]
+    # Metadata, judged on the pages with a gold title (a1, p1) and the date on a1 only:
+    #   a1: title "Big news" (its h1) exact; author Ann not found; date not found.
+    #   p1: no title found (0, 0); null author, none found: a match.
+    assert [figures[k] for k in METADATA_KEYS] == [0.5, 0.5, 0.5, 0.0] and figures["dated_pages"] == 1
+    assert "wcxb-tiny: metadata" in out and "on the 1 dated pages" in out
     # Baseline keeps every word. Per page (word P, R, F1):
     #   a1: 8 gold words of 12 (nav, footer)     -> 2/3, 1, 0.8
     #   p1: 5 gold words of 8 ("add to cart")     -> 5/8, 1, 10/13

@@ -11,6 +11,7 @@ import pytest
 
 from webclean_scrapy.evaluation import (
     PRF,
+    METADATA_KEYS,
     REPORT_KEYS,
     SNIPPET_KEYS,
     Contestants,
@@ -309,7 +310,9 @@ def test_evaluate_dataset_with_page_types_and_snippets(tmp_path):
 
     report = evaluate_dataset(root, Contestants(ours=("baseline",)), by_type=True)
     figures = report.summary["baseline"]
-    assert tuple(figures) == REPORT_KEYS + SNIPPET_KEYS
+    assert tuple(figures) == REPORT_KEYS + SNIPPET_KEYS + METADATA_KEYS + ("dated_pages",)
+    # page a only has gold metadata: no title, author or date on the page
+    assert [figures[k] for k in METADATA_KEYS] == [0.0, 0.0, 0.0, 0.0] and figures["dated_pages"] == 1
     assert figures["with_rate"] == 0.5  # page a only: b's list is empty, c has none
     assert figures["without_rate"] == 0.5  # page a: 1, page b: 0
     # "the cat sat on the mat privacy policy": 6 of 8 words are gold, all gold words found

@@ -34,6 +34,7 @@ from .document import Document, built_page
 from .errors import ExtractionError
 from .extraction import Extractor
 from .extractors import available_extractors, get_extractor
+from .items import ITEM_METADATA_FIELDS
 
 #: File names picked up when a directory is given to ``webclean extract``
 #: (WARC files are recognised by their content, whatever their name).
@@ -185,7 +186,8 @@ def extract_record(source: str, data: bytes, url: str | None = None,
     if url is not None:
         record["url"] = url
     record.update(title=result.title, text=result.text, extractor=result.extractor, page_type=result.page_type,
-                  truncated=result.truncated)
+                  truncated=result.truncated, **{name: getattr(result, name) for name in ITEM_METADATA_FIELDS},
+                  canonical_url=result.canonical_url)
     return record
 
 
@@ -489,9 +491,9 @@ def build_parser() -> argparse.ArgumentParser:
     extract = commands.add_parser(
         "extract", help="extract the main text of HTML files or WARC files as JSON lines",
         description="Extract the main text of HTML files (plain or .gz) as JSON lines "
-                    "{source, title, text, extractor, page_type}, and of the HTML responses recorded in "
-                    "WARC files (plain or .warc.gz; needs the [warc] extra) as {source, url, title, text, "
-                    "extractor, page_type}.")
+                    "{source, title, text, extractor, page_type, truncated, author, date, date_modified, "
+                    "sitename, description, tags, image, canonical_url}, and of the HTML responses recorded in "
+                    "WARC files (plain or .warc.gz; needs the [warc] extra) with the record's url after source.")
     extract.add_argument("paths", nargs="+", metavar="PATH",
                          help="HTML or WARC file, directory (searched recursively for *.html, *.htm, *.gz, "
                               "*.warc) or - for stdin")

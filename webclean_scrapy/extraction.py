@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import inspect
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .options import OptionError, Rule
 
 from .document import Document
 from .errors import ExtractionError
+from .metadata import metadata_of
 from .page_type import page_type_of
 
 if TYPE_CHECKING:
@@ -21,8 +22,10 @@ class Extraction:
     """The main content of one page.
 
     ``text`` holds paragraphs, headings and list items one per line;
-    ``title`` is extracted separately (og:title, ``<h1>``, ``<title>``);
-    ``page_type`` is the page's kind, whichever method extracted the text.
+    ``title`` and the metadata fields after ``page_type`` are read from the
+    page's structured data (:mod:`webclean_scrapy.metadata`: JSON-LD,
+    OpenGraph, ``<meta>``, microdata, ``<time>``, the URL), whichever method
+    extracted the text; ``page_type`` is the page's kind.
     """
 
     text: str
@@ -38,6 +41,19 @@ class Extraction:
     #: or the body was cut in transfer (a compressed stream that does not
     #: end: :class:`~webclean_scrapy.compression.CompressedBodyCheckMiddleware`).
     truncated: bool = False
+    #: Author name(s), several joined with ``", "``.
+    author: str | None = None
+    #: Publication date, ISO 8601 (``"2025-09-04"`` or a datetime as the page gave it).
+    date: str | None = None
+    #: Last modification date, ISO 8601.
+    date_modified: str | None = None
+    sitename: str | None = None
+    description: str | None = None
+    tags: list[str] = field(default_factory=list)
+    #: The lead image's absolute URL (og:image...).
+    image: str | None = None
+    #: ``<link rel=canonical>``, else ``og:url``, resolved against the page URL.
+    canonical_url: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -96,14 +112,23 @@ class Extractor:
         else:
             trace.method = self.name
             text = self.extract_text(doc, trace=trace)  # type: ignore[call-arg]
+        meta = metadata_of(doc)
         return Extraction(
             text=text,
-            title=doc.title,
+            title=meta.title,
             extractor=self.name,
             url=doc.url,
             language=doc.language,
             page_type=page_type_of(doc)[0],
             truncated=doc.truncated,
+            author=meta.author,
+            date=meta.date,
+            date_modified=meta.date_modified,
+            sitename=meta.sitename,
+            description=meta.description,
+            tags=list(meta.tags),
+            image=meta.image,
+            canonical_url=meta.canonical_url,
         )
 
     def __repr__(self) -> str:

@@ -61,7 +61,8 @@ class CleanedPage(scrapy.Item):
     ``fetched_at``
         When the item was built, ISO 8601 UTC (``"2026-11-21T23:07:28Z"``).
     ``title``
-        og:title, else the first ``<h1>``, else ``<title>``; ``""`` if none.
+        The page's own title: JSON-LD headline, og:title and the like, else
+        the first ``<h1>``, else ``<title>``; ``""`` if none.
     ``text``
         The main text, one paragraph/heading/list item per line; ``""`` when the
         response was not HTML, too large, or extraction failed.
@@ -78,6 +79,12 @@ class CleanedPage(scrapy.Item):
         cut in transfer (Scrapy's ``dataloss`` flag, or a compressed body
         whose stream does not end) or the markup nests past libxml2's limit
         beyond repair; ``False`` otherwise (``None`` if no extraction ran).
+    ``author``, ``date``, ``date_modified``, ``sitename``, ``description``, ``tags``, ``image``
+        The page's metadata (:mod:`webclean_scrapy.metadata`): author name(s)
+        joined with ``", "``; publication and modification dates in ISO 8601
+        (``"2025-09-04"`` or a datetime as the page gave it); site name;
+        description; tags (a list); lead image URL. ``None`` (``[]`` for
+        ``tags``) when the page does not say, or no extraction ran.
     ``html_bytes``
         Size of the raw response body in bytes.
     ``text_chars``
@@ -99,6 +106,13 @@ class CleanedPage(scrapy.Item):
     language = scrapy.Field()
     page_type = scrapy.Field()
     truncated = scrapy.Field()
+    author = scrapy.Field()
+    date = scrapy.Field()
+    date_modified = scrapy.Field()
+    sitename = scrapy.Field()
+    description = scrapy.Field()
+    tags = scrapy.Field()
+    image = scrapy.Field()
     html_bytes = scrapy.Field()
     text_chars = scrapy.Field()
     html = scrapy.Field()
@@ -124,7 +138,8 @@ class CleanedPage(scrapy.Item):
         text = extraction.text if extraction is not None else ""
         item = cls()
         item["url"] = response.url
-        item["canonical_url"] = meta.get(META_CANONICAL_URL) or response.url
+        item["canonical_url"] = (meta.get(META_CANONICAL_URL)
+                                 or (extraction.canonical_url if extraction is not None else None) or response.url)
         item["status"] = response.status
         item["fetched_at"] = utc_timestamp()
         for key, value in extraction_fields(extraction).items():
@@ -143,10 +158,17 @@ def extraction_fields(extraction: Extraction | None) -> dict[str, Any]:
     export order: the one mapping the item and the pipeline share."""
     if extraction is None:
         return {"title": "", "text": "", "extractor": None, "language": None, "page_type": None,
-                "truncated": None}
+                "truncated": None, **{name: [] if name == "tags" else None for name in ITEM_METADATA_FIELDS}}
     return {"title": extraction.title, "text": extraction.text, "extractor": extraction.extractor,
             "language": extraction.language, "page_type": extraction.page_type,
-            "truncated": extraction.truncated}
+            "truncated": extraction.truncated, **{name: getattr(extraction, name) for name in ITEM_METADATA_FIELDS}}
+
+
+#: The :class:`~webclean_scrapy.extraction.Extraction` metadata fields an
+#: item carries under the same names (``title`` and ``canonical_url`` have
+#: their own places).
+ITEM_METADATA_FIELDS: tuple[str, ...] = (
+    "author", "date", "date_modified", "sitename", "description", "tags", "image")
 
 
 #: The export order of :class:`CleanedPage` fields (use as ``FEED_EXPORT_FIELDS``).

@@ -565,7 +565,23 @@ def _url_features(f: np.ndarray, url: str, tokens: set[str]) -> None:
         f[x[f"url_first_{name}"]] = (first >> bit) & 1
 
 
-def _element_features(f: np.ndarray, root: etree._Element, tokens: set[str]) -> None:
+def tagged_elements(doc: Document) -> dict[str, list[etree._Element]]:
+    """The page's elements of each :data:`_ITER_TAGS` tag (``meta``,
+    ``script``, ``time``, ``link``...), in document order: sorted by one
+    ``iter`` over the tree, once per document. :func:`page_signals` counts
+    them; :mod:`webclean_scrapy.metadata` reads the same lists."""
+    found = doc.__dict__.get("_tagged_elements")
+    if found is None:
+        found = {tag: [] for tag in _ITER_TAGS}
+        keep = {tag: elements.append for tag, elements in found.items()}
+        for el in doc.root.iter(*_ITER_TAGS):
+            keep[el.tag](el)
+        doc.__dict__["_tagged_elements"] = found
+    return found
+
+
+def _element_features(f: np.ndarray, root: etree._Element, tokens: set[str],
+                      found: dict[str, list[etree._Element]]) -> None:
     """One ``iter`` over the few tags outside the container table (the
     head's meta / link / script among them): JSON-LD, meta, platform,
     inline counts; and the microdata types.
@@ -578,10 +594,6 @@ def _element_features(f: np.ndarray, root: etree._Element, tokens: set[str]) -> 
     # The microdata types first: their search reads every element's
     # attributes, which the walk below then finds in cache.
     itemtypes = _ITEMTYPE_XPATH(root)
-    found: dict[str, list[etree._Element]] = {tag: [] for tag in _ITER_TAGS}
-    keep = {tag: elements.append for tag, elements in found.items()}
-    for el in root.iter(*_ITER_TAGS):
-        keep[el.tag](el)
     for tag, elements in found.items():
         f[x[f"el_{tag}"]] = len(elements)
 
@@ -751,7 +763,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     url = url or doc.url or doc.canonical_url
     if url:
         _url_features(f, url, tokens)
-    _element_features(f, doc.root, tokens)
+    _element_features(f, doc.root, tokens, tagged_elements(doc))
 
     title = doc.title or ""
     tokens.update(map("t_".__add__, _words(title.lower())))

@@ -7,22 +7,28 @@ datasets (``webclean eval``). See ``docs/EVALUATION.md``.
 
 from .dataset import DatasetError, Page, load_dataset
 from .metrics import (
+    METADATA_KEYS,
     PRF,
     Text,
     cleaneval_prf,
     cosine_distance,
     edit_distance_ratio,
     euclidean_distance,
+    author_exact,
     kl_divergence,
     lcs_prf,
     lcstring,
     lcstring_prf,
+    normalise_field,
     occ_prf,
+    same_day,
+    score_metadata,
     score_page,
     shingle_counts,
     shingle_dataset_prf,
     shingle_prf,
     snippet_rate,
+    title_scores,
     voc_prf,
     word_prf,
 )
@@ -32,9 +38,9 @@ from .substring import longest_common_substring
 from .tokenize import tokenize
 
 __all__ = [
-    "PEERS", "PRF", "REPORT_KEYS", "SNIPPET_KEYS", "Contestants", "DatasetError", "DatasetReport", "Page",
-    "PeerUnavailableError", "Text", "cleaneval_prf", "cosine_distance", "edit_distance_ratio",
+    "METADATA_KEYS", "PEERS", "PRF", "REPORT_KEYS", "SNIPPET_KEYS", "Contestants", "DatasetError", "DatasetReport", "Page",
+    "PeerUnavailableError", "Text", "author_exact", "cleaneval_prf", "cosine_distance", "edit_distance_ratio",
     "euclidean_distance", "evaluate_dataset", "format_report", "kl_divergence", "lcs_prf", "lcstring",
-    "lcstring_prf", "load_dataset", "load_peer", "longest_common_substring", "occ_prf", "score_page",
-    "shingle_counts", "shingle_dataset_prf", "shingle_prf", "snippet_rate", "tokenize", "voc_prf", "word_prf",
+    "lcstring_prf", "load_dataset", "load_peer", "longest_common_substring", "normalise_field", "occ_prf", "same_day", "score_metadata", "score_page",
+    "shingle_counts", "shingle_dataset_prf", "shingle_prf", "snippet_rate", "title_scores", "tokenize", "voc_prf", "word_prf",
 ]

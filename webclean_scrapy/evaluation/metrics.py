@@ -326,3 +326,55 @@ def score_page(extracted: str | Text, gold: str | Text) -> dict[str, object]:
         "cosine": cosine_distance(e, g),
         "euclidean": euclidean_distance(e, g),
     }
+
+
+# -- metadata ------------------------------------------------------------------
+
+#: The metadata fields scored against a dataset's gold (WCXB's ``title``,
+#: ``author``, ``date``) and the keys of their figures in a report.
+METADATA_KEYS = ("title_exact", "title_f1", "author_exact", "date_same_day")
+
+
+def normalise_field(value: str | None) -> str:
+    """A title or author name reduced to what a reader would compare: its
+    lowercase ``\\w+`` words, space-separated (case, punctuation, quotes,
+    dashes and whitespace do not count)."""
+    return " ".join(WORD_RE.findall(value.lower())) if value else ""
+
+
+def title_scores(extracted: str | None, gold: str) -> tuple[float, float]:
+    """(normalised exact match, token F1) of a title against the gold title.
+    Token F1 is :func:`word_prf`'s over the two titles' bags of words."""
+    exact = float(normalise_field(extracted) == normalise_field(gold))
+    return exact, word_prf(extracted or "", gold).f1
+
+
+def author_exact(extracted: str | None, gold: str | None) -> float:
+    """1.0 when the normalised author equals the gold one; a null (or empty)
+    gold author is matched only by an empty answer."""
+    return float(normalise_field(extracted) == normalise_field(gold))
+
+
+def same_day(extracted: str | None, gold: str) -> float:
+    """1.0 when the extracted ISO date or datetime falls on the gold day
+    (its own calendar date, before any time-zone conversion). A gold date
+    given to the month (``YYYY-MM``) is matched by any day of that month."""
+    if not extracted:
+        return 0.0
+    gold = gold.strip()
+    return float(extracted.strip()[:len(gold)] == gold and len(extracted.strip()) >= len(gold))
+
+
+def score_metadata(title: str | None, author: str | None, date: str | None, *, gold_title: str | None,
+                   gold_author: str | None, gold_date: str | None) -> dict[str, float | None]:
+    """:data:`METADATA_KEYS` of one page: ``None`` for a figure the gold
+    cannot judge (no gold title; no gold date -- the date is scored on dated
+    pages only). The author is judged on every page that has a gold title,
+    the sign that the page's metadata was annotated at all."""
+    scores: dict[str, float | None] = dict.fromkeys(METADATA_KEYS)
+    if gold_title:
+        scores["title_exact"], scores["title_f1"] = title_scores(title, gold_title)
+        scores["author_exact"] = author_exact(author, gold_author)
+    if gold_date:
+        scores["date_same_day"] = same_day(date, gold_date)
+    return scores

@@ -13,6 +13,8 @@ from collections.abc import Callable
 
 #: ``(decoded html, page language or None) -> main text``.
 PeerFunction = Callable[[str, "str | None"], str]
+#: ``(decoded html, page URL or None) -> {"title", "author", "date"}`` (values may be None).
+MetadataFunction = Callable[[str, "str | None"], "dict[str, str | None]"]
 
 INSTALL_HINT = 'pip install "webclean-scrapy[compare]"'
 
@@ -98,6 +100,18 @@ def _boilerpy3() -> PeerFunction:
     return run
 
 
+def _trafilatura_metadata() -> MetadataFunction:
+    import trafilatura
+
+    def run(html: str, url: str | None) -> dict[str, str | None]:
+        found = trafilatura.extract_metadata(html, default_url=url)
+        if found is None:
+            return {"title": None, "author": None, "date": None}
+        return {"title": found.title, "author": found.author, "date": found.date}
+
+    return run
+
+
 PEERS: dict[str, Callable[[], PeerFunction]] = {
     "trafilatura": _trafilatura,
     "readability": _readability,
@@ -105,6 +119,18 @@ PEERS: dict[str, Callable[[], PeerFunction]] = {
     "resiliparse": _resiliparse,
     "boilerpy3": _boilerpy3,
 }
+
+
+#: Peers that also read a page's metadata, scored beside ours by ``webclean eval``.
+METADATA_PEERS: dict[str, Callable[[], MetadataFunction]] = {
+    "trafilatura": _trafilatura_metadata,
+}
+
+
+def load_metadata_peer(name: str) -> MetadataFunction | None:
+    """The metadata reader of peer *name*, or None when the peer has none."""
+    factory = METADATA_PEERS.get(name)
+    return factory() if factory is not None else None
 
 
 def load_peer(name: str) -> PeerFunction:
@@ -122,6 +148,6 @@ def load_peer(name: str) -> PeerFunction:
         ) from exc
     # The peers log warnings (boilerpy3 even a traceback) for every page they
     # find hard; the run counts failed pages and the scores say the rest.
-    for logger in ("trafilatura", "readability", "justext", "boilerpy3"):
+    for logger in ("trafilatura", "htmldate", "readability", "justext", "boilerpy3"):
         logging.getLogger(logger).setLevel(logging.CRITICAL)
     return run

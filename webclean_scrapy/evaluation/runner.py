@@ -20,8 +20,9 @@ from ..document import Document, built_page
 from ..encoding import decode_html
 from ..extractors import get_extractor
 from .dataset import Page, dataset_name, load_dataset
-from .metrics import MEAN_METRICS, Text, score_page, shingle_dataset_prf, snippet_rate
-from .peers import load_peer
+from ..metadata import metadata_of
+from .metrics import METADATA_KEYS, MEAN_METRICS, Text, score_metadata, score_page, shingle_dataset_prf, snippet_rate
+from .peers import load_metadata_peer, load_peer
 
 #: The keys of one extractor's figures in the JSON report, on every dataset.
 REPORT_KEYS = ("shingle_f1", "shingle_precision", "shingle_recall", "word_f1", "word_precision", "word_recall",
@@ -43,6 +44,10 @@ COLUMNS = (
     ("with_rate", "with", ".3f"), ("without_rate", "without", ".3f"),
     ("ms_per_page", "ms/page", ".1f"),
 )
+
+#: Metadata table columns (figures present on datasets with gold metadata, WCXB).
+METADATA_COLUMNS = (("title_exact", "title exact"), ("title_f1", "title F1"), ("author_exact", "author exact"),
+                    ("date_same_day", "date same day"))
 
 #: The figures of one group of pages in the per-language and per-type tables.
 GROUP_KEYS = ("pages", "word_precision", "word_recall", "word_f1", "shingle_precision", "shingle_recall",
@@ -99,6 +104,7 @@ class _Runner:
         options = dict(contestants.options)
         self.ours = [(name, get_extractor(name, **options)) for name in contestants.ours]
         self.peers = [(name, load_peer(name)) for name in contestants.peers]
+        self.metadata_peers = [(name, load_metadata_peer(name)) for name in contestants.peers]
 
     def run(self, page: Page) -> PageResult:
         gold = Text(page.gold)
@@ -112,17 +118,25 @@ class _Runner:
                     "with_rate": snippet_rate(extracted, page.with_snippets),
                     "without_rate": snippet_rate(extracted, page.without_snippets)}
 
+        def judge(title: str | None, author: str | None, date: str | None) -> dict[str, float | None]:
+            return score_metadata(title, author, date, gold_title=page.title, gold_author=page.author,
+                                  gold_date=page.date)
+
         for name, extractor in self.ours:
             failed = ""
+            metadata = None
             start = time.perf_counter()
             try:
                 with built_page(lambda: Document.from_html(raw, url=page.url)) as doc:
                     text = extractor.extract_text(doc)
+                    ms = (time.perf_counter() - start) * 1000  # the text's cost, as before metadata
                     language = language or doc.language
+                    metadata = metadata_of(doc)
             except Exception as exc:  # one bad page never aborts a run
                 text, failed = "", f"{type(exc).__name__}: {exc}"
-            ms = (time.perf_counter() - start) * 1000
-            scores[name] = {**score(text), "ms": ms, "failed": failed}
+                ms = (time.perf_counter() - start) * 1000
+            found = judge(metadata.title, metadata.author, metadata.date) if metadata else judge(None, None, None)
+            scores[name] = {**score(text), **found, "ms": ms, "failed": failed}
 
         html: str | None = None
         if self.peers:
@@ -143,6 +157,14 @@ class _Runner:
                 text, failed = "", f"{type(exc).__name__}: {exc}"
             ms = (time.perf_counter() - start) * 1000
             scores[name] = {**score(text or ""), "ms": ms, "failed": failed}
+        for name, read_metadata in self.metadata_peers:
+            if read_metadata is None:
+                continue
+            try:
+                found = read_metadata(html, page.url) if html is not None else {}
+            except Exception:  # scored as "found nothing"
+                found = {}
+            scores[name].update(judge(found.get("title"), found.get("author"), found.get("date")))
         return PageResult(page.id, language, scores, page.page_type)
 
 
@@ -199,10 +221,12 @@ def summarise(results: Sequence[PageResult], name: str) -> dict[str, float]:
         "ms_per_page": _mean(s["ms"] for s in scores),
     }
     summary = {key: figures[key] for key in REPORT_KEYS}
-    for key in SNIPPET_KEYS:
+    for key in (*SNIPPET_KEYS, *METADATA_KEYS):
         rates = [s[key] for s in scores if s.get(key) is not None]
         if rates:
             summary[key] = _mean(rates)
+            if key == "date_same_day":
+                summary["dated_pages"] = len(rates)
     return summary
 
 
@@ -300,6 +324,20 @@ def _format_type_overview(report: DatasetReport) -> list[str]:
     return ["", f"{report.name}: word F1 by page type", _render(["page type", "pages", *names], rows)]
 
 
+def _format_metadata(report: DatasetReport) -> list[str]:
+    """The metadata table: one row per contestant that reads metadata, on
+    datasets with gold metadata (nothing otherwise)."""
+    named = {name: f for name, f in report.summary.items() if any(key in f for key, _ in METADATA_COLUMNS)}
+    if not named:
+        return []
+    rows = [[name, *(format(f[key], ".3f") if key in f else "-" for key, _ in METADATA_COLUMNS)]
+            for name, f in named.items()]
+    dated = max((int(f.get("dated_pages", 0)) for f in named.values()), default=0)
+    return ["", f"{report.name}: metadata (title: normalised exact match, token F1; author: normalised exact, "
+                f"null gold needs an empty answer; date: same day, on the {dated} dated pages)",
+            _render(["extractor", *(header for _, header in METADATA_COLUMNS)], rows)]
+
+
 def format_report(report: DatasetReport) -> str:
     """The paper-style table of one dataset (plus per-language and per-type tables)."""
     columns = [c for c in COLUMNS if any(c[0] in figures for figures in report.summary.values())]
@@ -312,6 +350,7 @@ def format_report(report: DatasetReport) -> str:
     failed = [f"{name}: {count} page(s) failed, scored as empty ({report.errors.get(name, '')})"
               for name, count in report.failures.items() if count]
     parts.extend(failed)
+    parts.extend(_format_metadata(report))
     parts.extend(_format_groups(report.name, "language", report.by_language))
     if report.by_type is not None:
         if report.by_type:
