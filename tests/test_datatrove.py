@@ -96,14 +96,17 @@ def cli_records(folder: Path, tmp_path: Path, *extra: str) -> dict[str, dict]:
     return {r["url"]: r for r in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
 
 
-def run_pipeline(folder: Path, tmp_path: Path, step) -> tuple[list[dict], Path]:
+def run_pipeline(folder: Path, tmp_path: Path, step, reader: str = "datatrove") -> tuple[list[dict], Path]:
     from datatrove.executor import LocalPipelineExecutor
     from datatrove.pipeline.readers import WarcReader
     from datatrove.pipeline.writers import JsonlWriter
 
+    from webclean_scrapy.contrib.datatrove import WebcleanWarcReader
+
     output, logs = tmp_path / "out", tmp_path / "logs"
+    read = (WebcleanWarcReader if reader == "webclean" else WarcReader)(str(folder), glob_pattern="*.warc.gz")
     executor = LocalPipelineExecutor(
-        pipeline=[WarcReader(str(folder), glob_pattern="*.warc.gz"), step, JsonlWriter(str(output))],
+        pipeline=[read, step, JsonlWriter(str(output))],
         tasks=2, workers=2, logging_dir=str(logs))
     executor.run()
     documents = []
@@ -113,10 +116,13 @@ def run_pipeline(folder: Path, tmp_path: Path, step) -> tuple[list[dict], Path]:
     return documents, logs
 
 
-def test_local_executor_with_two_tasks(warcs, tmp_path):
+@pytest.mark.parametrize("reader", ["datatrove", "webclean"])
+def test_local_executor_with_two_tasks(warcs, tmp_path, reader):
+    """datatrove's WarcReader and ours give the same documents on these pages
+    (UTF-8 or decodable by cchardet; benchmarks/datatrove_step.py measures where they part)."""
     from webclean_scrapy.contrib.datatrove import WebcleanExtractor
 
-    documents, logs = run_pipeline(warcs, tmp_path, WebcleanExtractor())
+    documents, logs = run_pipeline(warcs, tmp_path, WebcleanExtractor(), reader)
     expected = cli_records(warcs, tmp_path)
     by_url = {doc["metadata"]["url"]: doc for doc in documents}
     assert len(by_url) == len(documents)  # one document per page
@@ -133,6 +139,8 @@ def test_local_executor_with_two_tasks(warcs, tmp_path):
         for name in ("title", "page_type", "extractor", "truncated"):
             assert metadata[name] == record[name], (url, name)
         assert metadata["date"] == "2026-11-23T04:00:00.000000Z"  # the reader's WARC-Date is kept
+        if reader == "webclean":
+            assert metadata["content_type"].startswith("text/html")
         assert doc["id"].startswith("<urn:uuid:")
     assert "Heavy rain fell over Zürich on Thursday" in by_url[SITE + "/a1"]["text"]
     assert "Home" not in by_url[SITE + "/a1"]["text"] and "Privacy" not in by_url[SITE + "/a1"]["text"]
@@ -142,7 +150,7 @@ def test_local_executor_with_two_tasks(warcs, tmp_path):
 
     # Both tasks ran and datatrove counted our step's work.
     stats = json.loads((logs / "stats.json").read_text())
-    ours = next(step for step in stats if "webclean" in step["name"])["stats"]
+    ours = next(step for step in stats if step["name"].endswith("🧹 webclean"))["stats"]
     assert ours["total"] == 5 and ours["extracted"] == 5 and ours["forwarded"] == 4 and ours["dropped"] == 1
     assert sorted(p.name for p in (logs / "completions").iterdir()) == ["00000", "00001"]
 
@@ -193,3 +201,24 @@ def test_step_on_its_own():
     metadata = {"language": "de", "date": "x"}
     merge_metadata(metadata, {"language": None, "date": "x", "page_type": None})
     assert metadata == {"language": "de", "date": "x", "page_type": None}
+
+
+def test_webclean_reader_chooses_as_the_cli(tmp_path):
+    """Only 2xx HTML responses, the HTTP charset obeyed, binary and oversized bodies counted."""
+    from webclean_scrapy.contrib.datatrove import WebcleanWarcReader
+
+    latin = "<html><body><p>Gr\u00fc\u00dfe aus K\u00f6ln, sch\u00f6ne Stra\u00dfe.</p></body></html>"
+    warc = WarcFile(tmp_path / "w" / "mixed.warc.gz")
+    for item in (exchange("/ok", latin.encode("latin-1"), "text/html; charset=iso-8859-1"),
+                 exchange("/png", b"\x89PNG\r\n\x1a\n" + bytes(64), "text/html"),
+                 exchange("/big", gzip.compress(b"<p>" + b"x" * 5000 + b"</p>"), "text/html",
+                          **{"Content-Encoding": "gzip"})):
+        warc.write_exchange(item)
+    missing = exchange("/missing", b"<html><body><p>Not found</p></body></html>", "text/html")
+    warc.write_exchange(dataclasses.replace(missing, status_line="404 Not Found"))
+    warc.close()
+    reader = WebcleanWarcReader(str(tmp_path / "w"), max_body_bytes=4096)  # /big: 5,007 bytes decoded
+    documents = list(reader.run())
+    assert [doc.metadata["url"] for doc in documents] == [SITE + "/ok"]
+    assert "Gr\u00fc\u00dfe aus K\u00f6ln" in documents[0].text
+    assert reader.stats["not_html"].total == 1 and reader.stats["undecodable"].total == 1
