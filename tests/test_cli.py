@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import os
 import shutil
 import subprocess
 import sys
 import types
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from webclean_scrapy import available_extractors
+from webclean_scrapy.batch import RunSummary
 from webclean_scrapy.cli import main
 from webclean_scrapy.evaluation import METADATA_KEYS, REPORT_KEYS, SNIPPET_KEYS
 from webclean_scrapy.evaluation import peers as peers_module
@@ -52,7 +56,7 @@ def read_lines(text: str) -> list[dict]:
 
 # -- extract ---------------------------------------------------------------
 def test_extract_directory_to_stdout(pages, capsys):
-    assert main(["extract", str(pages), "-e", "baseline"]) == 0
+    assert main(["extract", str(pages), "-e", "baseline", "--keep-going"]) == 1
     out, err = capsys.readouterr()
     records = read_lines(out)
     assert [Path(r["source"]).name for r in records] == ["a.html", "b.html.gz"]
@@ -71,8 +75,8 @@ def test_extract_directory_to_stdout(pages, capsys):
 def test_extract_to_file_with_pool_and_missing_path(pages, tmp_path, capsys):
     target = tmp_path / "out.jsonl"
     code = main(["extract", str(pages / "a.html"), str(pages / "sub"), str(tmp_path / "missing.html"),
-                 "-e", "baseline", "-j", "2", "-o", str(target)])
-    assert code == 0
+                 "-e", "baseline", "-j", "2", "-o", str(target), "-k"])
+    assert code == 1
     out, err = capsys.readouterr()
     assert out == ""
     records = read_lines(target.read_text(encoding="utf-8"))
@@ -105,9 +109,9 @@ def test_extract_progress_bar(tmp_path, capsys):
 
 def test_installed_script_reads_stdin_and_gzip(pages):
     html = gzip.compress(PAGE.format(n=7).encode("utf-8"))
-    result = subprocess.run([webclean_script(), "extract", "-", str(pages / "c.htm"), "-e", "baseline"],
+    result = subprocess.run([webclean_script(), "extract", "-", str(pages / "c.htm"), "-e", "baseline", "-k"],
                             input=html, capture_output=True, timeout=120)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr
     (record,) = read_lines(result.stdout.decode("utf-8"))
     assert record.pop("page_type") in PAGE_TYPES
     assert record == {"source": "<stdin>", "title": "Page 7",
@@ -115,6 +119,146 @@ def test_installed_script_reads_stdin_and_gzip(pages):
                       "extractor": "baseline", "truncated": False, "author": None, "date": None, "date_modified": None,
                       "sitename": None, "description": None, "tags": [], "image": None, "canonical_url": None}
     assert b"input is binary" in result.stderr and b"Traceback" not in result.stderr
+
+
+# -- batch runs (webclean_scrapy.batch) ---------------------------------------
+EMPTY_PAGE = "<html><head><title>Nothing</title></head><body></body></html>"
+
+
+@pytest.fixture
+def batch(tmp_path):
+    """Three good pages (one with no text), a binary one between them, a list naming them."""
+    root = tmp_path / "batch"
+    root.mkdir()
+    (root / "one.html").write_text(PAGE.format(n=1), encoding="utf-8")
+    (root / "bad.htm").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (root / "two.html").write_text(PAGE.format(n=2), encoding="utf-8")
+    (root / "empty.html").write_text(EMPTY_PAGE, encoding="utf-8")
+    return root
+
+
+def test_extract_input_list(batch, tmp_path, capsys, monkeypatch):
+    (batch / "more").mkdir()
+    (batch / "more" / "three.html").write_text(PAGE.format(n=3), encoding="utf-8")
+    listing = tmp_path / "pages.txt"
+    listing.write_text("# pages of the batch\n\none.html\n  two.html  \n\n# a directory is walked\nmore\n",
+                       encoding="utf-8")
+    monkeypatch.chdir(batch)  # relative entries: from the current directory
+    assert main(["extract", "empty.html", "--input-list", str(listing), "-e", "baseline"]) == 0
+    out, err = capsys.readouterr()
+    records = read_lines(out)
+    assert [r["source"] for r in records] == ["empty.html", "one.html", "two.html", "more/three.html"]
+    assert [r["title"] for r in records] == ["Nothing", "Page 1", "Page 2", "Page 3"]
+    assert "failed" not in err.replace("0 failed", "")
+
+    # The list from standard input, and twice the same list: a list can be given more than once.
+    monkeypatch.setattr(sys, "stdin", io.StringIO("one.html\n#two.html\n"))
+    assert main(["extract", "--input-list", "-", "--input-list", str(listing), "-e", "baseline"]) == 0
+    records = read_lines(capsys.readouterr().out)
+    assert [r["source"] for r in records] == ["one.html", "one.html", "two.html", "more/three.html"]
+
+
+def test_extract_input_list_errors(batch, tmp_path, capsys):
+    assert main(["extract", "--input-list", str(tmp_path / "absent.txt"), "-e", "baseline"]) == 2
+    assert "input list " + str(tmp_path / "absent.txt") + ": no such file" in capsys.readouterr().err
+    (tmp_path / "binary.txt").write_bytes(b"\xff\xfe\x00bad")
+    assert main(["extract", "--input-list", str(tmp_path / "binary.txt")]) == 2
+    assert "not UTF-8 text" in capsys.readouterr().err
+    assert main(["extract", "-", "--input-list", "-"]) == 2
+    assert "standard input ('-') can be read only once" in capsys.readouterr().err
+    assert main(["extract", "-e", "baseline"]) == 2
+    assert "no input: give PATHs or --input-list FILE" in capsys.readouterr().err
+    (tmp_path / "comments.txt").write_text("# nothing listed\n\n", encoding="utf-8")
+    assert main(["extract", "--input-list", str(tmp_path / "comments.txt")]) == 2
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_extract_stops_at_the_first_failure_unless_keep_going(batch, capsys, jobs):
+    files = [str(batch / name) for name in ("one.html", "bad.htm", "two.html")]
+    assert main(["extract", *files, "-e", "baseline", "-j", jobs]) == 1
+    out, err = capsys.readouterr()
+    assert [r["title"] for r in read_lines(out)] == ["Page 1"]  # nothing after the failure
+    assert f"failed {files[1]}: input is binary" in err
+    assert "stopped at the first failure; --keep-going tries every input" in err
+    assert "1 of 2 file(s) failed" in err
+
+    assert main(["extract", *files, "-e", "baseline", "-j", jobs, "--keep-going"]) == 1  # as make -k
+    out, err = capsys.readouterr()
+    assert [r["title"] for r in read_lines(out)] == ["Page 1", "Page 2"]
+    assert f"skipped {files[1]}: input is binary" in err
+    assert "stopped" not in err and "1 of 3 file(s) failed" in err
+
+
+def test_extract_summary(batch, capsys):
+    files = [str(batch / name) for name in ("one.html", "bad.htm", "two.html", "empty.html")]
+    assert main(["extract", *files, "-e", "baseline", "-k"]) == 1
+    out, err = capsys.readouterr()
+    records = read_lines(out)
+    chars_in = 2 * len(PAGE.format(n=1)) + len(EMPTY_PAGE)  # ASCII files: characters == bytes
+    chars_out = sum(len(r["text"]) for r in records)
+    assert chars_out == 2 * len("Paragraph number 1 of the test page, with a few more words.")
+    types = Counter(r["page_type"] for r in records)
+    lines = [line.removeprefix("webclean: ") for line in err.splitlines()]
+    summary = lines[lines.index("4 pages: 3 extracted (1 empty), 1 failed"):]
+    assert summary == [
+        "4 pages: 3 extracted (1 empty), 1 failed",
+        f"characters: {chars_in} in, {chars_out} out ({100 * chars_out / chars_in:.1f}%)",
+        "page types: " + ", ".join(f"{name} {count}" for name, count in
+                                   sorted(types.items(), key=lambda item: (-item[1], item[0]))),
+        "1 of 4 file(s) failed",
+    ]
+
+    assert main(["extract", files[0], "-e", "baseline"]) == 0
+    err = capsys.readouterr().err
+    assert "webclean: 1 page: 1 extracted (0 empty), 0 failed" in err and "file(s) failed" not in err
+
+
+def test_run_summary_counts():
+    summary = RunSummary()
+    summary.extracted({"text": "abc", "page_type": "article"}, 10)
+    summary.extracted({"text": "", "page_type": None}, 5)
+    summary.failure()
+    assert (summary.pages, summary.empty, summary.failed, summary.chars_in, summary.chars_out) == (3, 1, 1, 15, 3)
+    assert summary.exit_status == 1
+    assert summary.lines() == ["3 pages: 2 extracted (1 empty), 1 failed",
+                               "characters: 15 in, 3 out (20.0%)", "page types: article 1"]
+    assert RunSummary().lines() == ["0 pages: 0 extracted (0 empty), 0 failed", "characters: 0 in, 0 out"]
+
+
+def test_gz_name_without_gzip_is_an_error(batch, tmp_path, capsys):
+    fake = tmp_path / "page.html.gz"
+    fake.write_text(PAGE.format(n=9), encoding="utf-8")  # plain HTML under a gzip name
+    assert main(["extract", str(fake), "-e", "baseline"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and f"{fake}: named .gz but not gzip" in err
+    assert main(["explain", str(fake), "-e", "baseline", "-o", str(tmp_path / "r.html")]) == 1
+    assert "named .gz but not gzip" in capsys.readouterr().err
+    # Gzip under any name is still read; a real .gz too.
+    real = tmp_path / "real.html.gz"
+    real.write_bytes(gzip.compress(PAGE.format(n=9).encode()))
+    renamed = tmp_path / "renamed.html"
+    renamed.write_bytes(real.read_bytes())
+    assert main(["extract", str(real), str(renamed), "-e", "baseline"]) == 0
+    assert [r["title"] for r in read_lines(capsys.readouterr().out)] == ["Page 9", "Page 9"]
+
+
+def test_bad_numbers_are_named_clearly(capsys):
+    for argv, message in ((["extract", "x.html", "-j", "abc"], "argument -j/--jobs: expected a positive integer, got 'abc'"),
+                          (["extract", "x.html", "-j", "0"], "argument -j/--jobs: expected a positive integer, got '0'"),
+                          (["eval", "d", "--limit", "-3"], "argument --limit: expected a positive integer, got '-3'")):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert message in err and "_positive_int" not in err
+
+
+def test_extract_help_states_the_exit_status():
+    result = subprocess.run([webclean_script(), "extract", "--help"], capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "COLUMNS": "200"})
+    assert result.returncode == 0
+    assert "--input-list FILE" in result.stdout and "--keep-going" in result.stdout
+    assert "with --keep-going skips it, goes on, and still exits 1" in result.stdout
 
 
 # -- eval --------------------------------------------------------------------

@@ -176,11 +176,11 @@ def test_truncated_warc_keeps_the_intact_records(crawl, tmp_path):
     cut = tmp_path / "cut.warc.gz"
     cut.write_bytes(data[: len(data) * 2 // 3])  # as a kill -9 mid-record would leave it
     out = tmp_path / "cut.jsonl"
-    proc = subprocess.run([sys.executable, "-m", "webclean_scrapy.cli", "extract", str(cut), "-o", str(out)],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, "-m", "webclean_scrapy.cli", "extract", str(cut), "-o", str(out),
+                           "--keep-going"], capture_output=True, text=True, timeout=300)
     assert "Traceback" not in proc.stderr
     kept = out.read_text(encoding="utf-8").splitlines()
-    assert proc.returncode == 0 and 0 < len(kept) < len(complete)
+    assert proc.returncode == 1 and 0 < len(kept) < len(complete)  # the intact records came out; 1: one failed
     assert [json.loads(line)["text"] for line in kept] == [json.loads(line)["text"] for line in complete[:len(kept)]]
     assert f"skipped {cut}: malformed or truncated WARC" in proc.stderr
 
@@ -195,10 +195,10 @@ def test_damaged_record_and_non_warc_input(crawl, tmp_path, capsys):
     damaged.write_bytes(bytes(data))
     plain = tmp_path / "plain.warc"
     plain.write_bytes(b"WARC/1.1\r\nWARC-Type: response\r\nContent-Length: 99999\r\n\r\nHTTP/1.1 200 OK\r\n")
-    code = main(["extract", str(damaged), str(plain)])
+    code = main(["extract", str(damaged), str(plain), "--keep-going"])
     out, err = capsys.readouterr()
     assert "Traceback" not in err
-    assert code == 0  # the intact records before the damage came out
+    assert code == 1  # the intact records before the damage came out, then both failures
     assert out.count('"url"') > 0
     assert f"skipped {damaged}: malformed or truncated WARC" in err
     assert f"skipped {plain}:" in err

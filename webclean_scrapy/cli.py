@@ -4,13 +4,16 @@
 
     webclean extract page.html pages/ - -e webclean -o out.jsonl
     webclean extract crawl.warc.gz -o out.jsonl     # re-extract a recorded crawl
+    webclean extract --input-list pages.txt --keep-going -j 2 -o out.jsonl
     webclean eval ../shared/data/readability -e baseline --compare trafilatura --json scores.json
     webclean explain page.html -e webclean --url https://example.org/a -o report.html
     webclean plot page.html -e ttr -o ttr.png
     webclean demo [demo arguments...]
 
 Bad input never ends in a traceback: each unreadable or binary file is named
-on stderr and skipped, and the exit status says whether anything succeeded.
+on stderr. ``extract`` stops at the first one (``--keep-going``: skips it and
+goes on), ends with a summary on stderr, and exits 1 when any input failed
+(:mod:`webclean_scrapy.batch`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import __version__
+from .batch import InputListError, RunSummary, check_gzip_name, read_input_list
 from .document import Document, built_page
 from .errors import ExtractionError
 from .extraction import Extractor
@@ -167,28 +171,31 @@ def read_source(source: str) -> bytes:
 
 
 def extract_record(source: str, data: bytes, url: str | None = None,
-                   content_type: str | None = None) -> dict[str, Any]:
-    """One output line for one page's bytes.
+                   content_type: str | None = None) -> tuple[dict[str, Any], int]:
+    """One output line for one page's bytes, and the characters of its decoded HTML.
 
     A page from a WARC file has its *url* (the record's target URI, also in
     the output) and HTTP *content_type* (its charset), and is built exactly
     as the crawl's middleware builds it, so the text is the crawl's text.
-    Raises :class:`ExtractionError` for input that is not HTML.
+    Raises :class:`ExtractionError` for input that is not HTML, or not gzip
+    when named ``.gz``.
     """
     assert _extractor is not None
     if url is None:
+        check_gzip_name(source, data)
         factory = lambda: Document.from_html(read_page(data))  # noqa: E731
     else:
         factory = lambda: Document.from_html(data, url=url, encoding=content_type)  # noqa: E731
     with built_page(factory) as doc:
         result = _extractor.extract(doc)
+        chars_in = len(doc.source)
     record: dict[str, Any] = {"source": source}
     if url is not None:
         record["url"] = url
     record.update(title=result.title, text=result.text, extractor=result.extractor, page_type=result.page_type,
                   truncated=result.truncated, **{name: getattr(result, name) for name in ITEM_METADATA_FIELDS},
                   canonical_url=result.canonical_url)
-    return record
+    return record, chars_in
 
 
 def _describe(exc: Exception) -> str:
@@ -215,16 +222,17 @@ class Task:
         return f"{self.source} {self.url}" if self.url else self.source
 
 
-def _extract_safely(task: Task) -> tuple[Task, dict[str, Any] | None, str]:
-    """``(task, record, "")`` or ``(task, None, reason)``; never raises,
-    so one bad page neither stops the run nor prints a traceback."""
+def _extract_safely(task: Task) -> tuple[Task, dict[str, Any] | None, str, int]:
+    """``(task, record, "", chars_in)`` or ``(task, None, reason, 0)``; never
+    raises, so one bad page never prints a traceback."""
     if task.error or task.done:
-        return task, None, task.error
+        return task, None, task.error, 0
     try:
         data = read_source(task.source) if task.data is None else task.data
-        return task, extract_record(task.source, data, task.url, task.content_type), ""
+        record, chars_in = extract_record(task.source, data, task.url, task.content_type)
+        return task, record, "", chars_in
     except Exception as exc:
-        return task, None, _describe(exc)
+        return task, None, _describe(exc), 0
 
 
 def warc_tasks(path: str) -> Iterator[Task]:
@@ -278,16 +286,40 @@ def _open_output(path: str | None) -> IO[str]:
     return open(path, "w", encoding="utf-8")
 
 
+def _listed_paths(args: argparse.Namespace) -> list[str]:
+    """The positional paths, then those of every ``--input-list`` in order.
+    Raises :class:`InputListError` (a usage error)."""
+    lists = args.input_list or []
+    if lists.count(STDIN) > 1 or (STDIN in lists and STDIN in args.paths):
+        raise InputListError("standard input ('-') can be read only once")
+    paths = list(args.paths)
+    for name in lists:
+        paths.extend(read_input_list(name))
+    return paths
+
+
+def _report_summary(summary: RunSummary, warc_pages: bool) -> None:
+    """The end-of-run lines on stderr (the last one names the failures)."""
+    for line in summary.lines():
+        _error(line)
+    if summary.failed:
+        _error(f"{summary.failed} of {summary.pages} {'page(s)' if warc_pages else 'file(s)'} failed")
+
+
 def cmd_extract(args: argparse.Namespace) -> int:
     try:
         options = _parse_options(args.option or [])
         _init_extractor(args.extractor, options)
-    except (ValueError, ExtractionError) as exc:
+        paths = _listed_paths(args)
+    except (ValueError, ExtractionError) as exc:  # InputListError is a ValueError
         _error(str(exc))
         return EXIT_USAGE
-    sources = list(iter_inputs(args.paths))
+    if not paths:
+        _error("no input: give PATHs or --input-list FILE")
+        return EXIT_USAGE
+    sources = list(iter_inputs(paths))
     if not sources:
-        _error("no HTML files found in " + ", ".join(args.paths))
+        _error("no HTML files found in " + ", ".join(paths))
         return EXIT_FAILED
     if sources.count(STDIN) > 1:
         _error("standard input ('-') can be read only once")
@@ -295,7 +327,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
     files = [s for s in sources if s != STDIN]
     progress = Progress(len(sources), _want_progress(len(sources), args.progress))
-    succeeded = failed = 0
+    summary = RunSummary()
     try:
         out = _open_output(args.output)
     except OSError as exc:
@@ -304,33 +336,40 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
     warc_pages = False
 
-    def emit(task: Task, record: dict[str, Any] | None, message: str) -> None:
-        nonlocal succeeded, failed, warc_pages
+    def emit(task: Task, record: dict[str, Any] | None, message: str, chars_in: int) -> bool:
+        """Write or report one result; ``False`` when the run must stop."""
+        nonlocal warc_pages
         warc_pages = warc_pages or task.url is not None
         if task.done:  # end of a WARC file: its records are in
             progress.advance()
-            return
+            return True
         if record is None:
-            failed += 1
-            progress.message(f"webclean: skipped {task.label}: {message}")
+            summary.failure()
+            progress.message(f"webclean: {'skipped' if args.keep_going else 'failed'} {task.label}: {message}")
         else:
-            succeeded += 1
+            summary.extracted(record, chars_in)
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
         if task.url is None:
             progress.advance()
+        summary.stopped = record is None and not args.keep_going
+        return not summary.stopped
 
     try:
+        going = True
         if STDIN in sources:
-            emit(*_extract_safely(Task("<stdin>", sys.stdin.buffer.read())))
+            going = emit(*_extract_safely(Task("<stdin>", sys.stdin.buffer.read())))
         tasks = iter_tasks(files)
-        if args.jobs > 1:
+        if going and args.jobs > 1:
             with ProcessPoolExecutor(max_workers=args.jobs, initializer=_init_extractor,
                                      initargs=(args.extractor, options)) as pool:
                 for result in bounded_map(pool, _extract_safely, tasks, window=8 * args.jobs):
-                    emit(*result)
-        else:
+                    if not emit(*result):
+                        pool.shutdown(cancel_futures=True)
+                        break
+        elif going:
             for task in tasks:
-                emit(*_extract_safely(task))
+                if not emit(*_extract_safely(task)):
+                    break
         out.flush()
     except BrokenPipeError:  # `webclean extract ... | head`
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -341,9 +380,8 @@ def cmd_extract(args: argparse.Namespace) -> int:
         if out is not sys.stdout:
             out.close()
 
-    if failed:
-        _error(f"{failed} of {succeeded + failed} {'page(s)' if warc_pages else 'file(s)'} failed")
-    return EXIT_OK if succeeded else EXIT_FAILED
+    _report_summary(summary, warc_pages)
+    return EXIT_FAILED if summary.failed else EXIT_OK
 
 
 # -- eval ----------------------------------------------------------------
@@ -420,6 +458,7 @@ def _explained(args: argparse.Namespace) -> Any:
         return EXIT_USAGE
     try:
         data = sys.stdin.buffer.read() if args.page == STDIN else read_source(args.page)
+        check_gzip_name(args.page, data)
         return explain(read_page(data), url=args.url, extractor=args.extractor, **options)
     except (ExtractionError, UnreadableFileError) as exc:
         _error(f"{args.page}: {exc}")
@@ -475,10 +514,40 @@ def cmd_demo(argv: Sequence[str]) -> int:
 
 # -- parser --------------------------------------------------------------
 def _positive_int(value: str) -> int:
-    number = int(value)
+    """argparse type: its message names the option (``argument -j/--jobs: expected
+    a positive integer, got 'abc'``), not this function."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
     if number < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
     return number
+
+
+class _ParagraphFormatter(argparse.HelpFormatter):
+    """Wraps a description or epilog paragraph by paragraph (blank-line separated)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n\n".join(super(_ParagraphFormatter, self)._fill_text(part, width, indent)
+                             for part in text.split("\n\n"))
+
+
+def _add_batch_arguments(extract: argparse.ArgumentParser) -> None:
+    """``extract``'s options for batch runs, and what its exit status means."""
+    extract.add_argument("--input-list", action="append", metavar="FILE",
+                         help="read more PATHs from FILE, one per line (blank lines and lines starting with # "
+                              "skipped; relative to the current directory; - for stdin); repeatable")
+    extract.add_argument("-k", "--keep-going", action="store_true",
+                         help="skip inputs that fail and go on (the exit status is still 1)")
+    extract.formatter_class = _ParagraphFormatter
+    extract.epilog = (
+        "A summary ends every run on stderr: pages, empty ones, failed ones, characters in and out, and "
+        "the count of each page type.\n\n"
+        "Exit status, as make and make -k: 0 when every input was extracted (empty text included); "
+        "1 when an input failed (unreadable, not HTML, not gzip though named .gz, a damaged WARC file): "
+        "the run stops at the first failure, or with --keep-going skips it, goes on, and still exits 1; "
+        "2 for a usage error (bad option, unknown extractor, unreadable input list).")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -494,7 +563,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "{source, title, text, extractor, page_type, truncated, author, date, date_modified, "
                     "sitename, description, tags, image, canonical_url}, and of the HTML responses recorded in "
                     "WARC files (plain or .warc.gz; needs the [warc] extra) with the record's url after source.")
-    extract.add_argument("paths", nargs="+", metavar="PATH",
+    extract.add_argument("paths", nargs="*", metavar="PATH",
                          help="HTML or WARC file, directory (searched recursively for *.html, *.htm, *.gz, "
                               "*.warc) or - for stdin")
     extract.add_argument("-e", "--extractor", default="default",
@@ -504,6 +573,7 @@ def build_parser() -> argparse.ArgumentParser:
     extract.add_argument("--option", action="append", metavar="KEY=VALUE",
                          help="extractor parameter, repeatable (values parsed as JSON when possible)")
     extract.add_argument("--progress", action="store_true", help="show a progress bar even when stderr is not a terminal")
+    _add_batch_arguments(extract)
     extract.set_defaults(func=cmd_extract)
 
     evaluate = commands.add_parser(

@@ -1,0 +1,1 @@
+"""Integrations with other engines, each behind its own extra (``webclean_scrapy.contrib.datatrove``)."""
