@@ -36,9 +36,8 @@ from . import __version__
 from .batch import InputListError, RunSummary, check_gzip_name, read_input_list
 from .document import Document, built_page
 from .errors import ExtractionError
-from .extraction import Extractor
+from .extraction import ITEM_METADATA_FIELDS, Extractor
 from .extractors import available_extractors, get_extractor
-from .items import ITEM_METADATA_FIELDS
 
 #: File names picked up when a directory is given to ``webclean extract``
 #: (WARC files are recognised by their content, whatever their name).

@@ -17,6 +17,14 @@ if TYPE_CHECKING:
     from .trace import Trace
 
 
+
+#: The :class:`Extraction` metadata fields that items and ``webclean extract``
+#: records carry under the same names (``title`` and ``canonical_url`` have
+#: their own places). Here, not in :mod:`webclean_scrapy.items`, so the CLI
+#: reads it without importing Scrapy.
+ITEM_METADATA_FIELDS: tuple[str, ...] = (
+    "author", "date", "date_modified", "sitename", "description", "tags", "image")
+
 @dataclass(slots=True)
 class Extraction:
     """The main content of one page.

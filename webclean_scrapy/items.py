@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import scrapy
 
+from .extraction import ITEM_METADATA_FIELDS
+
 if TYPE_CHECKING:
     from scrapy.http import Response
 
@@ -163,12 +165,6 @@ def extraction_fields(extraction: Extraction | None) -> dict[str, Any]:
             "language": extraction.language, "page_type": extraction.page_type,
             "truncated": extraction.truncated, **{name: getattr(extraction, name) for name in ITEM_METADATA_FIELDS}}
 
-
-#: The :class:`~webclean_scrapy.extraction.Extraction` metadata fields an
-#: item carries under the same names (``title`` and ``canonical_url`` have
-#: their own places).
-ITEM_METADATA_FIELDS: tuple[str, ...] = (
-    "author", "date", "date_modified", "sitename", "description", "tags", "image")
 
 
 #: The export order of :class:`CleanedPage` fields (use as ``FEED_EXPORT_FIELDS``).

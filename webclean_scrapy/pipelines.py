@@ -10,7 +10,7 @@ The contract between spiders and :class:`WebcleanPipeline`:
   in any charset, or ``str``; an empty value is an empty page, ``None`` or
   absent is no HTML) and no ``text`` yet gets ``title``, ``text``, ``extractor``,
   ``language``, ``page_type``, ``truncated``, the metadata fields (``author``, ``date``...,
-  :data:`~webclean_scrapy.items.ITEM_METADATA_FIELDS`), ``text_chars`` and ``html_bytes``; item classes only get the
+  :data:`~webclean_scrapy.extraction.ITEM_METADATA_FIELDS`), ``text_chars`` and ``html_bytes``; item classes only get the
   fields they declare, dicts get all of them.
 * Afterwards the HTML field is removed (dict, ``scrapy.Item``) or set to
   ``None`` (dataclass, attrs) unless ``WEBCLEAN_KEEP_HTML`` is true.
