@@ -9,6 +9,15 @@ one Scrapy crawl per mode fetches every page through
 also reads each page's links with ``response.css`` (free when the ``thread``
 workers already parsed the page, a second parse on the reactor otherwise).
 Each crawl runs in its own process (a Twisted reactor starts once per process).
+The components come from the add-on (``ADDONS = {"webclean_scrapy.Addon": 0}``,
+with ``WEBCLEAN_ALLOW_PRIVATE_ADDRESSES`` since the site is on 127.0.0.1).
+
+Mode ``off`` is the same crawl with the add-on's components switched off
+(``WEBCLEAN_ENABLED=False``: no extraction at all, items with empty text):
+the baseline that gives the cost of extraction, as throughput lost
+(``1 - pages/s(mode) / pages/s(off)``) and as CPU time per page added (the
+crawl process and its extraction workers, between spider open and close;
+unlike wall time, a busy machine barely inflates it).
 
 Reported per mode: pages/s (items over the time from spider open to close),
 and the longest reactor stall: a ``LoopingCall`` ticks every 10 ms and the
@@ -19,10 +28,16 @@ the 99th percentile and median gaps (the longest stall includes crawl start-up).
     python benchmarks/crawl.py --pages 1000 --big-every 50   # 2% of pages are 1.5 MB
     python benchmarks/crawl.py --pages 1000 --distributed 2  # also 2 workers sharing one redis-server
 
+``--repeat R`` runs R rounds over all cells (extractor, mode, crawl
+processes), interleaved so that a machine whose speed drifts weighs on all
+cells alike; each cell's best run (by pages/s) is reported.
+
 ``--distributed N`` adds, per cell, a crawl by N worker processes sharing a
 fresh local ``redis-server`` (scrapy-redis scheduler and dupefilter, as
 ``WEBCLEAN_REDIS_URL`` sets up; see docs/DISTRIBUTED.md). Its pages/s are all
-workers' items over the time from the first spider open to the last close.
+workers' items over the time from the first spider open to the last close,
+its CPU ms/page all workers' CPU time over all their items, and its "slower
+than off" compares it with the distributed ``off`` crawl.
 """
 
 from __future__ import annotations
@@ -43,7 +58,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
-MODES = ("none", "thread", "process")
+#: ``WEBCLEAN_OFFLOAD`` values, plus ``off``: webclean's components not enabled (no extraction).
+MODES = ("off", "none", "thread", "process")
 
 WORDS = """the council river bridge market school station report minister plan city water energy
 price worker union court police hospital road village farmer season harvest storm coast museum
@@ -128,13 +144,16 @@ def run_child(base: str, pages: int, mode: str, extractor: str, workers: int, co
     from webclean_scrapy.items import CleanedPage
 
     class StallMeter:
-        """Largest gap between 10 ms ticks of the reactor, and the crawl's wall time."""
+        """Largest gap between 10 ms ticks of the reactor, the crawl's wall time and CPU time."""
 
         def __init__(self) -> None:
             self.gaps: list[float] = []
             self.last = 0.0
             self.loop = None
             self.opened = self.closed = 0.0
+            self.opened_at = self.closed_at = 0.0
+            self.cpu_opened = self.cpu_closed = 0.0
+            self.crawler = None
 
         def tick(self) -> None:
             now = time.perf_counter()
@@ -147,12 +166,14 @@ def run_child(base: str, pages: int, mode: str, extractor: str, workers: int, co
 
             self.opened = time.perf_counter()
             self.opened_at = time.time()
+            self.cpu_opened = crawl_cpu_seconds(self.crawler)
             self.loop = LoopingCall(self.tick)
             self.loop.start(0.01)
 
         def spider_closed(self) -> None:
             self.closed = time.perf_counter()
             self.closed_at = time.time()
+            self.cpu_closed = crawl_cpu_seconds(self.crawler)  # before the worker pool shuts down
             if self.loop is not None and self.loop.running:
                 self.loop.stop()
 
@@ -171,17 +192,23 @@ def run_child(base: str, pages: int, mode: str, extractor: str, workers: int, co
 
     from scrapy.settings import Settings
 
+    # Mode off keeps the add-on (same fingerprinter, robots.txt middleware...)
+    # with its webclean components off, so the difference is extraction alone.
+    webclean = {"WEBCLEAN_ENABLED": False} if mode == "off" else {
+        "WEBCLEAN_OFFLOAD": mode,
+        "WEBCLEAN_EXTRACTOR": extractor,
+        "WEBCLEAN_WORKERS": workers,
+    }
     settings = Settings({
         "LOG_LEVEL": "ERROR",
         "TELNETCONSOLE_ENABLED": False,
         "ROBOTSTXT_OBEY": False,
         "CONCURRENT_REQUESTS": concurrency,
         "CONCURRENT_REQUESTS_PER_DOMAIN": concurrency,
-        "DOWNLOADER_MIDDLEWARES": {"webclean_scrapy.middleware.WebcleanMiddleware": 540},
-        "WEBCLEAN_OFFLOAD": mode,
-        "WEBCLEAN_EXTRACTOR": extractor,
-        "WEBCLEAN_WORKERS": workers,
+        "ADDONS": {"webclean_scrapy.Addon": 0},
+        "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": True,  # the site is on 127.0.0.1
         "WEBCLEAN_REDIS_URL": redis_url,
+        **webclean,
     })
     if redis_url:
         from webclean_scrapy.distributed import configure_settings
@@ -190,6 +217,7 @@ def run_child(base: str, pages: int, mode: str, extractor: str, workers: int, co
     process = CrawlerProcess(settings)
     meter = StallMeter()
     crawler = process.create_crawler(BenchSpider)
+    meter.crawler = crawler
     crawler.signals.connect(meter.spider_opened, signal=signals.spider_opened)
     crawler.signals.connect(meter.spider_closed, signal=signals.spider_closed)
     process.crawl(crawler)
@@ -198,15 +226,39 @@ def run_child(base: str, pages: int, mode: str, extractor: str, workers: int, co
     items = stats.get("item_scraped_count", 0)
     seconds = meter.closed - meter.opened
     gaps = sorted(meter.gaps) or [0.0]
+    cpu_seconds = meter.cpu_closed - meter.cpu_opened
     Path(out).write_text(json.dumps({
-        "mode": mode, "extractor": extractor, "items": items, "seconds": seconds,
+        "mode": mode, "extractor": "-" if mode == "off" else extractor, "items": items, "seconds": seconds,
         "opened_at": meter.opened_at, "closed_at": meter.closed_at,
         "pages_per_s": items / seconds if seconds else 0.0, "max_stall_ms": max(gaps) * 1000,
         "p99_stall_ms": gaps[int(len(gaps) * 0.99)] * 1000,
         "p50_stall_ms": gaps[len(gaps) // 2] * 1000,
         "extracted": stats.get("webclean/pages/extracted", 0), "errors": stats.get("webclean/errors", 0),
         "extraction_seconds": stats.get("webclean/extraction_seconds", 0.0),
+        "cpu_seconds": cpu_seconds, "cpu_ms_per_page": 1000 * cpu_seconds / items if items else 0.0,
     }))
+
+
+def crawl_cpu_seconds(crawler: object) -> float:
+    """CPU time (user + system) of this crawl process and of its extraction worker processes.
+
+    A figure that a busy machine does not inflate the way it inflates wall time.
+    The workers of ``WEBCLEAN_OFFLOAD="process"`` are children of the forkserver,
+    not of this process, so they are read from ``/proc`` (Linux only; 0 elsewhere).
+    """
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    total = usage.ru_utime + usage.ru_stime
+    pool = getattr(getattr(crawler, "_webclean_offloader", None), "_processes", None)
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in pool.worker_pids() if pool is not None else ():
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
 
 
 # -- the parent: server, one child per mode, table -----------------------------------
@@ -231,7 +283,8 @@ def main() -> None:
     parser.add_argument("--big-every", type=int, default=0,
                         help="every Nth page is a ~1.5 MB page (0: none)")
     parser.add_argument("--concurrency", type=int, default=16, help="CONCURRENT_REQUESTS")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per cell; the best is reported")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="rounds over all cells (interleaved); each cell's best run is reported")
     parser.add_argument("--distributed", type=int, default=0, metavar="N",
                         help="also crawl with N workers sharing one local redis-server (0: no)")
     parser.add_argument("--child", nargs=2, metavar=("BASE", "OUT"), help=argparse.SUPPRESS)
@@ -252,48 +305,54 @@ def main() -> None:
     sample = make_page(0, args.pages)
     print(f"site: {args.pages} pages, e.g. {len(sample)} bytes; {machine()}; WEBCLEAN_WORKERS={workers}, "
           f"CONCURRENT_REQUESTS={args.concurrency}, big page every {args.big_every or 'never'}")
-    rows = []
+    # Every cell (extractor, mode, crawl processes) once per round, rounds repeated:
+    # a machine whose speed drifts then weighs on all cells alike. Each cell's best run is kept.
+    procs = [1, args.distributed] if args.distributed else [1]
+    cells = [(extractor, mode, n) for extractor in extractors for mode in modes for n in procs
+             if mode != "off" or extractor == extractors[0]]  # no extractor runs when off: once is enough
+    best: dict[tuple[str, str, int], dict] = {}
     out = Path(f"/tmp/webclean-bench-{os.getpid()}.json")
     try:
-        for extractor in extractors:
-            for mode in modes:
-                best = None
-                for _ in range(args.repeat):
-                    subprocess.run([sys.executable, str(HERE), "--pages", str(args.pages), "--mode", mode,
-                                    "--extractor", extractor, "--workers", str(workers),
-                                    "--concurrency", str(args.concurrency), "--child", base, str(out)],
-                                   check=True)
-                    result = json.loads(out.read_text())
-                    if best is None or result["pages_per_s"] > best["pages_per_s"]:
-                        best = result
-                best["workers"] = 1
-                rows.append(best)
-                print(f"{extractor:>10} {mode:>8}: {best['pages_per_s']:7.1f} pages/s, "
-                      f"max stall {best['max_stall_ms']:7.1f} ms (p99 {best['p99_stall_ms']:.1f}, "
-                      f"p50 {best['p50_stall_ms']:.1f}), {best['items']} items, {best['errors']} errors",
+        for _ in range(args.repeat):
+            for extractor, mode, n in cells:
+                child = [sys.executable, str(HERE), "--pages", str(args.pages), "--mode", mode,
+                         "--extractor", extractor, "--workers", str(workers),
+                         "--concurrency", str(args.concurrency)]
+                if n == 1:
+                    subprocess.run([*child, "--child", base, str(out)], check=True)
+                    result = {**json.loads(out.read_text()), "workers": 1}
+                else:
+                    result = run_distributed(child, base, n)
+                label = "" if n == 1 else f" x{n} workers + Redis"
+                print(f"{extractor:>10} {mode:>8}{label}: {result['pages_per_s']:7.1f} pages/s, "
+                      f"{result['cpu_ms_per_page']:.1f} CPU ms/page, "
+                      f"max stall {result['max_stall_ms']:7.1f} ms (p99 {result['p99_stall_ms']:.1f}, "
+                      f"p50 {result['p50_stall_ms']:.1f}), {result['items']} items, {result['errors']} errors",
                       flush=True)
-                if args.distributed:
-                    child = [sys.executable, str(HERE), "--pages", str(args.pages), "--mode", mode,
-                             "--extractor", extractor, "--workers", str(workers),
-                             "--concurrency", str(args.concurrency)]
-                    best = None
-                    for _ in range(args.repeat):
-                        result = run_distributed(child, base, args.distributed)
-                        if best is None or result["pages_per_s"] > best["pages_per_s"]:
-                            best = result
-                    rows.append(best)
-                    print(f"{extractor:>10} {mode:>8} x{args.distributed} workers + Redis: "
-                          f"{best['pages_per_s']:7.1f} pages/s, {best['items']} items", flush=True)
+                cell = (extractor, mode, n)
+                if cell not in best or result["pages_per_s"] > best[cell]["pages_per_s"]:
+                    best[cell] = result
     finally:
         server.terminate()
         out.unlink(missing_ok=True)
+    rows = [best[cell] for cell in cells]
+    offs = {row["workers"]: row for row in rows if row["mode"] == "off"}  # the baseline per crawl processes
     print()
-    print("| extractor | WEBCLEAN_OFFLOAD | crawl processes | pages/s | longest reactor stall (ms) | p99 tick gap (ms) | median tick gap (ms) | items | extraction s (sum) |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
+    print("| extractor | WEBCLEAN_OFFLOAD | crawl processes | pages/s | slower than off | CPU ms/page | extra CPU ms/page "
+          "| longest reactor stall (ms) | p99 tick gap (ms) | median tick gap (ms) | items | extraction s (sum) |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
-        procs = "1" if row["workers"] == 1 else f"{row['workers']} + Redis"
-        print(f"| {row['extractor']} | {row['mode']} | {procs} | {row['pages_per_s']:.1f} | {row['max_stall_ms']:.1f} "
-              f"| {row['p99_stall_ms']:.1f} | {row['p50_stall_ms']:.1f} | {row['items']} | {row['extraction_seconds']:.1f} |")
+        off = offs.get(row["workers"])
+        if off is None or row is off:
+            cost = extra = "-"
+        else:
+            cost = f"{100 * (1 - row['pages_per_s'] / off['pages_per_s']):.0f}%" if off["pages_per_s"] else "-"
+            extra = f"{row['cpu_ms_per_page'] - off['cpu_ms_per_page']:+.1f}"
+        mode = "middleware off" if row["mode"] == "off" else row["mode"]
+        n = "1" if row["workers"] == 1 else f"{row['workers']} + Redis"
+        print(f"| {row['extractor']} | {mode} | {n} | {row['pages_per_s']:.1f} | {cost} | {row['cpu_ms_per_page']:.1f} "
+              f"| {extra} | {row['max_stall_ms']:.1f} | {row['p99_stall_ms']:.1f} | {row['p50_stall_ms']:.1f} "
+              f"| {row['items']} | {row['extraction_seconds']:.1f} |")
 
 
 def run_distributed(child: list[str], base: str, count: int) -> dict:
@@ -334,7 +393,10 @@ def run_distributed(child: list[str], base: str, count: int) -> dict:
             "max_stall_ms": max(r["max_stall_ms"] for r in results),
             "p99_stall_ms": max(r["p99_stall_ms"] for r in results),
             "p50_stall_ms": max(r["p50_stall_ms"] for r in results),
-            "extraction_seconds": sum(r["extraction_seconds"] for r in results)}
+            "errors": sum(r["errors"] for r in results),
+            "extraction_seconds": sum(r["extraction_seconds"] for r in results),
+            "cpu_seconds": sum(r["cpu_seconds"] for r in results),
+            "cpu_ms_per_page": 1000 * sum(r["cpu_seconds"] for r in results) / items if items else 0.0}
 
 
 if __name__ == "__main__":

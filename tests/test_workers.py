@@ -193,6 +193,29 @@ def test_outline_follows_scrapy_link_extractor_rules():
     assert outline.signals.link_chars > 0
 
 
+def test_worker_pids_name_the_running_workers():
+    """What benchmarks/crawl.py reads the extraction workers' CPU time from."""
+    import os
+    import time
+
+    from webclean_scrapy.offload import WorkerPool
+
+    pool = WorkerPool(2, "default", {}, None)
+    try:
+        ran_in = {pool.submit(os.getpid).result(timeout=300) for _ in range(4)}
+        deadline = time.monotonic() + 300  # a loaded machine starts the second worker late
+        while len(pool.worker_pids()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        pids = pool.worker_pids()
+        assert len(set(pids)) == 2 and os.getpid() not in pids
+        assert ran_in <= set(pids)
+        for pid in pids:
+            os.kill(pid, 0)  # alive
+    finally:
+        pool.shutdown()
+    assert pool.worker_pids() == []
+
+
 def test_page_timeout_setting():
     from scrapy.settings import Settings
 

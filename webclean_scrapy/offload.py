@@ -416,6 +416,18 @@ class WorkerPool:
         self._jobs.put(_Job(future, func, args, label))
         return future
 
+    def worker_pids(self) -> list[int]:
+        """Process ids of the worker processes running now.
+
+        For monitoring from outside the pool (``benchmarks/crawl.py`` reads
+        their CPU time from ``/proc``): the workers are children of the
+        forkserver, not of this process, so ``getrusage`` does not see them.
+        A worker replaced after a crash or a timeout has a new pid; the old
+        one's CPU time is not counted any more.
+        """
+        return [process.pid for process in (slot.process for slot in self._slots)
+                if process is not None and process.pid is not None]
+
     def _started(self) -> None:
         with self._lock:
             self._ever_started = True
