@@ -38,6 +38,8 @@ TELNETCONSOLE_ENABLED = False
 LOG_LEVEL = "INFO"
 
 ADDONS = {"webclean_scrapy.Addon": 0}
+# The test site is on 127.0.0.1, which the add-on's address guard refuses by default.
+WEBCLEAN_ALLOW_PRIVATE_ADDRESSES = True
 """
 
 SPIDERS = '''
