@@ -29,11 +29,12 @@ class ChokingExtractor(Extractor):
     name = "test-choking"
 
 
-#: By dotted path, not registered: the registry (which tests/_fuzz.py runs entirely) stays as shipped.
-CHOKING = "test_logging.ChokingExtractor"
-
     def extract_text(self, doc):
         raise ZeroDivisionError("the page broke me")
+
+
+#: By dotted path, not registered: the registry (which tests/_fuzz.py runs entirely) stays as shipped.
+CHOKING = "test_logging.ChokingExtractor"
 
 
 def crawler_for(**settings):
