@@ -377,7 +377,10 @@ class AddressGuardMiddleware:
     def from_crawler(cls, crawler: Crawler) -> AddressGuardMiddleware:
         settings = WebcleanSettings.from_crawler(crawler)
         if settings.allow_private_addresses:
-            raise NotConfigured("WEBCLEAN_ALLOW_PRIVATE_ADDRESSES is on")
+            # A choice the user made, so INFO; a NotConfigured message would be a WARNING.
+            logger.info("webclean: address guard off (WEBCLEAN_ALLOW_PRIVATE_ADDRESSES)")
+            raise NotConfigured
+
         return cls(crawler, AddressPolicy.from_networks(settings.allowed_networks))
 
     def _unregister(self) -> None:
