@@ -10,6 +10,7 @@ from .options import OptionError, Rule
 
 from .document import Document
 from .errors import ExtractionError
+from .language import detect_language
 from .page_type import page_type_of
 
 if TYPE_CHECKING:
@@ -38,6 +39,13 @@ class Extraction:
     #: or the body was cut in transfer (a compressed stream that does not
     #: end: :class:`~webclean_scrapy.compression.CompressedBodyCheckMiddleware`).
     truncated: bool = False
+    #: The language of ``text`` as a language-identification model reads it
+    #: (ISO 639-1, ``"de"``), next to the declared :attr:`language`; ``None``
+    #: for text too short to tell or without the ``[lang]`` extra
+    #: (:mod:`webclean_scrapy.language`).
+    detected_language: str | None = None
+    #: The model's probability for :attr:`detected_language`, in [0, 1].
+    language_confidence: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -96,6 +104,7 @@ class Extractor:
         else:
             trace.method = self.name
             text = self.extract_text(doc, trace=trace)  # type: ignore[call-arg]
+        detected, confidence = detect_language(text)
         return Extraction(
             text=text,
             title=doc.title,
@@ -104,6 +113,8 @@ class Extractor:
             language=doc.language,
             page_type=page_type_of(doc)[0],
             truncated=doc.truncated,
+            detected_language=detected,
+            language_confidence=confidence,
         )
 
     def __repr__(self) -> str:

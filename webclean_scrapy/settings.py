@@ -45,6 +45,12 @@ DEFAULTS: dict[str, Any] = {
     "WEBCLEAN_WARC": None,  # WARC file name template; None: no recording (webclean_scrapy.warc)
     "WEBCLEAN_EXPLAIN_DIR": None,  # write `webclean explain` reports of doubtful pages here
     "WEBCLEAN_EXPLAIN_BELOW": 0.5,  # ... those whose confidence is below this (or whose text is empty)
+    "WEBCLEAN_LANGUAGES": [],  # LanguageFilterPipeline keeps only these (ISO 639-1); empty: no filter
+    "WEBCLEAN_NEAR_DUPLICATE_THRESHOLD": 0.8,  # NearDuplicatePipeline: estimated Jaccard of word shingles
+    "WEBCLEAN_NEAR_DUPLICATE_NUM_PERM": 128,  # ... MinHash permutations
+    "WEBCLEAN_NEAR_DUPLICATE_SHINGLE": 5,  # ... words per shingle
+    "WEBCLEAN_NEAR_DUPLICATE_KEY": "%(spider)s:webclean:near_duplicates",  # ... Redis key prefix
+    "WEBCLEAN_REDIS_URL": None,  # shared state in Redis (NearDuplicatePipeline's index; scrapy-redis)
 }
 
 
@@ -68,6 +74,12 @@ class WebcleanSettings:
     warc: str | None = DEFAULTS["WEBCLEAN_WARC"]
     explain_dir: str | None = DEFAULTS["WEBCLEAN_EXPLAIN_DIR"]
     explain_below: float = DEFAULTS["WEBCLEAN_EXPLAIN_BELOW"]
+    languages: tuple[str, ...] = ()
+    near_duplicate_threshold: float = DEFAULTS["WEBCLEAN_NEAR_DUPLICATE_THRESHOLD"]
+    near_duplicate_num_perm: int = DEFAULTS["WEBCLEAN_NEAR_DUPLICATE_NUM_PERM"]
+    near_duplicate_shingle: int = DEFAULTS["WEBCLEAN_NEAR_DUPLICATE_SHINGLE"]
+    near_duplicate_key: str = DEFAULTS["WEBCLEAN_NEAR_DUPLICATE_KEY"]
+    redis_url: str | None = DEFAULTS["WEBCLEAN_REDIS_URL"]
 
     def __post_init__(self) -> None:
         if self.offload not in OFFLOAD_MODES:
@@ -76,6 +88,17 @@ class WebcleanSettings:
             raise ValueError(f"WEBCLEAN_WORKERS must be at least 1, got {self.workers}")
         if self.max_html_bytes < 0 or self.min_text_chars < 0:
             raise ValueError("WEBCLEAN_MAX_HTML_BYTES and WEBCLEAN_MIN_TEXT_CHARS must not be negative")
+        if self.redis_url is not None and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError(f"WEBCLEAN_REDIS_URL must be a redis://, rediss:// or unix:// URL, got {self.redis_url!r}")
+        if not 0 < self.near_duplicate_threshold <= 1:
+            raise ValueError("WEBCLEAN_NEAR_DUPLICATE_THRESHOLD must be in (0, 1], "
+                             f"got {self.near_duplicate_threshold}")
+        if self.near_duplicate_num_perm < 16 or self.near_duplicate_shingle < 1:
+            raise ValueError("WEBCLEAN_NEAR_DUPLICATE_NUM_PERM must be at least 16 and "
+                             "WEBCLEAN_NEAR_DUPLICATE_SHINGLE at least 1")
+        for language in self.languages:
+            if not (2 <= len(language) <= 3 and language.isalpha() and language.islower()):
+                raise ValueError(f"WEBCLEAN_LANGUAGES takes ISO 639-1 codes such as 'en', got {language!r}")
         if self.enabled:
             self.check_extractor()
 
@@ -115,6 +138,15 @@ class WebcleanSettings:
             warc=str(settings.get("WEBCLEAN_WARC") or "") or None,
             explain_dir=str(settings.get("WEBCLEAN_EXPLAIN_DIR")) if settings.get("WEBCLEAN_EXPLAIN_DIR") else None,
             explain_below=settings.getfloat("WEBCLEAN_EXPLAIN_BELOW", DEFAULTS["WEBCLEAN_EXPLAIN_BELOW"]),
+            languages=tuple(str(code).strip().lower() for code in settings.getlist("WEBCLEAN_LANGUAGES")),
+            near_duplicate_threshold=settings.getfloat("WEBCLEAN_NEAR_DUPLICATE_THRESHOLD",
+                                                       DEFAULTS["WEBCLEAN_NEAR_DUPLICATE_THRESHOLD"]),
+            near_duplicate_num_perm=settings.getint("WEBCLEAN_NEAR_DUPLICATE_NUM_PERM",
+                                                    DEFAULTS["WEBCLEAN_NEAR_DUPLICATE_NUM_PERM"]),
+            near_duplicate_shingle=settings.getint("WEBCLEAN_NEAR_DUPLICATE_SHINGLE",
+                                                   DEFAULTS["WEBCLEAN_NEAR_DUPLICATE_SHINGLE"]),
+            near_duplicate_key=str(settings.get("WEBCLEAN_NEAR_DUPLICATE_KEY") or DEFAULTS["WEBCLEAN_NEAR_DUPLICATE_KEY"]),
+            redis_url=settings.get("WEBCLEAN_REDIS_URL") or None,
         )
 
     @classmethod

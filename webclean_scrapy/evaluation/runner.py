@@ -19,6 +19,7 @@ from typing import Any
 from ..document import Document, built_page
 from ..encoding import decode_html
 from ..extractors import get_extractor
+from ..language import detect_language
 from .dataset import Page, dataset_name, load_dataset
 from .metrics import MEAN_METRICS, Text, score_page, shingle_dataset_prf, snippet_rate
 from .peers import load_peer
@@ -104,6 +105,7 @@ class _Runner:
         gold = Text(page.gold)
         scores: dict[str, dict[str, Any]] = {}
         language: str | None = None
+        first_text: str | None = None  # the first contestant's output, to detect the language from
         raw = page.read()
 
         def score(text: str) -> dict[str, Any]:
@@ -123,6 +125,7 @@ class _Runner:
                 text, failed = "", f"{type(exc).__name__}: {exc}"
             ms = (time.perf_counter() - start) * 1000
             scores[name] = {**score(text), "ms": ms, "failed": failed}
+            first_text = text if first_text is None else first_text
 
         html: str | None = None
         if self.peers:
@@ -143,6 +146,9 @@ class _Runner:
                 text, failed = "", f"{type(exc).__name__}: {exc}"
             ms = (time.perf_counter() - start) * 1000
             scores[name] = {**score(text or ""), "ms": ms, "failed": failed}
+            first_text = (text or "") if first_text is None else first_text
+        if language is None:  # undeclared: the language the first contestant's text is in
+            language = detect_language(first_text)[0]
         return PageResult(page.id, language, scores, page.page_type)
 
 
@@ -229,7 +235,8 @@ def _summarise_groups(results: Sequence[PageResult], names: Sequence[str],
 
 
 def summarise_by_language(results: Sequence[PageResult], names: Sequence[str]) -> dict[str, dict[str, dict[str, float]]]:
-    """Figures per page language (pages without one are left out)."""
+    """Figures per page language: the declared one, else the one detected in
+    the first contestant's text (pages with neither are left out)."""
     return _summarise_groups(results, names, lambda r: r.language)
 
 
