@@ -9,6 +9,10 @@ end of the test.
 
 from __future__ import annotations
 
+import shutil
+import socket
+import subprocess
+import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
@@ -41,3 +45,36 @@ def local_site() -> Iterator[Callable[[Routes], str]]:
     yield start
     for site in reversed(sites):
         site.stop()
+
+
+@pytest.fixture
+def redis_url(tmp_path) -> Iterator[str]:
+    """A real ``redis-server`` for this test only: its own port on 127.0.0.1 and its own directory."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed (Debian package redis-server; .ci/run installs it)")
+    redis = pytest.importorskip("redis")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    data = tmp_path / "redis"
+    data.mkdir()
+    proc = subprocess.Popen([binary, "--bind", "127.0.0.1", "--port", str(port), "--dir", str(data),
+                             "--save", "", "--appendonly", "no", "--protected-mode", "no"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"redis-server did not start on port {port}")
+            time.sleep(0.05)
+    client.close()
+    yield url
+    proc.terminate()
+    proc.wait(timeout=30)
