@@ -9,6 +9,7 @@ characters. Disagreements are listed with ``--show`` (a page may declare
 the wrong language: a template's ``lang="en"`` on a French article).
 
     python benchmarks/language_id.py ../shared/data/* --cap 2000
+    python benchmarks/language_id.py ../shared/data/* --cap 1000 --detectors py3langid
 
 Results: docs/BENCHMARKS.md#language-identification.
 """
@@ -68,6 +69,8 @@ def main() -> int:
     parser.add_argument("--cap", type=int, default=2000, help="characters of text the detector reads")
     parser.add_argument("--short", type=int, default=100, help="length of the short-text test")
     parser.add_argument("--show", action="store_true", help="list the disagreements")
+    parser.add_argument("--detectors", nargs="+", default=["py3langid", "lingua", "lingua-low"],
+                        help="which to run (%(default)s)")
     args = parser.parse_args()
 
     extractor = get_extractor("default")
@@ -91,8 +94,9 @@ def main() -> int:
           + ", ".join(f"{lang} {n}" for lang, n in languages.most_common()))
 
     contenders = {"py3langid": lambda: py3langid_detector(),
-                  "lingua (high accuracy)": lambda: lingua_detector(False),
-                  "lingua (low accuracy)": lambda: lingua_detector(True)}
+                  "lingua": lambda: lingua_detector(False),
+                  "lingua-low": lambda: lingua_detector(True)}
+    contenders = {name: make for name, make in contenders.items() if name in args.detectors}
     print(f"\n| detector | accuracy, first {args.cap} chars | non-English pages | accuracy, first {args.short} chars "
           f"| ms/page ({args.cap} chars) | load s | RSS after, MB |")
     print("|---|---|---|---|---|---|---|")

@@ -279,3 +279,19 @@ def test_dedup_cli_bad_input(tmp_path, capsys):
     assert not (tmp_path / "out.jsonl").exists()
     assert main(["dedup", str(tmp_path / "missing.jsonl")]) == 1
     assert main(["dedup", str(bad), "--threshold", "2"]) == 2
+
+
+# -- webclean eval --by-language ------------------------------------------------------------
+def test_by_language_uses_the_detected_language_when_none_is_declared(tmp_path):
+    from test_evaluation import make_dataset
+
+    from webclean_scrapy.evaluation import Contestants, evaluate_dataset
+
+    root = make_dataset(tmp_path / "tiny", [
+        ("declared", page(FRENCH, lang="en").encode(), FRENCH),  # declared wins, even when wrong
+        ("undeclared", page(GERMAN, lang="").encode(), GERMAN),
+        ("nothing", b"<html><body><p>42</p></body></html>", "42"),  # neither: left out
+    ])
+    report = evaluate_dataset(root, Contestants(ours=("baseline",)), by_language=True)
+    assert set(report.by_language) == {"en", "de"}
+    assert report.by_language["de"]["baseline"]["pages"] == 1
