@@ -407,6 +407,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 # -- dedup ---------------------------------------------------------------
+#: ``webclean dedup --threshold``'s default, ``WEBCLEAN_NEAR_DUPLICATE_THRESHOLD``'s (measured: docs/BENCHMARKS.md).
+DEDUP_DEFAULT_THRESHOLD = 0.6
 #: Fields naming a record in ``webclean dedup`` (the first present one).
 DEDUP_KEY_FIELDS = ("url", "canonical_url", "source")
 
@@ -621,7 +623,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "key then line, so the same set of lines gives the same output in any order.")
     dedup.add_argument("input", metavar="IN.jsonl", help="JSON lines with a text field (- for stdin)")
     dedup.add_argument("-o", "--output", help="write the kept lines here instead of stdout")
-    dedup.add_argument("--threshold", type=float, default=0.8,
+    dedup.add_argument("--threshold", type=float, default=DEDUP_DEFAULT_THRESHOLD,
                        help="estimated Jaccard similarity of word shingles from which texts are near-copies "
                             "(%(default)s, as WEBCLEAN_NEAR_DUPLICATE_THRESHOLD)")
     dedup.add_argument("--num-perm", type=_positive_int, default=128, help="MinHash permutations (%(default)s)")

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 #: Defaults of the settings (``WEBCLEAN_NEAR_DUPLICATE_*``) and of ``webclean dedup``.
-DEFAULT_THRESHOLD = 0.8
+DEFAULT_THRESHOLD = 0.6
 DEFAULT_NUM_PERM = 128
 DEFAULT_SHINGLE = 5
 #: Prefix of every Redis key of a shared index.

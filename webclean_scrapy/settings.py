@@ -46,7 +46,7 @@ DEFAULTS: dict[str, Any] = {
     "WEBCLEAN_EXPLAIN_DIR": None,  # write `webclean explain` reports of doubtful pages here
     "WEBCLEAN_EXPLAIN_BELOW": 0.5,  # ... those whose confidence is below this (or whose text is empty)
     "WEBCLEAN_LANGUAGES": [],  # LanguageFilterPipeline keeps only these (ISO 639-1); empty: no filter
-    "WEBCLEAN_NEAR_DUPLICATE_THRESHOLD": 0.8,  # NearDuplicatePipeline: estimated Jaccard of word shingles
+    "WEBCLEAN_NEAR_DUPLICATE_THRESHOLD": 0.6,  # NearDuplicatePipeline: estimated Jaccard of word shingles
     "WEBCLEAN_NEAR_DUPLICATE_NUM_PERM": 128,  # ... MinHash permutations
     "WEBCLEAN_NEAR_DUPLICATE_SHINGLE": 5,  # ... words per shingle
     "WEBCLEAN_NEAR_DUPLICATE_KEY": "%(spider)s:webclean:near_duplicates",  # ... Redis key prefix
