@@ -295,3 +295,20 @@ def test_by_language_uses_the_detected_language_when_none_is_declared(tmp_path):
     report = evaluate_dataset(root, Contestants(ours=("baseline",)), by_language=True)
     assert set(report.by_language) == {"en", "de"}
     assert report.by_language["de"]["baseline"]["pages"] == 1
+
+
+def test_a_model_that_cannot_load_costs_the_fields_only():
+    """py3langid unpacks its model through a temporary file; with no room for it
+    (a 30 KB file size limit here), pages are still extracted, without a detected language."""
+    script = f"""
+import resource, signal
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (30_000, 30_000))
+from webclean_scrapy import extract
+result = extract({page(GERMAN, lang="de")!r})
+assert result.detected_language is None and "Steinbrücke" in result.text, result
+print("ok")
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]
+    assert "language detection is off" in proc.stderr

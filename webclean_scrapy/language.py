@@ -11,14 +11,19 @@ py3langid was chosen over lingua by measurement on the shared pages
 (``benchmarks/language_id.py``, docs/BENCHMARKS.md): the same accuracy on
 pages of text, a fifth of the time and a third of the memory.
 
-Without the extra installed, :func:`detect_language` returns ``(None, None)``:
-the fields stay empty and nothing fails.
+Without the extra installed (or when its model cannot be loaded, e.g. no
+room for the temporary file py3langid unpacks it to: a WARNING once per
+process), :func:`detect_language` returns ``(None, None)``: the fields stay
+empty and nothing fails.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
+
+logger = logging.getLogger(__name__)
 
 #: Characters of text the detector reads (the first ones). At 1,000 the
 #: measured accuracy is the full text's; at 100 it is already 0.97.
@@ -45,7 +50,14 @@ def _load() -> Any:
                 except ImportError:
                     _unavailable = True
                     return None
-                _identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+                try:
+                    # py3langid unpacks its model through a temporary file: a full disk fails here.
+                    _identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+                except Exception as exc:  # detection is an extra: never the page's failure
+                    logger.warning("webclean: language detection is off in this process: cannot load "
+                                   "py3langid's model (%s: %s)", type(exc).__name__, exc)
+                    _unavailable = True
+                    return None
     return _identifier
 
 
@@ -68,7 +80,10 @@ def detect_language(text: str | None, sample_chars: int = SAMPLE_CHARS) -> tuple
     identifier = _load()
     if identifier is None:
         return None, None
-    language, confidence = identifier.classify(sample)
+    try:
+        language, confidence = identifier.classify(sample)
+    except Exception:  # pragma: no cover - py3langid does not raise on text; never fail a page for it
+        return None, None
     if not language or language == "und":
         return None, None
     return str(language), round(float(confidence), 4)
