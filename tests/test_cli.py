@@ -60,7 +60,8 @@ def test_extract_directory_to_stdout(pages, capsys):
     out, err = capsys.readouterr()
     records = read_lines(out)
     assert [Path(r["source"]).name for r in records] == ["a.html", "b.html.gz"]
-    assert list(records[0]) == ["source", "title", "text", "extractor", "page_type", "truncated", "author", "date",
+    assert list(records[0]) == ["source", "title", "text", "extractor", "page_type", "truncated", "language",
+                                "detected_language", "language_confidence", "author", "date",
                                 "date_modified", "sitename", "description", "tags", "image", "canonical_url"]
     assert {r["page_type"] for r in records} <= set(PAGE_TYPES)
     assert records[0]["title"] == "Page 1"
@@ -114,6 +115,8 @@ def test_installed_script_reads_stdin_and_gzip(pages):
     assert result.returncode == 1, result.stderr
     (record,) = read_lines(result.stdout.decode("utf-8"))
     assert record.pop("page_type") in PAGE_TYPES
+    assert record.pop("detected_language") == "en" and 0 < record.pop("language_confidence") <= 1
+    assert record.pop("language") is None
     assert record == {"source": "<stdin>", "title": "Page 7",
                       "text": "Paragraph number 7 of the test page, with a few more words.",
                       "extractor": "baseline", "truncated": False, "author": None, "date": None, "date_modified": None,

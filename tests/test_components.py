@@ -308,7 +308,8 @@ def test_from_response_without_middleware():
     assert dict(item) == {
         "url": "https://example.com/a", "canonical_url": "https://example.com/a", "status": 203,
         "fetched_at": item["fetched_at"], "title": "T", "text": "Hello", "extractor": "baseline",
-        "language": "de", "page_type": "forum", "truncated": False, "author": None, "date": None, "date_modified": None,
+        "language": "de", "detected_language": None, "language_confidence": None,
+        "page_type": "forum", "truncated": False, "author": None, "date": None, "date_modified": None,
         "sitename": None, "description": None, "tags": [], "image": None,
         "html_bytes": 34, "text_chars": 5, "query": "bridges", "rank": 3,
     }

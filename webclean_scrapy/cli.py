@@ -6,6 +6,7 @@
     webclean extract crawl.warc.gz -o out.jsonl     # re-extract a recorded crawl
     webclean extract --input-list pages.txt --keep-going -j 2 -o out.jsonl
     webclean eval ../shared/data/readability -e baseline --compare trafilatura --json scores.json
+    webclean dedup corpus.jsonl -o deduplicated.jsonl
     webclean explain page.html -e webclean --url https://example.org/a -o report.html
     webclean plot page.html -e ttr -o ttr.png
     webclean demo [demo arguments...]
@@ -192,7 +193,9 @@ def extract_record(source: str, data: bytes, url: str | None = None,
     if url is not None:
         record["url"] = url
     record.update(title=result.title, text=result.text, extractor=result.extractor, page_type=result.page_type,
-                  truncated=result.truncated, **{name: getattr(result, name) for name in ITEM_METADATA_FIELDS},
+                  truncated=result.truncated, language=result.language,
+                  detected_language=result.detected_language, language_confidence=result.language_confidence,
+                  **{name: getattr(result, name) for name in ITEM_METADATA_FIELDS},
                   canonical_url=result.canonical_url)
     return record, chars_in
 
@@ -443,6 +446,93 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return status if results else EXIT_FAILED
 
 
+# -- dedup ---------------------------------------------------------------
+#: ``webclean dedup --threshold``'s default, ``WEBCLEAN_NEAR_DUPLICATE_THRESHOLD``'s (measured: docs/BENCHMARKS.md).
+DEDUP_DEFAULT_THRESHOLD = 0.6
+#: Fields naming a record in ``webclean dedup`` (the first present one).
+DEDUP_KEY_FIELDS = ("url", "canonical_url", "source")
+
+
+def _dedup_records(path: str) -> list[tuple[str, str, str]]:
+    """``(key, text, line)`` per JSON line of *path* (``-``: stdin); ``ValueError``
+    naming the line for anything that is not a JSON object."""
+    stream = sys.stdin if path == STDIN else open(path, encoding="utf-8")
+    records: list[tuple[str, str, str]] = []
+    try:
+        for number, line in enumerate(stream, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError as exc:
+                raise ValueError(f"{path}:{number}: not JSON ({exc})") from None
+            if not isinstance(record, dict):
+                raise ValueError(f"{path}:{number}: not a JSON object")
+            key = next((str(record[f]) for f in DEDUP_KEY_FIELDS if record.get(f)), "")
+            text = record.get("text")
+            records.append((key, text if isinstance(text, str) else "", line))
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+    return records
+
+
+def cmd_dedup(args: argparse.Namespace) -> int:
+    """Drop the near-duplicates of a JSON lines corpus, deterministically.
+
+    The rule: records are considered longest text first (ties: smaller key,
+    then smaller line), each kept unless its text is a near-copy of one kept
+    before; the kept records are written sorted by key, then line. So the
+    output depends on the set of input lines only, not on their order.
+    """
+    from .near_duplicates import DedupUnavailableError, NearDuplicateIndex
+
+    try:
+        index = NearDuplicateIndex(threshold=args.threshold, num_perm=args.num_perm, shingle=args.shingle)
+    except (ValueError, DedupUnavailableError) as exc:
+        _error(str(exc))
+        return EXIT_USAGE
+    try:
+        records = _dedup_records(args.input)
+    except UnicodeDecodeError as exc:
+        _error(f"{args.input}: not UTF-8 ({exc.reason})")
+        return EXIT_FAILED
+    except OSError as exc:
+        _error(f"cannot read {args.input}: {exc.strerror or exc}")
+        return EXIT_FAILED
+    except ValueError as exc:
+        _error(str(exc))
+        return EXIT_FAILED
+
+    kept: list[tuple[str, str]] = []
+    dropped: list[str] = []
+    for number, (key, text, line) in enumerate(sorted(records, key=lambda r: (-len(r[1]), r[0], r[2]))):
+        match = index.check((key, number), text)
+        if match is None:
+            kept.append((key, line))
+        else:
+            of_key = match.of[0] if isinstance(match.of, tuple) else match.of
+            dropped.append(json.dumps({"key": key, "near_duplicate_of": of_key}, ensure_ascii=False)
+                           if args.dropped else "")
+    try:
+        out = _open_output(args.output)
+        try:
+            for _, line in sorted(kept):
+                out.write(line + "\n")
+        finally:
+            if out is not sys.stdout:
+                out.close()
+        if args.dropped:
+            Path(args.dropped).write_text("".join(line + "\n" for line in sorted(dropped)), encoding="utf-8")
+    except OSError as exc:
+        _error(f"cannot write: {exc.strerror or exc}")
+        return EXIT_FAILED
+    print(f"webclean dedup: {len(records)} records, kept {len(kept)}, dropped {len(dropped)} near-duplicates "
+          f"(threshold {args.threshold})", file=sys.stderr)
+    return EXIT_OK
+
+
 # -- explain / plot ---------------------------------------------------------
 def _explained(args: argparse.Namespace) -> Any:
     """The :class:`~webclean_scrapy.explain.Explanation` of ``args.page``,
@@ -595,6 +685,24 @@ def build_parser() -> argparse.ArgumentParser:
                           help="worker processes (%(default)s; more makes ms/page less reliable)")
     evaluate.add_argument("--progress", action="store_true", help="show a progress bar even when stderr is not a terminal")
     evaluate.set_defaults(func=cmd_eval)
+
+    dedup = commands.add_parser(
+        "dedup", help="drop near-duplicate texts from a JSON lines corpus (needs the [dedup] extra)",
+        description="Drop records whose text is a near-copy of another's (MinHash LSH over word shingles; "
+                    "docs/SCRAPY.md#language-and-near-duplicates). Deterministic: records are considered longest text first (ties: "
+                    "smaller url/canonical_url/source, then smaller line), each kept unless its text is a "
+                    "near-copy of one kept before, and the kept lines are written unchanged, sorted by that "
+                    "key then line, so the same set of lines gives the same output in any order.")
+    dedup.add_argument("input", metavar="IN.jsonl", help="JSON lines with a text field (- for stdin)")
+    dedup.add_argument("-o", "--output", help="write the kept lines here instead of stdout")
+    dedup.add_argument("--threshold", type=float, default=DEDUP_DEFAULT_THRESHOLD,
+                       help="estimated Jaccard similarity of word shingles from which texts are near-copies "
+                            "(%(default)s, as WEBCLEAN_NEAR_DUPLICATE_THRESHOLD)")
+    dedup.add_argument("--num-perm", type=_positive_int, default=128, help="MinHash permutations (%(default)s)")
+    dedup.add_argument("--shingle", type=_positive_int, default=5, help="words per shingle (%(default)s)")
+    dedup.add_argument("--dropped", metavar="FILE",
+                       help="also write one {key, near_duplicate_of} line per dropped record here")
+    dedup.set_defaults(func=cmd_dedup)
 
     for name, helptext in (("explain", "write an HTML report of what an extractor kept on a page, and why"),
                            ("plot", "draw an extractor's figure for a page (ttr, density, scores)")):

@@ -11,6 +11,7 @@ from .options import OptionError, Rule
 from .document import Document
 from .errors import ExtractionError
 from .metadata import metadata_of
+from .language import detect_language
 from .page_type import page_type_of
 
 if TYPE_CHECKING:
@@ -62,6 +63,13 @@ class Extraction:
     image: str | None = None
     #: ``<link rel=canonical>``, else ``og:url``, resolved against the page URL.
     canonical_url: str | None = None
+    #: The language of ``text`` as a language-identification model reads it
+    #: (ISO 639-1, ``"de"``), next to the declared :attr:`language`; ``None``
+    #: for text too short to tell or without the ``[lang]`` extra
+    #: (:mod:`webclean_scrapy.language`).
+    detected_language: str | None = None
+    #: The model's probability for :attr:`detected_language`, in [0, 1].
+    language_confidence: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -121,6 +129,7 @@ class Extractor:
             trace.method = self.name
             text = self.extract_text(doc, trace=trace)  # type: ignore[call-arg]
         meta = metadata_of(doc)
+        detected, confidence = detect_language(text)
         return Extraction(
             text=text,
             title=meta.title,
@@ -137,6 +146,8 @@ class Extractor:
             tags=list(meta.tags),
             image=meta.image,
             canonical_url=meta.canonical_url,
+            detected_language=detected,
+            language_confidence=confidence,
         )
 
     def __repr__(self) -> str:

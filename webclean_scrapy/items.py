@@ -72,6 +72,10 @@ class CleanedPage(scrapy.Item):
         Name of the extractor that produced ``text``; ``None`` if none ran.
     ``language``
         Declared page language (primary subtag, ``"en"``) or ``None``.
+    ``detected_language``, ``language_confidence``
+        The language of ``text`` as py3langid reads it (ISO 639-1) and its
+        probability in [0, 1]; ``None`` for text too short to tell or without
+        the ``[lang]`` extra (:mod:`webclean_scrapy.language`).
     ``page_type``
         The kind of page, one of ``article``, ``forum``, ``product``,
         ``collection``, ``listing``, ``documentation``, ``service``
@@ -106,6 +110,8 @@ class CleanedPage(scrapy.Item):
     text = scrapy.Field()
     extractor = scrapy.Field()
     language = scrapy.Field()
+    detected_language = scrapy.Field()
+    language_confidence = scrapy.Field()
     page_type = scrapy.Field()
     truncated = scrapy.Field()
     author = scrapy.Field()
@@ -159,10 +165,12 @@ def extraction_fields(extraction: Extraction | None) -> dict[str, Any]:
     """The item fields an extraction fills (``None``: the empty values), in
     export order: the one mapping the item and the pipeline share."""
     if extraction is None:
-        return {"title": "", "text": "", "extractor": None, "language": None, "page_type": None,
-                "truncated": None, **{name: [] if name == "tags" else None for name in ITEM_METADATA_FIELDS}}
+        return {"title": "", "text": "", "extractor": None, "language": None, "detected_language": None,
+                "language_confidence": None, "page_type": None, "truncated": None,
+                **{name: [] if name == "tags" else None for name in ITEM_METADATA_FIELDS}}
     return {"title": extraction.title, "text": extraction.text, "extractor": extraction.extractor,
-            "language": extraction.language, "page_type": extraction.page_type,
+            "language": extraction.language, "detected_language": extraction.detected_language,
+            "language_confidence": extraction.language_confidence, "page_type": extraction.page_type,
             "truncated": extraction.truncated, **{name: getattr(extraction, name) for name in ITEM_METADATA_FIELDS}}
 
 

@@ -9,8 +9,9 @@ The contract between spiders and :class:`WebcleanPipeline`:
   that holds raw HTML in ``WEBCLEAN_HTML_FIELD`` (default ``"html"``; ``bytes``
   in any charset, or ``str``; an empty value is an empty page, ``None`` or
   absent is no HTML) and no ``text`` yet gets ``title``, ``text``, ``extractor``,
-  ``language``, ``page_type``, ``truncated``, the metadata fields (``author``, ``date``...,
-  :data:`~webclean_scrapy.extraction.ITEM_METADATA_FIELDS`), ``text_chars`` and ``html_bytes``; item classes only get the
+  ``language``, ``detected_language``, ``language_confidence``, ``page_type``, ``truncated``,
+  the metadata fields (``author``, ``date``..., :data:`~webclean_scrapy.extraction.ITEM_METADATA_FIELDS`),
+  ``text_chars`` and ``html_bytes``; item classes only get the
   fields they declare, dicts get all of them.
 * Afterwards the HTML field is removed (dict, ``scrapy.Item``) or set to
   ``None`` (dataclass, attrs) unless ``WEBCLEAN_KEEP_HTML`` is true.
@@ -22,6 +23,7 @@ logged at WARNING with the item's URL).
 
 from __future__ import annotations
 
+import concurrent.futures
 from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +33,7 @@ from scrapy.exceptions import DropItem
 from .encoding import looks_binary
 from .items import extraction_fields
 from .middleware import log_extraction_error
-from .offload import Offloader
+from .offload import Offloader, await_concurrent
 from .settings import WebcleanComponent, WebcleanSettings
 from .stats import WebcleanStats
 
@@ -143,3 +145,95 @@ class MinTextFilterPipeline(WebcleanComponent):
             raise DropItem(f"main text too short ({chars} < WEBCLEAN_MIN_TEXT_CHARS={self.min_chars})",
                            log_level=DROP_LOG_LEVELS["too_short"])
         return item
+
+
+class LanguageFilterPipeline(WebcleanComponent):
+    """Keep only items in the languages of ``WEBCLEAN_LANGUAGES`` (``["en", "de"]``).
+
+    An item's language is its ``detected_language`` (what its text is in,
+    :mod:`webclean_scrapy.language`), else its declared ``language`` (a text
+    too short to tell). Items in another language are dropped and counted as
+    ``webclean/dropped/language/<lang>``; items with neither, as
+    ``webclean/dropped/language/unknown``. Items without a ``text`` value
+    (not pages) pass. Put it after :class:`WebcleanPipeline`.
+
+    Left out (``NotConfigured``) when ``WEBCLEAN_LANGUAGES`` is empty; a crawl
+    that sets it without the ``[lang]`` extra fails at start-up, since every
+    page would otherwise be judged by its declared language alone.
+    """
+
+    def __init__(self, crawler: Crawler, settings: WebcleanSettings) -> None:
+        super().__init__(crawler, settings)
+        from scrapy.exceptions import NotConfigured
+
+        from .language import language_detection_available
+
+        if not settings.languages:
+            raise NotConfigured("WEBCLEAN_LANGUAGES is empty")
+        if not language_detection_available():
+            raise RuntimeError('WEBCLEAN_LANGUAGES needs language detection: pip install "webclean-scrapy[lang]"')
+        self.languages = frozenset(settings.languages)
+        self.stats = WebcleanStats(crawler.stats)
+
+    def process_item(self, item: Any, spider: Any = None) -> Any:
+        adapter = ItemAdapter(item)
+        if adapter.get("text") is None:
+            return item
+        language = adapter.get("detected_language") or adapter.get("language")
+        if language in self.languages:
+            return item
+        self.stats.dropped(f"language/{language or 'unknown'}")
+        raise DropItem(f"language {language or 'unknown'} not in WEBCLEAN_LANGUAGES {sorted(self.languages)}",
+                       log_level="DEBUG")
+
+
+class NearDuplicatePipeline(WebcleanComponent):
+    """Drop items whose ``text`` is a near-copy of the text of an item already kept.
+
+    Catches what URL-based duplicate filters miss: a syndicated article under
+    another site's boilerplate, the same page under other URLs, a lightly
+    edited or truncated copy. Texts are compared by MinHash LSH over word
+    shingles (:mod:`webclean_scrapy.near_duplicates`, the ``[dedup]`` extra)
+    at ``WEBCLEAN_NEAR_DUPLICATE_THRESHOLD`` (estimated Jaccard similarity).
+
+    The first item with a text is kept, the later near-copies are dropped with
+    a DEBUG line naming both URLs; stats ``webclean/dropped/near_duplicate``
+    and ``webclean/near_duplicates/kept``. Items without text pass and are
+    not indexed. With ``WEBCLEAN_REDIS_URL`` the index is in Redis under
+    ``WEBCLEAN_NEAR_DUPLICATE_KEY`` (per spider by default) and shared by
+    every worker of a distributed crawl, and by later runs. Put it after
+    :class:`WebcleanPipeline` and the filters.
+    """
+
+    def __init__(self, crawler: Crawler, settings: WebcleanSettings) -> None:
+        super().__init__(crawler, settings)
+        from .near_duplicates import NearDuplicateIndex
+
+        spider = getattr(crawler, "spider", None)
+        name = getattr(spider, "name", None) or getattr(getattr(crawler, "spidercls", None), "name", "") or "webclean"
+        self.index = NearDuplicateIndex(
+            threshold=settings.near_duplicate_threshold, num_perm=settings.near_duplicate_num_perm,
+            shingle=settings.near_duplicate_shingle, redis_url=settings.redis_url,
+            redis_key=settings.near_duplicate_key % {"spider": name},
+        )
+        self.stats = WebcleanStats(crawler.stats)
+        # One thread: the signature (CPU) and the Redis round trips stay off the
+        # reactor, and checks run one at a time, so check-then-keep is atomic
+        # within this process.
+        self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="webclean-dedup")
+
+    def close_spider(self, spider: Any = None) -> None:
+        self._executor.shutdown(wait=True)
+
+    async def process_item(self, item: Any, spider: Any = None) -> Any:
+        adapter = ItemAdapter(item)
+        text = adapter.get("text")
+        if not text:
+            return item
+        key = adapter.get("url") or adapter.get("canonical_url") or f"item-{id(item)}"
+        match = await await_concurrent(self._executor.submit(self.index.check, key, text))
+        if match is None:
+            self.stats.kept_text()
+            return item
+        self.stats.dropped("near_duplicate")
+        raise DropItem(f"near-duplicate of {match.of}: {key}", log_level="DEBUG")

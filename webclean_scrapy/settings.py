@@ -74,6 +74,12 @@ class WebcleanSettings:
     explain_dir: str | None = None  # write `webclean explain` reports of doubtful pages here
     explain_below: float = 0.5  # ... those whose confidence is below this (or whose text is empty)
     redis_url: str | None = None  # set: distributed crawl on scrapy-redis (docs/DISTRIBUTED.md)
+    #: LanguageFilterPipeline keeps only these (ISO 639-1, lower-cased here); empty: no filter.
+    languages: list[str] = field(default_factory=list)
+    near_duplicate_threshold: float = 0.6  # NearDuplicatePipeline: estimated Jaccard of word shingles
+    near_duplicate_num_perm: int = 128  # ... MinHash permutations
+    near_duplicate_shingle: int = 5  # ... words per shingle
+    near_duplicate_key: str = "%(spider)s:webclean:near_duplicates"  # ... Redis key prefix
 
     def __post_init__(self) -> None:
         # Normalised here so that WebcleanSettings(...) built in code gets the same rules as settings.
@@ -96,6 +102,16 @@ class WebcleanSettings:
             raise ValueError(f"WEBCLEAN_EXPLAIN_BELOW must be between 0 and 1, got {self.explain_below}")
         if self.redis_url is not None and not str(self.redis_url).startswith(("redis://", "rediss://", "unix://")):
             raise ValueError(f"WEBCLEAN_REDIS_URL must be a redis://, rediss:// or unix:// URL, got {self.redis_url!r}")
+        object.__setattr__(self, "languages", [str(code).strip().lower() for code in self.languages])
+        if not 0 < self.near_duplicate_threshold <= 1:
+            raise ValueError("WEBCLEAN_NEAR_DUPLICATE_THRESHOLD must be in (0, 1], "
+                             f"got {self.near_duplicate_threshold}")
+        if self.near_duplicate_num_perm < 16 or self.near_duplicate_shingle < 1:
+            raise ValueError("WEBCLEAN_NEAR_DUPLICATE_NUM_PERM must be at least 16 and "
+                             "WEBCLEAN_NEAR_DUPLICATE_SHINGLE at least 1")
+        for language in self.languages:
+            if not (2 <= len(language) <= 3 and language.isalpha() and language.islower()):
+                raise ValueError(f"WEBCLEAN_LANGUAGES takes ISO 639-1 codes such as 'en', got {language!r}")
         if self.enabled:
             self.check_extractor()
 

@@ -34,6 +34,10 @@ Keys (all under ``webclean/``):
 ``explain/errors``              reports that could not be written
 ``dropped/<reason>``            items dropped by :class:`~webclean_scrapy.pipelines.MinTextFilterPipeline`:
                                 ``empty``, ``too_short``
+``dropped/language/<lang>``     items dropped by :class:`~webclean_scrapy.pipelines.LanguageFilterPipeline`,
+                                by language (``unknown``: none detected or declared)
+``dropped/near_duplicate``      items dropped by :class:`~webclean_scrapy.pipelines.NearDuplicatePipeline`
+``near_duplicates/kept``        items whose text this crawl added to the near-duplicate index
 ``warc/records``                WARC records written (warcinfo, response, request)
 ``warc/bytes``                  compressed bytes written to the WARC file
 ``warc/errors``                 WARC write failures (``warc/errors/<ExceptionName>``); recording stops
@@ -61,6 +65,10 @@ class WebcleanStats:
 
     def dropped(self, reason: str) -> None:
         self.stats.inc_value(f"{PREFIX}dropped/{reason}")
+
+    def kept_text(self) -> None:
+        """A text added to the near-duplicate index."""
+        self.stats.inc_value(f"{PREFIX}near_duplicates/kept")
 
     def blocked(self, reason: str) -> None:
         self.stats.inc_value(f"{PREFIX}blocked")

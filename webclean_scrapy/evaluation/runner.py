@@ -19,6 +19,7 @@ from typing import Any
 from ..document import Document, built_page
 from ..encoding import decode_html
 from ..extractors import get_extractor
+from ..language import detect_language
 from .dataset import Page, dataset_name, load_dataset
 from ..metadata import metadata_of
 from .metrics import METADATA_KEYS, MEAN_METRICS, Text, score_metadata, score_page, shingle_dataset_prf, snippet_rate
@@ -110,6 +111,7 @@ class _Runner:
         gold = Text(page.gold)
         scores: dict[str, dict[str, Any]] = {}
         language: str | None = None
+        first_text: str | None = None  # the first contestant's output, to detect the language from
         raw = page.read()
 
         def score(text: str) -> dict[str, Any]:
@@ -137,6 +139,7 @@ class _Runner:
                 ms = (time.perf_counter() - start) * 1000
             found = judge(metadata.title, metadata.author, metadata.date) if metadata else judge(None, None, None)
             scores[name] = {**score(text), **found, "ms": ms, "failed": failed}
+            first_text = text if first_text is None else first_text
 
         html: str | None = None
         if self.peers:
@@ -157,6 +160,7 @@ class _Runner:
                 text, failed = "", f"{type(exc).__name__}: {exc}"
             ms = (time.perf_counter() - start) * 1000
             scores[name] = {**score(text or ""), "ms": ms, "failed": failed}
+            first_text = (text or "") if first_text is None else first_text
         for name, read_metadata in self.metadata_peers:
             if read_metadata is None:
                 continue
@@ -165,6 +169,8 @@ class _Runner:
             except Exception:  # scored as "found nothing"
                 found = {}
             scores[name].update(judge(found.get("title"), found.get("author"), found.get("date")))
+        if language is None:  # undeclared: the language the first contestant's text is in
+            language = detect_language(first_text)[0]
         return PageResult(page.id, language, scores, page.page_type)
 
 
@@ -253,7 +259,8 @@ def _summarise_groups(results: Sequence[PageResult], names: Sequence[str],
 
 
 def summarise_by_language(results: Sequence[PageResult], names: Sequence[str]) -> dict[str, dict[str, dict[str, float]]]:
-    """Figures per page language (pages without one are left out)."""
+    """Figures per page language: the declared one, else the one detected in
+    the first contestant's text (pages with neither are left out)."""
     return _summarise_groups(results, names, lambda r: r.language)
 
 
