@@ -7,8 +7,9 @@ spider's ``custom_settings`` are loaded, and before any component is built):
 * enables :class:`~webclean_scrapy.middleware.WebcleanMiddleware` in
   ``DOWNLOADER_MIDDLEWARES`` at :data:`MIDDLEWARE_ORDER`, and
   :class:`~webclean_scrapy.pipelines.WebcleanPipeline` and
-  :class:`~webclean_scrapy.pipelines.MinTextFilterPipeline` in
-  ``ITEM_PIPELINES`` at :data:`PIPELINE_ORDERS`, unless the project already
+  :class:`~webclean_scrapy.pipelines.MinTextFilterPipeline` and
+  :class:`~webclean_scrapy.pipelines.LanguageFilterPipeline` (off while
+  ``WEBCLEAN_LANGUAGES`` is empty) in ``ITEM_PIPELINES`` at :data:`PIPELINE_ORDERS`, unless the project already
   lists them (with its own order, or ``None`` to keep one off);
 * enables, the same way, :class:`~webclean_scrapy.guard.AddressGuardMiddleware`
   at :data:`~webclean_scrapy.guard.GUARD_ORDER` (no requests to private
@@ -45,7 +46,7 @@ from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as Scrapy
 from .compression import CompressedBodyCheckMiddleware
 from .guard import GUARD_ORDER, AddressGuardMiddleware
 from .middleware import WebcleanMiddleware
-from .pipelines import MinTextFilterPipeline, WebcleanPipeline
+from .pipelines import LanguageFilterPipeline, MinTextFilterPipeline, WebcleanPipeline
 from .robots import RobotsTxtMiddleware
 from .settings import default_settings
 from .urls import TrackingParamsFingerprinter
@@ -74,8 +75,10 @@ DOWNLOADER_MIDDLEWARE_ORDERS: dict[type, int] = {
     WarcRecorder: WARC_ORDER,
 }
 
-#: Orders of the item pipelines: extraction first, then the length filter.
-PIPELINE_ORDERS: dict[type, int] = {WebcleanPipeline: 300, MinTextFilterPipeline: 400}
+#: Orders of the item pipelines: extraction first, then the length filter, then the
+#: language filter (left out while ``WEBCLEAN_LANGUAGES`` is empty).
+#: ``NearDuplicatePipeline`` is not here: it drops items, so a project opts in to it.
+PIPELINE_ORDERS: dict[type, int] = {WebcleanPipeline: 300, MinTextFilterPipeline: 400, LanguageFilterPipeline: 410}
 
 _ADDON_PRIORITY = SETTINGS_PRIORITIES["addon"]
 

@@ -169,7 +169,7 @@ class LanguageFilterPipeline(WebcleanComponent):
         from .language import language_detection_available
 
         if not settings.languages:
-            raise NotConfigured("WEBCLEAN_LANGUAGES is empty")
+            raise NotConfigured  # the usual case (the add-on lists it always): no message, no WARNING
         if not language_detection_available():
             raise RuntimeError('WEBCLEAN_LANGUAGES needs language detection: pip install "webclean-scrapy[lang]"')
         self.languages = frozenset(settings.languages)
