@@ -38,6 +38,11 @@ class Extraction:
     #: or the body was cut in transfer (a compressed stream that does not
     #: end: :class:`~webclean_scrapy.compression.CompressedBodyCheckMiddleware`).
     truncated: bool = False
+    #: The same content as Markdown / as clean HTML, when asked for
+    #: (``extract(..., output="markdown")``, ``WEBCLEAN_FORMATS``;
+    #: :mod:`webclean_scrapy.render`), else ``None``.
+    markdown: str | None = None
+    html: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
