@@ -32,8 +32,9 @@ be read as syntax), and in the same order, so the text read back from the
 Markdown keeps the plain text's shingles (``benchmarks/markdown_fidelity.py``).
 Links and emphasis are not rendered: blocks do not record inline markup.
 
-A table is a *data* table, rendered as a table, when it holds no nested
-table, list, heading, code or quote; otherwise it is taken for layout and
+A table is a *data* table, rendered as a table, when it has two columns
+or more, holds no nested table, list, heading, code or quote, and no cell
+longer than :data:`MAX_CELL_CHARS`; otherwise it is taken for layout and
 its cells' blocks are rendered as the flow they are.
 """
 
@@ -60,6 +61,9 @@ FORMATS: tuple[str, ...] = ("text", "markdown", "html")
 #: How many nested lists and quotes are rendered; deeper ones are flattened
 #: into the deepest kept (so a hostile page cannot nest the writers' recursion).
 MAX_NESTING = 16
+#: A table with a cell longer than this (non-whitespace characters) is
+#: taken for layout, as is a table of one column.
+MAX_CELL_CHARS = 400
 #: Spans larger than this are read as this (HTML itself caps colspan at 1,000).
 MAX_SPAN = 100
 
@@ -279,7 +283,12 @@ class _TreeBuilder:
         known = self._data_table.get(index)
         if known is None:
             tags = self.tags
-            known = not any(tags[i] in _NOT_IN_DATA_TABLES for i in range(index + 1, self.subtree_end(index)))
+            inside = range(index + 1, self.subtree_end(index))
+            chars = self.doc.container_columns.chars
+            known = (not any(tags[i] in _NOT_IN_DATA_TABLES for i in inside)
+                     and not any(tags[i] in _CELLS and chars[i] > MAX_CELL_CHARS for i in inside)
+                     and any(tags[i] == "tr" and sum(tags[j] in _CELLS and self.parents[j] == i for j in
+                                                     range(i + 1, self.subtree_end(i))) > 1 for i in inside))
             self._data_table[index] = known
         return known
 
