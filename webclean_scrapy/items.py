@@ -11,6 +11,7 @@ of how an item was filled, set ``FEED_EXPORT_FIELDS = list(FIELD_ORDER)``
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import scrapy
@@ -30,6 +31,12 @@ META_SKIP = "webclean_skip"
 META_CANONICAL_URL = "webclean_canonical_url"
 #: Set by the middleware from ``WEBCLEAN_KEEP_HTML``; read by :meth:`CleanedPage.from_response`.
 META_KEEP_HTML = "webclean_keep_html"
+#: Set by the middleware from ``WEBCLEAN_FORMATS``; read by :meth:`CleanedPage.from_response`.
+META_FORMATS = "webclean_formats"
+#: ``WEBCLEAN_FORMATS`` entry -> the item field it fills. The clean HTML is
+#: ``content_html``: ``html`` already holds the raw page (``WEBCLEAN_KEEP_HTML``,
+#: ``WEBCLEAN_HTML_FIELD``).
+FORMAT_FIELDS: dict[str, str] = {"markdown": "markdown", "html": "content_html"}
 
 _MISSING: Any = object()
 
@@ -77,6 +84,12 @@ class CleanedPage(scrapy.Item):
         ``len(text)``.
     ``html``
         The raw HTML (decoded), present only when ``WEBCLEAN_KEEP_HTML`` is true.
+    ``markdown``, ``content_html``
+        The main content as Markdown / as clean HTML (the same blocks as
+        ``text``, with their headings, lists, tables, code and quotes:
+        :mod:`webclean_scrapy.render`), present only when
+        ``WEBCLEAN_FORMATS`` names ``"markdown"`` / ``"html"``; ``""`` when
+        ``text`` is empty for want of an extraction.
     ``query``, ``rank``
         Set only by the ``harvest`` spider: the search query that found the
         page and the page's 1-based position in the results.
@@ -95,6 +108,8 @@ class CleanedPage(scrapy.Item):
     html_bytes = scrapy.Field()
     text_chars = scrapy.Field()
     html = scrapy.Field()
+    markdown = scrapy.Field()
+    content_html = scrapy.Field()
     query = scrapy.Field()
     rank = scrapy.Field()
 
@@ -120,7 +135,7 @@ class CleanedPage(scrapy.Item):
         item["canonical_url"] = meta.get(META_CANONICAL_URL) or response.url
         item["status"] = response.status
         item["fetched_at"] = utc_timestamp()
-        for key, value in extraction_fields(extraction).items():
+        for key, value in extraction_fields(extraction, meta.get(META_FORMATS, ())).items():
             item[key] = value
         item["html_bytes"] = len(response.body)
         item["text_chars"] = len(text)
@@ -131,15 +146,22 @@ class CleanedPage(scrapy.Item):
         return item
 
 
-def extraction_fields(extraction: Extraction | None) -> dict[str, Any]:
+def extraction_fields(extraction: Extraction | None, formats: Iterable[str] = ()) -> dict[str, Any]:
     """The item fields an extraction fills (``None``: the empty values), in
-    export order: the one mapping the item and the pipeline share."""
+    export order: the one mapping the item and the pipeline share.
+    *formats* (``WEBCLEAN_FORMATS``) adds the fields of :data:`FORMAT_FIELDS`."""
     if extraction is None:
-        return {"title": "", "text": "", "extractor": None, "language": None, "page_type": None,
-                "truncated": None}
-    return {"title": extraction.title, "text": extraction.text, "extractor": extraction.extractor,
-            "language": extraction.language, "page_type": extraction.page_type,
-            "truncated": extraction.truncated}
+        fields: dict[str, Any] = {"title": "", "text": "", "extractor": None, "language": None,
+                                  "page_type": None, "truncated": None}
+    else:
+        fields = {"title": extraction.title, "text": extraction.text, "extractor": extraction.extractor,
+                  "language": extraction.language, "page_type": extraction.page_type,
+                  "truncated": extraction.truncated}
+    for name in formats:
+        if name in FORMAT_FIELDS:
+            value = getattr(extraction, name, None) if extraction is not None else None
+            fields[FORMAT_FIELDS[name]] = value or ""
+    return fields
 
 
 #: The export order of :class:`CleanedPage` fields (use as ``FEED_EXPORT_FIELDS``).

@@ -41,6 +41,7 @@ from scrapy.utils.asyncio import is_asyncio_available
 from .document import Document, built_page
 from .encoding import decoded_alike
 from .extractors import get_extractor
+from .render import add_formats, extract_formats
 
 if TYPE_CHECKING:
     from scrapy.http import TextResponse
@@ -67,14 +68,15 @@ class PageResult:
 
 
 def _run(extractor: Extractor, doc_factory: Callable[[], Document],
-         explain: ExplainPolicy | None = None) -> PageResult:
+         explain: ExplainPolicy | None = None, formats: tuple[str, ...] = ()) -> PageResult:
     start = time.perf_counter()
     report, failed = None, False
     with built_page(doc_factory) as doc:
         if explain is None:
-            extraction = extractor.extract(doc)
+            extraction = extract_formats(extractor, doc, formats)
         else:
             extraction, trace = explain.extract(extractor, doc)
+            add_formats(extraction, doc, formats, trace)
         canonical = doc.canonical_url
         seconds = time.perf_counter() - start
         if explain is not None:
@@ -88,7 +90,7 @@ def _run(extractor: Extractor, doc_factory: Callable[[], Document],
 
 
 def extract_response(extractor: Extractor, response: TextResponse,
-                     explain: ExplainPolicy | None = None) -> PageResult:
+                     explain: ExplainPolicy | None = None, formats: tuple[str, ...] = ()) -> PageResult:
     """Extract from a response, reusing Scrapy's parsed tree (parsed here if not yet).
 
     When Scrapy chose another charset than :func:`~webclean_scrapy.encoding.decode_html`
@@ -99,14 +101,16 @@ def extract_response(extractor: Extractor, response: TextResponse,
     content_type = response.headers.get(b"Content-Type")
     header = content_type.decode("latin-1") if content_type else None
     if not decoded_alike(response.body, header, response.encoding):
-        return extract_markup(extractor, response.body, response.url, header, explain)
+        return extract_markup(extractor, response.body, response.url, header, explain, formats)
     return _run(extractor, lambda: Document(response.selector.root, url=response.url, source=response.text),
-                explain)
+                explain, formats)
 
 
 def extract_markup(extractor: Extractor | None, html: bytes | str, url: str | None,
-                   content_type: str | None, explain: ExplainPolicy | None = None) -> PageResult:
-    """Extract from raw bytes (decoded with *content_type*'s charset) or a str.
+                   content_type: str | None, explain: ExplainPolicy | None = None,
+                   formats: tuple[str, ...] = ()) -> PageResult:
+    """Extract from raw bytes (decoded with *content_type*'s charset) or a str;
+    *formats* (``WEBCLEAN_FORMATS``) are rendered here too, in the worker.
 
     *extractor* ``None`` means this process's worker extractor (see
     :func:`_init_process_worker`). Raises
@@ -114,7 +118,7 @@ def extract_markup(extractor: Extractor | None, html: bytes | str, url: str | No
     """
     method = extractor if extractor is not None else _WORKER_EXTRACTOR
     assert method is not None, "extract_markup(None, ...) outside a webclean worker process"
-    return _run(method, lambda: Document.from_html(html, url=url, encoding=content_type), explain)
+    return _run(method, lambda: Document.from_html(html, url=url, encoding=content_type), explain, formats)
 
 
 _WORKER_EXTRACTOR: Extractor | None = None
@@ -166,6 +170,8 @@ class Offloader:
         # crawl at start-up rather than page by page in the workers.
         self.extractor = get_extractor(self._name, **self._options)
         self.explain: ExplainPolicy | None = None
+        #: ``WEBCLEAN_FORMATS``: rendered in the worker, with the extraction.
+        self.formats = settings.formats
         if settings.explain_dir:
             from .explain.crawl import ExplainPolicy
 
@@ -237,19 +243,19 @@ class Offloader:
     async def extract_response(self, response: TextResponse) -> PageResult:
         """Extract an HTML response (its raw bytes go to worker processes)."""
         if self.in_process:
-            return await self._submit(extract_response, self.extractor, response, self.explain)
+            return await self._submit(extract_response, self.extractor, response, self.explain, self.formats)
         # The same charset rules as Scrapy's (header, BOM, <meta>), applied in the worker.
         content_type = response.headers.get(b"Content-Type")
         return await self._submit(
             extract_markup, None, response.body, response.url,
-            content_type.decode("latin-1") if content_type else None, self.explain,
+            content_type.decode("latin-1") if content_type else None, self.explain, self.formats,
         )
 
     async def extract_markup(self, html: bytes | str, url: str | None = None,
                              content_type: str | None = None) -> PageResult:
         """Extract raw markup (bytes in any charset, or str)."""
         extractor = self.extractor if self.in_process else None
-        return await self._submit(extract_markup, extractor, html, url, content_type, self.explain)
+        return await self._submit(extract_markup, extractor, html, url, content_type, self.explain, self.formats)
 
     def close(self) -> None:
         """Shut the pool down; pending pages are cancelled (the crawl is over)."""

@@ -9,7 +9,8 @@ The contract between spiders and :class:`WebcleanPipeline`:
   that holds raw HTML in ``WEBCLEAN_HTML_FIELD`` (default ``"html"``; ``bytes``
   in any charset, or ``str``; an empty value is an empty page, ``None`` or
   absent is no HTML) and no ``text`` yet gets ``title``, ``text``, ``extractor``,
-  ``language``, ``page_type``, ``truncated``, ``text_chars`` and ``html_bytes``; item classes only get the
+  ``language``, ``page_type``, ``truncated``, ``text_chars`` and ``html_bytes`` (and ``markdown`` /
+  ``content_html`` with ``WEBCLEAN_FORMATS``); item classes only get the
   fields they declare, dicts get all of them.
 * Afterwards the HTML field is removed (dict, ``scrapy.Item``) or set to
   ``None`` (dataclass, attrs) unless ``WEBCLEAN_KEEP_HTML`` is true.
@@ -67,7 +68,7 @@ class WebcleanPipeline(WebcleanComponent):
             size = len(html) if isinstance(html, (bytes, bytearray)) else len(html.encode("utf-8", "replace"))
             text = extraction.text if extraction is not None else ""
             _set_declared(adapter, {
-                **extraction_fields(extraction),
+                **extraction_fields(extraction, self.settings.formats),
                 "html_bytes": size,
                 "text_chars": len(text),
             })

@@ -509,9 +509,9 @@ def _md_join(nodes: list[Node]) -> list[str]:
         rendered = _md_lines(node)
         if not rendered:
             continue
-        # A list may follow a paragraph or heading directly (a blank line
+        # A list may follow a paragraph directly (a blank line
         # there would make the enclosing item a loose one).
-        if lines and not (node.kind == "list" and previous in ("p", "h")):
+        if lines and not (node.kind == "list" and previous == "p"):
             lines.append("")
         lines.extend(rendered)
         previous = node.kind

@@ -45,6 +45,7 @@ DEFAULTS: dict[str, Any] = {
     "WEBCLEAN_WARC": None,  # WARC file name template; None: no recording (webclean_scrapy.warc)
     "WEBCLEAN_EXPLAIN_DIR": None,  # write `webclean explain` reports of doubtful pages here
     "WEBCLEAN_EXPLAIN_BELOW": 0.5,  # ... those whose confidence is below this (or whose text is empty)
+    "WEBCLEAN_FORMATS": [],  # "markdown" and/or "html": item fields markdown / content_html (webclean_scrapy.render)
 }
 
 
@@ -68,8 +69,17 @@ class WebcleanSettings:
     warc: str | None = DEFAULTS["WEBCLEAN_WARC"]
     explain_dir: str | None = DEFAULTS["WEBCLEAN_EXPLAIN_DIR"]
     explain_below: float = DEFAULTS["WEBCLEAN_EXPLAIN_BELOW"]
+    #: Formats rendered besides the text, validated ("text" dropped): ``("markdown", "html")``.
+    formats: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        from .errors import ExtractionError
+        from .render import check_formats
+
+        try:
+            object.__setattr__(self, "formats", check_formats(self.formats))
+        except ExtractionError as exc:
+            raise ValueError(f"WEBCLEAN_FORMATS: {exc}") from None
         if self.offload not in OFFLOAD_MODES:
             raise ValueError(f"WEBCLEAN_OFFLOAD must be one of {', '.join(OFFLOAD_MODES)}, got {self.offload!r}")
         if self.workers < 1:
@@ -115,6 +125,7 @@ class WebcleanSettings:
             warc=str(settings.get("WEBCLEAN_WARC") or "") or None,
             explain_dir=str(settings.get("WEBCLEAN_EXPLAIN_DIR")) if settings.get("WEBCLEAN_EXPLAIN_DIR") else None,
             explain_below=settings.getfloat("WEBCLEAN_EXPLAIN_BELOW", DEFAULTS["WEBCLEAN_EXPLAIN_BELOW"]),
+            formats=tuple(settings.getlist("WEBCLEAN_FORMATS")),
         )
 
     @classmethod

@@ -21,14 +21,19 @@ def parser() -> Any:
     return MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
+def inline_text(token: Any) -> str:
+    """The text of an ``inline`` token, as read (escapes and emphasis marks gone)."""
+    return "".join(child.content if child.type in ("text", "code_inline", "html_inline") else " "
+                   for child in token.children or ())
+
+
 def markdown_text(markdown: str) -> str:
     """The text a Markdown reader sees: every inline run and code block,
     one per line, syntax and escapes gone."""
     lines: list[str] = []
     for token in parser().parse(markdown):
         if token.type == "inline":
-            lines.append("".join(child.content if child.type in ("text", "code_inline", "html_inline") else " "
-                                 for child in token.children or ()))
+            lines.append(inline_text(token))
         elif token.type in ("fence", "code_block"):
             lines.append(token.content)
     return "\n".join(lines)
