@@ -33,14 +33,15 @@ Markdown keeps the plain text's shingles (``benchmarks/markdown_fidelity.py``).
 Links and emphasis are not rendered: blocks do not record inline markup.
 
 A table is a *data* table, rendered as a table, when it has two columns
-or more, holds no nested table, list, heading, code or quote, and no cell
-longer than :data:`MAX_CELL_CHARS`; otherwise it is taken for layout and
+or more, holds no nested table, list, heading, code or quote, no cell
+longer than :data:`MAX_CELL_CHARS` and no text outside its cells; otherwise it is taken for layout and
 its cells' blocks are rendered as the flow they are.
 """
 
 from __future__ import annotations
 
 import html as html_module
+import logging
 import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -54,6 +55,8 @@ from .trace import Trace
 
 if TYPE_CHECKING:
     from .extraction import Extraction, Extractor
+
+logger = logging.getLogger(__name__)
 
 #: What ``extract(..., output=...)`` and ``WEBCLEAN_FORMATS`` accept.
 FORMATS: tuple[str, ...] = ("text", "markdown", "html")
@@ -133,7 +136,12 @@ def add_formats(extraction: Extraction, doc: Document, formats: Iterable[str], t
     wanted = check_formats(formats)
     if not wanted:
         return
-    nodes = content_tree(doc, kept_blocks(doc, extraction.text, trace), extraction.text)
+    try:
+        nodes = content_tree(doc, kept_blocks(doc, extraction.text, trace), extraction.text)
+    except Exception as exc:  # the text is the contract: never lose it to its formatting
+        logger.warning("webclean: could not structure %s (%s: %s); its text's lines are its paragraphs",
+                       doc.url or "a page", type(exc).__name__, exc)
+        nodes = content_tree(doc, None, extraction.text)
     if "markdown" in wanted:
         extraction.markdown = to_markdown(nodes)
     if "html" in wanted:
@@ -287,7 +295,11 @@ class _TreeBuilder:
             known = (not any(tags[i] in _NOT_IN_DATA_TABLES for i in inside)
                      and not any(tags[i] in _CELLS and chars[i] > MAX_CELL_CHARS for i in inside)
                      and any(tags[i] == "tr" and sum(tags[j] in _CELLS and self.parents[j] == i for j in
-                                                     range(i + 1, self.subtree_end(i))) > 1 for i in inside))
+                                                     range(i + 1, self.subtree_end(i))) > 1 for i in inside)
+                     # no text outside cells and caption (libxml2 leaves stray text in
+                     # place): the table's rows would move it
+                     and sum(len(self.blocks_of(i)) for i in inside if tags[i] in _CELLS or tags[i] == "caption")
+                     == len(self.blocks_of(index)))
             self._data_table[index] = known
         return known
 
@@ -392,6 +404,8 @@ class _TreeBuilder:
                 if row not in row_of:  # a cell outside any row starts one
                     row_of[row] = len(rows)
                     rows.append([])
+                if row_of[row] < len(rows) - 1:  # back to an earlier row: markup the rows would reorder
+                    return self._flow(index)
                 element = self.doc.element(i)
                 rows[row_of[row]].append((i, Cell(self.kept_text(i), tag == "th",
                                                   _span(element.get("colspan")), _span(element.get("rowspan")))))
@@ -410,6 +424,12 @@ class _TreeBuilder:
         texts = self.doc.block_columns.texts
         nodes += [Node("p", texts[b]) for b in self.blocks_of(index) if self.kept_mask[b] and not covered[b]]
         return nodes
+
+
+    def _flow(self, index: int) -> list[Node]:
+        """A table's kept blocks as paragraphs, in document order."""
+        texts = self.doc.block_columns.texts
+        return [Node("p", texts[b]) for b in self.blocks_of(index) if self.kept_mask[b]]
 
 
 def grid(rows: list[list[Cell]]) -> list[list[str]]:
