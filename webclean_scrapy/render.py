@@ -384,15 +384,16 @@ class _TreeBuilder:
         return Node("code", self.kept_text(index, "\n"))
 
     def _table(self, index: int) -> list[Node]:
-        """The table node (rows with no kept text left out) and, after it,
-        paragraphs for kept text outside its cells."""
+        """The table node (rows with no kept text left out), with the
+        captions that come before its cells; those after them follow it as
+        paragraphs (the text's order is kept). A data table has no text
+        outside its cells and captions (:meth:`is_data_table`)."""
         tags = self.tags
-        end = self.subtree_end(index)
         rows: list[list[tuple[int, Cell]]] = []
         row_of: dict[int, int] = {}
-        covered = np.zeros(len(self.kept_mask), dtype=bool)
-        caption = ""
-        for i in range(index + 1, end):
+        before: list[str] = []
+        after: list[Node] = []
+        for i in range(index + 1, self.subtree_end(index)):
             tag = tags[i]
             if tag == "tr":
                 row_of[i] = len(rows)
@@ -409,22 +410,20 @@ class _TreeBuilder:
                 element = self.doc.element(i)
                 rows[row_of[row]].append((i, Cell(self.kept_text(i), tag == "th",
                                                   _span(element.get("colspan")), _span(element.get("rowspan")))))
-                blocks = self.blocks_of(i)
-                covered[blocks.start:blocks.stop] = True
-            elif tag == "caption" and not caption:
+            elif tag == "caption":
                 caption = self.kept_text(i)
-                blocks = self.blocks_of(i)
-                covered[blocks.start:blocks.stop] = True
+                if caption and any(rows):
+                    after.append(Node("p", caption))
+                elif caption:
+                    before.append(caption)
         node = Node("table")
-        node.caption = caption
+        node.caption = " ".join(before)
         for cells in rows:
             if any(self.kept_mask[b] for i, _ in cells for b in self.blocks_of(i)):
                 node.rows.append([cell for _, cell in cells])
-        nodes = [node] if node.rows else ([Node("p", caption)] if caption else [])
-        texts = self.doc.block_columns.texts
-        nodes += [Node("p", texts[b]) for b in self.blocks_of(index) if self.kept_mask[b] and not covered[b]]
-        return nodes
-
+        if not node.rows:
+            return self._flow(index)
+        return [node, *after]
 
     def _flow(self, index: int) -> list[Node]:
         """A table's kept blocks as paragraphs, in document order."""
