@@ -299,6 +299,43 @@ def test_pipeline_fills_all_item_types(tmp_path, local_site):
     assert "webclean/errors" not in stats
 
 
+@pytest.mark.parametrize("offload", ["process", "thread"])
+def test_formats_fill_markdown_and_content_html(tmp_path, local_site, offload):
+    """WEBCLEAN_FORMATS: rendered in the worker, for the middleware's items and the pipeline's."""
+    base = local_site(ROUTES)
+    items, stats = crawl(tmp_path, base, paths=["/article", "/image.png", "/empty"], WEBCLEAN_OFFLOAD=offload,
+                         WEBCLEAN_FORMATS=["markdown", "html"])
+    by_path = {item["url"][len(base):]: item for item in items}
+    article = by_path["/article"]
+    assert list(article) == [f for f in FIELD_ORDER if f in article]
+    assert "# Old bridge to close for repairs\n\n" in article["markdown"]
+    assert "- Section 0\n- Section 1\n" in article["markdown"]  # baseline: the navigation list too
+    assert f"<p>{ARTICLE_P1}</p>" in article["content_html"] and "<h1>" in article["content_html"]
+    assert "do not extract me" not in article["markdown"] + article["content_html"]
+    assert by_path["/image.png"]["markdown"] == by_path["/image.png"]["content_html"] == ""
+    assert by_path["/empty"]["markdown"] == ""
+    assert "webclean/errors" not in stats
+
+    items, _ = crawl(tmp_path, base, spider="itemtypes", paths=["/article"], WEBCLEAN_OFFLOAD=offload,
+                     WEBCLEAN_FORMATS=["markdown"], ITEM_PIPELINES={"webclean_scrapy.pipelines.WebcleanPipeline": 300})
+    dict_item = next(item for item in items if item["kind"] == "dict")
+    assert dict_item["markdown"] == article["markdown"] and "content_html" not in dict_item
+    scrapy_item = next(item for item in items if item["kind"] == "scrapy")
+    assert "markdown" not in scrapy_item  # item classes only get the fields they declare
+
+
+def test_formats_setting_is_validated():
+    from scrapy.settings import Settings
+
+    from webclean_scrapy.settings import WebcleanSettings
+
+    assert WebcleanSettings.from_settings(Settings({"WEBCLEAN_FORMATS": "markdown,html"})).formats == (
+        "markdown", "html")
+    assert WebcleanSettings.from_settings(Settings({"WEBCLEAN_FORMATS": ["text"]})).formats == ()
+    with pytest.raises(ValueError, match="WEBCLEAN_FORMATS"):
+        WebcleanSettings.from_settings(Settings({"WEBCLEAN_FORMATS": ["markdown", "pdf"]}))
+
+
 # -- in-process checks: the item and the accessor ----------------------------------
 def test_from_response_without_middleware():
     response = HtmlResponse("https://example.com/a", body=b"<html><body><p>x</p></body></html>", status=203)

@@ -5,6 +5,7 @@
     webclean extract page.html pages/ - -e webclean -o out.jsonl
     webclean extract crawl.warc.gz -o out.jsonl     # re-extract a recorded crawl
     webclean extract --input-list pages.txt --keep-going -j 2 -o out.jsonl
+    webclean extract pages/ --format md --output-dir out/   # one Markdown file per page
     webclean eval ../shared/data/readability -e baseline --compare trafilatura --json scores.json
     webclean dedup corpus.jsonl -o deduplicated.jsonl
     webclean explain page.html -e webclean --url https://example.org/a -o report.html
@@ -23,6 +24,7 @@ import argparse
 import gzip
 import json
 import os
+import re
 import sys
 import time
 import zlib
@@ -39,6 +41,7 @@ from .document import Document, built_page
 from .errors import ExtractionError
 from .extraction import ITEM_METADATA_FIELDS, Extractor
 from .extractors import available_extractors, get_extractor
+from .render import extract_formats
 
 #: File names picked up when a directory is given to ``webclean extract``
 #: (WARC files are recognised by their content, whatever their name).
@@ -147,11 +150,14 @@ def read_page(data: bytes) -> bytes:
 
 
 _extractor: Extractor | None = None
+#: The formats ``extract_record`` renders besides the text (``--format``).
+_formats: tuple[str, ...] = ()
 
 
-def _init_extractor(name: str, options: dict[str, Any]) -> None:
-    global _extractor
+def _init_extractor(name: str, options: dict[str, Any], formats: tuple[str, ...] = ()) -> None:
+    global _extractor, _formats
     _extractor = get_extractor(name, **options)
+    _formats = formats
 
 
 class UnreadableFileError(OSError):
@@ -187,7 +193,7 @@ def extract_record(source: str, data: bytes, url: str | None = None,
     else:
         factory = lambda: Document.from_html(data, url=url, encoding=content_type)  # noqa: E731
     with built_page(factory) as doc:
-        result = _extractor.extract(doc)
+        result = extract_formats(_extractor, doc, _formats)
         chars_in = len(doc.source)
     record: dict[str, Any] = {"source": source}
     if url is not None:
@@ -197,6 +203,8 @@ def extract_record(source: str, data: bytes, url: str | None = None,
                   detected_language=result.detected_language, language_confidence=result.language_confidence,
                   **{name: getattr(result, name) for name in ITEM_METADATA_FIELDS},
                   canonical_url=result.canonical_url)
+    if result.markdown is not None:
+        record["markdown"] = result.markdown
     return record, chars_in
 
 
@@ -306,12 +314,72 @@ def _report_summary(summary: RunSummary, warc_pages: bool) -> None:
         _error(line)
     if summary.failed:
         _error(f"{summary.failed} of {summary.pages} {'page(s)' if warc_pages else 'file(s)'} failed")
+#: ``--format`` -> (file suffix with ``--output-dir``, formats rendered besides the text).
+OUTPUT_FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "jsonl": (".json", ()), "txt": (".txt", ()), "md": (".md", ("markdown",)),
+}
+
+
+class PageWriter:
+    """Where ``webclean extract`` puts each page's record.
+
+    ``jsonl`` writes the record as a JSON line, ``txt`` its text, ``md`` its
+    Markdown, to *stream* one after the other (a blank line between two
+    pages of text or Markdown) or, with *directory*, to one file per page
+    there, named after the source file (``pages/a.html.gz`` -> ``a.md``) or,
+    for a WARC record, after its URL; a name already written gets ``-2``,
+    ``-3``... so no page overwrites another.
+    """
+
+    def __init__(self, output_format: str, stream: IO[str], directory: str | None = None) -> None:
+        self.format = output_format
+        self.suffix = OUTPUT_FORMATS[output_format][0]
+        self.stream = stream
+        self.directory = Path(directory) if directory else None
+        if self.directory is not None:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        self._names: set[str] = set()
+        self._written = 0
+
+    def content(self, record: dict[str, Any]) -> str:
+        if self.format == "txt":
+            return record["text"]
+        if self.format == "md":
+            return record.get("markdown") or ""
+        return json.dumps(record, ensure_ascii=False)
+
+    def name_for(self, record: dict[str, Any]) -> str:
+        """A file name of its own for the page of *record*."""
+        if record.get("url"):
+            stem = re.sub(r"^[a-z][a-z0-9+.-]*://", "", record["url"], flags=re.I)
+        else:
+            stem = Path(record["source"]).name
+            for suffix in (".gz", ".html", ".htm", ".xhtml"):
+                stem = stem[:-len(suffix)] if stem.lower().endswith(suffix) else stem
+        stem = re.sub(r"[^\w.-]+", "_", stem).strip("._")[:150] or "page"
+        name, n = stem + self.suffix, 1
+        while name in self._names:
+            n += 1
+            name = f"{stem}-{n}{self.suffix}"
+        self._names.add(name)
+        return name
+
+    def write(self, record: dict[str, Any]) -> None:
+        content = self.content(record)
+        if self.directory is not None:
+            (self.directory / self.name_for(record)).write_text(content + "\n", encoding="utf-8")
+        elif self.format == "jsonl":
+            self.stream.write(content + "\n")
+        else:
+            self.stream.write(("\n" if self._written else "") + content + "\n")
+        self._written += 1
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
+    formats = OUTPUT_FORMATS[args.format][1]
     try:
         options = _parse_options(args.option or [])
-        _init_extractor(args.extractor, options)
+        _init_extractor(args.extractor, options, formats)
         paths = _listed_paths(args)
     except (ValueError, ExtractionError) as exc:  # InputListError is a ValueError
         _error(str(exc))
@@ -335,6 +403,11 @@ def cmd_extract(args: argparse.Namespace) -> int:
     except OSError as exc:
         _error(f"cannot write {args.output}: {exc.strerror or exc}")
         return EXIT_USAGE
+    try:
+        writer = PageWriter(args.format, out, args.output_dir)
+    except OSError as exc:
+        _error(f"cannot write to {args.output_dir}: {exc.strerror or exc}")
+        return EXIT_USAGE
 
     warc_pages = False
 
@@ -350,7 +423,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
             progress.message(f"webclean: {'skipped' if args.keep_going else 'failed'} {task.label}: {message}")
         else:
             summary.extracted(record, chars_in)
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            writer.write(record)
         if task.url is None:
             progress.advance()
         summary.stopped = record is None and not args.keep_going
@@ -363,7 +436,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
         tasks = iter_tasks(files)
         if going and args.jobs > 1:
             with ProcessPoolExecutor(max_workers=args.jobs, initializer=_init_extractor,
-                                     initargs=(args.extractor, options)) as pool:
+                                     initargs=(args.extractor, options, formats)) as pool:
                 for result in bounded_map(pool, _extract_safely, tasks, window=8 * args.jobs):
                     if not emit(*result):
                         pool.shutdown(cancel_futures=True)
@@ -658,6 +731,13 @@ def build_parser() -> argparse.ArgumentParser:
     extract.add_argument("-e", "--extractor", default="default",
                          help="extractor name (%(default)s; see `webclean eval --help`) or dotted path")
     extract.add_argument("-o", "--output", help="write JSON lines here instead of stdout")
+    extract.add_argument("--format", choices=sorted(OUTPUT_FORMATS), default="jsonl",
+                         help="jsonl (%(default)s): a JSON record per page; txt: the text; md: the text as Markdown "
+                              "(headings, lists, tables, code, quotes). Without --output-dir, pages follow each "
+                              "other on stdout (or -o), text and Markdown pages separated by a blank line")
+    extract.add_argument("--output-dir", metavar="DIR",
+                         help="write one file per page in DIR (created if needed), named after the source file "
+                              "or, for WARC records, the URL: NAME.json, NAME.txt or NAME.md")
     extract.add_argument("-j", "--jobs", type=_positive_int, default=1, help="worker processes (%(default)s)")
     extract.add_argument("--option", action="append", metavar="KEY=VALUE",
                          help="extractor parameter, repeatable (values parsed as JSON when possible)")

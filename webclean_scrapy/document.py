@@ -603,6 +603,11 @@ class Document:
         self._views = blocks, containers
         return self._views
 
+    def element(self, container: int) -> etree._Element:
+        """The lxml element of container *container* (an index into
+        :attr:`container_columns`), without building the object views."""
+        return self._elements()[container]
+
     # -- views --------------------------------------------------------
     @property
     def source(self) -> str:

@@ -70,6 +70,11 @@ class Extraction:
     detected_language: str | None = None
     #: The model's probability for :attr:`detected_language`, in [0, 1].
     language_confidence: float | None = None
+    #: The same content as Markdown / as clean HTML, when asked for
+    #: (``extract(..., output="markdown")``, ``WEBCLEAN_FORMATS``;
+    #: :mod:`webclean_scrapy.render`), else ``None``.
+    markdown: str | None = None
+    html: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -11,6 +11,7 @@ of how an item was filled, set ``FEED_EXPORT_FIELDS = list(FIELD_ORDER)``
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import scrapy
@@ -39,6 +40,12 @@ META_OUTLINE = "webclean_outline"
 #: emitted (a ``news`` fallback item), so a distributed worker's in-flight
 #: ledger keeps it (:mod:`webclean_scrapy.distributed`) to redo it after a crash.
 META_HOLD = "webclean_hold"
+#: Set by the middleware from ``WEBCLEAN_FORMATS``; read by :meth:`CleanedPage.from_response`.
+META_FORMATS = "webclean_formats"
+#: ``WEBCLEAN_FORMATS`` entry -> the item field it fills. The clean HTML is
+#: ``content_html``: ``html`` already holds the raw page (``WEBCLEAN_KEEP_HTML``,
+#: ``WEBCLEAN_HTML_FIELD``).
+FORMAT_FIELDS: dict[str, str] = {"markdown": "markdown", "html": "content_html"}
 
 _MISSING: Any = object()
 
@@ -97,6 +104,12 @@ class CleanedPage(scrapy.Item):
         ``len(text)``.
     ``html``
         The raw HTML (decoded), present only when ``WEBCLEAN_KEEP_HTML`` is true.
+    ``markdown``, ``content_html``
+        The main content as Markdown / as clean HTML (the same blocks as
+        ``text``, with their headings, lists, tables, code and quotes:
+        :mod:`webclean_scrapy.render`), present only when
+        ``WEBCLEAN_FORMATS`` names ``"markdown"`` / ``"html"``; ``""`` when
+        ``text`` is empty for want of an extraction.
     ``query``, ``rank``
         Set only by the ``harvest`` spider: the search query that found the
         page and the page's 1-based position in the results.
@@ -124,6 +137,8 @@ class CleanedPage(scrapy.Item):
     html_bytes = scrapy.Field()
     text_chars = scrapy.Field()
     html = scrapy.Field()
+    markdown = scrapy.Field()
+    content_html = scrapy.Field()
     query = scrapy.Field()
     rank = scrapy.Field()
 
@@ -150,7 +165,7 @@ class CleanedPage(scrapy.Item):
                                  or (extraction.canonical_url if extraction is not None else None) or response.url)
         item["status"] = response.status
         item["fetched_at"] = utc_timestamp()
-        for key, value in extraction_fields(extraction).items():
+        for key, value in extraction_fields(extraction, meta.get(META_FORMATS, ())).items():
             item[key] = value
         item["html_bytes"] = len(response.body)
         item["text_chars"] = len(text)
@@ -161,17 +176,26 @@ class CleanedPage(scrapy.Item):
         return item
 
 
-def extraction_fields(extraction: Extraction | None) -> dict[str, Any]:
+def extraction_fields(extraction: Extraction | None, formats: Iterable[str] = ()) -> dict[str, Any]:
     """The item fields an extraction fills (``None``: the empty values), in
-    export order: the one mapping the item and the pipeline share."""
+    export order: the one mapping the item and the pipeline share.
+    *formats* (``WEBCLEAN_FORMATS``) adds the fields of :data:`FORMAT_FIELDS`."""
     if extraction is None:
-        return {"title": "", "text": "", "extractor": None, "language": None, "detected_language": None,
-                "language_confidence": None, "page_type": None, "truncated": None,
-                **{name: [] if name == "tags" else None for name in ITEM_METADATA_FIELDS}}
-    return {"title": extraction.title, "text": extraction.text, "extractor": extraction.extractor,
-            "language": extraction.language, "detected_language": extraction.detected_language,
-            "language_confidence": extraction.language_confidence, "page_type": extraction.page_type,
-            "truncated": extraction.truncated, **{name: getattr(extraction, name) for name in ITEM_METADATA_FIELDS}}
+        fields: dict[str, Any] = {
+            "title": "", "text": "", "extractor": None, "language": None, "detected_language": None,
+            "language_confidence": None, "page_type": None, "truncated": None,
+            **{name: [] if name == "tags" else None for name in ITEM_METADATA_FIELDS}}
+    else:
+        fields = {"title": extraction.title, "text": extraction.text, "extractor": extraction.extractor,
+                  "language": extraction.language, "detected_language": extraction.detected_language,
+                  "language_confidence": extraction.language_confidence, "page_type": extraction.page_type,
+                  "truncated": extraction.truncated,
+                  **{name: getattr(extraction, name) for name in ITEM_METADATA_FIELDS}}
+    for name in formats:
+        if name in FORMAT_FIELDS:
+            value = getattr(extraction, name, None) if extraction is not None else None
+            fields[FORMAT_FIELDS[name]] = value or ""
+    return fields
 
 
 

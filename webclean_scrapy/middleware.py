@@ -47,7 +47,7 @@ from scrapy.http import HtmlResponse, TextResponse
 
 from .compression import is_truncated
 from .encoding import looks_binary
-from .items import META_CANONICAL_URL, META_KEEP_HTML, META_KEY, META_OUTLINE, META_SKIP
+from .items import META_CANONICAL_URL, META_FORMATS, META_KEEP_HTML, META_KEY, META_OUTLINE, META_SKIP
 from .offload import Offloader
 from .settings import WebcleanComponent, WebcleanSettings
 from .stats import WebcleanStats
@@ -116,6 +116,8 @@ class WebcleanMiddleware(WebcleanComponent):
     # *spider*: Scrapy 2.13 passes it; later versions do not (and warn only when it is required).
     async def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         meta: dict[str, Any] = request.meta
+        if self.settings.formats:  # every item gets the fields asked for, "" when nothing was extracted
+            meta[META_FORMATS] = self.settings.formats
         if meta.get(META_SKIP):
             self.stats.skipped("requested")
             return response

@@ -61,6 +61,7 @@ from .encoding import decoded_alike
 from .errors import PageTimeoutError, WorkerCrashError
 from .extractors import get_extractor
 from .outline import PageOutline, page_outline
+from .render import add_formats, extract_formats
 from .screen import screen_markup
 
 if TYPE_CHECKING:
@@ -104,14 +105,15 @@ class PageResult:
 
 
 def _run(extractor: Extractor, doc_factory: Callable[[], Document], outline: bool = False,
-         explain: ExplainPolicy | None = None) -> PageResult:
+         explain: ExplainPolicy | None = None, formats: tuple[str, ...] = ()) -> PageResult:
     start = time.perf_counter()
     report, failed = None, False
     with built_page(doc_factory) as doc:
         if explain is None:
-            extraction = extractor.extract(doc)
+            extraction = extract_formats(extractor, doc, formats)
         else:
             extraction, trace = explain.extract(extractor, doc)
+            add_formats(extraction, doc, formats, trace)
         canonical = doc.canonical_url
         page = page_outline(doc, extraction) if outline else None
         screened = doc.screened
@@ -127,7 +129,7 @@ def _run(extractor: Extractor, doc_factory: Callable[[], Document], outline: boo
 
 
 def extract_response(extractor: Extractor, response: TextResponse, outline: bool = False,
-                     explain: ExplainPolicy | None = None) -> PageResult:
+                     explain: ExplainPolicy | None = None, formats: tuple[str, ...] = ()) -> PageResult:
     """Extract from a response, reusing Scrapy's parsed tree (parsed here if not yet).
 
     The bytes are decoded and parsed afresh instead when Scrapy chose another
@@ -140,15 +142,16 @@ def extract_response(extractor: Extractor, response: TextResponse, outline: bool
     content_type = response.headers.get(b"Content-Type")
     header = content_type.decode("latin-1") if content_type else None
     if screen_markup(response.body)[1] or not decoded_alike(response.body, header, response.encoding):
-        return extract_markup(extractor, response.body, response.url, header, outline, explain)
+        return extract_markup(extractor, response.body, response.url, header, outline, explain, formats)
     return _run(extractor, lambda: Document(response.selector.root, url=response.url, source=response.text),
-                outline, explain)
+                outline, explain, formats)
 
 
 def extract_markup(extractor: Extractor | None, html: bytes | str, url: str | None,
                    content_type: str | None, outline: bool = False,
-                   explain: ExplainPolicy | None = None) -> PageResult:
-    """Extract from raw bytes (decoded with *content_type*'s charset) or a str.
+                   explain: ExplainPolicy | None = None, formats: tuple[str, ...] = ()) -> PageResult:
+    """Extract from raw bytes (decoded with *content_type*'s charset) or a str;
+    *formats* (``WEBCLEAN_FORMATS``) are rendered here too, in the worker.
 
     *extractor* ``None`` means this process's worker extractor (see
     :func:`_worker_main`). Raises
@@ -156,7 +159,8 @@ def extract_markup(extractor: Extractor | None, html: bytes | str, url: str | No
     """
     method = extractor if extractor is not None else _WORKER_EXTRACTOR
     assert method is not None, "extract_markup(None, ...) outside a webclean worker process"
-    return _run(method, lambda: Document.from_html(html, url=url, encoding=content_type), outline, explain)
+    return _run(method, lambda: Document.from_html(html, url=url, encoding=content_type), outline, explain,
+                formats)
 
 
 _WORKER_EXTRACTOR: Extractor | None = None
@@ -512,6 +516,8 @@ class Offloader:
         # crawl at start-up rather than page by page in the workers.
         self.extractor = get_extractor(self._name, **self._options)
         self.explain: ExplainPolicy | None = None
+        #: ``WEBCLEAN_FORMATS``: rendered in the worker, with the extraction.
+        self.formats = tuple(settings.formats)
         if settings.explain_dir:
             from .explain.crawl import ExplainPolicy
 
@@ -583,12 +589,13 @@ class Offloader:
         """Extract an HTML response, with its :class:`~webclean_scrapy.outline.PageOutline`
         when ``WEBCLEAN_OUTLINE`` is on (its raw bytes go to worker processes)."""
         if self.in_process:
-            return await self._submit(extract_response, self.extractor, response, self.outline, self.explain)
+            return await self._submit(extract_response, self.extractor, response, self.outline, self.explain,
+                                      self.formats)
         # The same charset rules as Scrapy's (header, BOM, <meta>), applied in the worker.
         content_type = response.headers.get(b"Content-Type")
         return await self._submit(
             extract_markup, None, response.body, response.url,
-            content_type.decode("latin-1") if content_type else None, self.outline, self.explain,
+            content_type.decode("latin-1") if content_type else None, self.outline, self.explain, self.formats,
             label=response.url,
         )
 
@@ -597,7 +604,7 @@ class Offloader:
         """Extract raw markup (bytes in any charset, or str)."""
         extractor = self.extractor if self.in_process else None
         return await self._submit(extract_markup, extractor, html, url, content_type, self.outline, self.explain,
-                                  label=url or "a page")
+                                  self.formats, label=url or "a page")
 
     def close(self) -> None:
         """Shut the pools down once their pending pages are done (the crawl is over)."""

@@ -11,7 +11,7 @@ The contract between spiders and :class:`WebcleanPipeline`:
   absent is no HTML) and no ``text`` yet gets ``title``, ``text``, ``extractor``,
   ``language``, ``detected_language``, ``language_confidence``, ``page_type``, ``truncated``,
   the metadata fields (``author``, ``date``..., :data:`~webclean_scrapy.extraction.ITEM_METADATA_FIELDS`),
-  ``text_chars`` and ``html_bytes``; item classes only get the
+  ``text_chars`` and ``html_bytes`` (and ``markdown`` / ``content_html`` with ``WEBCLEAN_FORMATS``); item classes only get the
   fields they declare, dicts get all of them.
 * Afterwards the HTML field is removed (dict, ``scrapy.Item``) or set to
   ``None`` (dataclass, attrs) unless ``WEBCLEAN_KEEP_HTML`` is true.
@@ -78,7 +78,7 @@ class WebcleanPipeline(WebcleanComponent):
             size = len(html) if isinstance(html, (bytes, bytearray)) else len(html.encode("utf-8", "replace"))
             text = extraction.text if extraction is not None else ""
             _set_declared(adapter, {
-                **extraction_fields(extraction),
+                **extraction_fields(extraction, self.settings.formats),
                 "html_bytes": size,
                 "text_chars": len(text),
             })

@@ -80,12 +80,22 @@ class WebcleanSettings:
     near_duplicate_num_perm: int = 128  # ... MinHash permutations
     near_duplicate_shingle: int = 5  # ... words per shingle
     near_duplicate_key: str = "%(spider)s:webclean:near_duplicates"  # ... Redis key prefix
+    #: Formats rendered besides the text ("markdown", "html"): item fields markdown / content_html
+    #: (:mod:`webclean_scrapy.render`); validated, "text" dropped.
+    formats: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         # Normalised here so that WebcleanSettings(...) built in code gets the same rules as settings.
         object.__setattr__(self, "offload", str(self.offload).lower())
         if self.workers is None:
             object.__setattr__(self, "workers", default_workers())
+        from .errors import ExtractionError
+        from .render import check_formats
+
+        try:
+            object.__setattr__(self, "formats", list(check_formats(self.formats)))
+        except ExtractionError as exc:
+            raise ValueError(f"WEBCLEAN_FORMATS: {exc}") from None
         if self.offload not in OFFLOAD_MODES:
             raise ValueError(f"WEBCLEAN_OFFLOAD must be one of {', '.join(OFFLOAD_MODES)}, got {self.offload!r}")
         if self.workers < 1:  # type: ignore[operator]
