@@ -41,7 +41,8 @@ def default_workers() -> int:
 
 
 #: How a field of each type is read from Scrapy's settings; other types (``str``...) are taken as given.
-_READERS: dict[type, str] = {bool: "getbool", int: "getint", float: "getfloat", dict: "getdict", list: "getlist"}
+_READERS: dict[type, str] = {bool: "getbool", int: "getint", float: "getfloat", dict: "getdict", list: "getlist",
+                             tuple: "getlist"}
 
 
 def setting_name(attribute: str) -> str:
@@ -82,7 +83,7 @@ class WebcleanSettings:
     near_duplicate_key: str = "%(spider)s:webclean:near_duplicates"  # ... Redis key prefix
     #: Formats rendered besides the text ("markdown", "html"): item fields markdown / content_html
     #: (:mod:`webclean_scrapy.render`); validated, "text" dropped.
-    formats: list[str] = field(default_factory=list)
+    formats: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # Normalised here so that WebcleanSettings(...) built in code gets the same rules as settings.
@@ -93,7 +94,7 @@ class WebcleanSettings:
         from .render import check_formats
 
         try:
-            object.__setattr__(self, "formats", list(check_formats(self.formats)))
+            object.__setattr__(self, "formats", tuple(check_formats(self.formats)))
         except ExtractionError as exc:
             raise ValueError(f"WEBCLEAN_FORMATS: {exc}") from None
         if self.offload not in OFFLOAD_MODES:
@@ -168,7 +169,7 @@ def _read(settings: BaseSettings, name: str, hint: Any) -> Any:
         if reader is None:  # str (or an Extractor class given directly): as given
             return settings.get(name)
         value = getattr(settings, reader)(name)
-        return dict(value) if kind is dict else value
+        return dict(value) if kind is dict else tuple(value) if kind is tuple else value
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name}: {exc}") from None
 
