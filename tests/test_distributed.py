@@ -12,18 +12,9 @@ from collections import Counter
 import pytest
 
 from _crawl import finish, kill_after_items, read_items, scrapy_crawl
-from test_news_spider import ARTICLES, build_news_site
-from webclean_scrapy.demo.server import LocalSite
+from test_news_spider import ARTICLES, news_site  # noqa: F401 (a module fixture, shared)
 
 redis = pytest.importorskip("redis")
-
-
-@pytest.fixture(scope="module")
-def news_site():
-    site = LocalSite()
-    build_news_site(site)
-    with site:
-        yield site
 
 
 def assert_article_set(site, items, log=""):

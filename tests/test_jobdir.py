@@ -13,19 +13,10 @@ from collections import Counter
 import pytest
 
 from _crawl import finish, kill_after_items, read_items, scrapy_crawl
-from test_news_spider import ARTICLES, build_news_site
-from webclean_scrapy.demo.server import LocalSite
+from test_news_spider import ARTICLES, news_site  # noqa: F401 (a module fixture, shared)
 from webclean_scrapy.jobdir import JobDir
 
 SLOW = {"DOWNLOAD_DELAY": 0.25, "RANDOMIZE_DOWNLOAD_DELAY": False, "LOG_LEVEL": "INFO"}
-
-
-@pytest.fixture(scope="module")
-def news_site():
-    site = LocalSite()
-    build_news_site(site)
-    with site:
-        yield site
 
 
 @pytest.mark.parametrize("same_output", [False, True], ids=["two-outputs", "same-output"])
