@@ -362,6 +362,7 @@ def cross_validate(pages: list[dict], folds: int, oof: Path | None = None) -> tu
     out: list[np.ndarray] = [np.zeros(0)] * len(pages)
     kinds = [""] * len(pages)
     fold_of = [0] * len(pages)
+    types_of: list[np.ndarray] = [np.zeros(0)] * len(pages)
     for k, (train, test) in enumerate(GroupKFold(n_splits=folds).split(np.zeros(len(pages)), groups=groups)):
         start = time.time()
         assign_page_types([pages[i] for i in train], [pages[i] for i in test])
@@ -369,10 +370,11 @@ def cross_validate(pages: list[dict], folds: int, oof: Path | None = None) -> tu
         for i in test:
             out[i] = probabilities_of(model, pages[i])
             kinds[i] = PAGE_TYPES[int(np.argmax(pages[i]["types"]))]
+            types_of[i] = pages[i]["types"]
             fold_of[i] = k
         print(f"  fold {k + 1}/{folds}: {len(test)} pages held out ({time.time() - start:.0f} s)", flush=True)
     if oof:
-        oof.write_bytes(pickle.dumps({"probabilities": out, "kinds": kinds, "folds": fold_of}))
+        oof.write_bytes(pickle.dumps({"probabilities": out, "kinds": kinds, "folds": fold_of, "types": types_of}))
     table = {float(t): scores(pages, [kept_under(p, o, default_policy(kind, float(t)))
                                       for p, o, kind in zip(pages, out, kinds)]) for t in THRESHOLDS}
     best = max(table, key=lambda t: objective(table[t]))

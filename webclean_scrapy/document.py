@@ -116,6 +116,18 @@ _WALK_KINDS: dict[str, int] = {
 _REVEAL_KINDS: dict[str, int] = {**_WALK_KINDS, "noscript": 1}
 #: A page whose visible text is shorter than this is walked again, revealing.
 REVEAL_BELOW = 500
+#: ... and so is a page whose visible *prose* (blocks of at least
+#: :data:`PROSE_MIN_CHARS` characters, under 30% links) is shorter than this.
+PROSE_BELOW = 1200
+PROSE_MIN_CHARS = 80
+
+
+def prose_chars(blocks: BlockColumns) -> int:
+    """The characters of *blocks* that read as prose: blocks of at least
+    :data:`PROSE_MIN_CHARS` characters, under 30% of them in links."""
+    chars = blocks.chars
+    prose = (chars >= PROSE_MIN_CHARS) & (blocks.anchor_chars * 10 < chars * 3)
+    return int(chars[prose].sum())
 
 _DESCRIPTIVE_BYTES: tuple[bytes, ...] = tuple(name.encode() for name in DESCRIPTIVE_ATTRIBUTES)
 _MARK_BYTES: tuple[bytes, ...] = tuple(mark.encode() for mark in PUNCTUATION_MARKS)
@@ -399,20 +411,27 @@ class Document:
         Both produce the same columns (tested page by page).
 
         A page whose visible text is shorter than :data:`REVEAL_BELOW`
-        characters is walked a second time, *revealing*: ``<noscript>``
-        content counts (Discourse forums serve their posts to crawlers
-        there) and the ``hidden`` attribute and hiding inline styles are
-        ignored (React's streamed HTML parks the page in ``<div hidden>``
-        until a script moves it). The revealing walk is kept when it finds
-        more than twice the text (:attr:`revealed`).
+        characters, or whose visible prose (:func:`prose_chars`) is shorter
+        than :data:`PROSE_BELOW`, is walked a second time, *revealing*:
+        ``<noscript>`` content counts (Discourse forums serve their posts
+        to crawlers there) and the ``hidden`` attribute and hiding inline
+        styles are ignored (React's streamed HTML parks the page in
+        ``<div hidden>`` until a script moves it; shops and CMSs hide a
+        page's text in tabs and accordions a script opens). The revealing
+        walk is kept (:attr:`revealed`) when it finds more than twice the
+        text of a nearly empty page, or more than twice the prose (plus
+        500 characters) of a page whose visible part is mostly chrome.
         """
         self.revealed = False
         self._walk_once(False)
         visible = int(self.container_columns.chars[0]) if len(self.container_columns) else 0
-        if visible < REVEAL_BELOW:
+        visible_prose = prose_chars(self.block_columns) if visible >= REVEAL_BELOW else 0
+        if visible < REVEAL_BELOW or visible_prose < PROSE_BELOW:
             kept = self.block_columns, self.container_columns, self._elements
             self._walk_once(True)
-            if int(self.container_columns.chars[0]) > 2 * visible + 100:
+            revealed = int(self.container_columns.chars[0]) if len(self.container_columns) else 0
+            if (visible < REVEAL_BELOW and revealed > 2 * visible + 100) or (
+                    prose_chars(self.block_columns) > 2 * visible_prose + 500):
                 self.revealed = True
             else:
                 self.block_columns, self.container_columns, self._elements = kept
