@@ -43,7 +43,7 @@ try:
 except ImportError as exc:  # an optional dependency
     raise ImportError(f"{SETTING} needs scrapy-redis: pip install 'webclean-scrapy[redis]' ({exc})") from exc
 
-from .items import META_HOLD
+from .emitted import META_HOLD
 from .jobdir import JobDir
 from .settings import WebcleanSettings
 

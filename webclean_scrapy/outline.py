@@ -1,7 +1,7 @@
 """What a crawl reads from a page besides its main text, gathered where the page is parsed.
 
 The ``news`` spider needs, for each HTML page, its links, the feeds it
-announces and the signals of the article/hub rule (:mod:`webclean_scrapy.articles`).
+announces and the signals of the article/hub rule (:mod:`webclean_scrapy.spiders.articles`).
 Read with ``response.css()`` / ``response.xpath()`` / a ``LinkExtractor``,
 they would parse the page a second time, on the reactor thread: in process
 offload mode the worker parsed the bytes already, and a page built to stall
@@ -31,7 +31,7 @@ from scrapy.utils.misc import rel_has_nofollow
 from w3lib.html import get_base_url, strip_html5_whitespace
 from w3lib.url import safe_url_string
 
-from .articles import PageSignals
+from .spiders.articles import PageSignals
 
 if TYPE_CHECKING:
     from .document import Document
@@ -61,7 +61,7 @@ class PageOutline:
     link_texts: tuple[str, ...]
     #: RSS/Atom feeds announced by ``<link rel="alternate">``.
     feeds: tuple[str, ...]
-    #: What :func:`~webclean_scrapy.articles.classify` reads.
+    #: What :func:`~webclean_scrapy.spiders.articles.classify` reads.
     signals: PageSignals
 
 

@@ -31,7 +31,7 @@ from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem
 
 from .encoding import looks_binary
-from .items import extraction_fields
+from .extraction import extraction_fields
 from .middleware import log_extraction_error
 from .offload import Offloader, await_concurrent
 from .settings import WebcleanComponent, WebcleanSettings

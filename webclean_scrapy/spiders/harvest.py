@@ -26,7 +26,8 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
 from webclean_scrapy.guard import META_TRUSTED_HOST
-from webclean_scrapy.items import META_SKIP, CleanedPage
+from webclean_scrapy.items import CleanedPage
+from webclean_scrapy.middleware import META_SKIP
 from webclean_scrapy.urls import canonical_key
 
 from .base import WebcleanSpider, is_html, parse_positive_int
