@@ -420,7 +420,7 @@ def test_eval_errors_are_clear(dataset, tmp_path, capsys, monkeypatch):
 
     monkeypatch.setitem(peers_module.PEERS, "trafilatura", missing)
     assert main(["eval", str(dataset), "-e", "baseline", "--compare", "trafilatura"]) == 2
-    assert 'pip install "webclean-scrapy[compare]"' in capsys.readouterr().err
+    assert 'pip install -e ".[compare]" in your webclean-scrapy clone' in capsys.readouterr().err
 
 
 def test_eval_peer_failure_scores_empty(dataset, capsys, monkeypatch):

@@ -38,7 +38,7 @@ from typing import IO, Any
 from . import __version__
 from .batch import InputListError, RunSummary, check_gzip_name, read_input_list
 from .document import Document, built_page
-from .errors import ExtractionError
+from .errors import ExtractionError, install_hint
 from .extraction import Extractor, extraction_fields
 from .extractors import available_extractors, get_extractor
 from .render import extract_formats
@@ -752,7 +752,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help=f"our extractors to score (default: all registered: {', '.join(available_extractors())})")
     evaluate.add_argument("--compare", action="extend", nargs="+", metavar="PEER", choices=sorted(PEERS),
                           help=f"peer libraries to score too: {', '.join(PEERS)} "
-                               '(pip install "webclean-scrapy[compare]")')
+                               f"({install_hint('compare')})")
     evaluate.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     evaluate.add_argument("--limit", type=_positive_int, help="only the first N pages of each dataset")
     evaluate.add_argument("--by-language", action="store_true",

@@ -191,7 +191,7 @@ def extract_metadata(doc: Document, *, page_type: str | None = None,
     documentation -- an organisation named as author is the brand or the
     site, not who wrote the text, so only people are reported there.
 
-    *use_htmldate*: ask htmldate (``pip install "webclean-scrapy[dates]"``)
+    *use_htmldate*: ask htmldate (the ``[dates]`` extra)
     for the publication date when no source here gave one: a few more dated
     pages, at many times the cost (docs/EVALUATION.md).
     """

@@ -22,9 +22,9 @@ extraction itself.
 The step works on any reader's HTML documents (datatrove's ``WarcReader``
 included). :class:`WebcleanWarcReader` picks and decodes the records of a
 WARC file as ``webclean extract`` does, so the texts are the same; datatrove's
-reader drops or decodes otherwise some pages (measured in its docstring).
+reader drops or decodes otherwise some pages (measured in docs/CORPUS.md).
 
-What the step does to each document (``pip install "webclean-scrapy[datatrove]"``):
+What the step does to each document (the ``[datatrove]`` extra):
 
 - ``text``: the HTML the reader put there becomes the extracted main text,
   exactly what ``webclean extract`` gives for the same page. Documents whose
@@ -48,6 +48,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ..errors import install_hint
+
 try:
     from datatrove.data import DocumentsPipeline
     from datatrove.pipeline.extractors.base import BaseExtractor, ExtractorSandbox
@@ -56,7 +58,7 @@ try:
     from datatrove.utils.typeshelper import StatHints
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(f"{exc}; webclean_scrapy.contrib.datatrove needs datatrove: "
-                      "pip install 'webclean-scrapy[datatrove]'") from exc
+                      + install_hint("datatrove")) from exc
 
 from ..document import Document, built_page
 from ..encoding import decode_html
@@ -183,9 +185,8 @@ class WebcleanWarcReader(BaseDiskReader):
     ``response`` record that libmagic calls HTML, whatever its status, and
     decodes bytes that are not UTF-8 with cchardet's guess, ignoring the
     HTTP and ``<meta>`` charsets; a page that is UTF-8 but for a stray byte
-    is dropped. Measured on 300 pages of ``../shared/data``
-    (``benchmarks/datatrove_step.py``, docs/CORPUS.md), that loses 46 pages
-    and decodes 24 otherwise. This reader keeps the crawl's choice: 2xx
+    is dropped: pages lost or decoded otherwise (measured in docs/CORPUS.md,
+    ``benchmarks/datatrove_step.py``). This reader keeps the crawl's choice: 2xx
     responses whose Content-Type mentions ``html``, Content-Encoding undone
     (at most *limit* bytes), the charset of the Content-Type, then ``<meta>``,
     then detection, invalid bytes replaced; so the step's text is
