@@ -720,8 +720,9 @@ def build_parser() -> argparse.ArgumentParser:
     extract = commands.add_parser(
         "extract", help="extract the main text of HTML files or WARC files as JSON lines",
         description="Extract the main text of HTML files (plain or .gz) as JSON lines "
-                    "{source, title, text, extractor, page_type, truncated, author, date, date_modified, "
-                    "sitename, description, tags, image, canonical_url}, and of the HTML responses recorded in "
+                    "{source, canonical_url, then the crawl items' fields: title, text, extractor, language, "
+                    "detected_language, language_confidence, page_type, truncated, author, date, date_modified, "
+                    "sitename, description, tags, image}, and of the HTML responses recorded in "
                     "WARC files (plain or .warc.gz; needs the [warc] extra) with the record's url after source.")
     extract.add_argument("paths", nargs="*", metavar="PATH",
                          help="HTML or WARC file, directory (searched recursively for *.html, *.htm, *.gz, "

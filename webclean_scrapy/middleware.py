@@ -35,6 +35,9 @@ page's links, feeds and article signals (:func:`outline_of`), gathered from
 the tree the extraction parsed: a spider that reads them instead of calling
 ``response.css()``/``xpath()`` never parses the page on the reactor thread.
 
+The meta keys are this module's contract with spiders and items, named by
+its ``META_*`` constants (:data:`META_KEY`, :data:`META_SKIP`...).
+
 Extraction runs off the reactor thread (:mod:`webclean_scrapy.offload`).
 """
 
