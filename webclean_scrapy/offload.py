@@ -2,8 +2,9 @@
 
 Extraction is CPU work (parsing, the document walk, the extractor:
 milliseconds to seconds per page); done in a callback it freezes every
-download, timer and signal of the crawl for that long. An :class:`Offloader` runs it elsewhere, with at most
-``WEBCLEAN_WORKERS`` pages at a time (``WEBCLEAN_OFFLOAD``):
+download, timer and signal of the crawl for that long. An :class:`Offloader`
+runs it elsewhere, with at most ``WEBCLEAN_WORKERS`` pages at a time
+(``WEBCLEAN_OFFLOAD``):
 
 ``"process"`` (the default)
     A :class:`WorkerPool` of processes. The raw body crosses the process
