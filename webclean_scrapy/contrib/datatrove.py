@@ -65,6 +65,7 @@ from ..encoding import decode_html
 from ..errors import ExtractionError
 from ..extraction import Extraction, Extractor
 from ..extractors import get_extractor
+from ..worker import build_extractor
 from ..warc import _html_record, _html_status
 
 #: Largest page (in characters of decoded HTML) that is parsed; as the CLI's WARC limit.
@@ -135,8 +136,8 @@ class WebcleanExtractor(BaseExtractor):
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> DocumentsPipeline:
         """datatrove's extractor loop (same stats names), with the URL passed in
         and our fields passed back; datatrove's own passes only the text."""
-        if self._extractor is None:  # before the child forks: it inherits the loaded model
-            self._extractor = get_extractor(self.extractor, **self.options)
+        if self._extractor is None:  # warmed up before the child forks: it inherits the loaded models
+            self._extractor = build_extractor(self.extractor, self.options)
         with ExtractorSandbox(timeout=self.timeout, warmup_text=_WARMUP) as sandbox:
             for doc in data:
                 self.stat_update(StatHints.total)
