@@ -190,7 +190,7 @@ def bench_outline(args: argparse.Namespace) -> dict:
     from scrapy.http import HtmlResponse
     from scrapy.linkextractors import LinkExtractor
 
-    from webclean_scrapy.articles import PageSignals
+    from webclean_scrapy.spiders.articles import PageSignals
     from webclean_scrapy.document import Document, built_page
     from webclean_scrapy.extractors import get_extractor
     from webclean_scrapy.outline import FEED_LINKS, page_outline

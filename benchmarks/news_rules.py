@@ -5,8 +5,8 @@ Usage::
     python benchmarks/news_rules.py [--data ../shared/data] [--oof] [--page-types FILE]
 
 Every ``wcxb-dev`` page is extracted with the default extractor and scored
-by :func:`webclean_scrapy.articles.classify` exactly as the spider scores a
-page (:meth:`~webclean_scrapy.articles.PageSignals.from_selector` on the
+by :func:`webclean_scrapy.spiders.articles.classify` exactly as the spider scores a
+page (:meth:`~webclean_scrapy.spiders.articles.PageSignals.from_selector` on the
 page's Scrapy selector; the crawl-only signal ``listed_as_story`` is off).
 Reported: the share of ``article`` pages judged articles, of ``listing`` and
 ``collection`` pages judged hubs, and of the other types judged articles,
@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 from scrapy.http import HtmlResponse  # noqa: E402
 
 from webclean_scrapy import extract  # noqa: E402
-from webclean_scrapy.articles import HUB_PAGE_TYPES, PageSignals, classify  # noqa: E402
+from webclean_scrapy.spiders.articles import HUB_PAGE_TYPES, PageSignals, classify  # noqa: E402
 
 DATASET = "wcxb-dev"
 

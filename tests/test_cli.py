@@ -60,9 +60,10 @@ def test_extract_directory_to_stdout(pages, capsys):
     out, err = capsys.readouterr()
     records = read_lines(out)
     assert [Path(r["source"]).name for r in records] == ["a.html", "b.html.gz"]
-    assert list(records[0]) == ["source", "title", "text", "extractor", "page_type", "truncated", "language",
-                                "detected_language", "language_confidence", "author", "date",
-                                "date_modified", "sitename", "description", "tags", "image", "canonical_url"]
+    # The item's field order (webclean_scrapy.extraction.extraction_fields), after the source.
+    assert list(records[0]) == ["source", "canonical_url", "title", "text", "extractor", "language",
+                                "detected_language", "language_confidence", "page_type", "truncated", "author",
+                                "date", "date_modified", "sitename", "description", "tags", "image"]
     assert {r["page_type"] for r in records} <= set(PAGE_TYPES)
     assert records[0]["title"] == "Page 1"
     assert records[1]["text"] == "Paragraph number 二 of the test page, with a few more words."
@@ -419,7 +420,7 @@ def test_eval_errors_are_clear(dataset, tmp_path, capsys, monkeypatch):
 
     monkeypatch.setitem(peers_module.PEERS, "trafilatura", missing)
     assert main(["eval", str(dataset), "-e", "baseline", "--compare", "trafilatura"]) == 2
-    assert 'pip install "webclean-scrapy[compare]"' in capsys.readouterr().err
+    assert 'pip install -e ".[compare]" in your webclean-scrapy clone' in capsys.readouterr().err
 
 
 def test_eval_peer_failure_scores_empty(dataset, capsys, monkeypatch):

@@ -119,8 +119,8 @@ def test_fields_reach_extraction_item_and_cli(tmp_path, capsys):
     assert main(["extract", str(tmp_path / "p.html"), "-e", "baseline"]) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["author"] == "Jane Roe, John Doe" and record["date"].startswith("2025-09-04")
-    assert list(record)[-8:] == ["author", "date", "date_modified", "sitename", "description", "tags", "image",
-                                 "canonical_url"]
+    assert list(record)[1] == "canonical_url"  # after source, as in the item
+    assert list(record)[-7:] == ["author", "date", "date_modified", "sitename", "description", "tags", "image"]
 
 
 # -- scoring, on worked examples ---------------------------------------------------

@@ -22,7 +22,7 @@ import pytest
 from parsel import Selector
 
 from _crawl import run_crawl
-from webclean_scrapy.articles import (
+from webclean_scrapy.spiders.articles import (
     PageSignals, classify, content_fingerprint, headline_matches, is_hub_url, linked_share, prose_share,
 )
 from webclean_scrapy.demo.server import LocalSite

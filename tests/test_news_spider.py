@@ -10,7 +10,7 @@ import pytest
 from parsel import Selector
 
 from _crawl import run_crawl
-from webclean_scrapy.articles import PageSignals, classify, jsonld_types
+from webclean_scrapy.spiders.articles import PageSignals, classify, jsonld_types
 from webclean_scrapy.demo.server import LocalSite
 from webclean_scrapy.spiders.news import feed_links, read_start_urls
 from webclean_scrapy.urls import canonical_key, site_of, strip_tracking

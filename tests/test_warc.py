@@ -138,8 +138,8 @@ def test_extract_of_the_warc_gives_the_crawl_texts(site, crawl, tmp_path, capsys
     assert main(["extract", str(path), "-o", str(out)]) == 0
     assert "Traceback" not in capsys.readouterr().err
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert all(list(line)[:10] == ["source", "url", "title", "text", "extractor", "page_type", "truncated", "language",
-                                   "detected_language", "language_confidence"] for line in lines)
+    assert all(list(line)[:10] == ["source", "url", "canonical_url", "title", "text", "extractor", "language",
+                                   "detected_language", "language_confidence", "page_type"] for line in lines)
     assert {line["source"] for line in lines} == {str(path)}
     extracted = {line["url"]: line for line in lines}
     for url, item in items.items():

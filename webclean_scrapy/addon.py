@@ -27,6 +27,9 @@ spider's ``custom_settings`` are loaded, and before any component is built):
   priority, unless the project, a spider or an earlier add-on chose one (an
   add-on placed after this one, such as scrapy-zyte-api's, may wrap it as its
   fallback);
+* with ``WEBCLEAN_CONTACT`` set, names the project and that contact in the
+  User-Agent (:func:`user_agent`), unless ``USER_AGENT`` was chosen: it
+  replaces Scrapy's default and webclean's own contact-less one only;
 * writes every ``WEBCLEAN_*`` default (:data:`webclean_scrapy.settings.DEFAULTS`)
   at ``"addon"`` priority, so ``crawler.settings`` holds the values in force,
   and any project, spider or ``-s`` value overrides them.
@@ -48,7 +51,8 @@ from .guard import GUARD_ORDER, AddressGuardMiddleware
 from .middleware import WebcleanMiddleware
 from .pipelines import LanguageFilterPipeline, MinTextFilterPipeline, WebcleanPipeline
 from .robots import RobotsTxtMiddleware
-from .settings import default_settings
+from . import __version__
+from .settings import WebcleanSettings, default_settings
 from .urls import TrackingParamsFingerprinter
 from .warc import WarcRecorder
 
@@ -82,6 +86,17 @@ PIPELINE_ORDERS: dict[type, int] = {WebcleanPipeline: 300, MinTextFilterPipeline
 
 _ADDON_PRIORITY = SETTINGS_PRIORITIES["addon"]
 
+#: The User-Agent of webclean's own project and spiders (``PROJECT_SETTINGS``)
+#: until ``WEBCLEAN_CONTACT`` adds a contact.
+DEFAULT_USER_AGENT = f"webclean-scrapy/{__version__}"
+
+
+def user_agent(contact: str | None = None) -> str:
+    """``webclean-scrapy/0.1.0 (+CONTACT)``: the project, and how site owners
+    reach whoever runs the crawl (robots.txt etiquette); the bare product
+    token without a contact."""
+    return f"{DEFAULT_USER_AGENT} (+{contact})" if contact else DEFAULT_USER_AGENT
+
 
 class Addon:
     """Enable webclean-scrapy's components and defaults in a Scrapy project.
@@ -100,8 +115,20 @@ class Addon:
         # higher was a deliberate choice (a project, a spider, another add-on).
         if (settings.getpriority("REQUEST_FINGERPRINTER_CLASS") or 0) < _ADDON_PRIORITY:
             settings.set("REQUEST_FINGERPRINTER_CLASS", TrackingParamsFingerprinter, "addon")
+        self._set_user_agent(settings)
         for name, value in default_settings().items():
             settings.set(name, value, "addon")
+
+    @staticmethod
+    def _set_user_agent(settings: BaseSettings) -> None:
+        """``USER_AGENT`` = :func:`user_agent` of ``WEBCLEAN_CONTACT``, when one is set
+        and the User-Agent in force is Scrapy's default or :data:`DEFAULT_USER_AGENT`."""
+        contact = WebcleanSettings.from_settings(settings).contact
+        if not contact:
+            return
+        priority = settings.getpriority("USER_AGENT") or 0
+        if priority <= SETTINGS_PRIORITIES["default"] or settings.get("USER_AGENT") == DEFAULT_USER_AGENT:
+            settings.set("USER_AGENT", user_agent(contact), max(priority, _ADDON_PRIORITY))
 
     @staticmethod
     def _replace_robots_middleware(settings: BaseSettings) -> None:

@@ -19,7 +19,7 @@ def extract(html: bytes | str, url: str | None = None, extractor: str | type[Ext
     *encoding* is the charset from the HTTP header (a bare name such as
     ``"latin-1"`` or a whole ``Content-Type`` value); without it the charset
     comes from a byte-order mark, ``<meta>``, then detection.
-    *extractor* is a registered name (:func:`available_extractors`),
+    *extractor* is a registered name (:func:`~webclean_scrapy.extractors.available_extractors`),
     ``"default"``, a dotted path to an :class:`Extractor` subclass, or the
     class itself; *options* override that extractor's parameters.
 

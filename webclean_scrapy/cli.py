@@ -38,10 +38,11 @@ from typing import IO, Any
 from . import __version__
 from .batch import InputListError, RunSummary, check_gzip_name, read_input_list
 from .document import Document, built_page
-from .errors import ExtractionError
-from .extraction import ITEM_METADATA_FIELDS, Extractor
+from .errors import ExtractionError, install_hint
+from .extraction import Extractor, extraction_fields
 from .extractors import available_extractors, get_extractor
 from .render import extract_formats
+from .worker import build_extractor, init_worker, worker_state
 
 #: File names picked up when a directory is given to ``webclean extract``
 #: (WARC files are recognised by their content, whatever their name).
@@ -149,15 +150,17 @@ def read_page(data: bytes) -> bytes:
     return data
 
 
-_extractor: Extractor | None = None
-#: The formats ``extract_record`` renders besides the text (``--format``).
-_formats: tuple[str, ...] = ()
+@dataclass(frozen=True)
+class BatchWorker:
+    """What ``extract_record`` works with in a process (:func:`~webclean_scrapy.worker.init_worker`):
+    the extractor and the formats rendered besides the text (``--format``)."""
 
+    extractor: Extractor
+    formats: tuple[str, ...] = ()
 
-def _init_extractor(name: str, options: dict[str, Any], formats: tuple[str, ...] = ()) -> None:
-    global _extractor, _formats
-    _extractor = get_extractor(name, **options)
-    _formats = formats
+    @classmethod
+    def build(cls, name: str, options: dict[str, Any], formats: tuple[str, ...] = ()) -> BatchWorker:
+        return cls(build_extractor(name, options), formats)
 
 
 class UnreadableFileError(OSError):
@@ -186,25 +189,20 @@ def extract_record(source: str, data: bytes, url: str | None = None,
     Raises :class:`ExtractionError` for input that is not HTML, or not gzip
     when named ``.gz``.
     """
-    assert _extractor is not None
+    worker: BatchWorker = worker_state()
     if url is None:
         check_gzip_name(source, data)
         factory = lambda: Document.from_html(read_page(data))  # noqa: E731
     else:
         factory = lambda: Document.from_html(data, url=url, encoding=content_type)  # noqa: E731
     with built_page(factory) as doc:
-        result = extract_formats(_extractor, doc, _formats)
+        result = extract_formats(worker.extractor, doc, worker.formats)
         chars_in = len(doc.source)
     record: dict[str, Any] = {"source": source}
     if url is not None:
         record["url"] = url
-    record.update(title=result.title, text=result.text, extractor=result.extractor, page_type=result.page_type,
-                  truncated=result.truncated, language=result.language,
-                  detected_language=result.detected_language, language_confidence=result.language_confidence,
-                  **{name: getattr(result, name) for name in ITEM_METADATA_FIELDS},
-                  canonical_url=result.canonical_url)
-    if result.markdown is not None:
-        record["markdown"] = result.markdown
+    record["canonical_url"] = result.canonical_url
+    record.update(extraction_fields(result, worker.formats))
     return record, chars_in
 
 
@@ -379,7 +377,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     formats = OUTPUT_FORMATS[args.format][1]
     try:
         options = _parse_options(args.option or [])
-        _init_extractor(args.extractor, options, formats)
+        init_worker(BatchWorker.build, args.extractor, options, formats)
         paths = _listed_paths(args)
     except (ValueError, ExtractionError) as exc:  # InputListError is a ValueError
         _error(str(exc))
@@ -435,8 +433,8 @@ def cmd_extract(args: argparse.Namespace) -> int:
             going = emit(*_extract_safely(Task("<stdin>", sys.stdin.buffer.read())))
         tasks = iter_tasks(files)
         if going and args.jobs > 1:
-            with ProcessPoolExecutor(max_workers=args.jobs, initializer=_init_extractor,
-                                     initargs=(args.extractor, options, formats)) as pool:
+            with ProcessPoolExecutor(max_workers=args.jobs, initializer=init_worker,
+                                     initargs=(BatchWorker.build, args.extractor, options, formats)) as pool:
                 for result in bounded_map(pool, _extract_safely, tasks, window=8 * args.jobs):
                     if not emit(*result):
                         pool.shutdown(cancel_futures=True)
@@ -722,8 +720,9 @@ def build_parser() -> argparse.ArgumentParser:
     extract = commands.add_parser(
         "extract", help="extract the main text of HTML files or WARC files as JSON lines",
         description="Extract the main text of HTML files (plain or .gz) as JSON lines "
-                    "{source, title, text, extractor, page_type, truncated, author, date, date_modified, "
-                    "sitename, description, tags, image, canonical_url}, and of the HTML responses recorded in "
+                    "{source, canonical_url, then the crawl items' fields: title, text, extractor, language, "
+                    "detected_language, language_confidence, page_type, truncated, author, date, date_modified, "
+                    "sitename, description, tags, image}, and of the HTML responses recorded in "
                     "WARC files (plain or .warc.gz; needs the [warc] extra) with the record's url after source.")
     extract.add_argument("paths", nargs="*", metavar="PATH",
                          help="HTML or WARC file, directory (searched recursively for *.html, *.htm, *.gz, "
@@ -754,7 +753,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help=f"our extractors to score (default: all registered: {', '.join(available_extractors())})")
     evaluate.add_argument("--compare", action="extend", nargs="+", metavar="PEER", choices=sorted(PEERS),
                           help=f"peer libraries to score too: {', '.join(PEERS)} "
-                               '(pip install "webclean-scrapy[compare]")')
+                               f"({install_hint('compare')})")
     evaluate.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     evaluate.add_argument("--limit", type=_positive_int, help="only the first N pages of each dataset")
     evaluate.add_argument("--by-language", action="store_true",

@@ -34,6 +34,8 @@ import logging
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from .errors import install_hint
+
 SETTING = "WEBCLEAN_REDIS_URL"
 
 try:
@@ -41,9 +43,9 @@ try:
     from scrapy_redis.queue import PriorityQueue
     from scrapy_redis.scheduler import Scheduler
 except ImportError as exc:  # an optional dependency
-    raise ImportError(f"{SETTING} needs scrapy-redis: pip install 'webclean-scrapy[redis]' ({exc})") from exc
+    raise ImportError(f"{SETTING} needs scrapy-redis: {install_hint('redis')} ({exc})") from exc
 
-from .items import META_HOLD
+from .emitted import META_HOLD
 from .jobdir import JobDir
 from .settings import WebcleanSettings
 

@@ -33,6 +33,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: Request meta key: while true, the request still holds something not yet
+#: emitted (a ``news`` fallback item), so a distributed worker's in-flight
+#: ledger keeps it (:mod:`webclean_scrapy.distributed`) to redo it after a crash.
+META_HOLD = "webclean_hold"
+
 #: Keys of one item, given an item read back from an output (``None``: not this spider's item).
 KeysOf = Callable[[dict[str, Any]], "Iterable[str] | None"]
 

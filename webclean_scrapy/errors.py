@@ -1,8 +1,15 @@
-"""Exceptions raised by webclean-scrapy.
+"""Exceptions raised by webclean-scrapy, and the hint naming a missing extra.
 
 Only one family is raised for bad input so callers (the CLI, the Scrapy
 middleware) can catch it in one place and keep going with the next page.
 """
+
+
+def install_hint(extra: str) -> str:
+    """How to install the optional *extra*. The package is not on PyPI, so
+    ``pip install "webclean-scrapy[extra]"`` would fail: it is installed from
+    a clone (docs/SCRAPY.md, "Add to your Scrapy project")."""
+    return f'pip install -e ".[{extra}]" in your webclean-scrapy clone'
 
 
 class ExtractionError(Exception):

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import inspect
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .options import OptionError, Rule
 
 from .document import Document
 from .errors import ExtractionError
-from .metadata import metadata_of
+from .metadata import METADATA_FIELDS, Metadata, metadata_of
 from .language import detect_language
 from .page_type import page_type_of
 
@@ -18,13 +19,12 @@ if TYPE_CHECKING:
     from .trace import Trace
 
 
-
 #: The :class:`Extraction` metadata fields that items and ``webclean extract``
 #: records carry under the same names (``title`` and ``canonical_url`` have
-#: their own places). Here, not in :mod:`webclean_scrapy.items`, so the CLI
-#: reads it without importing Scrapy.
-ITEM_METADATA_FIELDS: tuple[str, ...] = (
-    "author", "date", "date_modified", "sitename", "description", "tags", "image")
+#: their own places), derived from :data:`~webclean_scrapy.metadata.METADATA_FIELDS`.
+ITEM_METADATA_FIELDS: tuple[str, ...] = tuple(
+    name for name in METADATA_FIELDS if name not in ("title", "canonical_url"))
+
 
 @dataclass(slots=True)
 class Extraction:
@@ -78,6 +78,59 @@ class Extraction:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _check_metadata_fields() -> None:
+    """:class:`Extraction` declares each :class:`~webclean_scrapy.metadata.Metadata`
+    field (typed, documented, in its public constructor); the list itself is
+    Metadata's, and this check, run at import, keeps the two from drifting:
+    same names, types and (but for the required ``title``) defaults."""
+    ours = {spec.name: spec for spec in fields(Extraction)}
+    for spec in fields(Metadata):
+        mine = ours.get(spec.name)
+        if mine is None or mine.type != spec.type or (spec.name != "title" and (
+                mine.default != spec.default or mine.default_factory != spec.default_factory)):
+            raise TypeError(f"Extraction.{spec.name} must match Metadata.{spec.name}")
+
+
+_check_metadata_fields()
+
+
+#: ``WEBCLEAN_FORMATS`` entry -> the item field it fills. The clean HTML is
+#: ``content_html``: ``html`` already holds the raw page (``WEBCLEAN_KEEP_HTML``,
+#: ``WEBCLEAN_HTML_FIELD``).
+FORMAT_FIELDS: dict[str, str] = {"markdown": "markdown", "html": "content_html"}
+
+_EMPTY_FIELDS: dict[str, Any] = {
+    "title": "", "text": "", "extractor": None, "language": None, "detected_language": None,
+    "language_confidence": None, "page_type": None, "truncated": None,
+    **{name: None for name in ITEM_METADATA_FIELDS}}
+
+
+def extraction_fields(extraction: Extraction | None, formats: Iterable[str] = (), *,
+                      html_bytes: int | None = None) -> dict[str, Any]:
+    """The fields an extraction fills, the one mapping from :class:`Extraction`
+    to output: :class:`~webclean_scrapy.items.CleanedPage` items, the
+    pipeline's items and ``webclean extract`` records.
+
+    In export order: ``title``, ``text``, ``extractor``, the languages,
+    ``page_type``, ``truncated``, the metadata (:data:`ITEM_METADATA_FIELDS`);
+    then, when *html_bytes* (the raw body's size) is given, ``html_bytes``
+    and ``text_chars``; then the fields of *formats* (``WEBCLEAN_FORMATS``,
+    :data:`FORMAT_FIELDS`), ``""`` when there is nothing to render.
+    *extraction* ``None`` (nothing extracted) gives the empty values.
+    """
+    if extraction is None:
+        values = {**_EMPTY_FIELDS, "tags": []}
+    else:
+        values = {name: getattr(extraction, name) for name in _EMPTY_FIELDS}
+    if html_bytes is not None:
+        values["html_bytes"] = html_bytes
+        values["text_chars"] = len(values["text"])
+    for name in formats:
+        if name in FORMAT_FIELDS:
+            values[FORMAT_FIELDS[name]] = (getattr(extraction, name, None) if extraction is not None else None) or ""
+    return values
 
 
 class Extractor:
@@ -137,22 +190,16 @@ class Extractor:
         detected, confidence = detect_language(text)
         return Extraction(
             text=text,
-            title=meta.title,
             extractor=self.name,
             url=doc.url,
             language=doc.language,
             page_type=page_type_of(doc)[0],
             truncated=doc.truncated,
-            author=meta.author,
-            date=meta.date,
-            date_modified=meta.date_modified,
-            sitename=meta.sitename,
-            description=meta.description,
-            tags=list(meta.tags),
-            image=meta.image,
-            canonical_url=meta.canonical_url,
             detected_language=detected,
             language_confidence=confidence,
+            # Every Metadata field (tags copied: the Metadata may be cached with the document).
+            **{name: list(value) if isinstance(value, list) else value
+               for name in METADATA_FIELDS for value in (getattr(meta, name),)},
         )
 
     def __repr__(self) -> str:

@@ -11,41 +11,17 @@ of how an item was filled, set ``FEED_EXPORT_FIELDS = list(FIELD_ORDER)``
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import scrapy
 
-from .extraction import ITEM_METADATA_FIELDS
+from .extraction import extraction_fields
+from .middleware import META_CANONICAL_URL, META_FORMATS, META_KEEP_HTML, META_KEY
 
 if TYPE_CHECKING:
     from scrapy.http import Response
 
     from .extraction import Extraction
-
-#: Meta key under which :class:`~webclean_scrapy.middleware.WebcleanMiddleware`
-#: leaves the page's :class:`~webclean_scrapy.Extraction` (``None`` when the
-#: page was HTML but could not be extracted: too large, or an error).
-META_KEY = "webclean"
-#: Request meta flag: ``Request(url, meta={"webclean_skip": True})`` is never extracted.
-META_SKIP = "webclean_skip"
-#: Set by the middleware: the page's ``<link rel="canonical">``, resolved.
-META_CANONICAL_URL = "webclean_canonical_url"
-#: Set by the middleware from ``WEBCLEAN_KEEP_HTML``; read by :meth:`CleanedPage.from_response`.
-META_KEEP_HTML = "webclean_keep_html"
-#: Set by the middleware: the page's links, feeds and article signals
-#: (:class:`~webclean_scrapy.outline.PageOutline`), read where it was parsed.
-META_OUTLINE = "webclean_outline"
-#: Request meta key: while true, the request still holds something not yet
-#: emitted (a ``news`` fallback item), so a distributed worker's in-flight
-#: ledger keeps it (:mod:`webclean_scrapy.distributed`) to redo it after a crash.
-META_HOLD = "webclean_hold"
-#: Set by the middleware from ``WEBCLEAN_FORMATS``; read by :meth:`CleanedPage.from_response`.
-META_FORMATS = "webclean_formats"
-#: ``WEBCLEAN_FORMATS`` entry -> the item field it fills. The clean HTML is
-#: ``content_html``: ``html`` already holds the raw page (``WEBCLEAN_KEEP_HTML``,
-#: ``WEBCLEAN_HTML_FIELD``).
-FORMAT_FIELDS: dict[str, str] = {"markdown": "markdown", "html": "content_html"}
 
 _MISSING: Any = object()
 
@@ -158,44 +134,23 @@ class CleanedPage(scrapy.Item):
             extraction = meta.get(META_KEY)
         if keep_html is None:
             keep_html = bool(meta.get(META_KEEP_HTML, False))
-        text = extraction.text if extraction is not None else ""
-        item = cls()
-        item["url"] = response.url
-        item["canonical_url"] = (meta.get(META_CANONICAL_URL)
-                                 or (extraction.canonical_url if extraction is not None else None) or response.url)
-        item["status"] = response.status
-        item["fetched_at"] = utc_timestamp()
-        for key, value in extraction_fields(extraction, meta.get(META_FORMATS, ())).items():
-            item[key] = value
-        item["html_bytes"] = len(response.body)
-        item["text_chars"] = len(text)
+        values: dict[str, Any] = {
+            "url": response.url,
+            "canonical_url": (meta.get(META_CANONICAL_URL)
+                              or (extraction.canonical_url if extraction is not None else None) or response.url),
+            "status": response.status,
+            "fetched_at": utc_timestamp(),
+            **extraction_fields(extraction, meta.get(META_FORMATS, ()), html_bytes=len(response.body)),
+        }
         if keep_html:
-            item["html"] = getattr(response, "text", None)
+            values["html"] = getattr(response, "text", None)
+        item = cls()
+        for key in FIELD_ORDER:  # set in export order (see the module docstring)
+            if key in values:
+                item[key] = values[key]
         for key, value in extra.items():
             item[key] = value
         return item
-
-
-def extraction_fields(extraction: Extraction | None, formats: Iterable[str] = ()) -> dict[str, Any]:
-    """The item fields an extraction fills (``None``: the empty values), in
-    export order: the one mapping the item and the pipeline share.
-    *formats* (``WEBCLEAN_FORMATS``) adds the fields of :data:`FORMAT_FIELDS`."""
-    if extraction is None:
-        fields: dict[str, Any] = {
-            "title": "", "text": "", "extractor": None, "language": None, "detected_language": None,
-            "language_confidence": None, "page_type": None, "truncated": None,
-            **{name: [] if name == "tags" else None for name in ITEM_METADATA_FIELDS}}
-    else:
-        fields = {"title": extraction.title, "text": extraction.text, "extractor": extraction.extractor,
-                  "language": extraction.language, "detected_language": extraction.detected_language,
-                  "language_confidence": extraction.language_confidence, "page_type": extraction.page_type,
-                  "truncated": extraction.truncated,
-                  **{name: getattr(extraction, name) for name in ITEM_METADATA_FIELDS}}
-    for name in formats:
-        if name in FORMAT_FIELDS:
-            value = getattr(extraction, name, None) if extraction is not None else None
-            fields[FORMAT_FIELDS[name]] = value or ""
-    return fields
 
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date as _date
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -45,10 +45,6 @@ from lxml import etree
 
 from .document import Document
 from .page_type import page_type_of, tagged_elements
-
-#: The fields :class:`Metadata` holds, in output order (``title`` first).
-METADATA_FIELDS: tuple[str, ...] = (
-    "title", "author", "date", "date_modified", "sitename", "description", "tags", "image", "canonical_url")
 
 
 @dataclass(slots=True)
@@ -69,6 +65,11 @@ class Metadata:
     image: str | None = None
     #: ``<link rel=canonical>``, else ``og:url``, resolved against the page URL.
     canonical_url: str | None = None
+
+
+#: The fields :class:`Metadata` holds, in output order (``title`` first): the
+#: one list of them (:class:`~webclean_scrapy.Extraction` carries the same).
+METADATA_FIELDS: tuple[str, ...] = tuple(spec.name for spec in fields(Metadata))
 
 
 # -- <meta> names, lower-cased (name, property or itemprop) ------------------
@@ -190,7 +191,7 @@ def extract_metadata(doc: Document, *, page_type: str | None = None,
     documentation -- an organisation named as author is the brand or the
     site, not who wrote the text, so only people are reported there.
 
-    *use_htmldate*: ask htmldate (``pip install "webclean-scrapy[dates]"``)
+    *use_htmldate*: ask htmldate (the ``[dates]`` extra)
     for the publication date when no source here gave one: a few more dated
     pages, at many times the cost (docs/EVALUATION.md).
     """

@@ -35,6 +35,9 @@ page's links, feeds and article signals (:func:`outline_of`), gathered from
 the tree the extraction parsed: a spider that reads them instead of calling
 ``response.css()``/``xpath()`` never parses the page on the reactor thread.
 
+The meta keys are this module's contract with spiders and items, named by
+its ``META_*`` constants (:data:`META_KEY`, :data:`META_SKIP`...).
+
 Extraction runs off the reactor thread (:mod:`webclean_scrapy.offload`).
 """
 
@@ -47,7 +50,6 @@ from scrapy.http import HtmlResponse, TextResponse
 
 from .compression import is_truncated
 from .encoding import looks_binary
-from .items import META_CANONICAL_URL, META_FORMATS, META_KEEP_HTML, META_KEY, META_OUTLINE, META_SKIP
 from .offload import Offloader
 from .settings import WebcleanComponent, WebcleanSettings
 from .stats import WebcleanStats
@@ -61,6 +63,22 @@ if TYPE_CHECKING:
     from .outline import PageOutline
 
 logger = logging.getLogger(__name__)
+
+# -- the meta keys: this middleware's contract with spiders and items ----------
+#: Where the page's :class:`~webclean_scrapy.Extraction` lands (``None`` when the
+#: page was HTML but could not be extracted: too large, or an error).
+META_KEY = "webclean"
+#: Request meta flag: ``Request(url, meta={"webclean_skip": True})`` is never extracted.
+META_SKIP = "webclean_skip"
+#: The page's ``<link rel="canonical">``, resolved.
+META_CANONICAL_URL = "webclean_canonical_url"
+#: ``WEBCLEAN_KEEP_HTML``; read by :meth:`CleanedPage.from_response <webclean_scrapy.items.CleanedPage.from_response>`.
+META_KEEP_HTML = "webclean_keep_html"
+#: The page's links, feeds and article signals
+#: (:class:`~webclean_scrapy.outline.PageOutline`), read where it was parsed.
+META_OUTLINE = "webclean_outline"
+#: ``WEBCLEAN_FORMATS``; read by :meth:`CleanedPage.from_response <webclean_scrapy.items.CleanedPage.from_response>`.
+META_FORMATS = "webclean_formats"
 
 
 def extraction_of(response: Response) -> Extraction | None:

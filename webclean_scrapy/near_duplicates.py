@@ -28,6 +28,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import install_hint
+
 #: Defaults of the settings (``WEBCLEAN_NEAR_DUPLICATE_*``) and of ``webclean dedup``.
 DEFAULT_THRESHOLD = 0.6
 DEFAULT_NUM_PERM = 128
@@ -47,7 +49,7 @@ def _datasketch() -> Any:
         import datasketch
     except ImportError as exc:
         raise DedupUnavailableError(
-            'near-duplicate detection needs datasketch: pip install "webclean-scrapy[dedup]"') from exc
+            f"near-duplicate detection needs datasketch: {install_hint('dedup')}") from exc
     return datasketch
 
 
@@ -69,7 +71,7 @@ def redis_storage_config(url: str, key: str = DEFAULT_REDIS_KEY) -> dict[str, An
         from redis.connection import parse_url
     except ImportError as exc:
         raise DedupUnavailableError(
-            'a shared near-duplicate index needs redis: pip install "webclean-scrapy[dedup]"') from exc
+            f"a shared near-duplicate index needs redis: {install_hint('dedup')}") from exc
     params = dict(parse_url(url))
     connection_class = params.pop("connection_class", None)
     if "path" in params:

@@ -1,9 +1,10 @@
 """Where extraction runs, so it never stalls Scrapy's reactor.
 
-Extraction is CPU work (a tree walk in Python, milliseconds to seconds per
-page); done in a callback it freezes every download, timer and signal of the
-crawl for that long. An :class:`Offloader` runs it elsewhere, with at most
-``WEBCLEAN_WORKERS`` pages at a time (``WEBCLEAN_OFFLOAD``):
+Extraction is CPU work (parsing, the document walk, the extractor:
+milliseconds to seconds per page); done in a callback it freezes every
+download, timer and signal of the crawl for that long. An :class:`Offloader`
+runs it elsewhere, with at most ``WEBCLEAN_WORKERS`` pages at a time
+(``WEBCLEAN_OFFLOAD``):
 
 ``"process"`` (the default)
     A :class:`WorkerPool` of processes. The raw body crosses the process
@@ -63,6 +64,7 @@ from .extractors import get_extractor
 from .outline import PageOutline, page_outline
 from .render import add_formats, extract_formats
 from .screen import screen_markup
+from .worker import build_extractor, init_worker, worker_state
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -153,18 +155,15 @@ def extract_markup(extractor: Extractor | None, html: bytes | str, url: str | No
     """Extract from raw bytes (decoded with *content_type*'s charset) or a str;
     *formats* (``WEBCLEAN_FORMATS``) are rendered here too, in the worker.
 
-    *extractor* ``None`` means this process's worker extractor (see
-    :func:`_worker_main`). Raises
+    *extractor* ``None`` means this worker process's extractor
+    (:func:`~webclean_scrapy.worker.worker_state`). Raises
     :class:`~webclean_scrapy.errors.NotHTMLError` for binary bytes.
     """
-    method = extractor if extractor is not None else _WORKER_EXTRACTOR
-    assert method is not None, "extract_markup(None, ...) outside a webclean worker process"
+    method = extractor if extractor is not None else worker_state()
     return _run(method, lambda: Document.from_html(html, url=url, encoding=content_type), outline, explain,
                 formats)
 
 
-_WORKER_EXTRACTOR: Extractor | None = None
-_WARM_UP = b"<html><head><title>t</title></head><body><p>Warm-up page: one sentence, a few words.</p></body></html>"
 _IN_PAGE = False
 
 
@@ -174,25 +173,21 @@ def _on_alarm(signum: int, frame: Any) -> None:
 
 
 def _worker_main(conn: Connection, name: Any, options: dict[str, Any], timeout: float | None) -> None:
-    """A worker process: build the extractor, then run one page at a time.
+    """A worker process: build the extractor (:func:`~webclean_scrapy.worker.init_worker`),
+    then run one page at a time.
 
     The time limit is first enforced here, by ``SIGALRM``: Python code (the
     walk, the extractor) is interrupted and the worker lives on. Time spent
     inside C code (libxml2) cannot be interrupted that way; the parent kills
     the worker :data:`KILL_GRACE` seconds later.
     """
-    global _WORKER_EXTRACTOR, _IN_PAGE
+    global _IN_PAGE
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the crawl's to handle
     try:
-        _WORKER_EXTRACTOR = get_extractor(name, **options)
+        init_worker(build_extractor, name, options)
     except BaseException as exc:
         conn.send(("failed", _portable(exc)))
         return
-    try:  # load what extractors load lazily (models), so no page's time limit pays for it
-        with built_page(lambda: Document.from_html(_WARM_UP)) as doc:
-            _WORKER_EXTRACTOR.extract(doc)
-    except Exception:
-        pass  # the pages will tell
     if timeout:
         signal.signal(signal.SIGALRM, _on_alarm)
     conn.send(("ready", None))
@@ -566,7 +561,7 @@ class Offloader:
                 max_workers=self.workers, thread_name_prefix="webclean")
         return self._threads
 
-    async def _submit(self, func: Callable[..., PageResult], *args: Any, label: str = "a page") -> PageResult:
+    async def _submit(self, func: Callable[..., _T], *args: Any, label: str = "a page") -> _T:
         if self.mode == "none":
             return func(*args)
         if self.mode == "thread":
@@ -583,7 +578,20 @@ class Offloader:
                 logger.warning("webclean: worker processes failed to start (%s); extracting in threads instead",
                                exc)
                 self.mode = "thread"
-            return await self._submit(extract_markup, self.extractor, *args[1:])
+            if func is extract_markup and args and args[0] is None:  # the worker's extractor: ours
+                args = (self.extractor, *args[1:])
+            return await self._submit(func, *args)
+
+    async def run(self, func: Callable[..., _T], *args: Any, label: str = "a page") -> _T:
+        """``func(*args)`` where pages are extracted, not on the reactor thread.
+
+        For other CPU work on a page's bytes (the ``harvest`` spider reads
+        its HTML search result pages here): in process mode *func* and
+        *args* must be picklable (a module-level function, bytes, plain
+        data), and ``WEBCLEAN_PAGE_TIMEOUT`` and the crash handling apply
+        as for an extraction; the work shares the ``WEBCLEAN_WORKERS`` slots.
+        """
+        return await self._submit(func, *args, label=label)
 
     async def extract_response(self, response: TextResponse) -> PageResult:
         """Extract an HTML response, with its :class:`~webclean_scrapy.outline.PageOutline`

@@ -1,7 +1,7 @@
 """What a crawl reads from a page besides its main text, gathered where the page is parsed.
 
 The ``news`` spider needs, for each HTML page, its links, the feeds it
-announces and the signals of the article/hub rule (:mod:`webclean_scrapy.articles`).
+announces and the signals of the article/hub rule (:mod:`webclean_scrapy.spiders.articles`).
 Read with ``response.css()`` / ``response.xpath()`` / a ``LinkExtractor``,
 they would parse the page a second time, on the reactor thread: in process
 offload mode the worker parsed the bytes already, and a page built to stall
@@ -31,7 +31,7 @@ from scrapy.utils.misc import rel_has_nofollow
 from w3lib.html import get_base_url, strip_html5_whitespace
 from w3lib.url import safe_url_string
 
-from .articles import PageSignals
+from .spiders.articles import PageSignals
 
 if TYPE_CHECKING:
     from .document import Document
@@ -43,7 +43,6 @@ FEED_LINKS = etree.XPath(
     "[contains(@type, 'rss+xml') or contains(@type, 'atom+xml')]/@href",
     smart_strings=False,
 )
-_LINKS = etree.XPath("//a[@href] | //area[@href]", smart_strings=False)
 _SCHEMES = frozenset({"http", "https", "file", "ftp"})
 # Scrapy tests ``path.lower().endswith("." + ext)`` for each of ~90 extensions;
 # for extensions without a dot that is the text after the path's last dot.
@@ -61,7 +60,7 @@ class PageOutline:
     link_texts: tuple[str, ...]
     #: RSS/Atom feeds announced by ``<link rel="alternate">``.
     feeds: tuple[str, ...]
-    #: What :func:`~webclean_scrapy.articles.classify` reads.
+    #: What :func:`~webclean_scrapy.spiders.articles.classify` reads.
     signals: PageSignals
 
 
@@ -74,11 +73,17 @@ def page_outline(doc: Document, extraction: Extraction) -> PageOutline:
     # keeps the first link of a URL, rel=nofollow or not).
     first: dict[str, tuple[bool, str]] = {}
     resolved: dict[str, str | None] = {}  # pages repeat their navigation: resolve each href once
-    for element in _LINKS(doc.root):
+    anchors: list[str] = []  # every <a>'s text, for the article signals: one pass over the anchors
+    for element in doc.root.iter("a", "area"):
+        text = " ".join(element.itertext())
+        if element.tag == "a":
+            anchors.append(text)
         href = element.get("href")
+        if href is None:
+            continue
         link = resolved[href] if href in resolved else resolved.setdefault(href, _absolute(href, base, url, encoding))
         if link is not None and link not in first:
-            first[link] = (not rel_has_nofollow(element.get("rel")), " ".join(element.itertext()).strip())
+            first[link] = (not rel_has_nofollow(element.get("rel")), text.strip())
     links = [(link, text) for link, (followable, text) in first.items()
              if followable and link.split("://", 1)[0] in _SCHEMES and not _denied_extension(link)]
     feeds: dict[str, None] = {}
@@ -86,7 +91,7 @@ def page_outline(doc: Document, extraction: Extraction) -> PageOutline:
         link = _absolute(str(href), base, url, encoding)
         if link is not None:
             feeds.setdefault(link, None)
-    signals = PageSignals.from_root(doc.root, url, extraction.text, extraction.page_type)
+    signals = PageSignals.from_root(doc.root, url, extraction.text, extraction.page_type, anchors=anchors)
     return PageOutline(tuple(link for link, _ in links), tuple(text for _, text in links), tuple(feeds), signals)
 
 

@@ -31,7 +31,8 @@ from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem
 
 from .encoding import looks_binary
-from .items import extraction_fields
+from .errors import install_hint
+from .extraction import extraction_fields
 from .middleware import log_extraction_error
 from .offload import Offloader, await_concurrent
 from .settings import WebcleanComponent, WebcleanSettings
@@ -171,7 +172,7 @@ class LanguageFilterPipeline(WebcleanComponent):
         if not settings.languages:
             raise NotConfigured  # the usual case (the add-on lists it always): no message, no WARNING
         if not language_detection_available():
-            raise RuntimeError('WEBCLEAN_LANGUAGES needs language detection: pip install "webclean-scrapy[lang]"')
+            raise RuntimeError(f"WEBCLEAN_LANGUAGES needs language detection: {install_hint('lang')}")
         self.languages = frozenset(settings.languages)
         self.stats = WebcleanStats(crawler.stats)
 

@@ -1,11 +1,10 @@
 """A cheap look at markup before libxml2 parses it, for pages built to stall the parser.
 
 libxml2 checks each new attribute of an element against all the previous
-ones, so its time grows with the square of the attributes on one element:
-measured here (libxml2 2.14), 1,000 attributes parse in 3 ms, 10,000 in
-0.6 s, 30,000 in 19 s -- a 0.3 MB page that stalls a worker for as long as
-the crawl lets it. No real page comes near: elements carry a handful of
-attributes, a few dozen at most.
+ones, so its time grows with the square of the attributes on one element: a
+0.3 MB page can stall a worker for as long as the crawl lets it (figures:
+docs/BENCHMARKS.md, "Hostile pages"). No real page comes near: elements
+carry a handful of attributes, a few dozen at most.
 
 :func:`screen_markup` finds elements with more than
 :data:`MAX_ATTRIBUTES_PER_ELEMENT` attributes in one linear pass of the
@@ -27,7 +26,7 @@ import re
 from collections.abc import Callable
 
 #: Most attributes one element may keep; beyond it they are cut before parsing
-#: (1,000 attributes parse in about 3 ms; the cost grows with their square).
+#: (a thousand still parse in milliseconds; the cost grows with their square).
 MAX_ATTRIBUTES_PER_ELEMENT = 1000
 
 # The page is read as an HTML tokenizer reads it, so that "<" inside quoted

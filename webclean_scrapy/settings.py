@@ -2,7 +2,8 @@
 
 Components call :meth:`WebcleanSettings.from_crawler` and never touch
 ``crawler.settings`` for ``WEBCLEAN_*`` names themselves, so a default or a
-validation rule lives here only. ``docs/SCRAPY.md`` has the user-facing table.
+validation rule lives here only. The user-facing table is in ``README.md``
+("Settings").
 
 Each setting is one field of :class:`WebcleanSettings`, written once: the
 field's name gives the setting's (``min_text_chars`` is
@@ -84,6 +85,9 @@ class WebcleanSettings:
     #: Formats rendered besides the text ("markdown", "html"): item fields markdown / content_html
     #: (:mod:`webclean_scrapy.render`); validated, "text" dropped.
     formats: tuple[str, ...] = ()
+    #: How site owners reach whoever runs the crawl (a URL or ``mailto:``), named in the
+    #: webclean User-Agent by the add-on (:func:`webclean_scrapy.addon.user_agent`).
+    contact: str | None = None
 
     def __post_init__(self) -> None:
         # Normalised here so that WebcleanSettings(...) built in code gets the same rules as settings.
@@ -123,6 +127,12 @@ class WebcleanSettings:
         for language in self.languages:
             if not (2 <= len(language) <= 3 and language.isalpha() and language.islower()):
                 raise ValueError(f"WEBCLEAN_LANGUAGES takes ISO 639-1 codes such as 'en', got {language!r}")
+        if self.contact is not None:
+            contact = str(self.contact).strip()
+            if not contact or any(c.isspace() or c in "()\"" for c in contact):
+                raise ValueError("WEBCLEAN_CONTACT must be a URL or a mailto: address, without spaces, quotes "
+                                 f"or parentheses, got {self.contact!r}")
+            object.__setattr__(self, "contact", contact)
         if self.enabled:
             self.check_extractor()
 

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 from urllib.parse import urlsplit
 
-from .errors import ExtractionError
+from .errors import ExtractionError, install_hint
 from .settings import WebcleanSettings
 from .stats import WebcleanStats
 
@@ -59,7 +59,7 @@ logger = logging.getLogger(__name__)
 #: Place in ``DOWNLOADER_MIDDLEWARES``: above every built-in one (the HTTP cache is 900).
 RECORDER_PRIORITY = 950
 
-INSTALL_HINT = "pip install 'webclean-scrapy[warc]'"
+INSTALL_HINT = install_hint("warc")
 
 #: Response headers that describe the bytes on the wire, not the recorded ones.
 _HOP_HEADERS = (b"Transfer-Encoding",)

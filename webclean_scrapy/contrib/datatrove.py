@@ -22,9 +22,9 @@ extraction itself.
 The step works on any reader's HTML documents (datatrove's ``WarcReader``
 included). :class:`WebcleanWarcReader` picks and decodes the records of a
 WARC file as ``webclean extract`` does, so the texts are the same; datatrove's
-reader drops or decodes otherwise some pages (measured in its docstring).
+reader drops or decodes otherwise some pages (measured in docs/CORPUS.md).
 
-What the step does to each document (``pip install "webclean-scrapy[datatrove]"``):
+What the step does to each document (the ``[datatrove]`` extra):
 
 - ``text``: the HTML the reader put there becomes the extracted main text,
   exactly what ``webclean extract`` gives for the same page. Documents whose
@@ -48,6 +48,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ..errors import install_hint
+
 try:
     from datatrove.data import DocumentsPipeline
     from datatrove.pipeline.extractors.base import BaseExtractor, ExtractorSandbox
@@ -56,13 +58,14 @@ try:
     from datatrove.utils.typeshelper import StatHints
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(f"{exc}; webclean_scrapy.contrib.datatrove needs datatrove: "
-                      "pip install 'webclean-scrapy[datatrove]'") from exc
+                      + install_hint("datatrove")) from exc
 
 from ..document import Document, built_page
 from ..encoding import decode_html
 from ..errors import ExtractionError
 from ..extraction import Extraction, Extractor
 from ..extractors import get_extractor
+from ..worker import build_extractor
 from ..warc import _html_record, _html_status
 
 #: Largest page (in characters of decoded HTML) that is parsed; as the CLI's WARC limit.
@@ -133,8 +136,8 @@ class WebcleanExtractor(BaseExtractor):
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> DocumentsPipeline:
         """datatrove's extractor loop (same stats names), with the URL passed in
         and our fields passed back; datatrove's own passes only the text."""
-        if self._extractor is None:  # before the child forks: it inherits the loaded model
-            self._extractor = get_extractor(self.extractor, **self.options)
+        if self._extractor is None:  # warmed up before the child forks: it inherits the loaded models
+            self._extractor = build_extractor(self.extractor, self.options)
         with ExtractorSandbox(timeout=self.timeout, warmup_text=_WARMUP) as sandbox:
             for doc in data:
                 self.stat_update(StatHints.total)
@@ -183,9 +186,8 @@ class WebcleanWarcReader(BaseDiskReader):
     ``response`` record that libmagic calls HTML, whatever its status, and
     decodes bytes that are not UTF-8 with cchardet's guess, ignoring the
     HTTP and ``<meta>`` charsets; a page that is UTF-8 but for a stray byte
-    is dropped. Measured on 300 pages of ``../shared/data``
-    (``benchmarks/datatrove_step.py``, docs/CORPUS.md), that loses 46 pages
-    and decodes 24 otherwise. This reader keeps the crawl's choice: 2xx
+    is dropped: pages lost or decoded otherwise (measured in docs/CORPUS.md,
+    ``benchmarks/datatrove_step.py``). This reader keeps the crawl's choice: 2xx
     responses whose Content-Type mentions ``html``, Content-Encoding undone
     (at most *limit* bytes), the charset of the Content-Type, then ``<meta>``,
     then detection, invalid bytes replaced; so the step's text is

@@ -11,12 +11,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from ..errors import install_hint
+
 #: ``(decoded html, page language or None) -> main text``.
 PeerFunction = Callable[[str, "str | None"], str]
 #: ``(decoded html, page URL or None) -> {"title", "author", "date"}`` (values may be None).
 MetadataFunction = Callable[[str, "str | None"], "dict[str, str | None]"]
 
-INSTALL_HINT = 'pip install "webclean-scrapy[compare]"'
+INSTALL_HINT = install_hint("compare")
 
 #: ISO 639-1 codes to jusText stoplist names (English when unknown).
 JUSTEXT_STOPLISTS = {

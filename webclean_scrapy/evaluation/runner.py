@@ -18,12 +18,12 @@ from typing import Any
 
 from ..document import Document, built_page
 from ..encoding import decode_html
-from ..extractors import get_extractor
 from ..language import detect_language
 from .dataset import Page, dataset_name, load_dataset
 from ..metadata import metadata_of
 from .metrics import METADATA_KEYS, MEAN_METRICS, Text, score_metadata, score_page, shingle_dataset_prf, snippet_rate
 from .peers import load_metadata_peer, load_peer
+from ..worker import build_extractor, init_worker, worker_state
 
 #: The keys of one extractor's figures in the JSON report, on every dataset.
 REPORT_KEYS = ("shingle_f1", "shingle_precision", "shingle_recall", "word_f1", "word_precision", "word_recall",
@@ -73,7 +73,9 @@ class Contestants:
 
 
 @dataclass
-class PageResult:
+class PageScores:
+    """Every contestant's figures on one page (what a worker sends back)."""
+
     page_id: str
     language: str | None
     #: extractor name -> :func:`score_page` output plus ``with_rate`` and
@@ -99,15 +101,17 @@ class DatasetReport:
 
 
 class _Runner:
-    """Runs every contestant on one page. Built once per process."""
+    """Runs every contestant on one page. Built once per process
+    (:func:`~webclean_scrapy.worker.init_worker` in worker processes)."""
 
     def __init__(self, contestants: Contestants) -> None:
         options = dict(contestants.options)
-        self.ours = [(name, get_extractor(name, **options)) for name in contestants.ours]
+        # Warmed up: the first page's ms must not include loading a model.
+        self.ours = [(name, build_extractor(name, options)) for name in contestants.ours]
         self.peers = [(name, load_peer(name)) for name in contestants.peers]
         self.metadata_peers = [(name, load_metadata_peer(name)) for name in contestants.peers]
 
-    def run(self, page: Page) -> PageResult:
+    def run(self, page: Page) -> PageScores:
         gold = Text(page.gold)
         scores: dict[str, dict[str, Any]] = {}
         language: str | None = None
@@ -171,26 +175,18 @@ class _Runner:
             scores[name].update(judge(found.get("title"), found.get("author"), found.get("date")))
         if language is None:  # undeclared: the language the first contestant's text is in
             language = detect_language(first_text)[0]
-        return PageResult(page.id, language, scores, page.page_type)
+        return PageScores(page.id, language, scores, page.page_type)
 
 
-_worker: _Runner | None = None
-
-
-def _init_worker(contestants: Contestants) -> None:
-    global _worker
-    _worker = _Runner(contestants)
-
-
-def _run_in_worker(page: Page) -> PageResult:
-    assert _worker is not None
-    return _worker.run(page)
+def _run_in_worker(page: Page) -> PageScores:
+    runner: _Runner = worker_state()
+    return runner.run(page)
 
 
 def run_pages(pages: Sequence[Page], contestants: Contestants, jobs: int = 1,
-              on_page: Callable[[], None] | None = None) -> list[PageResult]:
+              on_page: Callable[[], None] | None = None) -> list[PageScores]:
     """Every contestant on every page, in page order."""
-    results: list[PageResult] = []
+    results: list[PageScores] = []
     if jobs <= 1 or len(pages) <= 1:
         runner = _Runner(contestants)
         for page in pages:
@@ -200,7 +196,8 @@ def run_pages(pages: Sequence[Page], contestants: Contestants, jobs: int = 1,
         return results
     # Fail fast in this process on unknown names or missing libraries.
     _Runner(contestants)
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(contestants,)) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=init_worker,
+                             initargs=(_Runner, contestants)) as pool:
         for result in pool.map(_run_in_worker, pages, chunksize=4):
             results.append(result)
             if on_page:
@@ -213,7 +210,7 @@ def _mean(values: Iterable[float]) -> float:
     return math.fsum(values) / len(values) if values else 0.0
 
 
-def summarise(results: Sequence[PageResult], name: str) -> dict[str, float]:
+def summarise(results: Sequence[PageScores], name: str) -> dict[str, float]:
     """One extractor's dataset figures, keyed by :data:`REPORT_KEYS`, then
     :data:`SNIPPET_KEYS` for the rates some page has snippets for (each rate
     the mean over those pages only)."""
@@ -236,7 +233,7 @@ def summarise(results: Sequence[PageResult], name: str) -> dict[str, float]:
     return summary
 
 
-def _group_figures(results: Sequence[PageResult], name: str) -> dict[str, float]:
+def _group_figures(results: Sequence[PageScores], name: str) -> dict[str, float]:
     """:data:`GROUP_KEYS` of one extractor on a group of pages."""
     scores = [r.scores[name] for r in results]
     shingles = shingle_dataset_prf(s["shingle_counts"] for s in scores)
@@ -245,11 +242,11 @@ def _group_figures(results: Sequence[PageResult], name: str) -> dict[str, float]
     return {key: figures[key] if key in figures else _mean(s[key] for s in scores) for key in GROUP_KEYS}
 
 
-def _summarise_groups(results: Sequence[PageResult], names: Sequence[str],
-                      key: Callable[[PageResult], str | None]) -> dict[str, dict[str, dict[str, float]]]:
+def _summarise_groups(results: Sequence[PageScores], names: Sequence[str],
+                      key: Callable[[PageScores], str | None]) -> dict[str, dict[str, dict[str, float]]]:
     """Figures per group of pages, largest group first (pages whose *key* is
     None or empty are left out)."""
-    groups: dict[str, list[PageResult]] = {}
+    groups: dict[str, list[PageScores]] = {}
     for result in results:
         group = key(result)
         if group:
@@ -258,13 +255,13 @@ def _summarise_groups(results: Sequence[PageResult], names: Sequence[str],
             for group in sorted(groups, key=lambda g: (-len(groups[g]), g))}
 
 
-def summarise_by_language(results: Sequence[PageResult], names: Sequence[str]) -> dict[str, dict[str, dict[str, float]]]:
+def summarise_by_language(results: Sequence[PageScores], names: Sequence[str]) -> dict[str, dict[str, dict[str, float]]]:
     """Figures per page language: the declared one, else the one detected in
     the first contestant's text (pages with neither are left out)."""
     return _summarise_groups(results, names, lambda r: r.language)
 
 
-def summarise_by_type(results: Sequence[PageResult], names: Sequence[str]) -> dict[str, dict[str, dict[str, float]]]:
+def summarise_by_type(results: Sequence[PageScores], names: Sequence[str]) -> dict[str, dict[str, dict[str, float]]]:
     """Figures per page type of ``truth.jsonl`` (pages without one are left out)."""
     return _summarise_groups(results, names, lambda r: r.page_type)
 

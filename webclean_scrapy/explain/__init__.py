@@ -95,7 +95,7 @@ class Explanation:
         return render(self)
 
     def figure(self) -> Figure:
-        """The method's figure (matplotlib; ``pip install "webclean-scrapy[plot]"``)."""
+        """The method's figure (matplotlib: the ``[plot]`` extra)."""
         from .plots import figure
 
         return figure(self.trace)

@@ -12,7 +12,7 @@
   against the threshold, kept units in green.
 
 Only the trace's own arrays are drawn. matplotlib is an optional
-dependency (``pip install "webclean-scrapy[plot]"``); it is imported on
+dependency (the ``[plot]`` extra); it is imported on
 first use, and used through its object-oriented API (no ``pyplot``, no
 global backend or state), so drawing is safe in a crawl's worker threads.
 """
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..errors import install_hint
 from ..trace import Trace
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ def _figure_class() -> type[Figure]:
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        raise PlotUnavailableError('figures need matplotlib: pip install "webclean-scrapy[plot]"') from None
+        raise PlotUnavailableError(f"figures need matplotlib: {install_hint('plot')}") from None
     return Figure
 
 

@@ -22,7 +22,7 @@ except ImportError:  # Scrapy < 2.14: DOWNLOAD_MAXSIZE cancels with Twisted's ow
 from webclean_scrapy.addon import Addon
 from webclean_scrapy.emitted import EmittedStore, open_store
 from webclean_scrapy.guard import BlockedAddressError
-from webclean_scrapy.items import META_KEY
+from webclean_scrapy.middleware import META_KEY
 from webclean_scrapy.jobdir import JobDir
 from webclean_scrapy.jobdir import configure_settings as configure_jobdir
 from webclean_scrapy.settings import WebcleanSettings

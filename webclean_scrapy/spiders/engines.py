@@ -38,6 +38,21 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
 
+def read_result_page(engine: SearchEngine, body: bytes, url: str, content_type: str | None) -> list[str]:
+    """*engine*'s result URLs on the result page *body*, rebuilt as a response.
+
+    What the ``harvest`` spider runs where pages are extracted
+    (:meth:`Offloader.run <webclean_scrapy.offload.Offloader.run>`: a worker
+    process by default), so a result page is never parsed on the reactor
+    thread; plain arguments, so it crosses the process boundary.
+    """
+    from scrapy.http import HtmlResponse, TextResponse
+
+    headers = {"Content-Type": content_type} if content_type else None
+    cls = HtmlResponse if isinstance(engine, HtmlResultsEngine) else TextResponse
+    return engine.result_urls(cls(url, body=body, headers=headers))
+
+
 class SearchEngineError(ValueError):
     """An engine is unknown or misconfigured."""
 

@@ -8,6 +8,11 @@ ignored) are taken; each taken URL gets its 1-based ``rank`` in the engine's
 order. Results that turn out not to be HTML (PDF...) or fail to download
 count in stats, not as items, so ``harvest/results_taken`` =
 ``harvest/items`` + ``harvest/non_html`` + ``harvest/failed``.
+
+Result pages are read where the crawl extracts pages
+(:meth:`Offloader.run <webclean_scrapy.offload.Offloader.run>`, a worker
+process by default, under ``WEBCLEAN_PAGE_TIMEOUT``), never on the reactor
+thread: an HTML result page is parsed there, as the ``news`` spider's pages are.
 """
 
 from __future__ import annotations
@@ -26,11 +31,14 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
 from webclean_scrapy.guard import META_TRUSTED_HOST
-from webclean_scrapy.items import META_SKIP, CleanedPage
+from webclean_scrapy.items import CleanedPage
+from webclean_scrapy.middleware import META_SKIP
+from webclean_scrapy.offload import Offloader
+from webclean_scrapy.settings import WebcleanSettings
 from webclean_scrapy.urls import canonical_key
 
 from .base import WebcleanSpider, is_html, parse_positive_int
-from .engines import SearchEngine, get_engine
+from .engines import SearchEngine, get_engine, read_result_page
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -84,6 +92,7 @@ class HarvestSpider(WebcleanSpider):
         if self.save_dir is not None:
             self.save_dir.mkdir(parents=True, exist_ok=True)
         self.engine: SearchEngine | None = None
+        self._offloader: Offloader | None = None
         self.taken = 0
         self._seen: set[str] = set()
 
@@ -106,13 +115,23 @@ class HarvestSpider(WebcleanSpider):
         return scrapy.Request(self.engine.page_url(self.query, index), callback=self.parse_search,
                               errback=self.search_failed, meta=meta, dont_filter=True)
 
-    def parse_search(self, response: Response) -> Iterator[scrapy.Request]:
+    @property
+    def offloader(self) -> Offloader:
+        """The crawl's :class:`~webclean_scrapy.offload.Offloader` (the middleware's), on first use."""
+        if self._offloader is None:
+            self._offloader = Offloader.for_crawler(self.crawler, WebcleanSettings.from_crawler(self.crawler))
+        return self._offloader
+
+    async def parse_search(self, response: Response) -> AsyncIterator[scrapy.Request]:
         assert self.engine is not None
         self.inc("search_pages")
         index = response.meta["harvest_page"]
+        content_type = response.headers.get(b"Content-Type")
         try:
-            urls = self.engine.result_urls(response)
-        except Exception as exc:  # not JSON, not the expected shape...
+            urls = await self.offloader.run(read_result_page, self.engine, response.body, response.url,
+                                            content_type.decode("latin-1") if content_type else None,
+                                            label=response.url)
+        except Exception as exc:  # not JSON, not the expected shape, over WEBCLEAN_PAGE_TIMEOUT...
             self.inc("bad_search_pages")
             self.search_broken(index, response.url, f"unreadable answer ({type(exc).__name__}: {exc})")
             return
@@ -120,6 +139,16 @@ class HarvestSpider(WebcleanSpider):
         if not urls:
             self.inc("exhausted")
             return
+        for request in self.take(urls):
+            yield request
+        if self.taken < self.max_results:
+            if index + 1 < self.max_search_pages:
+                yield self.search_request(index + 1)
+            else:
+                self.inc("max_search_pages_reached")
+
+    def take(self, urls: list[str]) -> Iterator[scrapy.Request]:
+        """Requests for the results of one result page not taken yet, up to ``max_results``."""
         for url in urls:
             if self.taken >= self.max_results:
                 return
@@ -142,11 +171,6 @@ class HarvestSpider(WebcleanSpider):
             # so the stats add up even when two results redirect to one page.
             yield scrapy.Request(url, callback=self.parse_result, errback=self.result_failed,
                                  meta={"harvest_rank": self.taken}, dont_filter=True)
-        if self.taken < self.max_results:
-            if index + 1 < self.max_search_pages:
-                yield self.search_request(index + 1)
-            else:
-                self.inc("max_search_pages_reached")
 
     def search_failed(self, failure: Failure) -> None:
         self.count_failure(failure, "search_errors")

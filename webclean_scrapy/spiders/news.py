@@ -9,7 +9,7 @@ Discovery, from each start URL's site:
 * In-site links of every page (articles and hubs alike), up to
   ``DEPTH_LIMIT``. A site is a host with or without ``www.``.
 
-Every HTML page is classified (:mod:`webclean_scrapy.articles`); hubs are
+Every HTML page is classified (:mod:`webclean_scrapy.spiders.articles`); hubs are
 only followed, articles become :class:`~webclean_scrapy.items.CleanedPage`
 items. One article reached under several URLs gives one item: tracking
 parameters and fragments are dropped before requesting
@@ -34,11 +34,12 @@ from scrapy.http import TextResponse
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
-from webclean_scrapy.articles import (
+from .articles import (
     MIN_LINK_WORDS, classify, content_fingerprint, headline_matches, headline_word_list, is_hub_url,
 )
-from webclean_scrapy.items import META_CANONICAL_URL, META_HOLD, META_SKIP, CleanedPage
-from webclean_scrapy.middleware import extraction_of, outline_of
+from webclean_scrapy.emitted import META_HOLD
+from webclean_scrapy.items import CleanedPage
+from webclean_scrapy.middleware import META_CANONICAL_URL, META_SKIP, extraction_of, outline_of
 from webclean_scrapy.urls import canonical_key, site_of, strip_tracking
 
 from .base import WebcleanSpider, is_html, parse_bool, parse_positive_int, parse_url
@@ -337,7 +338,7 @@ class NewsSpider(WebcleanSpider):
 
         Menu and footer links are not in the main text. The page behind a
         teaser whose headline is its title is a story
-        (:attr:`~webclean_scrapy.articles.PageSignals.listed_as_story`).
+        (:attr:`~webclean_scrapy.spiders.articles.PageSignals.listed_as_story`).
         """
         main = " ".join(headline_word_list(text))
         found: dict[str, str] = {}
@@ -381,7 +382,7 @@ class NewsSpider(WebcleanSpider):
         Misconfigured sites declare the home page or the section as every
         story's canonical URL; believed, it makes every story after the first
         a duplicate. A canonical URL shaped like a hub
-        (:func:`~webclean_scrapy.articles.is_hub_url`: home page, tag,
+        (:func:`~webclean_scrapy.spiders.articles.is_hub_url`: home page, tag,
         pagination) or fetched and judged a hub is ignored
         (``news/ignored_canonicals``), and the page is its own canonical URL.
         """

@@ -12,10 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from webclean_scrapy.addon import DEFAULT_USER_AGENT, user_agent
 from webclean_scrapy.items import FIELD_ORDER
 
-#: Identify the crawler and where to read about it, as robots.txt etiquette asks.
-USER_AGENT = "webclean-scrapy/0.1 (+https://github.com/webclean-scrapy/webclean-scrapy)"
+__all__ = ["PROJECT_SETTINGS", "USER_AGENT", "user_agent"]
+
+#: Names the project; ``-s WEBCLEAN_CONTACT=https://you.example/crawler`` (or
+#: ``mailto:``) adds how site owners reach you, as robots.txt etiquette asks:
+#: ``webclean-scrapy/0.1.0 (+https://you.example/crawler)`` (:func:`user_agent`).
+USER_AGENT = DEFAULT_USER_AGENT
 
 PROJECT_SETTINGS: dict[str, Any] = {
     "USER_AGENT": USER_AGENT,

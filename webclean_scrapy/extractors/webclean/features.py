@@ -17,7 +17,7 @@ counts as punctuation):
   (:mod:`.keywords`), whether it lies in the container Readability's
   paragraph scoring picks, the size and link density of its parent and
   grandparent;
-* **the page's structure** (:func:`_structure`): how deep it sits, how many
+* **the page's structure** (:class:`_Structure`): how deep it sits, how many
   containers on the page share its holder's (and parents') tag and class
   and how much of the page's text they hold -- the repeated posts, cards
   and sections of forums, listings and service pages -- the heading level,
@@ -48,7 +48,7 @@ from .keywords import (
 _CHAR_STEPS = (8, 16, 32, 64, 128, 256, 512)
 _LD_STEPS = (0.1, 0.33, 0.66, 0.9)
 
-#: Stage-1 features computed per block (dense), then per container (the
+#: Block features computed per block (dense), then per container (the
 #: same for every block a container directly holds, so computed once).
 BLOCK_DENSE: tuple[str, ...] = (
     "bias", "log_chars", "link_density", "log_prev", "log_next", "prev_ld", "next_ld",
@@ -58,7 +58,7 @@ BLOCK_DENSE: tuple[str, ...] = (
 CONTAINER_DENSE: tuple[str, ...] = (
     "log_parent", "parent_ld", "log_grand", "grand_ld", "parent_share", "doc_ld",
 )
-#: Stage-1 (block) feature names, in row order.
+#: Block feature names, in row order.
 BLOCK_FEATURES: tuple[str, ...] = (
     *BLOCK_DENSE,
     *(f"chars_ge_{c}" for c in _CHAR_STEPS), *(f"ld_ge_{x}" for x in _LD_STEPS),
@@ -131,7 +131,7 @@ def _log1p(counts: np.ndarray) -> np.ndarray:
 
 
 class _Page:
-    """The per-block and per-container arrays the model stages read,
+    """The per-block and per-container arrays the features are computed from,
     gathered from a :class:`Document` once (one attribute read per object
     and field) so that every feature after is a whole-column numpy
     operation: at ~150 blocks a page, a numpy call costs what three Python
@@ -176,7 +176,7 @@ class _Page:
         self.canchors = containers.anchor_chars.astype(float)
 
 
-# -- stage 1: blocks -----------------------------------------------------------
+# -- the block's own features ----------------------------------------------------
 
 def _marks(page: _Page) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per block: the number of stops (". 。 ! ?"), of commas (", ， 、",
@@ -288,7 +288,7 @@ class _BlockFeatures:
     """What the feature rows need from the whole page, computed once: the
     per-block vectors that depend on other blocks (marks, repeats,
     Readability's choice) and the per-container tables of
-    :func:`_structure`. :meth:`fill` then writes any range of rows.
+    :class:`_Structure`. :meth:`fill` then writes any range of rows.
 
     The rows of a 10 MB page of a million paragraphs would take 1 GB at
     once; written :data:`CHUNK_ROWS` at a time (and scored at once, see

@@ -27,8 +27,8 @@ KEYWORD_GROUPS: dict[str, str] = {
     # ("hidden-xs", "d-none d-md-block" are responsive: visible somewhere.)
     # Whole words only. Every alternative of every group starts with a
     # literal letter, the look-behind after it ("h(?<![a-z-]h)" is "an h
-    # with no letter or hyphen before it"): then the regex engine can skip
-    # to the positions where some keyword may start, twice as fast.
+    # with no letter or hyphen before it"), so the regex engine skips to the
+    # positions where some keyword may start (docs/BENCHMARKS.md).
     "kw_hidden": r"h(?<![a-z-]h)(?:idden|ide)(?![a-z-])|i(?<![a-z-]i)nvisible(?![a-z-])"
                  r"|s(?<![a-z-]s)(?:r-only|creen-reader-text)(?![a-z-])|v(?<![a-z-]v)isually-hidden(?![a-z-])",
     # Navigation and page chrome.
@@ -43,8 +43,8 @@ KEYWORD_GROUPS: dict[str, str] = {
     "kw_strong": r"article-?body|articlebody|post-?body|entry-?content|post-?content|story-?body|article-?content|article-?text|main-?content|body-?text|story-?content",
     "kw_content": r"article|content|entry|post|story|text|main|blog|prose|hentry",
 }
-#: All groups as one flat alternation, in group order: named groups would
-#: cost the engine 2x; which group matched is read off the matched text.
+#: All groups as one flat alternation, in group order (no named groups: they
+#: slow the engine down); which group matched is read off the matched text.
 _KEYWORD_RE = re.compile("|".join(KEYWORD_GROUPS.values()))
 _GROUP_PATTERNS = {name: re.compile(pattern) for name, pattern in KEYWORD_GROUPS.items()}
 #: Matched text -> its group. Each group matches its own finite set of
@@ -163,10 +163,9 @@ _KEYWORD_CACHE_SIZE = 50_000
 #: strings do: their (evidence bits, best group) is memoised as well. No
 #: keyword pattern matches whitespace and the lookarounds treat a space as
 #: the string's edge, so the tokens' matches are exactly the string's.
-#: Values are packed in one int (``bits << 4 | rank + 1``), and the bound is
-#: twice the strings' (tokens are short: about 13 MB when full), so that a
-#: corpus run over thousands of sites keeps its vocabulary: the 2,920 dev
-#: pages hold about 70,000 distinct tokens.
+#: Values are packed in one int (``bits << 4 | rank + 1``); the bound is
+#: twice the strings', so that a corpus run over thousands of sites keeps
+#: its vocabulary (sizes: docs/BENCHMARKS.md).
 _TOKEN_CACHE: dict[str, int] = {}
 _TOKEN_CACHE_SIZE = 2 * _KEYWORD_CACHE_SIZE
 

@@ -53,7 +53,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -132,10 +132,16 @@ class PageSignals:
 
     @classmethod
     def from_root(cls, root: Any, url: str, text: str, page_type: str | None = None, *,
-                  listed_as_story: bool = False) -> PageSignals:
-        """Read the signals from the page's lxml root (what extraction workers hold)."""
+                  listed_as_story: bool = False, anchors: Sequence[str] | None = None) -> PageSignals:
+        """Read the signals from the page's lxml root (what extraction workers hold).
+
+        *anchors*: the text of every ``<a>`` of the page, in document order
+        (``" ".join(a.itertext())``), when the caller walked them already
+        (:func:`~webclean_scrapy.outline.page_outline` does, for the links).
+        """
         og_type = next(iter(_OG_TYPE(root)), None)
-        anchors = [" ".join(a.itertext()) for a in root.iter("a")] if hasattr(root, "iter") else []
+        if anchors is None:
+            anchors = [" ".join(a.itertext()) for a in root.iter("a")] if hasattr(root, "iter") else []
         return cls(
             url=url,
             og_type=str(og_type).strip().lower() if og_type else None,
