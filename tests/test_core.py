@@ -207,8 +207,13 @@ def test_document_without_body(name):
     assert result.title == "Only a head"
 
 
-def test_version_is_exposed():
-    assert webclean_scrapy.__version__
+def test_version_is_the_packages():
+    # One version: what the installed distribution says (pyproject.toml's), and what the code says.
+    import importlib.metadata
+    import re
+
+    assert re.fullmatch(r"\d+\.\d+\.\d+((a|b|rc)\d+)?(\.dev\d+)?", webclean_scrapy.__version__)
+    assert webclean_scrapy.__version__ == importlib.metadata.version("webclean-scrapy")
 
 
 def test_release_frees_the_page_without_the_cycle_collector():

@@ -22,6 +22,7 @@ LOG_LEVEL = "INFO"
 
 # Twisted's own reactor, not asyncio's: worker results come back as Deferreds.
 TWISTED_REACTOR = "twisted.internet.epollreactor.EPollReactor"
+REMOTE_CONTROL_ENABLED = False  # it needs asyncio (and warns without it)
 
 DOWNLOADER_MIDDLEWARES = {"webclean_scrapy.middleware.WebcleanMiddleware": 540}
 ITEM_PIPELINES = {
