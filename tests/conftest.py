@@ -9,10 +9,16 @@ end of the test.
 ``make_crawler`` builds crawlers for in-process component tests;
 ``register_extractor`` registers extractors for one test only; ``redis_url``
 starts a real ``redis-server``. End-to-end crawls go through ``_crawl.py``.
+
+Markers ``compiled_walk`` and ``compiled_trees``: the test needs the compiled
+document walk (``webclean_scrapy._walk``) or tree evaluator
+(``webclean_scrapy._trees``), which an install without a C compiler lacks;
+there it is skipped, with that reason.
 """
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import socket
 import subprocess
@@ -35,6 +41,33 @@ except ImportError:
     from scrapy.utils.reactor import install_reactor
 
     install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
+
+#: marker -> (extension module, what it is), for the tests that need one.
+COMPILED = {
+    "compiled_walk": ("webclean_scrapy._walk", "the compiled document walk"),
+    "compiled_trees": ("webclean_scrapy._trees", "the compiled tree evaluator"),
+}
+
+
+def built(module: str) -> bool:
+    """Whether the optional extension *module* was built (setup.py skips it without a C compiler)."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for marker, (module, what) in COMPILED.items():
+        config.addinivalue_line("markers", f"{marker}: needs {what} ({module}); skipped where it was not built")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for marker, (module, what) in COMPILED.items():
+        if item.get_closest_marker(marker) and not built(module):
+            pytest.skip(f"{what} ({module}) was not built: no C compiler at install")
+
 
 #: path -> (status, headers, body); ``body`` may be ``str`` (sent as UTF-8).
 Routes = Mapping[str, tuple[int, Mapping[str, str], "bytes | str"]]

@@ -188,8 +188,8 @@ def test_twenty_megabyte_page(name):
 def test_ten_thousand_deep_nesting_never_recurses(name):
     body = ("<html><body>" + "<div>" * 10_000 + "deep text" + "</div>" * 10_000 + "<p>after</p></body></html>").encode()
     result = extract(body, extractor=name)  # a RecursionError would fail the test
-    assert isinstance(result.text, str)
-    assert "<div>" not in result.text
+    # Line-based TTR joins what sits on one source line.
+    assert result.text == ("deep text after" if name == "ttr" else "deep text\nafter")
 
 
 @pytest.mark.parametrize("name", ["default", "baseline"])

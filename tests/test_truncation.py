@@ -84,6 +84,7 @@ def test_flattening_never_removes_text(markup):
             assert word in text, word
 
 
+@pytest.mark.compiled_walk
 def test_both_walks_agree_on_repaired_pages(monkeypatch):
     for markup in (DEEP, FONTS, "x</html><p>hello</p>"):
         compiled = Document.from_html(markup)
