@@ -156,7 +156,7 @@ def test_get_engine_errors():
         get_engine("bad", settings)
     with pytest.raises(SearchEngineError, match="unknown key"):
         get_engine("typo", settings)
-    assert isinstance(get_engine("searxng", settings, "http://s/search"), SearxngEngine)
+    assert get_engine("searxng", settings, "http://s/search") == SearxngEngine("http://s/search")
 
 
 # -- failures say what happened ------------------------------------------------

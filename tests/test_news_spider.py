@@ -403,14 +403,20 @@ def test_news_probes_common_sitemap_paths(tmp_path):
     assert {"/sitemap.xml", "/sitemap_index.xml", "/news-sitemap.xml", "/sitemap-news.xml"} <= set(site.hits)
 
 
-def test_project_lists_both_spiders():
-    import subprocess
+def test_project_lists_both_spiders(monkeypatch):
+    """What ``scrapy list`` lists from the repository root: scrapy.cfg's project, its SPIDER_MODULES."""
     import sys
 
-    root = Path(__file__).resolve().parent.parent
-    out = subprocess.run([sys.executable, "-m", "scrapy", "list"], cwd=root, capture_output=True, text=True,
-                         check=True).stdout.split()
-    assert out == ["harvest", "news"]
+    from scrapy.spiderloader import SpiderLoader
+    from scrapy.utils.project import get_project_settings
+
+    from _crawl import REPO_ROOT
+
+    monkeypatch.chdir(REPO_ROOT)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # scrapy.cfg's directory goes on it
+    monkeypatch.setenv("SCRAPY_SETTINGS_MODULE", "unset")
+    monkeypatch.delenv("SCRAPY_SETTINGS_MODULE")  # found through scrapy.cfg, and unset again afterwards
+    assert sorted(SpiderLoader.from_settings(get_project_settings()).list()) == ["harvest", "news"]
 
 
 def test_spiders_reject_a_bad_url_at_start(tmp_path):
