@@ -1,21 +1,33 @@
-"""Run one real Scrapy crawl in a subprocess and return its items and stats.
+"""The one harness for end-to-end crawls: the real ``scrapy crawl`` command in a subprocess.
 
 A subprocess per crawl because Twisted's reactor cannot be restarted inside
-the pytest process. The crawl runs from the repository root with the
-project's own settings (``scrapy.cfg`` -> ``spiders.settings``), plus
-*settings* at command-line priority, exactly like ``scrapy crawl -s``.
+the pytest process (components are unit-tested in-process instead, with
+``scrapy.utils.test.get_crawler``). :func:`start_crawl` runs
+``python -m scrapy crawl <spider> -a ... -s ... -O <items>`` from a project
+directory (the repository's own project by default: ``scrapy.cfg`` ->
+``spiders.settings``), exactly as a user would, with :data:`TEST_SETTINGS`
+and *settings* as ``-s``. The crawl's log goes to a file (a long crawl never
+blocks on a full pipe) and its final stats to a JSON file, through
+:class:`StatsToFile` (``STATS_CLASS``). :func:`run_crawl` starts one and waits
+for it.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from scrapy.statscollectors import MemoryStatsCollector
+
+TESTS = Path(__file__).resolve().parent
+REPO_ROOT = TESTS.parent
 
 #: Fast and deterministic enough for local servers.
 TEST_SETTINGS: dict[str, Any] = {
@@ -29,27 +41,31 @@ TEST_SETTINGS: dict[str, Any] = {
     "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": True,
 }
 
-_SCRIPT = """
-import json, sys
-from scrapy.crawler import CrawlerProcess
-from scrapy.utils.project import get_project_settings
-config = json.loads(sys.argv[1])
-settings = get_project_settings()
-settings.setdict(config["settings"], priority="cmdline")
-process = CrawlerProcess(settings)
-crawler = process.create_crawler(config["spider"])
-process.crawl(crawler, **config["args"])
-process.start()
-with open(config["stats"], "w", encoding="utf-8") as f:
-    json.dump(crawler.stats.get_stats(), f, default=str)
-"""
+
+class StatsToFile(MemoryStatsCollector):
+    """Scrapy's stats collector, which also writes the final stats to ``TEST_STATS_FILE`` (JSON)."""
+
+    def _persist_stats(self, stats: dict[str, Any]) -> None:
+        super()._persist_stats(stats)
+        path = self._crawler.settings.get("TEST_STATS_FILE")
+        if path:
+            Path(path).write_text(json.dumps(stats, default=str), encoding="utf-8")
+
+
+def _setting(value: Any) -> str:
+    """A value as ``scrapy crawl -s`` takes it: dicts as JSON, lists comma-separated."""
+    if isinstance(value, dict):
+        return json.dumps(value)
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(str, value))
+    return str(value)
 
 
 @dataclass
 class CrawlResult:
     items: list[dict[str, Any]]
     stats: dict[str, Any]
-    stderr: str
+    log: str
 
     def stat(self, key: str, default: Any = 0) -> Any:
         return self.stats.get(key, default)
@@ -58,48 +74,78 @@ class CrawlResult:
         return {k: v for k, v in self.stats.items() if k.startswith(prefix)}
 
 
-def run_crawl(spider: str, tmp_path: Path, *, args: dict[str, Any] | None = None,
-              settings: dict[str, Any] | None = None, timeout: float = 120) -> CrawlResult:
-    out = tmp_path / f"{spider}-items.jsonl"
-    stats = tmp_path / f"{spider}-stats.json"
-    config = {
-        "spider": spider,
-        "args": {k: str(v) for k, v in (args or {}).items()},
-        "settings": {**TEST_SETTINGS, "FEEDS": {str(out): {"format": "jsonlines"}}, **(settings or {})},
-        "stats": str(stats),
-    }
-    proc = subprocess.run([sys.executable, "-c", _SCRIPT, json.dumps(config)], cwd=REPO_ROOT,
-                          capture_output=True, text=True, timeout=timeout)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    items = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()] if out.exists() else []
-    return CrawlResult(items, json.loads(stats.read_text(encoding="utf-8")), proc.stderr)
+class Crawl:
+    """A running ``scrapy crawl``: :meth:`finish` waits for it, :meth:`kill_after_items` kills it mid-crawl."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], output: Path, stats: Path, log: Path) -> None:
+        self.proc, self.output, self.stats_path, self.log_path = proc, output, stats, log
+
+    @property
+    def log(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def wait(self, timeout: float = 300) -> int:
+        """The exit code (whatever it is)."""
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError(f"the crawl did not end within {timeout} s:\n{self.log[-3000:]}") from None
+
+    def finish(self, timeout: float = 300) -> CrawlResult:
+        """Wait for the crawl; assert it succeeded; its items, stats and log."""
+        code = self.wait(timeout)
+        log = self.log
+        assert code == 0, log[-4000:]
+        stats = json.loads(self.stats_path.read_text(encoding="utf-8")) if self.stats_path.exists() else {}
+        return CrawlResult(read_items(self.output), stats, log)
+
+    def kill_after_items(self, count: int, timeout: float = 300) -> None:
+        """``kill -9`` the crawl as soon as its output holds *count* complete lines (not after a
+        sleep: deterministic however loaded the machine). Fails if the crawl ended first."""
+        deadline = time.monotonic() + timeout
+        while True:
+            lines = self.output.read_bytes().count(b"\n") if self.output.exists() else 0
+            if lines >= count:
+                self.proc.send_signal(signal.SIGKILL)
+                break
+            assert self.proc.poll() is None, f"the crawl ended before writing {count} items:\n{self.log[-3000:]}"
+            assert time.monotonic() < deadline, f"no {count} items after {timeout} s:\n{self.log[-3000:]}"
+            time.sleep(0.01)
+        assert self.proc.wait(timeout=60) == -signal.SIGKILL, "the crawl had already finished when it was killed"
 
 
-def scrapy_crawl(spider: str, *options: str, args: dict[str, Any] | None = None,
-                 settings: dict[str, Any] | None = None) -> subprocess.Popen[str]:
-    """Start ``scrapy crawl <spider>`` (the real command, from the repository root) with
-    :data:`TEST_SETTINGS`, *settings* as ``-s`` and *args* as ``-a``; *options* go last (``-O out.jsonl``).
-
-    Its log goes to a temporary file (``proc.log_path``), so a long crawl never blocks on a full pipe.
-    """
-    import tempfile
-
+def start_crawl(spider: str, tmp_path: Path, *, args: dict[str, Any] | None = None,
+                settings: dict[str, Any] | None = None, output: Path | None = None,
+                project: Path = REPO_ROOT, env: dict[str, str] | None = None, **popen: Any) -> Crawl:
+    """Start ``scrapy crawl <spider>`` in *project* with :data:`TEST_SETTINGS` and *settings*
+    (``-s``), *args* (``-a``), items to *output* (``-O``; ``tmp_path/<spider>-items.jsonl`` by
+    default). *env* replaces the environment (``tests/`` is put on its ``PYTHONPATH`` either way,
+    for :class:`StatsToFile`); *popen* goes to :class:`subprocess.Popen` (``preexec_fn``...)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    output = output or tmp_path / f"{spider}-items.jsonl"
+    stats = tmp_path / f"{output.stem}-stats.json"
+    stats.unlink(missing_ok=True)
+    log = tmp_path / f"{output.stem}-{time.monotonic_ns()}.log"
     command = [sys.executable, "-m", "scrapy", "crawl", spider]
     for name, value in (args or {}).items():
         command += ["-a", f"{name}={value}"]
-    for name, value in {**TEST_SETTINGS, **(settings or {})}.items():
-        value = json.dumps(value) if isinstance(value, (dict, list)) else str(value)
-        command += ["-s", f"{name}={value}"]
-    log = tempfile.NamedTemporaryFile("w+", prefix=f"{spider}-", suffix=".log", delete=False)
-    proc = subprocess.Popen([*command, *options], cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, text=True)
-    proc.log_path = Path(log.name)  # type: ignore[attr-defined]
-    log.close()
-    return proc
+    all_settings = {**TEST_SETTINGS, "STATS_CLASS": "_crawl.StatsToFile", "TEST_STATS_FILE": str(stats),
+                    **(settings or {})}
+    for name, value in all_settings.items():
+        command += ["-s", f"{name}={_setting(value)}"]
+    env = dict(os.environ if env is None else env)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
+    with open(log, "wb") as log_file:
+        proc = subprocess.Popen([*command, "-O", str(output)], cwd=project, env=env,
+                                stdout=log_file, stderr=subprocess.STDOUT, **popen)
+    return Crawl(proc, output, stats, log)
 
 
-def log_of(proc: subprocess.Popen[str]) -> str:
-    path: Path = proc.log_path  # type: ignore[attr-defined]
-    return path.read_text(encoding="utf-8", errors="replace")
+def run_crawl(spider: str, tmp_path: Path, *, timeout: float = 300, **options: Any) -> CrawlResult:
+    """Run one crawl to its end (:func:`start_crawl`'s options); assert it succeeded."""
+    return start_crawl(spider, tmp_path, **options).finish(timeout)
 
 
 def read_items(*paths: Path) -> list[dict[str, Any]]:
@@ -109,29 +155,3 @@ def read_items(*paths: Path) -> list[dict[str, Any]]:
         if path.exists():
             items += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return items
-
-
-def kill_after_items(proc: subprocess.Popen[str], path: Path, count: int, timeout: float = 300) -> None:
-    """``kill -9`` *proc* as soon as *path* holds *count* complete lines (not after a sleep:
-    deterministic however loaded the machine). Fails if the crawl ended first."""
-    import signal
-    import time
-
-    deadline = time.monotonic() + timeout
-    while True:
-        lines = path.read_bytes().count(b"\n") if path.exists() else 0
-        if lines >= count:
-            proc.send_signal(signal.SIGKILL)
-            break
-        assert proc.poll() is None, f"the crawl ended before writing {count} items:\n{log_of(proc)[-3000:]}"
-        assert time.monotonic() < deadline, f"no {count} items after {timeout} s:\n{log_of(proc)[-3000:]}"
-        time.sleep(0.01)
-    assert proc.wait(timeout=60) == -signal.SIGKILL, "the crawl had already finished when it was killed"
-
-
-def finish(proc: subprocess.Popen[str], timeout: float = 300) -> str:
-    """Wait for a crawl started with :func:`scrapy_crawl`; assert it succeeded; return its log."""
-    code = proc.wait(timeout=timeout)
-    log = log_of(proc)
-    assert code == 0, log[-4000:]
-    return log

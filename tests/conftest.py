@@ -1,22 +1,35 @@
-"""Shared fixtures: a real HTTP server on 127.0.0.1 serving canned responses.
+"""Shared fixtures and markers.
 
 ``local_site`` is a factory: give it ``{path: (status, headers, body)}`` and it
 returns the base URL (``http://127.0.0.1:<port>``) of a threaded server
 (:class:`webclean_scrapy.demo.server.LocalSite`, the demo's own server) that
 serves exactly those bytes, and 404 for anything else. Servers stop at the
 end of the test.
+
+``make_crawler`` builds crawlers for in-process component tests;
+``register_extractor`` registers extractors for one test only; ``redis_url``
+starts a real ``redis-server``. End-to-end crawls go through ``_crawl.py``.
+
+Markers ``compiled_walk`` and ``compiled_trees``: the test needs the compiled
+document walk (``webclean_scrapy._walk``) or tree evaluator
+(``webclean_scrapy._trees``), which an install without a C compiler lacks;
+there it is skipped, with that reason.
 """
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
+from scrapy.crawler import Crawler
+from scrapy.utils.test import get_crawler
 
 from webclean_scrapy.demo.server import LocalSite, Route
 
@@ -28,6 +41,33 @@ except ImportError:
     from scrapy.utils.reactor import install_reactor
 
     install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
+
+#: marker -> (extension module, what it is), for the tests that need one.
+COMPILED = {
+    "compiled_walk": ("webclean_scrapy._walk", "the compiled document walk"),
+    "compiled_trees": ("webclean_scrapy._trees", "the compiled tree evaluator"),
+}
+
+
+def built(module: str) -> bool:
+    """Whether the optional extension *module* was built (setup.py skips it without a C compiler)."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for marker, (module, what) in COMPILED.items():
+        config.addinivalue_line("markers", f"{marker}: needs {what} ({module}); skipped where it was not built")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for marker, (module, what) in COMPILED.items():
+        if item.get_closest_marker(marker) and not built(module):
+            pytest.skip(f"{what} ({module}) was not built: no C compiler at install")
+
 
 #: path -> (status, headers, body); ``body`` may be ``str`` (sent as UTF-8).
 Routes = Mapping[str, tuple[int, Mapping[str, str], "bytes | str"]]
@@ -87,3 +127,36 @@ def redis_url(tmp_path) -> Iterator[str]:
     yield url
     proc.terminate()
     proc.wait(timeout=30)
+
+
+@pytest.fixture
+def make_crawler() -> Iterator[Callable[..., Crawler]]:
+    """Factory fixture: ``crawler = make_crawler(WEBCLEAN_OFFLOAD="thread")`` is
+    :func:`scrapy.utils.test.get_crawler` with those settings (``spidercls=`` for a
+    spider class), to build components from with ``build_from_crawler``, as
+    Scrapy's own tests do. At the end of the test the worker pools the
+    components of each crawler share (``Offloader.for_crawler``) shut down, as
+    they do on ``spider_closed`` at the end of a crawl."""
+    crawlers: list[Crawler] = []
+
+    def make(spidercls: Any = None, **settings: Any) -> Crawler:
+        crawler = get_crawler(spidercls, settings_dict=settings)
+        crawlers.append(crawler)
+        return crawler
+
+    yield make
+    for crawler in crawlers:
+        offloader = getattr(crawler, "_webclean_offloader", None)
+        if offloader is not None:
+            offloader.close()
+
+
+@pytest.fixture
+def register_extractor(monkeypatch: pytest.MonkeyPatch) -> Callable[[type], type]:
+    """:func:`webclean_scrapy.register` for this test only: what it registers
+    is gone again after the test (the registry is restored as it was)."""
+    from webclean_scrapy import extractors, register
+
+    extractors.available_extractors()  # the built-ins are in the registry before it is copied
+    monkeypatch.setattr(extractors, "_REGISTRY", dict(extractors._REGISTRY))
+    return register

@@ -1,29 +1,33 @@
-"""The Scrapy components, through real crawls against a local HTTP server.
-
-Each crawl runs in a subprocess (a Twisted reactor starts once per process):
-``python tests/test_components.py config.json`` runs one of the spiders below
-with the settings in ``config.json`` and writes the items and the final stats.
+"""The Scrapy components in-process, as Scrapy's own tests do: a crawler from
+``scrapy.utils.test.get_crawler`` (the ``make_crawler`` fixture), the
+middleware and pipelines built from it with ``build_from_crawler``, fed the
+responses Scrapy's downloader would build (``responsetypes``) and awaited on
+an asyncio loop. The same components in real crawls: ``test_outside_project.py``
+(by hand and through the add-on) and the spiders' tests.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import io
 import json
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import attrs
 import pytest
 import scrapy
 from itemadapter import ItemAdapter
-from scrapy.http import HtmlResponse, Response, TextResponse
+from scrapy.exceptions import DropItem
+from scrapy.exporters import JsonLinesItemExporter
+from scrapy.http import Headers, HtmlResponse, Response, TextResponse
+from scrapy.responsetypes import responsetypes
+from scrapy.utils.misc import build_from_crawler
 
 from webclean_scrapy import Extraction
 from webclean_scrapy.items import FIELD_ORDER, CleanedPage
-
-HERE = Path(__file__).resolve()
+from webclean_scrapy.middleware import WebcleanMiddleware, extraction_of
+from webclean_scrapy.pipelines import MinTextFilterPipeline, WebcleanPipeline
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
 PDF = b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n"
@@ -103,94 +107,84 @@ class PageAttrs:
     language: str | None = None
 
 
-# -- spiders run by the subprocess ------------------------------------------------
-class PagesSpider(scrapy.Spider):
-    """Every response becomes a CleanedPage (non-HTML ones too: nothing is lost)."""
-
-    name = "pages"
-
-    async def start(self):
-        for path in self.paths:
-            yield scrapy.Request(self.base + path, meta={"webclean_skip": True} if path in SKIP else {})
-
-    def parse(self, response: Response):
-        yield CleanedPage.from_response(response)
+# -- in-process: responses as Scrapy's HTTP handler builds them ---------------------
+def response_for(base: str, path: str, *, skip: bool = False, routes=ROUTES) -> Response:
+    """The response Scrapy's downloader would hand to the middleware for *path* of *routes*:
+    the response class picked from the headers, URL and body (``responsetypes``), tied to its request."""
+    status, headers, body = routes[path]
+    raw = body.encode("utf-8") if isinstance(body, str) else body
+    request = scrapy.Request(base + path, meta={"webclean_skip": True} if skip else {})
+    headers = Headers(headers)
+    cls = responsetypes.from_args(headers=headers, url=request.url, body=raw)
+    return cls(request.url, status=status, headers=headers, body=raw, request=request)
 
 
-class ItemTypesSpider(scrapy.Spider):
-    """Every response as raw HTML in all four item types itemadapter supports."""
+def through_middleware(crawler, base: str, paths=tuple(ROUTES), routes=ROUTES) -> dict[str, Response]:
+    """Every response of *paths* through :class:`WebcleanMiddleware`, concurrently as in a crawl."""
+    middleware = build_from_crawler(WebcleanMiddleware, crawler)
+    responses = [response_for(base, path, skip=path in SKIP, routes=routes) for path in paths]
 
-    name = "itemtypes"
+    async def run() -> list[Response]:
+        return await asyncio.gather(*(middleware.process_response(r.request, r) for r in responses))
 
-    async def start(self):
-        for path in self.paths:
-            yield scrapy.Request(self.base + path, meta={"webclean_skip": True})
-
-    def parse(self, response: Response):
-        url = response.url
-        text = response.text if isinstance(response, TextResponse) else None
-        yield {"kind": "dict", "url": url, "html": response.body}  # bytes: decoded by the pipeline
-        yield PageItem(kind="scrapy", url=url, html=text)
-        yield PageDataclass(kind="dataclass", url=url, html=text)
-        yield PageAttrs(kind="attrs", url=url, html=text)
+    returned = asyncio.run(run())
+    assert all(out is response for out, response in zip(returned, responses))  # never replaced, never lost
+    return {path: response for path, response in zip(paths, responses)}
 
 
-def _run_from_config(config_path: str) -> None:
-    from scrapy.crawler import CrawlerProcess
-
-    config = json.loads(Path(config_path).read_text())
-    settings = {
-        "LOG_LEVEL": "WARNING",
-        "TELNETCONSOLE_ENABLED": False,
-        "ROBOTSTXT_OBEY": False,
-        "RETRY_ENABLED": False,
-        "DOWNLOADER_MIDDLEWARES": {"webclean_scrapy.middleware.WebcleanMiddleware": 540},
-        "FEEDS": {config["items"]: {"format": "jsonlines", "overwrite": True}},
-        "WEBCLEAN_WORKERS": 2,
-        # The plumbing is under test, not extraction quality: pin the simplest method.
-        "WEBCLEAN_EXTRACTOR": "baseline",
-        **config["settings"],
-    }
-    spider = {"pages": PagesSpider, "itemtypes": ItemTypesSpider}[config["spider"]]
-    process = CrawlerProcess(settings)
-    crawler = process.create_crawler(spider)
-    process.crawl(crawler, base=config["base"], paths=config["paths"])
-    process.start()
-    Path(config["stats"]).write_text(json.dumps(crawler.stats.get_stats(), default=str))
+def exported(item: Any) -> dict[str, Any]:
+    """*item* as a JSON lines feed holds it (Scrapy's exporter: its field order, its JSON)."""
+    out = io.BytesIO()
+    exporter = JsonLinesItemExporter(out)
+    exporter.start_exporting()
+    exporter.export_item(item)
+    exporter.finish_exporting()
+    return json.loads(out.getvalue())
 
 
-def crawl(tmp_path: Path, base: str, spider: str = "pages", paths=tuple(ROUTES), **settings: Any):
-    """Run one crawl in a subprocess; return (items, webclean stats)."""
-    config = {
-        "base": base, "paths": list(paths), "spider": spider, "settings": settings,
-        "items": str(tmp_path / "items.jsonl"), "stats": str(tmp_path / "stats.json"),
-    }
-    config_path = tmp_path / "config.json"
-    config_path.write_text(json.dumps(config))
-    proc = subprocess.run([sys.executable, str(HERE), str(config_path)], capture_output=True,
-                          text=True, timeout=120, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    lines = (tmp_path / "items.jsonl").read_text().splitlines() if (tmp_path / "items.jsonl").exists() else []
-    stats = json.loads((tmp_path / "stats.json").read_text())
-    return [json.loads(line) for line in lines], {k: v for k, v in stats.items() if k.startswith("webclean/")}
+def webclean_stats(crawler) -> dict[str, Any]:
+    return {k: v for k, v in crawler.stats.get_stats().items() if k.startswith("webclean/")}
+
+
+def raw_items(response: Response) -> list[Any]:
+    """The raw HTML of *response* in all four item types itemadapter supports
+    (``bytes`` for the dict: decoded by the pipeline)."""
+    url = response.url
+    text = response.text if isinstance(response, TextResponse) else None
+    return [{"kind": "dict", "url": url, "html": response.body}, PageItem(kind="scrapy", url=url, html=text),
+            PageDataclass(kind="dataclass", url=url, html=text), PageAttrs(kind="attrs", url=url, html=text)]
+
+
+def through_pipeline(crawler, items: list[Any]) -> list[dict[str, Any]]:
+    pipeline = build_from_crawler(WebcleanPipeline, crawler)
+
+    async def run() -> list[Any]:
+        return await asyncio.gather(*(pipeline.process_item(item) for item in items))
+
+    return [ItemAdapter(item).asdict() for item in asyncio.run(run())]
+
+
+BASE = "http://site.example"
+EXTRACTOR = "baseline"
+#: The plumbing is under test, not extraction quality: the simplest method.
+PLUMBING = {"WEBCLEAN_EXTRACTOR": EXTRACTOR, "WEBCLEAN_WORKERS": 1}
 
 
 # -- the tests ----------------------------------------------------------------------
-EXTRACTOR = "baseline"
-
-
 @pytest.mark.parametrize("offload", ["thread", "process", "none"])
-def test_middleware_crawl(tmp_path, local_site, offload):
-    base = local_site(ROUTES)
-    items, stats = crawl(tmp_path, base, WEBCLEAN_OFFLOAD=offload, WEBCLEAN_MAX_HTML_BYTES=MAX_HTML_BYTES)
-    by_path = {item["url"][len(base):]: item for item in items}
-    assert sorted(by_path) == sorted(ROUTES)  # no response lost, whatever it was
-    for item in items:
+def test_middleware_attaches_each_responses_extraction(make_crawler, offload):
+    crawler = make_crawler(**PLUMBING, WEBCLEAN_OFFLOAD=offload, WEBCLEAN_MAX_HTML_BYTES=MAX_HTML_BYTES)
+    responses = through_middleware(crawler, BASE)
+    by_path = {path: exported(CleanedPage.from_response(response)) for path, response in responses.items()}
+    for item in by_path.values():
         assert list(item) == [f for f in FIELD_ORDER if f in item]  # stable export order
         assert "html" not in item  # WEBCLEAN_KEEP_HTML is off
         assert item["status"] == 200 and item["text_chars"] == len(item["text"])
         assert item["fetched_at"].endswith("Z") and len(item["fetched_at"]) == 20
+    # Not HTML, skipped, binary: no extraction attached; too large: None attached.
+    assert {path for path, r in responses.items() if "webclean" not in r.meta} == {
+        "/image.png", "/paper.pdf", "/binary-as-html", "/skipped"}
+    assert extraction_of(responses["/huge"]) is None and "webclean" in responses["/huge"].meta
 
     article = by_path["/article"]
     assert article["title"] == "Old bridge to close for repairs"
@@ -200,7 +194,7 @@ def test_middleware_crawl(tmp_path, local_site, offload):
     assert article["text"].startswith("Section 0\nSection 1")  # baseline keeps everything visible
     assert article["extractor"] == EXTRACTOR and article["language"] == "en"
     assert article["page_type"] == "article"  # whichever extractor ran
-    assert article["canonical_url"] == base + "/news/bridge"
+    assert article["canonical_url"] == BASE + "/news/bridge"
     assert article["html_bytes"] == len(ROUTES["/article"][2].encode())
 
     for path in ("/image.png", "/paper.pdf", "/binary-as-html", "/skipped", "/huge", "/empty"):
@@ -220,6 +214,7 @@ def test_middleware_crawl(tmp_path, local_site, offload):
     extracted = ["/article", "/empty", "/wrong-charset", "/no-charset", "/deep"]
     html_in = sum(len(ROUTES[p][2] if isinstance(ROUTES[p][2], bytes) else ROUTES[p][2].encode()) for p in extracted)
     text_out = sum(len(by_path[p]["text"].encode()) for p in extracted)
+    stats = webclean_stats(crawler)
     seconds = stats.pop("webclean/extraction_seconds")
     assert seconds > 0
     assert stats == {
@@ -235,63 +230,79 @@ def test_middleware_crawl(tmp_path, local_site, offload):
     }
 
 
-def test_keep_html_extractor_choice_and_filter(tmp_path, local_site):
-    base = local_site(ROUTES)
-    items, stats = crawl(
-        tmp_path, base, paths=["/article", "/image.png", "/empty", "/wrong-charset"],
-        WEBCLEAN_KEEP_HTML=True, WEBCLEAN_EXTRACTOR="density", WEBCLEAN_MIN_TEXT_CHARS=400,
-        ITEM_PIPELINES={"webclean_scrapy.pipelines.MinTextFilterPipeline": 310},
-    )
+def test_middleware_error_status_is_not_extracted(make_crawler):
+    crawler = make_crawler(**PLUMBING, WEBCLEAN_OFFLOAD="none")
+    middleware = build_from_crawler(WebcleanMiddleware, crawler)
+    request = scrapy.Request(BASE + "/gone")
+    response = HtmlResponse(request.url, status=404, body=article_page().encode(), request=request)
+    assert asyncio.run(middleware.process_response(request, response)) is response
+    assert "webclean" not in response.meta
+    assert webclean_stats(crawler) == {"webclean/skipped/http_status": 1}
+
+
+def test_keep_html_extractor_choice_and_filter(make_crawler):
+    crawler = make_crawler(WEBCLEAN_KEEP_HTML=True, WEBCLEAN_EXTRACTOR="density", WEBCLEAN_MIN_TEXT_CHARS=400,
+                           WEBCLEAN_OFFLOAD="thread")
+    paths = ["/article", "/image.png", "/empty", "/wrong-charset"]
+    items = [exported(CleanedPage.from_response(r)) for r in through_middleware(crawler, BASE, paths).values()]
+    kept = keep_filtered(crawler, items)
     # density (chosen by WEBCLEAN_EXTRACTOR) keeps the story, not the navigation;
     # the PNG and the empty page have no text.
-    assert sorted(item["url"][len(base):] for item in items) == ["/article", "/wrong-charset"]
-    article = next(item for item in items if item["url"].endswith("/article"))
+    assert [item["url"] for item in kept] == [BASE + "/article", BASE + "/wrong-charset"]
+    article = kept[0]
     assert article["extractor"] == "density" and ARTICLE_P1 in article["text"]
     assert "Section 11" not in article["text"]
     assert article["html"] == ROUTES["/article"][2] and list(article)[-1] == "html"
-    assert stats["webclean/dropped/empty"] == 2 and "webclean/dropped/too_short" not in stats
+    assert crawler.stats.get_value("webclean/dropped/empty") == 2
+    assert crawler.stats.get_value("webclean/dropped/too_short") is None
 
-    items, stats = crawl(
-        tmp_path, base, paths=["/article", "/wrong-charset", "/empty"], WEBCLEAN_EXTRACTOR="density",
-        # Offloading also works without asyncio: worker results come back as Deferreds.
-        TWISTED_REACTOR="twisted.internet.epollreactor.EPollReactor",
-        WEBCLEAN_MIN_TEXT_CHARS=len(article["text"].strip()) + 1,
-        ITEM_PIPELINES={"webclean_scrapy.pipelines.MinTextFilterPipeline": 310},
-    )
-    assert items == []
-    assert stats["webclean/pages/extracted"] == 3
-    assert stats["webclean/dropped/too_short"] == 2 and stats["webclean/dropped/empty"] == 1
+    strict = make_crawler(WEBCLEAN_EXTRACTOR="density", WEBCLEAN_MIN_TEXT_CHARS=len(article["text"].strip()) + 1)
+    assert keep_filtered(strict, items) == []
+    assert strict.stats.get_value("webclean/dropped/too_short") == 2
+    assert strict.stats.get_value("webclean/dropped/empty") == 2
 
 
-def test_pipeline_fills_all_item_types(tmp_path, local_site):
-    base = local_site(ROUTES)
+def keep_filtered(crawler, items: list[Any]) -> list[Any]:
+    """The items :class:`MinTextFilterPipeline` lets through."""
+    pipeline = build_from_crawler(MinTextFilterPipeline, crawler)
+    kept = []
+    for item in items:
+        try:
+            kept.append(pipeline.process_item(item))
+        except DropItem:
+            pass
+    return kept
+
+
+def test_pipeline_fills_all_item_types(make_crawler):
+    crawler = make_crawler(**PLUMBING, WEBCLEAN_MAX_HTML_BYTES=MAX_HTML_BYTES)  # process workers, the default
     paths = ["/article", "/binary-as-html", "/empty", "/huge"]
-    items, stats = crawl(
-        tmp_path, base, spider="itemtypes", paths=paths, WEBCLEAN_MAX_HTML_BYTES=MAX_HTML_BYTES,
-        ITEM_PIPELINES={"webclean_scrapy.pipelines.WebcleanPipeline": 300},
-    )
+    responses = [response_for(BASE, path) for path in paths]
+    items = through_pipeline(crawler, [item for response in responses for item in raw_items(response)])
     assert len(items) == 4 * len(paths)
-    article = {item["kind"]: item for item in items if item["url"] == base + "/article"}
+    article = {item["kind"]: item for item in items if item["url"] == BASE + "/article"}
     dict_item, scrapy_item, dataclass_item, attrs_item = (article[k] for k in ("dict", "scrapy", "dataclass", "attrs"))
     # dicts get every field, and lose the raw HTML
     assert dict_item["kind"] == "dict" and "html" not in dict_item
+    assert list(dict_item)[:3] == ["kind", "url", "title"]
     assert dict_item["title"] == "Old bridge to close for repairs" and ARTICLE_P1 in dict_item["text"]
     assert dict_item["extractor"] == EXTRACTOR and dict_item["language"] == "en"
     assert dict_item["text_chars"] == len(dict_item["text"])
     assert dict_item["html_bytes"] == len(ROUTES["/article"][2].encode())
     # item classes only get the fields they declare
     assert set(scrapy_item) == {"kind", "url", "title", "text"} and scrapy_item["text"] == dict_item["text"]
-    assert dataclass_item == {"kind": "dataclass", "url": base + "/article", "html": None, "text": dict_item["text"],
+    assert dataclass_item == {"kind": "dataclass", "url": BASE + "/article", "html": None, "text": dict_item["text"],
                               "text_chars": len(dict_item["text"])}
-    assert attrs_item == {"kind": "attrs", "url": base + "/article", "html": None, "title": dict_item["title"],
+    assert attrs_item == {"kind": "attrs", "url": BASE + "/article", "html": None, "title": dict_item["title"],
                           "text": dict_item["text"], "language": "en"}
     # bad input: every item kept, with empty text and no HTML
     for path in ("/binary-as-html", "/huge", "/empty"):
-        kept = [item for item in items if item["url"] == base + path]
+        kept = [item for item in items if item["url"] == BASE + path]
         assert len(kept) == 4
         for item in kept:
             assert item.get("text") == "" and item.get("html") is None, (path, item)
             assert "extractor" not in item or item["extractor"] == (EXTRACTOR if path == "/empty" else None)
+    stats = webclean_stats(crawler)
     assert stats["webclean/pages/extracted"] == 8  # article and empty page, four types each
     assert stats["webclean/pages/empty"] == 4
     assert stats["webclean/skipped/too_large"] == 4
@@ -299,13 +310,20 @@ def test_pipeline_fills_all_item_types(tmp_path, local_site):
     assert "webclean/errors" not in stats
 
 
+def test_pipeline_leaves_extracted_items_and_items_without_html(make_crawler):
+    crawler = make_crawler(**PLUMBING, WEBCLEAN_OFFLOAD="none", WEBCLEAN_KEEP_HTML=True)
+    done = {"url": BASE + "/a", "text": "already there", "html": "<p>other words</p>"}
+    items = through_pipeline(crawler, [done, {"url": BASE + "/b"}])
+    assert items == [done, {"url": BASE + "/b"}]
+    assert webclean_stats(crawler) == {"webclean/skipped/no_html": 1}
+
+
 @pytest.mark.parametrize("offload", ["process", "thread"])
-def test_formats_fill_markdown_and_content_html(tmp_path, local_site, offload):
+def test_formats_fill_markdown_and_content_html(make_crawler, offload):
     """WEBCLEAN_FORMATS: rendered in the worker, for the middleware's items and the pipeline's."""
-    base = local_site(ROUTES)
-    items, stats = crawl(tmp_path, base, paths=["/article", "/image.png", "/empty"], WEBCLEAN_OFFLOAD=offload,
-                         WEBCLEAN_FORMATS=["markdown", "html"])
-    by_path = {item["url"][len(base):]: item for item in items}
+    crawler = make_crawler(**PLUMBING, WEBCLEAN_OFFLOAD=offload, WEBCLEAN_FORMATS=["markdown", "html"])
+    responses = through_middleware(crawler, BASE, ["/article", "/image.png", "/empty"])
+    by_path = {path: exported(CleanedPage.from_response(response)) for path, response in responses.items()}
     article = by_path["/article"]
     assert list(article) == [f for f in FIELD_ORDER if f in article]
     assert "# Old bridge to close for repairs\n\n" in article["markdown"]
@@ -314,14 +332,21 @@ def test_formats_fill_markdown_and_content_html(tmp_path, local_site, offload):
     assert "do not extract me" not in article["markdown"] + article["content_html"]
     assert by_path["/image.png"]["markdown"] == by_path["/image.png"]["content_html"] == ""
     assert by_path["/empty"]["markdown"] == ""
-    assert "webclean/errors" not in stats
+    assert "webclean/errors" not in webclean_stats(crawler)
 
-    items, _ = crawl(tmp_path, base, spider="itemtypes", paths=["/article"], WEBCLEAN_OFFLOAD=offload,
-                     WEBCLEAN_FORMATS=["markdown"], ITEM_PIPELINES={"webclean_scrapy.pipelines.WebcleanPipeline": 300})
+    items = through_pipeline(crawler, raw_items(response_for(BASE, "/article")))
     dict_item = next(item for item in items if item["kind"] == "dict")
-    assert dict_item["markdown"] == article["markdown"] and "content_html" not in dict_item
+    assert (dict_item["markdown"], dict_item["content_html"]) == (article["markdown"], article["content_html"])
     scrapy_item = next(item for item in items if item["kind"] == "scrapy")
     assert "markdown" not in scrapy_item  # item classes only get the fields they declare
+
+
+def test_formats_fill_only_the_fields_asked_for(make_crawler):
+    crawler = make_crawler(**PLUMBING, WEBCLEAN_OFFLOAD="none", WEBCLEAN_FORMATS=["markdown"])
+    page = exported(CleanedPage.from_response(through_middleware(crawler, BASE, ["/article"])["/article"]))
+    dict_item = through_pipeline(crawler, raw_items(response_for(BASE, "/article")))[0]
+    assert "markdown" in page and "content_html" not in page
+    assert dict_item["markdown"] == page["markdown"] and "content_html" not in dict_item
 
 
 def test_formats_setting_is_validated():
@@ -386,16 +411,14 @@ def test_adapter_sees_declared_fields_only():
     assert set(ItemAdapter.get_field_names_from_class(PageAttrs)) == {"kind", "url", "html", "title", "text", "language"}
 
 
-def test_process_pool_falls_back_to_threads_when_workers_cannot_start():
+def test_process_pool_falls_back_to_threads_when_workers_cannot_start(register_extractor):
     """An extractor registered at run time is unknown to fresh worker processes:
     their initializer fails, and pages are extracted in threads instead."""
-    import asyncio
-
-    from webclean_scrapy import Extractor, register
+    from webclean_scrapy import Extractor
     from webclean_scrapy.offload import Offloader
     from webclean_scrapy.settings import WebcleanSettings
 
-    @register
+    @register_extractor
     class ShoutExtractor(Extractor):
         name = "test-shout"
 
@@ -415,23 +438,18 @@ def test_process_pool_falls_back_to_threads_when_workers_cannot_start():
     assert extraction.text == "QUIET WORDS" and extraction.extractor == "test-shout"
 
 
-if __name__ == "__main__":
-    _run_from_config(sys.argv[1])
-
-
 @pytest.mark.parametrize("component", [
     "webclean_scrapy.middleware.WebcleanMiddleware",
     "webclean_scrapy.compression.CompressedBodyCheckMiddleware",
     "webclean_scrapy.pipelines.WebcleanPipeline",
     "webclean_scrapy.pipelines.MinTextFilterPipeline",
 ])
-def test_components_honour_webclean_enabled(component):
+def test_components_honour_webclean_enabled(make_crawler, component):
     from scrapy.exceptions import NotConfigured
     from scrapy.utils.misc import load_object
-    from scrapy.utils.test import get_crawler
 
     cls = load_object(component)
     with pytest.raises(NotConfigured):
-        cls.from_crawler(get_crawler(settings_dict={"WEBCLEAN_ENABLED": False}))
-    enabled = cls.from_crawler(get_crawler(settings_dict={"WEBCLEAN_OFFLOAD": "none", "WEBCLEAN_MIN_TEXT_CHARS": 7}))
+        build_from_crawler(cls, make_crawler(WEBCLEAN_ENABLED=False))
+    enabled = build_from_crawler(cls, make_crawler(WEBCLEAN_OFFLOAD="none", WEBCLEAN_MIN_TEXT_CHARS=7))
     assert enabled.settings.min_text_chars == 7

@@ -1,8 +1,8 @@
 """Detected language, the language filter, and near-duplicate removal.
 
-Crawls go through real Scrapy against the local server of ``local_site``
-(the harness of ``test_components``); the shared near-duplicate index runs
-on a real ``redis-server`` (``redis_url`` fixture).
+The pipelines run in-process (``make_crawler``, as in ``test_components``),
+after the middleware; the shared near-duplicate index runs on a real
+``redis-server`` (``redis_url`` fixture).
 """
 
 from __future__ import annotations
@@ -22,11 +22,14 @@ pytest.importorskip("datasketch")
 from scrapy.exceptions import DropItem, NotConfigured  # noqa: E402
 from scrapy.logformatter import LogFormatter  # noqa: E402
 from scrapy.utils.test import get_crawler  # noqa: E402
-from test_components import ARTICLE_P1, ARTICLE_P2, ARTICLE_P3, HTML, article_page, crawl  # noqa: E402
+from scrapy.utils.defer import ensure_awaitable  # noqa: E402
+from scrapy.utils.misc import build_from_crawler  # noqa: E402
+from test_components import (  # noqa: E402
+    ARTICLE_P1, ARTICLE_P2, ARTICLE_P3, BASE, HTML, article_page, through_middleware)
 
 from webclean_scrapy import extract  # noqa: E402
 from webclean_scrapy.cli import main  # noqa: E402
-from webclean_scrapy.items import FIELD_ORDER  # noqa: E402
+from webclean_scrapy.items import FIELD_ORDER, CleanedPage  # noqa: E402
 from webclean_scrapy.language import detect_language  # noqa: E402
 from webclean_scrapy.near_duplicates import NearDuplicateIndex, shingles  # noqa: E402
 from webclean_scrapy.pipelines import LanguageFilterPipeline, NearDuplicatePipeline  # noqa: E402
@@ -144,21 +147,30 @@ ROUTES = {
 }
 
 
-def test_crawl_filters_language_and_near_duplicates(tmp_path, local_site):
-    base = local_site({path.split("?")[0]: route for path, route in ROUTES.items()})
-    items, stats = crawl(
-        tmp_path, base, paths=list(ROUTES), WEBCLEAN_EXTRACTOR="density", WEBCLEAN_LANGUAGES=["en", "de"],
-        CONCURRENT_REQUESTS=1,  # /en first: the kept copy is the first one met
-        ITEM_PIPELINES={"webclean_scrapy.pipelines.LanguageFilterPipeline": 320,
-                        "webclean_scrapy.pipelines.NearDuplicatePipeline": 330},
-    )
-    by_path = {item["url"][len(base):]: item for item in items}
+def test_middleware_and_filters_drop_other_languages_and_near_duplicates(make_crawler):
+    crawler = make_crawler(WEBCLEAN_EXTRACTOR="density", WEBCLEAN_LANGUAGES=["en", "de"], WEBCLEAN_OFFLOAD="thread")
+    responses = through_middleware(crawler, BASE, list(ROUTES), routes=ROUTES)
+    filters = [build_from_crawler(LanguageFilterPipeline, crawler), build_from_crawler(NearDuplicatePipeline, crawler)]
+
+    async def kept(item):  # the two filters in ITEM_PIPELINES order; the first copy met is kept
+        try:
+            for pipeline in filters:
+                item = await ensure_awaitable(pipeline.process_item(item))
+        except DropItem:
+            return None
+        return item
+
+    async def run():
+        return [await kept(CleanedPage.from_response(response)) for response in responses.values()]
+
+    by_path = {item["url"][len(BASE):]: item for item in asyncio.run(run()) if item is not None}
+    filters[1].close_spider()
     assert sorted(by_path) == ["/de", "/en"], sorted(by_path)
     assert by_path["/de"]["detected_language"] == "de" and by_path["/en"]["detected_language"] == "en"
     assert by_path["/en"]["language_confidence"] > 0.5
-    assert stats["webclean/dropped/language/fr"] == 1
-    assert stats["webclean/dropped/near_duplicate"] == 2
-    assert stats["webclean/near_duplicates/kept"] == 2
+    assert crawler.stats.get_value("webclean/dropped/language/fr") == 1
+    assert crawler.stats.get_value("webclean/dropped/near_duplicate") == 2
+    assert crawler.stats.get_value("webclean/near_duplicates/kept") == 2
 
 
 # -- near-duplicates -------------------------------------------------------------------------
@@ -221,19 +233,36 @@ def test_shared_index_in_redis(redis_url):
     assert NearDuplicateIndex(redis_url=redis_url, redis_key="other").check("x", STORY) is None
 
 
-def test_distributed_crawl_shares_the_index(tmp_path, local_site, redis_url):
-    """A second crawl (another worker) on the same Redis drops what the first one kept."""
-    base = local_site({"/en": ROUTES["/en"], "/syndicated": ROUTES["/syndicated"], "/de": ROUTES["/de"]})
-    settings = {"WEBCLEAN_EXTRACTOR": "density", "WEBCLEAN_REDIS_URL": redis_url,
-                "ITEM_PIPELINES": {"webclean_scrapy.pipelines.NearDuplicatePipeline": 330}}
-    (tmp_path / "1").mkdir()
-    items, stats = crawl(tmp_path / "1", base, paths=["/en", "/de"], **settings)
-    assert sorted(item["url"][len(base):] for item in items) == ["/de", "/en"]
-    assert stats["webclean/near_duplicates/kept"] == 2
-    (tmp_path / "2").mkdir()
-    items, stats = crawl(tmp_path / "2", base, paths=["/syndicated", "/de"], **settings)
-    assert items == []
+def test_workers_share_the_index_in_redis(make_crawler, redis_url):
+    """A second worker's pipeline on the same Redis drops what the first one kept."""
+    def texts_kept(paths: list[str]) -> tuple[list[str], dict]:
+        crawler = make_crawler(WEBCLEAN_EXTRACTOR="density", WEBCLEAN_OFFLOAD="none", WEBCLEAN_REDIS_URL=redis_url)
+        crawler.spider = crawler._create_spider("news")  # the index is the spider's
+        responses = through_middleware(crawler, BASE, paths, routes=ROUTES)
+        pipeline = build_from_crawler(NearDuplicatePipeline, crawler)
+
+        async def run():
+            kept = []
+            for response in responses.values():
+                try:
+                    kept.append((await pipeline.process_item(CleanedPage.from_response(response)))["url"])
+                except DropItem:
+                    pass
+            return kept
+
+        kept = asyncio.run(run())
+        pipeline.close_spider()
+        return [url[len(BASE):] for url in kept], crawler.stats.get_stats()
+
+    kept, stats = texts_kept(["/en", "/de"])
+    assert kept == ["/en", "/de"] and stats["webclean/near_duplicates/kept"] == 2
+    kept, stats = texts_kept(["/syndicated", "/de"])
+    assert kept == []
     assert stats["webclean/dropped/near_duplicate"] == 2 and "webclean/near_duplicates/kept" not in stats
+    import redis
+
+    keys = list(redis.Redis.from_url(redis_url).scan_iter())
+    assert keys and all(key.startswith(b"news:webclean:near_duplicates") for key in keys), keys
 
 
 # -- webclean dedup ---------------------------------------------------------------------------

@@ -122,7 +122,8 @@ def test_local_executor_with_two_tasks(warcs, tmp_path, reader):
     (UTF-8 or decodable by cchardet; benchmarks/datatrove_step.py measures where they part)."""
     from webclean_scrapy.contrib.datatrove import WebcleanExtractor
 
-    documents, logs = run_pipeline(warcs, tmp_path, WebcleanExtractor(), reader)
+    # A generous per-page timeout: the machine may be loaded, and a page past it is skipped.
+    documents, logs = run_pipeline(warcs, tmp_path, WebcleanExtractor(timeout=120), reader)
     expected = cli_records(warcs, tmp_path)
     by_url = {doc["metadata"]["url"]: doc for doc in documents}
     assert len(by_url) == len(documents)  # one document per page

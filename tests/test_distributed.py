@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from _crawl import finish, kill_after_items, read_items, scrapy_crawl
+from _crawl import read_items, start_crawl
 from test_news_spider import ARTICLES, news_site  # noqa: F401 (a module fixture, shared)
 
 redis = pytest.importorskip("redis")
@@ -27,8 +27,8 @@ def test_two_workers_emit_each_article_once(news_site, redis_url, tmp_path):
     args = {"start_urls": news_site.url("/")}
     settings = {"WEBCLEAN_REDIS_URL": redis_url, "DOWNLOAD_DELAY": 0.05, "LOG_LEVEL": "INFO"}
     outs = [tmp_path / f"worker{i}.jsonl" for i in range(2)]
-    workers = [scrapy_crawl("news", "-O", str(out), args=args, settings=settings) for out in outs]
-    logs = [finish(worker) for worker in workers]
+    workers = [start_crawl("news", tmp_path, output=out, args=args, settings=settings) for out in outs]
+    logs = [worker.finish().log for worker in workers]
     assert_article_set(news_site, read_items(*outs), "\n".join(logs))
     assert "webclean_scrapy.distributed.RedisScheduler" in logs[0]
     # The state was shared: scrapy-redis's queue and dupefilter, and the emitted keys.
@@ -48,14 +48,14 @@ def test_worker_killed_and_restarted_loses_nothing(news_site, redis_url, tmp_pat
             "LOG_LEVEL": "INFO"}
     job_a, job_b = tmp_path / "job-a", tmp_path / "job-b"
     a1, a2, b = tmp_path / "a1.jsonl", tmp_path / "a2.jsonl", tmp_path / "b.jsonl"
-    worker_a = scrapy_crawl("news", "-O", str(a1), args=args, settings={**slow, "JOBDIR": str(job_a)})
-    kill_after_items(worker_a, a1, 2)
+    worker_a = start_crawl("news", tmp_path, output=a1, args=args, settings={**slow, "JOBDIR": str(job_a)})
+    worker_a.kill_after_items(2)
     client = redis.Redis.from_url(redis_url, decode_responses=True)
     in_flight = sum(client.hlen(key) for key in client.scan_iter("news:inflight:*"))
     assert in_flight > 0  # A had taken requests it never finished
-    worker_b = scrapy_crawl("news", "-O", str(b), args=args, settings={**slow, "JOBDIR": str(job_b)})
-    restarted = scrapy_crawl("news", "-O", str(a2), args=args, settings={**slow, "JOBDIR": str(job_a)})
-    logs = [finish(worker_b), finish(restarted)]
+    worker_b = start_crawl("news", tmp_path, output=b, args=args, settings={**slow, "JOBDIR": str(job_b)})
+    restarted = start_crawl("news", tmp_path, output=a2, args=args, settings={**slow, "JOBDIR": str(job_a)})
+    logs = [worker_b.finish().log, restarted.finish().log]
     assert "restarted after a crash" in logs[1]
     assert "requests it had taken before it stopped are queued again" in logs[1], logs[1][-3000:]
     assert_article_set(news_site, read_items(a1, a2, b), "\n".join(logs))
@@ -63,11 +63,10 @@ def test_worker_killed_and_restarted_loses_nothing(news_site, redis_url, tmp_pat
 
 
 def test_bad_redis_url_is_a_clear_error(news_site, tmp_path):
-    proc = scrapy_crawl("news", "-O", str(tmp_path / "o.jsonl"), args={"start_urls": news_site.url("/")},
+    crawl = start_crawl("news", tmp_path, args={"start_urls": news_site.url("/")},
                         settings={"WEBCLEAN_REDIS_URL": "http://127.0.0.1:1/"})
-    assert proc.wait(timeout=120) != 0
-    from _crawl import log_of
-    assert "WEBCLEAN_REDIS_URL must be a redis://" in log_of(proc)
+    assert crawl.wait() != 0
+    assert "WEBCLEAN_REDIS_URL must be a redis://" in crawl.log
 
 
 from test_harvest_spider import search_site  # noqa: E402,F401 - the fake SearXNG fixture
@@ -77,9 +76,9 @@ def test_two_harvest_workers_take_each_result_once(search_site, redis_url, tmp_p
     args = {"query": "the", "max_results": 6, "engine": "searxng", "search_url": search_site.url("/search"),
             "search_robots": "ignore"}
     outs = [tmp_path / f"harvest{i}.jsonl" for i in range(2)]
-    workers = [scrapy_crawl("harvest", "-O", str(out), args=args, settings={"WEBCLEAN_REDIS_URL": redis_url})
+    workers = [start_crawl("harvest", tmp_path, output=out, args=args, settings={"WEBCLEAN_REDIS_URL": redis_url})
                for out in outs]
-    logs = [finish(worker) for worker in workers]
+    logs = [worker.finish().log for worker in workers]
     b = search_site.base_url
     items = sorted(read_items(*outs), key=lambda item: item["rank"])
     # The single-process crawl's result (test_harvest_searxng), split between the workers.

@@ -15,10 +15,11 @@ from webclean_scrapy import Document, get_extractor
 from webclean_scrapy.demo import site_dir
 from webclean_scrapy.explain import explain
 from webclean_scrapy.explain.crawl import ExplainPolicy, report_name
+from webclean_scrapy.middleware import extraction_of
 from webclean_scrapy.trace import Trace
 
 from _chromium import CHROMIUM, Chromium
-from test_components import article_page, crawl
+from test_components import BASE, article_page, through_middleware
 from test_demo import webclean_command
 
 DEMO_BASE = "http://127.0.0.1:8000"
@@ -259,40 +260,43 @@ def test_explain_settings():
         WebcleanSettings(explain_below=1.5)
 
 
+def explained_pages(make_crawler, **settings) -> tuple[list[tuple[str, str]], dict]:
+    """EXPLAIN_ROUTES through the middleware (in-process): each page's (url, text), and the stats."""
+    crawler = make_crawler(WEBCLEAN_EXTRACTOR="webclean", **settings)
+    responses = through_middleware(crawler, BASE, list(EXPLAIN_ROUTES), routes=EXPLAIN_ROUTES)
+    items = sorted((r.url, extraction_of(r).text) for r in responses.values())
+    return items, {k: v for k, v in crawler.stats.get_stats().items() if k.startswith("webclean/")}
+
+
 @pytest.mark.parametrize("offload", ["thread", "process"])
-def test_explain_dir_in_a_crawl(tmp_path, local_site, offload):
-    base = local_site(EXPLAIN_ROUTES)
+def test_explain_dir_in_a_crawl(tmp_path, make_crawler, offload):
     reports = tmp_path / "reports"
-    paths = list(EXPLAIN_ROUTES)
-    items, stats = crawl(tmp_path, base, paths=paths, WEBCLEAN_EXTRACTOR="webclean", WEBCLEAN_OFFLOAD=offload,
-                         WEBCLEAN_EXPLAIN_DIR=str(reports))
-    (tmp_path / "plain").mkdir()
-    plain, _ = crawl(tmp_path / "plain", base, paths=paths, WEBCLEAN_EXTRACTOR="webclean", WEBCLEAN_OFFLOAD=offload)
-    assert sorted((i["url"], i["text"]) for i in items) == sorted((i["url"], i["text"]) for i in plain)
+    items, stats = explained_pages(make_crawler, WEBCLEAN_OFFLOAD=offload, WEBCLEAN_EXPLAIN_DIR=str(reports))
+    plain, _ = explained_pages(make_crawler, WEBCLEAN_OFFLOAD="none")
+    assert items == plain  # reports cost no text
 
     written = sorted(path.name for path in reports.glob("*.html"))
     expected = set()
     for path, (_, _, body) in EXPLAIN_ROUTES.items():
-        doc = Document.from_html(body, url=base + path)
+        doc = Document.from_html(body, url=BASE + path)
         extraction, trace = ExplainPolicy(str(reports)).extract(get_extractor("webclean"), doc)
         if not extraction.text or trace.confidence < 0.5:
-            expected.add(report_name(base + path))
-    assert report_name(base + "/empty") in expected and report_name(base + "/article") not in expected
+            expected.add(report_name(BASE + path))
+    assert report_name(BASE + "/empty") in expected and report_name(BASE + "/article") not in expected
     assert written == sorted(expected)
     assert stats["webclean/explain/reports"] == len(written)
     assert "webclean/explain/errors" not in stats
-    empty = _report_checks(reports / report_name(base + "/empty"))
+    empty = _report_checks(reports / report_name(BASE + "/empty"))
     assert "the extracted text is empty" in empty.text_content()
     assert not list(reports.glob(".*.tmp"))
 
 
-def test_unwritable_explain_dir_costs_no_page(tmp_path, local_site):
-    base = local_site(EXPLAIN_ROUTES)
+def test_unwritable_explain_dir_costs_no_page(tmp_path, make_crawler):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
-    items, stats = crawl(tmp_path, base, paths=list(EXPLAIN_ROUTES), WEBCLEAN_EXTRACTOR="webclean",
-                         WEBCLEAN_OFFLOAD="thread", WEBCLEAN_EXPLAIN_DIR=str(blocker / "reports"))
-    assert len(items) == len(EXPLAIN_ROUTES)
+    items, stats = explained_pages(make_crawler, WEBCLEAN_OFFLOAD="thread",
+                                   WEBCLEAN_EXPLAIN_DIR=str(blocker / "reports"))
+    assert items == explained_pages(make_crawler, WEBCLEAN_OFFLOAD="none")[0]
     assert stats["webclean/explain/errors"] >= 1 and "webclean/explain/reports" not in stats
     assert stats["webclean/pages/extracted"] == len(EXPLAIN_ROUTES)
 

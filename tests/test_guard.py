@@ -57,7 +57,7 @@ def test_numeric_forms_of_loopback(host):
     ip = numeric_host(host)
     assert ip is not None and (ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else ip) \
         == ipaddress.IPv4Address("127.0.0.1")
-    assert AddressPolicy().check_host(host) is not None
+    assert AddressPolicy().check_host(host) == (str(ip), "loopback")
 
 
 @pytest.mark.parametrize("host", ["example.com", "1password.com", "0x.example", "xn--bcher-kva.example", ""])

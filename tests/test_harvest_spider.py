@@ -156,7 +156,7 @@ def test_get_engine_errors():
         get_engine("bad", settings)
     with pytest.raises(SearchEngineError, match="unknown key"):
         get_engine("typo", settings)
-    assert isinstance(get_engine("searxng", settings, "http://s/search"), SearxngEngine)
+    assert get_engine("searxng", settings, "http://s/search") == SearxngEngine("http://s/search")
 
 
 # -- failures say what happened ------------------------------------------------
@@ -173,9 +173,9 @@ def test_harvest_logs_an_error_when_the_search_endpoint_fails(tmp_path, answer):
     with site:
         result = run_crawl("harvest", tmp_path, args={"query": "the", "search_url": site.url("/search")})
     assert result.items == []
-    errors = [line for line in result.stderr.splitlines() if "ERROR" in line]
+    errors = [line for line in result.log.splitlines() if "ERROR" in line]
     assert any("Search engine searxng failed on result page 1" in line and site.url("/search") in line
-               for line in errors), result.stderr[-3000:]
+               for line in errors), result.log[-3000:]
     assert result.stat("finish_reason", "") == "search_failed"
     assert result.stat("harvest/search_errors/http_500" if status == 500 else "harvest/bad_search_pages") == 1
 

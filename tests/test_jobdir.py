@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from _crawl import finish, kill_after_items, read_items, scrapy_crawl
+from _crawl import read_items, start_crawl
 from test_news_spider import ARTICLES, news_site  # noqa: F401 (a module fixture, shared)
 from webclean_scrapy.jobdir import JobDir
 
@@ -27,14 +27,13 @@ def test_kill_9_and_resume_emits_every_article_once(news_site, tmp_path, same_ou
     args = {"start_urls": news_site.url("/")}
     settings = {**SLOW, "JOBDIR": str(job)}
 
-    crawl = scrapy_crawl("news", "-O", str(first), args=args, settings=settings)
-    kill_after_items(crawl, first, 3)
+    start_crawl("news", tmp_path, output=first, args=args, settings=settings).kill_after_items(3)
     written = read_items(first)
     assert 3 <= len(written) < len(ARTICLES)
     assert (job / "webclean" / "running").exists()  # the killed run never closed
 
     # Resume: -O on the same file appends (it holds the job's items); a new file is just written.
-    log = finish(scrapy_crawl("news", "-O", str(second), args=args, settings=settings))
+    log = start_crawl("news", tmp_path, output=second, args=args, settings=settings).finish().log
     assert "did not stop cleanly" in log
     items = read_items(first, second) if not same_output else read_items(first)
     counts = Counter(item["url"] for item in items)
@@ -50,11 +49,11 @@ def test_graceful_resume_after_finish_emits_nothing_again(news_site, tmp_path):
     job = tmp_path / "job"
     args = {"start_urls": news_site.url("/")}
     settings = {"JOBDIR": str(job), "LOG_LEVEL": "INFO"}
-    finish(scrapy_crawl("news", "-O", str(tmp_path / "a.jsonl"), args=args, settings=settings))
+    start_crawl("news", tmp_path, output=tmp_path / "a.jsonl", args=args, settings=settings).finish()
     assert len(read_items(tmp_path / "a.jsonl")) == len(ARTICLES)
     # Forget Scrapy's fingerprints: every page is fetched again, yet no article is emitted twice.
     (job / "requests.seen").unlink()
-    log = finish(scrapy_crawl("news", "-O", str(tmp_path / "b.jsonl"), args=args, settings=settings))
+    log = start_crawl("news", tmp_path, output=tmp_path / "b.jsonl", args=args, settings=settings).finish().log
     assert read_items(tmp_path / "b.jsonl") == [], log[-3000:]
     assert "did not stop cleanly" not in log
 

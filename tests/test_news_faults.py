@@ -130,7 +130,7 @@ def test_each_failure_is_counted(fault_crawl):
 
 
 def test_each_failure_is_logged_once_at_scrapys_level(faulty_site, fault_crawl):
-    err = fault_crawl.stderr
+    err = fault_crawl.log
     # HttpErrorMiddleware's own message and level (it stays silent when an errback handles the error).
     assert len(log_lines(err, "INFO", f"Ignoring response <500 {faulty_site.url(SERVER_ERROR)}>")) == 1
     # Download errors: the log formatter's "Error downloading" at ERROR, one line each.
@@ -147,7 +147,7 @@ def test_each_failure_is_logged_once_at_scrapys_level(faulty_site, fault_crawl):
 def test_retried_failures_are_logged_by_retry_middleware_only(faulty_site, tmp_path):
     result = crawl(faulty_site, tmp_path, RETRY_ENABLED=True, RETRY_TIMES=1)
     assert {faulty_site.url(p) for p in [*GOOD, *MISLABELLED]} <= {i["url"] for i in result.items}
-    err = result.stderr
+    err = result.log
     for path in (SERVER_ERROR, HANG, RESET):
         gave_up = [line for line in log_lines(err, "ERROR", "Gave up retrying") if faulty_site.url(path) in line]
         assert len(gave_up) == 1, err[-3000:]

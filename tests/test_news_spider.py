@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from parsel import Selector
 
-from _crawl import run_crawl
+from _crawl import run_crawl, start_crawl
 from webclean_scrapy.spiders.articles import PageSignals, classify, jsonld_types
 from webclean_scrapy.demo.server import LocalSite
 from webclean_scrapy.spiders.news import feed_links, read_start_urls
@@ -403,30 +403,39 @@ def test_news_probes_common_sitemap_paths(tmp_path):
     assert {"/sitemap.xml", "/sitemap_index.xml", "/news-sitemap.xml", "/sitemap-news.xml"} <= set(site.hits)
 
 
-def test_project_lists_both_spiders():
-    import subprocess
+def test_project_lists_both_spiders(monkeypatch):
+    """What ``scrapy list`` lists from the repository root: scrapy.cfg's project, its SPIDER_MODULES."""
     import sys
 
-    root = Path(__file__).resolve().parent.parent
-    out = subprocess.run([sys.executable, "-m", "scrapy", "list"], cwd=root, capture_output=True, text=True,
-                         check=True).stdout.split()
-    assert out == ["harvest", "news"]
-
-
-@pytest.mark.parametrize("spider, args", [
-    ("news", ["-a", "start_urls=not-a-url"]),
-    ("harvest", ["-a", "query=the", "-a", "search_url=not-a-url"]),
-])
-def test_spiders_reject_a_bad_url_at_start(tmp_path, spider, args):
-    """``scrapy crawl`` stops at once with the reason, instead of retrying DNS for https://not-a-url."""
-    import subprocess
-    import sys
+    from scrapy.spiderloader import SpiderLoader
+    from scrapy.utils.project import get_project_settings
 
     from _crawl import REPO_ROOT
 
-    proc = subprocess.run([sys.executable, "-m", "scrapy", "crawl", spider, *args, "-s", "LOG_LEVEL=INFO",
-                           "-O", str(tmp_path / "out.jsonl")],
-                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
-    assert proc.returncode != 0
-    assert "not an http(s) URL: 'not-a-url'" in proc.stderr, proc.stderr[-3000:]
-    assert "Spider opened" not in proc.stderr and "not-a-url/" not in proc.stderr  # nothing was requested
+    monkeypatch.chdir(REPO_ROOT)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # scrapy.cfg's directory goes on it
+    monkeypatch.setenv("SCRAPY_SETTINGS_MODULE", "unset")
+    monkeypatch.delenv("SCRAPY_SETTINGS_MODULE")  # found through scrapy.cfg, and unset again afterwards
+    assert sorted(SpiderLoader.from_settings(get_project_settings()).list()) == ["harvest", "news"]
+
+
+def test_spiders_reject_a_bad_url_at_start(tmp_path):
+    """``scrapy crawl`` stops at once with the reason, instead of retrying DNS for https://not-a-url."""
+    crawl = start_crawl("news", tmp_path, args={"start_urls": "not-a-url"}, settings={"LOG_LEVEL": "INFO"})
+    assert crawl.wait() != 0
+    log = crawl.log
+    assert "not an http(s) URL: 'not-a-url'" in log, log[-3000:]
+    assert "Spider opened" not in log and "not-a-url/" not in log  # nothing was requested
+
+
+def test_harvest_rejects_a_bad_search_url_when_built():
+    """The same check in every spider, when Scrapy builds it (in-process: the crawl above shows the exit)."""
+    from scrapy.utils.test import get_crawler
+
+    from webclean_scrapy.spiders import HarvestSpider
+
+    crawler = get_crawler(HarvestSpider)
+    with pytest.raises(ValueError) as caught:
+        HarvestSpider.from_crawler(crawler, query="the", search_url="not-a-url")
+    assert str(caught.value) == ("-a search_url: not an http(s) URL: 'not-a-url' "
+                                 "(a URL without a scheme needs a domain name, like news.example)")

@@ -15,8 +15,8 @@ from webclean_scrapy.settings import WebcleanSettings
 
 NAN = float("nan")
 INF = float("inf")
-PAGE = ("<html><body><article><h1>Title</h1><p>" + "A sentence of the article, with commas, words and more. " * 8
-        + "</p></article><footer>Footer</footer></body></html>")
+PROSE = " ".join(["A sentence of the article, with commas, words and more."] * 8)
+PAGE = f"<html><body><article><h1>Title</h1><p>{PROSE} </p></article><footer>Footer</footer></body></html>"
 
 BAD = [
     ("punctuation", {"fallback": None}),
@@ -64,10 +64,13 @@ def test_extractor_that_is_not_a_name():
 
 
 def test_good_options_still_work():
-    assert extract(PAGE, extractor="webclean", threshold=0, deduplicate=-1, comments=1).text
-    assert extract(PAGE, extractor="ttr", coefficient=0, clustering="kmeans", clusters=2).text
-    assert extract(PAGE, extractor="density", c1=1, c2=0).text
-    assert extract(PAGE, extractor="punctuation", fallback="baseline").text
+    # Each option takes effect: threshold 0 keeps the footer, density's c1/c2 keep the prose only.
+    assert extract(PAGE, extractor="webclean", threshold=0, deduplicate=-1, comments=1).text == \
+        f"Title\n{PROSE}\nFooter"
+    assert extract(PAGE, extractor="ttr", coefficient=0, clustering="kmeans", clusters=2).text == \
+        f"Title {PROSE} Footer"
+    assert extract(PAGE, extractor="density", c1=1, c2=0).text == PROSE
+    assert extract(PAGE, extractor="punctuation", fallback="baseline").text == f"Title\n{PROSE}\nFooter"
     for name in available_extractors():  # every published default passes its own rules
         assert get_extractor(name).options == type(get_extractor(name)).defaults
 

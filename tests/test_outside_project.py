@@ -5,14 +5,12 @@ with the one-line add-on (``ADDONS``)."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from _crawl import run_crawl
 from test_components import ARTICLE_P1, ARTICLE_P2, PNG, article_page
 
 SETTINGS = """
@@ -21,6 +19,10 @@ SPIDER_MODULES = ["outside.spiders"]
 ROBOTSTXT_OBEY = False
 TELNETCONSOLE_ENABLED = False
 LOG_LEVEL = "INFO"
+
+# Twisted's own reactor, not asyncio's: worker results come back as Deferreds.
+TWISTED_REACTOR = "twisted.internet.epollreactor.EPollReactor"
+REMOTE_CONTROL_ENABLED = False  # it needs asyncio (and warns without it)
 
 DOWNLOADER_MIDDLEWARES = {"webclean_scrapy.middleware.WebcleanMiddleware": 540}
 ITEM_PIPELINES = {
@@ -103,17 +105,13 @@ def make_project(root: Path, settings: str = SETTINGS) -> Path:
     return root
 
 
-def run_crawl(project: Path, spider: str, base: str, *options: str) -> tuple[list[dict], str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_")}
-    env.pop("PYTHONPATH", None)  # only the installed package, as a user would have it
-    proc = subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", spider, "-a", f"base={base}", "-O", "out.jsonl", *options],
-        cwd=project, env=env, capture_output=True, text=True, timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    lines = (project / "out.jsonl").read_text().splitlines()
-    return [json.loads(line) for line in lines], proc.stderr
+def crawl(project: Path, spider: str, base: str, **settings: str) -> tuple[list[dict], str]:
+    """``scrapy crawl <spider> -O ...`` in *project*, with only the installed package, as a user would have it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_") and k != "PYTHONPATH"}
+    result = run_crawl(spider, project / "out", project=project, env=env, args={"base": base},
+                       settings={"LOG_LEVEL": "INFO", **settings})
+    assert "Traceback" not in result.log, result.log[-3000:]
+    return result.items, result.log
 
 
 @pytest.mark.parametrize("settings", [SETTINGS, ADDON_SETTINGS], ids=["manual", "addon"])
@@ -127,7 +125,7 @@ def test_outside_project(tmp_path, local_site, settings):
     })
     project = make_project(tmp_path / "project", settings)
 
-    items, log = run_crawl(project, "raw", base)
+    items, log = crawl(project, "raw", base)
     assert len(items) == 1, items  # the PNG has no text, /short is under 200 chars
     item = items[0]
     assert item["url"] == base + "/article" and "html" not in item
@@ -138,7 +136,7 @@ def test_outside_project(tmp_path, local_site, settings):
     assert "'webclean/skipped/non_html': 1" in log  # the PNG, seen by the middleware
     assert "'webclean/skipped/binary': 1" in log  # ... and its bytes, by the pipeline
 
-    items, log = run_crawl(project, "meta", base)
+    items, log = crawl(project, "meta", base)
     assert [i["url"] for i in items] == [base + "/article"]
     assert ARTICLE_P1 in items[0]["text"] and items[0]["title"] == "Old bridge to close for repairs"
     assert "'webclean/dropped/too_short': 1" in log and "'webclean/dropped/empty': 1" in log
@@ -152,8 +150,8 @@ def test_outside_project(tmp_path, local_site, settings):
 def test_swallowed_extraction_errors_are_logged_in_the_crawl(tmp_path, local_site):
     base = local_site({"/article": (200, {"Content-Type": "text/html"}, article_page())})
     project = make_project(tmp_path / "project", ADDON_SETTINGS)
-    items, log = run_crawl(project, "meta", base, "-s", "WEBCLEAN_EXTRACTOR=outside.broken.BrokenExtractor",
-                           "-s", "WEBCLEAN_OFFLOAD=thread")
+    items, log = crawl(project, "meta", base, WEBCLEAN_EXTRACTOR="outside.broken.BrokenExtractor",
+                       WEBCLEAN_OFFLOAD="thread")
     assert items == []  # no text: dropped as empty, at INFO
     assert f"WARNING: Extraction failed for {base}/article: RuntimeError: cannot read this page" in log, log[-3000:]
     assert "'webclean/errors/RuntimeError': 1" in log

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from lxml import etree, html as lxml_html
 
-from webclean_scrapy import ExtractionError, Extractor, available_extractors, extract, register
+from webclean_scrapy import ExtractionError, Extractor, available_extractors, extract
 from webclean_scrapy.evaluation.markdown import block_kinds, inline_text, markdown_text, parser, table_shapes
 from webclean_scrapy.evaluation.metrics import Text, shingle_counts
 from webclean_scrapy.render import MAX_NESTING, escape_markdown
@@ -107,21 +107,21 @@ def test_text_output_unchanged():
         extract(PAGE, output="pdf")
 
 
-def test_ttr_and_unaligned_custom_extractors_fall_back_to_paragraphs():
+def test_ttr_and_unaligned_custom_extractors_fall_back_to_paragraphs(register_extractor):
     result = extract(PAGE, extractor="ttr", output="markdown")
     tokens = parser().parse(result.markdown)
     paragraphs = [inline_text(tokens[i + 1]) for i, t in enumerate(tokens) if t.type == "paragraph_open"]
     assert len(paragraphs) == len([line for line in result.text.split("\n") if line])
     assert Text(markdown_text(result.markdown)).tokens == Text(result.text).tokens
 
-    @register
+    @register_extractor
     class UpperExtractor(Extractor):  # output not made of the page's blocks, and no trace
         name = "test-upper"
 
         def extract_text(self, doc):
             return doc.block_columns.text().upper()
 
-    @register
+    @register_extractor
     class HeadingsExtractor(Extractor):  # blocks, but no trace: found by matching the lines
         name = "test-headings"
 

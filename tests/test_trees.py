@@ -28,10 +28,8 @@ ROWS = np.array([[0.0, 1.0], [0.0, 5.0], [0.5, 2.0], [0.7, -1.0], [9.0, 9.0]])
 EXPECTED = [1.0 - 0.25, 2.0 - 0.25, 1.0 - 0.25, 3.0 - 0.25, 3.0 - 0.25]
 
 
-@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("compiled", [pytest.param(True, marks=pytest.mark.compiled_trees), False])
 def test_raw_scores_are_the_leaves_summed(compiled, monkeypatch):
-    if compiled and not trees.COMPILED_TREES:
-        pytest.skip("the compiled tree walk was not built (no C compiler at install)")
     monkeypatch.setattr(trees, "COMPILED_TREES", compiled)
     ensemble = stump_ensemble()
     assert ensemble.raw(ROWS).tolist() == EXPECTED
@@ -39,10 +37,8 @@ def test_raw_scores_are_the_leaves_summed(compiled, monkeypatch):
     assert ensemble.raw(np.zeros((0, 2))).shape == (0,)
 
 
-@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("compiled", [pytest.param(True, marks=pytest.mark.compiled_trees), False])
 def test_multiclass_trees_alternate_classes(compiled, monkeypatch):
-    if compiled and not trees.COMPILED_TREES:
-        pytest.skip("the compiled tree walk was not built (no C compiler at install)")
     monkeypatch.setattr(trees, "COMPILED_TREES", compiled)
     ensemble = stump_ensemble(classes=2)  # tree 0 is class 0, tree 1 class 1
     raw = ensemble.raw(ROWS)
@@ -57,9 +53,8 @@ def test_json_round_trip_keeps_every_threshold():
     assert again.raw(ROWS).tolist() == EXPECTED
 
 
+@pytest.mark.compiled_trees
 def test_compiled_and_numpy_agree_on_random_deep_trees(monkeypatch):
-    if not trees.COMPILED_TREES:
-        pytest.skip("the compiled tree walk was not built (no C compiler at install)")
     rng = np.random.default_rng(7)
     count, depth, features = 30, 5, 6
     nodes = 2 ** (depth + 1) - 1

@@ -9,6 +9,7 @@ as far as it goes by Scrapy. Each case: the text comes out whole, or the
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import re
 import zlib
@@ -22,7 +23,6 @@ from webclean_scrapy.document import (
     LIBXML2_MAX_DEPTH, Document, flatten_markup, has_text_after_html, last_depth, parse_html, parse_page,
 )
 
-from test_components import crawl
 
 DEEP = "<div>" * 2047 + "deep" + "</div>" * 2047 + "<p>after</p>"
 FONTS = "".join(f"<p><font>paragraph {i} of the page." for i in range(3000))
@@ -84,6 +84,7 @@ def test_flattening_never_removes_text(markup):
             assert word in text, word
 
 
+@pytest.mark.compiled_walk
 def test_both_walks_agree_on_repaired_pages(monkeypatch):
     for markup in (DEEP, FONTS, "x</html><p>hello</p>"):
         compiled = Document.from_html(markup)
@@ -143,21 +144,38 @@ def test_middleware_flags_cut_gzip_in_process():
     assert crawler.stats.get_value("webclean/truncated/gzip") == 1
 
 
-def test_crawl_flags_and_counts_cut_gzip(tmp_path, local_site):
+def test_downloader_chain_flags_and_counts_cut_gzip(make_crawler):
+    """The check (595), Scrapy's decompression (590) and the extraction (540), in the
+    order Scrapy's downloader runs their ``process_response`` (in-process)."""
+    from scrapy import Request
+    from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddleware
+    from scrapy.http import Headers, Response
+    from scrapy.utils.misc import build_from_crawler
+
+    from webclean_scrapy.items import CleanedPage
+    from webclean_scrapy.middleware import WebcleanMiddleware
+
+    crawler = make_crawler(WEBCLEAN_OFFLOAD="thread")
+    chain = [build_from_crawler(cls, crawler)
+             for cls in (CompressedBodyCheckMiddleware, HttpCompressionMiddleware, WebcleanMiddleware)]
     whole = gzip.compress(PAGE)
-    base = local_site({
-        "/whole": (200, {"Content-Type": "text/html; charset=utf-8", "Content-Encoding": "gzip"}, whole),
-        "/cut": (200, {"Content-Type": "text/html; charset=utf-8", "Content-Encoding": "gzip"},
-                 whole[:len(whole) * 6 // 10]),
-    })
-    items, stats = crawl(tmp_path, base, paths=["/whole", "/cut"], WEBCLEAN_OFFLOAD="thread", DOWNLOADER_MIDDLEWARES={
-        "webclean_scrapy.middleware.WebcleanMiddleware": 540,
-        "webclean_scrapy.compression.CompressedBodyCheckMiddleware": 595,
-    })
-    by_path = {item["url"][len(base):]: item for item in items}
+
+    async def download(url: str, body: bytes) -> Response:
+        request = Request(url)
+        response = Response(url, body=body, request=request, headers=Headers(
+            {"Content-Type": "text/html; charset=utf-8", "Content-Encoding": "gzip"}))
+        for middleware in chain:
+            response = middleware.process_response(request, response)
+            if not isinstance(response, Response):
+                response = await response
+        return response
+
+    base = "http://127.0.0.1"
+    by_path = {path: CleanedPage.from_response(asyncio.run(download(base + path, body)))
+               for path, body in (("/whole", whole), ("/cut", whole[:len(whole) * 6 // 10]))}
     assert by_path["/whole"]["truncated"] is False and "Paragraph 199" in by_path["/whole"]["text"]
     cut = by_path["/cut"]
     assert cut["truncated"] is True and cut["text"]  # what arrived, flagged
     assert "Paragraph 199" not in cut["text"]
-    assert stats["webclean/truncated/gzip"] == 1
-    assert stats["webclean/pages/truncated"] == 1
+    assert crawler.stats.get_value("webclean/truncated/gzip") == 1
+    assert crawler.stats.get_value("webclean/pages/truncated") == 1

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from _crawl import run_crawl
+from _crawl import run_crawl, start_crawl
 from webclean_scrapy.cli import main
 from webclean_scrapy.demo import site_dir
 from webclean_scrapy.demo.server import LocalSite
@@ -205,18 +205,6 @@ def test_damaged_record_and_non_warc_input(crawl, tmp_path, capsys):
     assert is_warc(str(damaged)) and not is_warc(str(tmp_path / "missing.warc"))
 
 
-def start_crawl(site, tmp_path: Path, settings: dict, **popen) -> subprocess.Popen:
-    """The news crawl of *site* as a subprocess left running (``run_crawl`` waits for it):
-    the same script and test settings, items in ``tmp_path/items.jsonl``."""
-    from _crawl import _SCRIPT, REPO_ROOT, TEST_SETTINGS
-
-    config = {"spider": "news", "args": {"start_urls": site.url("/")}, "stats": str(tmp_path / "stats.json"),
-              "settings": {**TEST_SETTINGS, "FEEDS": {str(tmp_path / "items.jsonl"): {"format": "jsonlines"}},
-                           **settings}}
-    return subprocess.Popen([sys.executable, "-c", _SCRIPT, json.dumps(config)], cwd=REPO_ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **popen)
-
-
 def test_kill_9_mid_crawl_loses_at_most_the_record_being_written(site, tmp_path):
     """A real crawl subprocess killed with SIGKILL: every record flushed before
     the kill reads back, and the WARC ends at a record boundary or with one cut record."""
@@ -224,8 +212,10 @@ def test_kill_9_mid_crawl_loses_at_most_the_record_being_written(site, tmp_path)
     import time
 
     target = tmp_path / "killed.warc.gz"
-    proc = start_crawl(site, tmp_path, {"DOWNLOAD_DELAY": 0.5, "CONCURRENT_REQUESTS_PER_DOMAIN": 1,
-                                        **warc_settings(str(target))})
+    crawl = start_crawl("news", tmp_path, args={"start_urls": site.url("/")},
+                        settings={"DOWNLOAD_DELAY": 0.5, "CONCURRENT_REQUESTS_PER_DOMAIN": 1,
+                                  **warc_settings(str(target))})
+    proc = crawl.proc
     try:
         deadline = time.monotonic() + 240
         responses = 0
@@ -242,7 +232,7 @@ def test_kill_9_mid_crawl_loses_at_most_the_record_being_written(site, tmp_path)
     finally:
         if proc.poll() is None:
             proc.kill()
-        proc.stderr.close()
+            proc.wait()
     assert proc.returncode == -signal.SIGKILL
     html = []
     try:
@@ -334,14 +324,12 @@ def test_disk_full_stops_recording_not_the_crawl(site, tmp_path):
 
     target = tmp_path / "full.warc.gz"
     # This project's settings list the recorder: -s WEBCLEAN_WARC=... alone turns it on.
-    proc = start_crawl(site, tmp_path, {"WEBCLEAN_WARC": str(target)}, preexec_fn=limit_file_size)
-    _, stderr = proc.communicate(timeout=300)
-    assert proc.returncode == 0, stderr[-3000:]
-    stats = json.loads((tmp_path / "stats.json").read_text(encoding="utf-8"))
-    items = [json.loads(line) for line in (tmp_path / "items.jsonl").read_text(encoding="utf-8").splitlines()]
+    result = start_crawl("news", tmp_path, args={"start_urls": site.url("/")}, settings={"WEBCLEAN_WARC": str(target)},
+                         preexec_fn=limit_file_size).finish()
+    items, stats = result.items, result.stats
     assert target.stat().st_size <= 30_000
     assert stats["webclean/warc/errors"] >= 1 and stats["webclean/warc/errors/OSError"] >= 1
-    assert stderr.count("WARC recording stopped") == 1 and "Traceback" not in stderr
+    assert result.log.count("WARC recording stopped") == 1 and "Traceback" not in result.log
     # Every article still came out: the crawl did not notice beyond the log line and the stats.
     from webclean_scrapy.demo import load_gold
 

@@ -49,7 +49,7 @@ def page_of(texts: list[str]) -> Document:
     return Document.from_html("".join(f"<p>{html.escape(text)}</p>" for text in texts))
 
 
-@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("compiled", [pytest.param(True, marks=pytest.mark.compiled_walk), False])
 def test_marks_match_str_count(compiled: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     # The walk counts the marks; the model adds them up. Compared with
     # str.count on the texts the walk produced (a lone surrogate, which
