@@ -55,14 +55,18 @@ cdef enum:
     B_HOLDER = 1
     B_CHARS = 2
     B_ANCHOR_CHARS = 3
-    BLOCK_FIELDS = 4      # then one count per punctuation mark
-    MAX_MARKS = 16
+    BLOCK_FIELDS = 4
+    MAX_MARKS = 16        # a power of two: a mark entry's key is block * MAX_MARKS + mark
+    MARK_KEY = 0          # the two columns of the (sparse) mark counts
+    MARK_COUNT = 1
+    MARK_FIELDS = 2
     C_PARENT = 0
     C_FIRST = 1
     C_LAST = 2
     C_CHARS = 3
     C_ANCHOR_CHARS = 4
     CONTAINER_FIELDS = 5
+    MAX_FIELDS = 8
 
 
 cdef struct Buffer:
@@ -90,37 +94,57 @@ cdef int buffer_append(Buffer* buf, const char* text, Py_ssize_t length) except 
     return 0
 
 
-# Rows of ``fields`` int64 each, appended one at a time.
+# Columns of int64, ``fields`` of them, grown a row at a time: each column
+# is its own array, so it is handed over as it is (no transposed copy).
 cdef struct Table:
-    int64_t* rows
+    int64_t* columns[MAX_FIELDS]
     Py_ssize_t size       # rows
     Py_ssize_t capacity   # rows
     Py_ssize_t fields
 
 
-cdef int64_t* table_add(Table* table) except NULL:
-    """A new row (uninitialised) at the end of *table*."""
-    cdef int64_t* grown
-    if table.size == table.capacity:
-        grown = <int64_t*> realloc(table.rows, (table.capacity * 2 + 64) * table.fields * sizeof(int64_t))
-        if grown is NULL:
-            raise MemoryError()
-        table.rows = grown
-        table.capacity = table.capacity * 2 + 64
-    table.size += 1
-    return table.rows + (table.size - 1) * table.fields
+cdef int table_init(Table* table, Py_ssize_t fields) except -1:
+    if fields > MAX_FIELDS:
+        raise ValueError(f"at most {MAX_FIELDS} columns")
+    memset(table, 0, sizeof(Table))
+    table.fields = fields
+    return 0
 
 
-cdef bytes table_columns(Table* table):
-    """The table column after column (each ``size`` int64s): numpy reads it
-    as a ``(fields, size)`` array whose rows are the columns."""
-    cdef bytes out = PyBytes_FromStringAndSize(NULL, table.size * table.fields * sizeof(int64_t))
-    cdef int64_t* data = <int64_t*> (<char*> out)
-    cdef Py_ssize_t row, field
+cdef void table_free(Table* table) noexcept:
+    cdef Py_ssize_t field
     for field in range(table.fields):
-        for row in range(table.size):
-            data[field * table.size + row] = table.rows[row * table.fields + field]
-    return out
+        free(table.columns[field])
+        table.columns[field] = NULL
+
+
+cdef Py_ssize_t table_add(Table* table) except -1:
+    """A new row (uninitialised) at the end of *table*: its index."""
+    cdef int64_t* grown
+    cdef Py_ssize_t field, capacity
+    if table.size == table.capacity:
+        capacity = table.capacity + (table.capacity >> 1) + 64
+        for field in range(table.fields):
+            grown = <int64_t*> realloc(table.columns[field], capacity * sizeof(int64_t))
+            if grown is NULL:
+                raise MemoryError()
+            table.columns[field] = grown
+        table.capacity = capacity
+    table.size += 1
+    return table.size - 1
+
+
+cdef tuple table_columns(Table* table):
+    """The columns as ``bytes`` (``size`` int64s each), in field order. Each
+    C array is freed as soon as it is copied, so the hand-over holds one
+    column twice at most, never the whole table."""
+    cdef list out = []
+    cdef Py_ssize_t field
+    for field in range(table.fields):
+        out.append(PyBytes_FromStringAndSize(<char*> table.columns[field], table.size * sizeof(int64_t)))
+        free(table.columns[field])
+        table.columns[field] = NULL
+    return tuple(out)
 
 
 cdef struct NodeStack:
@@ -295,13 +319,16 @@ def is_html_tree(root) -> bool:
 
 cdef class _Walk:
     """State of one walk: the open string (and its text inside links), the
-    open container, and the two tables being filled."""
+    open container, and the tables being filled: blocks, their punctuation
+    marks (one row per block and mark counted at least once) and
+    containers."""
 
     cdef Buffer text
     cdef Buffer anchor
     cdef Buffer collapsed       # scratch space of cut()
     cdef Marks marks            # the punctuation counted per block
     cdef Table blocks
+    cdef Table mark_counts
     cdef Table containers
     cdef list texts
     cdef list anchor_texts
@@ -312,17 +339,17 @@ cdef class _Walk:
         self.text.data = self.anchor.data = self.collapsed.data = NULL
         self.text.size = self.text.capacity = self.anchor.size = self.anchor.capacity = 0
         self.collapsed.size = self.collapsed.capacity = 0
-        self.blocks.rows = self.containers.rows = NULL
-        self.blocks.size = self.blocks.capacity = self.containers.size = self.containers.capacity = 0
-        self.blocks.fields = BLOCK_FIELDS
-        self.containers.fields = CONTAINER_FIELDS
+        table_init(&self.blocks, BLOCK_FIELDS)
+        table_init(&self.mark_counts, MARK_FIELDS)
+        table_init(&self.containers, CONTAINER_FIELDS)
 
     def __dealloc__(self):
         free(self.text.data)
         free(self.anchor.data)
         free(self.collapsed.data)
-        free(self.blocks.rows)
-        free(self.containers.rows)
+        table_free(&self.blocks)
+        table_free(&self.mark_counts)
+        table_free(&self.containers)
 
     cdef int add_text(self, const char* content, bint in_anchor) except -1:
         cdef Py_ssize_t length = strlen(content)
@@ -340,7 +367,8 @@ cdef class _Walk:
         """
         cdef str text, anchor
         cdef int64_t chars, anchor_chars = 0, spaces
-        cdef int64_t* row
+        cdef Py_ssize_t row, entry
+        cdef int k
         cdef int64_t counts[MAX_MARKS]
         memset(counts, 0, sizeof(counts))
         spaces = collapse(self.text.data, self.text.size, &self.collapsed, &self.marks, counts)
@@ -356,58 +384,65 @@ cdef class _Walk:
             self.texts.append(text)
             self.anchor_texts.append(anchor)
             row = table_add(&self.blocks)
-            row[B_POSITION] = self.position
-            row[B_HOLDER] = self.current
-            row[B_CHARS] = chars
-            row[B_ANCHOR_CHARS] = anchor_chars
-            memcpy(row + BLOCK_FIELDS, counts, self.marks.count * sizeof(int64_t))
-            row = self.containers.rows + self.current * CONTAINER_FIELDS
-            row[C_CHARS] += chars
-            row[C_ANCHOR_CHARS] += anchor_chars
+            self.blocks.columns[B_POSITION][row] = self.position
+            self.blocks.columns[B_HOLDER][row] = self.current
+            self.blocks.columns[B_CHARS][row] = chars
+            self.blocks.columns[B_ANCHOR_CHARS][row] = anchor_chars
+            for k in range(self.marks.count):
+                if counts[k]:
+                    entry = table_add(&self.mark_counts)
+                    self.mark_counts.columns[MARK_KEY][entry] = row * MAX_MARKS + k
+                    self.mark_counts.columns[MARK_COUNT][entry] = counts[k]
+            self.containers.columns[C_CHARS][self.current] += chars
+            self.containers.columns[C_ANCHOR_CHARS][self.current] += anchor_chars
         self.text.size = 0
         self.anchor.size = 0
         return 0
 
     cdef int open(self, Py_ssize_t parent) except -1:
         """Start a container (the new open one) below row *parent* (-1: none)."""
-        cdef int64_t* row = table_add(&self.containers)
-        row[C_PARENT] = parent
-        row[C_FIRST] = self.blocks.size
-        row[C_LAST] = -1
-        row[C_CHARS] = row[C_ANCHOR_CHARS] = 0
-        self.current = self.containers.size - 1
+        cdef Py_ssize_t row = table_add(&self.containers)
+        cdef int64_t** columns = self.containers.columns
+        columns[C_PARENT][row] = parent
+        columns[C_FIRST][row] = self.blocks.size
+        columns[C_LAST][row] = -1
+        columns[C_CHARS][row] = columns[C_ANCHOR_CHARS][row] = 0
+        self.current = row
         return 0
 
     cdef void close(self) noexcept:
         """Finish the open container: fix its block range (both -1 without
         text), add its totals to its parent, which becomes the open one."""
-        cdef int64_t* row = self.containers.rows + self.current * CONTAINER_FIELDS
-        cdef int64_t* parent
-        if self.blocks.size > row[C_FIRST]:
-            row[C_LAST] = self.blocks.size - 1
+        cdef int64_t** columns = self.containers.columns
+        cdef Py_ssize_t row = self.current
+        cdef int64_t parent = columns[C_PARENT][row]
+        if self.blocks.size > columns[C_FIRST][row]:
+            columns[C_LAST][row] = self.blocks.size - 1
         else:
-            row[C_FIRST] = -1
-        if row[C_PARENT] >= 0:
-            parent = self.containers.rows + row[C_PARENT] * CONTAINER_FIELDS
-            parent[C_CHARS] += row[C_CHARS]
-            parent[C_ANCHOR_CHARS] += row[C_ANCHOR_CHARS]
-        self.current = row[C_PARENT]
+            columns[C_FIRST][row] = -1
+        if parent >= 0:
+            columns[C_CHARS][parent] += columns[C_CHARS][row]
+            columns[C_ANCHOR_CHARS][parent] += columns[C_ANCHOR_CHARS][row]
+        self.current = parent
 
 
 def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list elements=None, bint reveal=False):
-    """Walk *root* exactly as ``Document._walk_python`` does; return its tables.
+    """Walk *root* exactly as :func:`webclean_scrapy.walk.walk` (the
+    reference, in Python) does; return its tables.
 
-    Returns ``(texts, anchor_texts, block_columns, tags, attributes,
-    container_columns)``: per block its text and the text inside its links,
-    per container its tag and its *descriptive* attributes (a dict), and
-    each table's numbers as ``bytes`` laid out column after column (the
-    ``B_*`` and ``C_*`` orders; after the ``B_*`` columns of the blocks,
-    one column per punctuation mark of *marks*, UTF-8 ``bytes``: how many
-    times the block's text holds it). With *elements* a list, each container's
-    element proxy is appended to it, in container order (only when asked:
-    a proxy costs more than the rest of a container). With *reveal*, the
-    ``hidden`` attribute and hiding inline styles are ignored (see
-    ``Document._walk``).
+    Returns ``(texts, anchor_texts, block_columns, mark_columns, tags,
+    attributes, container_columns)``: per block its text and the text
+    inside its links, per container its tag and its *descriptive*
+    attributes (a dict; the containers without any share one empty dict),
+    and each table's numbers as a tuple of ``bytes``, one per column, each
+    ``int64``: the ``B_*`` and the ``C_*`` columns, and the punctuation
+    marks of *marks* (UTF-8 ``bytes``) as two columns, one row per block
+    and mark found in its text at least once: ``block * MAX_MARKS + k``
+    for mark *k*, and the count (most blocks hold few marks, or none).
+    With *elements* a list, each container's element proxy is appended to
+    it, in container order (only when asked: a proxy costs more than the
+    rest of a container). With *reveal*, the ``hidden`` attribute and
+    hiding inline styles are ignored (see ``Document._walk``).
 
     *kinds* maps a tag to its kind (the module's ``KIND_*`` codes, see
     ``document._WALK_KINDS``), *hidden_style* is the compiled pattern's
@@ -430,7 +465,8 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     cdef _Walk state = _Walk()
     cdef str tag
     cdef bytes name
-    cdef dict attributes
+    cdef dict attributes, found
+    cdef dict no_attributes = {}  # shared by the page's containers without any
     cdef list tags = [], container_attributes = [], cached = []
     cdef const unsigned char* cache_names[TAG_CACHE_SIZE]
     cdef PyObject* cache_tags[TAG_CACHE_SIZE]
@@ -443,11 +479,10 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     state.texts = []
     state.anchor_texts = []
     marks_init(&state.marks, marks)
-    state.blocks.fields = BLOCK_FIELDS + state.marks.count
     state.position = 0
     tags.append(root.tag if isinstance(root.tag, str) else "html")
-    container_attributes.append({name.decode(): value for name in descriptive
-                                 if (value := root.get(name.decode())) is not None})
+    found = {name.decode(): value for name in descriptive if (value := root.get(name.decode())) is not None}
+    container_attributes.append(found or no_attributes)
     if elements is not None:
         elements.append(root)
     state.open(-1)
@@ -480,7 +515,7 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
                     state.position += 1
                     opens = kind != KIND_BREAK
                 hidden = kind == KIND_DROPPED or kind == KIND_DROPPED_STRUCTURAL
-                attributes = {} if opens else None
+                attributes = None
                 attr = node.properties
                 while attr is not NULL and not hidden:
                     if attr.ns is NULL:
@@ -491,6 +526,8 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
                         elif opens:
                             for name in descriptive:
                                 if strcmp(<const char*> attr.name, <const char*> name) == 0:
+                                    if attributes is None:
+                                        attributes = {}
                                     attributes[name.decode()] = attribute_value(attr)
                                     break
                     attr = attr.next
@@ -500,7 +537,7 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
                     descend = True
                     if opens:
                         tags.append(tag)
-                        container_attributes.append(attributes)
+                        container_attributes.append(no_attributes if attributes is None else attributes)
                         if elements is not None:
                             elements.append(cetree.elementFactory(doc, node))
                         state.open(state.current)
@@ -541,5 +578,5 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     finally:
         free(anchors.nodes)
         free(opened.nodes)
-    return (state.texts, state.anchor_texts, table_columns(&state.blocks),
+    return (state.texts, state.anchor_texts, table_columns(&state.blocks), table_columns(&state.mark_counts),
             tags, container_attributes, table_columns(&state.containers))

@@ -68,6 +68,7 @@ import numpy as np
 from lxml import etree
 
 from .document import Document
+from .marks import COMMAS, FULL_STOPS
 from .trees import ensemble_from_json
 
 PAGE_TYPES: tuple[str, ...] = ("article", "forum", "product", "collection", "listing", "documentation", "service")
@@ -845,10 +846,10 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     f[x["mean_block_chars"]] = total / m
     f[x["median_block_chars"]] = _median(bc.chars)
     f[x["long_block_share"]] = float(chars[chars >= 150].sum()) / total
-    ends = bc.count(".。．｡!！?？")
+    ends = bc.count(FULL_STOPS)
     f[x["sentence_share"]] = float(chars[ends > 0].sum()) / total
     f[x["marks_per_kchar"]] = float(ends.sum()) * 1000.0 / total
-    f[x["commas_per_kchar"]] = float(bc.count(",，、､،").sum()) * 1000.0 / total
+    f[x["commas_per_kchar"]] = float(bc.count(COMMAS).sum()) * 1000.0 / total
     f[x["max_block_share"]] = float(chars.max()) / total
     f[x["max_holder_share"]] = float(np.bincount(holders, weights=chars, minlength=n).max()) / total
     short = chars <= _SHORT
