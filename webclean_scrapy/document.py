@@ -107,6 +107,11 @@ _WALK_KINDS: dict[str, int] = {
 _REVEAL_KINDS: dict[str, int] = {**_WALK_KINDS, "noscript": 1}
 #: A page whose visible text is shorter than this is walked again, revealing.
 REVEAL_BELOW = 500
+#: Pages with more characters of source than this drop their lxml tree
+#: before the extraction method runs (:meth:`Document.release_tree`): the
+#: tree is the largest thing a page holds, and on smaller pages parsing it
+#: again, should anything ask for it after, would cost more than it frees.
+RELEASE_TREE_ABOVE = 1_000_000
 
 _DESCRIPTIVE_BYTES: tuple[bytes, ...] = tuple(name.encode() for name in DESCRIPTIVE_ATTRIBUTES)
 _MARK_BYTES: tuple[bytes, ...] = tuple(mark.encode() for mark in PUNCTUATION_MARKS)
@@ -237,6 +242,24 @@ class ContainerColumns:
         return len(self.tags)
 
 
+class _Tree:
+    """A page's lxml tree, which :meth:`Document.release_tree` may drop and
+    :meth:`get` then parses again from the source it was parsed from."""
+
+    __slots__ = ("root", "source")
+
+    def __init__(self, root: etree._Element, source: str | None) -> None:
+        self.root: etree._Element | None = root
+        #: The markup the tree was parsed from by :meth:`Document.from_html`
+        #: (``None``: a tree parsed elsewhere, never dropped).
+        self.source = source
+
+    def get(self) -> etree._Element:
+        if self.root is None:
+            self.root = parse_page(self.source or "")[0]
+        return self.root
+
+
 class _ElementFinder:
     """Each container's lxml element, found the first time one is asked for.
 
@@ -247,10 +270,10 @@ class _ElementFinder:
     and holding no reference to them or to the document, so no cycle.
     """
 
-    __slots__ = ("root", "tags", "elements", "reveal")
+    __slots__ = ("tree", "tags", "elements", "reveal")
 
-    def __init__(self, root: etree._Element, tags: list[str], reveal: bool = False) -> None:
-        self.root = root
+    def __init__(self, tree: _Tree, tags: list[str], reveal: bool = False) -> None:
+        self.tree = tree
         self.tags = tags
         self.elements: list[etree._Element] | None = None
         self.reveal = reveal
@@ -258,9 +281,9 @@ class _ElementFinder:
     def __call__(self) -> list[etree._Element]:
         if self.elements is None:
             elements: list[etree._Element] = []
-            _walk_function(self.root)(self.root, _REVEAL_KINDS if self.reveal else _WALK_KINDS,
-                                      _HIDDEN_STYLE.search, _DESCRIPTIVE_BYTES, _MARK_BYTES, elements,
-                                      self.reveal)
+            root = self.tree.get()
+            _walk_function(root)(root, _REVEAL_KINDS if self.reveal else _WALK_KINDS, _HIDDEN_STYLE.search,
+                                 _DESCRIPTIVE_BYTES, _MARK_BYTES, elements, self.reveal)
             if [element.tag for element in elements[1:]] != self.tags[1:]:
                 raise RuntimeError("the tree was modified after the page was walked")
             self.elements = elements
@@ -285,7 +308,7 @@ class Document:
         #: its nesting limit and the markup could not be repaired (see
         #: :func:`recover_tree`). The text is then not the whole page's.
         self.truncated = truncated
-        self.root = root
+        self._tree = _Tree(root, None)
         self.url = url
         self.encoding = encoding
         self._source = source
@@ -330,6 +353,7 @@ class Document:
         root, truncated = parse_page(text, body)
         doc = cls(root, url=url, source=text, encoding=encoding, truncated=truncated)
         doc.screened = screened
+        doc._tree.source = text  # parsed here: can be parsed again (release_tree)
         return doc
 
     # -- the walk -----------------------------------------------------
@@ -362,13 +386,14 @@ class Document:
                 self.block_columns, self.container_columns, self._elements = kept
 
     def _walk_once(self, reveal: bool) -> None:
+        root = self.root
         texts, anchor_texts, block_numbers, mark_numbers, tags, attributes, container_numbers = _walk_function(
-            self.root)(self.root, _REVEAL_KINDS if reveal else _WALK_KINDS, _HIDDEN_STYLE.search,
-                       _DESCRIPTIVE_BYTES, _MARK_BYTES, None, reveal)
+            root)(root, _REVEAL_KINDS if reveal else _WALK_KINDS, _HIDDEN_STYLE.search, _DESCRIPTIVE_BYTES,
+                  _MARK_BYTES, None, reveal)
         self.block_columns = BlockColumns(texts, anchor_texts, *map(_int64, block_numbers),
                                           *map(_int64, mark_numbers))
         self.container_columns = ContainerColumns(tags, attributes, *map(_int64, container_numbers))
-        self._elements = _ElementFinder(self.root, tags, reveal=reveal)
+        self._elements = _ElementFinder(self._tree, tags, reveal=reveal)
 
     # -- the object views ---------------------------------------------
     @property
@@ -391,6 +416,31 @@ class Document:
         """The lxml element of container *container* (an index into
         :attr:`container_columns`), without building the object views."""
         return self._elements()[container]
+
+    # -- the tree -----------------------------------------------------
+    @property
+    def root(self) -> etree._Element:
+        """The page's lxml tree (parsed again if :meth:`release_tree` dropped it)."""
+        return self._tree.get()
+
+    def release_tree(self, larger_than: int = 0) -> bool:
+        """Drop this document's references to its lxml tree, so libxml2 frees
+        it (about 15 times the page's size on a page of tiny paragraphs),
+        when nothing needs it any more: the columns hold everything the
+        built-in methods read. :attr:`root` (and the elements of the object
+        views) parse the same source again if asked for after. Only a tree
+        :meth:`from_html` parsed is dropped (a tree parsed elsewhere is its
+        owner's to keep), and only if its source has more than *larger_than*
+        characters; returns whether it was. What was read from the tree
+        (metadata, page type, title, language) stays cached.
+        """
+        tree = self._tree
+        if tree.source is None or len(tree.source) <= larger_than:
+            return False
+        tree.root = None
+        self._elements.elements = None
+        self.__dict__.pop("_tagged_elements", None)  # element lists of page_type.tagged_elements
+        return True
 
     # -- views --------------------------------------------------------
     @property

@@ -871,8 +871,13 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     block_flags = flags[holders]
     block_own = own[holders]
     # The characters under each flag: one product with the blocks' flag
-    # bits (sums of whole numbers, so exact in any order).
-    flag_chars = (chars @ ((block_flags[:, None] & _SHARE_BITS) != 0)).tolist()
+    # bits (sums of whole numbers, so exact in any order), 65,536 blocks at
+    # a time: the blocks-by-flags matrix of a huge page would take 100s of MB.
+    flag_sums = np.zeros(len(_SHARE_BITS))
+    for start in range(0, m, 65536):
+        part = slice(start, start + 65536)
+        flag_sums += chars[part] @ ((block_flags[part, None] & _SHARE_BITS) != 0)
+    flag_chars = flag_sums.tolist()
     for tag, under in zip(_FLAG_TAGS, flag_chars):
         f[x[f"share_{tag}"]] = under / total
     heading_blocks = (block_flags & _HEADING_BIT) != 0
