@@ -12,7 +12,7 @@ not built or the tree is not an HTML document. The only Python objects
 made per block are its two strings, per container its tag (shared) and
 its attribute dict (one empty dict shared by the page's containers without
 descriptive attributes): the numbers go to C arrays, one per column,
-handed over as one ``bytes`` per column (no transposed copy), and the
+handed over as one ``bytearray`` per column (no transposed copy), and the
 punctuation marks sparse (a row per block and mark present).
 
 The walk holds the GIL, but the Python callbacks it makes (the style
@@ -26,7 +26,7 @@ order of ``lxml.etree.iterwalk`` with ``.text`` after each start and
 ``.tail`` after each end, so every rule of the Python walk carries over.
 """
 
-from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Resize
 from cpython.object cimport PyObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int64_t
@@ -95,57 +95,50 @@ cdef int buffer_append(Buffer* buf, const char* text, Py_ssize_t length) except 
     return 0
 
 
-# Columns of int64, ``fields`` of them, grown a row at a time: each column
-# is its own array, so it is handed over as it is (no transposed copy).
-cdef struct Table:
-    int64_t* columns[MAX_FIELDS]
-    Py_ssize_t size       # rows
-    Py_ssize_t capacity   # rows
-    Py_ssize_t fields
+cdef class Table:
+    """Columns of int64, ``fields`` of them, grown a row at a time. Each
+    column is stored in a ``bytearray`` of its own, handed over as it is:
+    no transposed copy, and no second copy to hand it to numpy."""
 
+    cdef int64_t* columns[MAX_FIELDS]
+    cdef list arrays            # the columns' storage, one bytearray each
+    cdef Py_ssize_t size        # rows
+    cdef Py_ssize_t capacity    # rows
+    cdef Py_ssize_t fields
 
-cdef int table_init(Table* table, Py_ssize_t fields) except -1:
-    if fields > MAX_FIELDS:
-        raise ValueError(f"at most {MAX_FIELDS} columns")
-    memset(table, 0, sizeof(Table))
-    table.fields = fields
-    return 0
+    def __cinit__(self, Py_ssize_t fields):
+        if fields > MAX_FIELDS:
+            raise ValueError(f"at most {MAX_FIELDS} columns")
+        memset(self.columns, 0, sizeof(self.columns))
+        self.arrays = [bytearray() for _ in range(fields)]
+        self.size = self.capacity = 0
+        self.fields = fields
 
+    cdef Py_ssize_t add(self) except -1:
+        """A new row (uninitialised) at the end: its index."""
+        cdef Py_ssize_t field, capacity
+        cdef bytearray array
+        if self.size == self.capacity:
+            capacity = self.capacity + (self.capacity >> 1) + 64
+            for field in range(self.fields):
+                array = self.arrays[field]
+                PyByteArray_Resize(array, capacity * sizeof(int64_t))
+                self.columns[field] = <int64_t*> PyByteArray_AS_STRING(array)
+            self.capacity = capacity
+        self.size += 1
+        return self.size - 1
 
-cdef void table_free(Table* table) noexcept:
-    cdef Py_ssize_t field
-    for field in range(table.fields):
-        free(table.columns[field])
-        table.columns[field] = NULL
-
-
-cdef Py_ssize_t table_add(Table* table) except -1:
-    """A new row (uninitialised) at the end of *table*: its index."""
-    cdef int64_t* grown
-    cdef Py_ssize_t field, capacity
-    if table.size == table.capacity:
-        capacity = table.capacity + (table.capacity >> 1) + 64
-        for field in range(table.fields):
-            grown = <int64_t*> realloc(table.columns[field], capacity * sizeof(int64_t))
-            if grown is NULL:
-                raise MemoryError()
-            table.columns[field] = grown
-        table.capacity = capacity
-    table.size += 1
-    return table.size - 1
-
-
-cdef tuple table_columns(Table* table):
-    """The columns as ``bytes`` (``size`` int64s each), in field order. Each
-    C array is freed as soon as it is copied, so the hand-over holds one
-    column twice at most, never the whole table."""
-    cdef list out = []
-    cdef Py_ssize_t field
-    for field in range(table.fields):
-        out.append(PyBytes_FromStringAndSize(<char*> table.columns[field], table.size * sizeof(int64_t)))
-        free(table.columns[field])
-        table.columns[field] = NULL
-    return tuple(out)
+    cdef tuple take(self):
+        """The columns, each a ``bytearray`` of ``size`` int64s, in field
+        order; the table is empty after."""
+        cdef Py_ssize_t field
+        for field in range(self.fields):
+            PyByteArray_Resize(self.arrays[field], self.size * sizeof(int64_t))
+            self.columns[field] = NULL
+        out = tuple(self.arrays)
+        self.arrays = [bytearray() for _ in range(self.fields)]
+        self.size = self.capacity = 0
+        return out
 
 
 cdef struct NodeStack:
@@ -340,17 +333,14 @@ cdef class _Walk:
         self.text.data = self.anchor.data = self.collapsed.data = NULL
         self.text.size = self.text.capacity = self.anchor.size = self.anchor.capacity = 0
         self.collapsed.size = self.collapsed.capacity = 0
-        table_init(&self.blocks, BLOCK_FIELDS)
-        table_init(&self.mark_counts, MARK_FIELDS)
-        table_init(&self.containers, CONTAINER_FIELDS)
+        self.blocks = Table(BLOCK_FIELDS)
+        self.mark_counts = Table(MARK_FIELDS)
+        self.containers = Table(CONTAINER_FIELDS)
 
     def __dealloc__(self):
         free(self.text.data)
         free(self.anchor.data)
         free(self.collapsed.data)
-        table_free(&self.blocks)
-        table_free(&self.mark_counts)
-        table_free(&self.containers)
 
     cdef int add_text(self, const char* content, bint in_anchor) except -1:
         cdef Py_ssize_t length = strlen(content)
@@ -384,14 +374,14 @@ cdef class _Walk:
                     anchor_chars = len(anchor) - spaces
             self.texts.append(text)
             self.anchor_texts.append(anchor)
-            row = table_add(&self.blocks)
+            row = self.blocks.add()
             self.blocks.columns[B_POSITION][row] = self.position
             self.blocks.columns[B_HOLDER][row] = self.current
             self.blocks.columns[B_CHARS][row] = chars
             self.blocks.columns[B_ANCHOR_CHARS][row] = anchor_chars
             for k in range(self.marks.count):
                 if counts[k]:
-                    entry = table_add(&self.mark_counts)
+                    entry = self.mark_counts.add()
                     self.mark_counts.columns[MARK_KEY][entry] = row * MAX_MARKS + k
                     self.mark_counts.columns[MARK_COUNT][entry] = counts[k]
             self.containers.columns[C_CHARS][self.current] += chars
@@ -402,7 +392,7 @@ cdef class _Walk:
 
     cdef int open(self, Py_ssize_t parent) except -1:
         """Start a container (the new open one) below row *parent* (-1: none)."""
-        cdef Py_ssize_t row = table_add(&self.containers)
+        cdef Py_ssize_t row = self.containers.add()
         cdef int64_t** columns = self.containers.columns
         columns[C_PARENT][row] = parent
         columns[C_FIRST][row] = self.blocks.size
@@ -435,8 +425,8 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     attributes, container_columns)``: per block its text and the text
     inside its links, per container its tag and its *descriptive*
     attributes (a dict; the containers without any share one empty dict),
-    and each table's numbers as a tuple of ``bytes``, one per column, each
-    ``int64``: the ``B_*`` and the ``C_*`` columns, and the punctuation
+    and each table's numbers as a tuple of ``bytearray``, one per column,
+    each ``int64``: the ``B_*`` and the ``C_*`` columns, and the punctuation
     marks of *marks* (UTF-8 ``bytes``) as two columns, one row per block
     and mark found in its text at least once: ``block * MAX_MARKS + k``
     for mark *k*, and the count (most blocks hold few marks, or none).
@@ -579,5 +569,5 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     finally:
         free(anchors.nodes)
         free(opened.nodes)
-    return (state.texts, state.anchor_texts, table_columns(&state.blocks), table_columns(&state.mark_counts),
-            tags, container_attributes, table_columns(&state.containers))
+    return (state.texts, state.anchor_texts, state.blocks.take(), state.mark_counts.take(),
+            tags, container_attributes, state.containers.take())
