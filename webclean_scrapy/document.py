@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from functools import cached_property
+from functools import cached_property, lru_cache
 from urllib.parse import urljoin, urlsplit
 
 import numpy as np
@@ -130,6 +130,26 @@ COMPILED_WALK: bool = _compiled_walk is not None
 #: ``collect_ids=False``: no hash table of ``id`` attributes (nothing here
 #: looks elements up by id), 10% off the parse.
 _PARSER = etree.HTMLParser(encoding="utf-8", huge_tree=True, recover=True, collect_ids=False)
+
+
+@lru_cache(maxsize=1)
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or ``None`` on other C libraries."""
+    try:
+        import ctypes
+        return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
+
+
+def _trim_heap() -> None:
+    """Hand the C heap's free memory back to the system. A freed lxml tree
+    stays in glibc's heap, where Python's own objects (allocated in
+    arenas of their own) cannot reuse it: without this, a large page's
+    peak memory would not fall when its tree is dropped."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 def _walk_function(root: etree._Element) -> Callable[..., tuple]:
@@ -440,6 +460,7 @@ class Document:
         tree.root = None
         self._elements.elements = None
         self.__dict__.pop("_tagged_elements", None)  # element lists of page_type.tagged_elements
+        _trim_heap()
         return True
 
     # -- views --------------------------------------------------------

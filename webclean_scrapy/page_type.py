@@ -55,7 +55,7 @@ import base64
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from bisect import bisect_right
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
@@ -901,8 +901,10 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     tokens.update(map("s_".__add__, _words(short_text)))
     heading_text = " ".join(compress(texts, (block_own == 3).tolist())).lower()
     tokens.update(map("h_".__add__, _words(heading_text)))
-    # Whole short blocks that are a phrase: the distinct blocks, counted.
-    blocks = Counter(map(str.strip, short_text.split("\n"), repeat(_PHRASE_STRIP)))
+    # Whole short blocks that are a phrase, counted (only those: a count of
+    # every distinct block would hold a huge page's texts twice).
+    blocks = Counter(filter(_PHRASE_OF.__contains__,
+                            map(str.strip, _lines(short_text), repeat(_PHRASE_STRIP))))
     phrase_groups: Counter[str] = Counter()
     for phrase in blocks.keys() & _PHRASE_OF.keys():
         for group in _PHRASE_OF[phrase]:
@@ -939,6 +941,20 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
 
     _repetition_features(f, cc, parents, classes, own, total, price_mask, heading_blocks)
     return f, frozenset(tokens)
+
+
+def _lines(text: str, chunk: int = 1 << 20) -> Iterator[str]:
+    """``text.split("\\n")``, a piece of about *chunk* characters at a time
+    (a huge page's short blocks would otherwise be split into a list of
+    millions of strings at once)."""
+    start = 0
+    while True:
+        end = text.find("\n", start + chunk)
+        if end < 0:
+            yield from text[start:].split("\n")
+            return
+        yield from text[start:end].split("\n")
+        start = end + 1
 
 
 def _first_group(tied: list[int], parents: list[int], tags: list[str], classes: list[str]) -> int:
