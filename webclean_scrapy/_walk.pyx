@@ -114,17 +114,23 @@ cdef class Table:
         self.size = self.capacity = 0
         self.fields = fields
 
-    cdef Py_ssize_t add(self) except -1:
-        """A new row (uninitialised) at the end: its index."""
-        cdef Py_ssize_t field, capacity
+    cdef int reserve(self, Py_ssize_t capacity) except -1:
+        """Room for *capacity* rows in all. Pages of a reservation never
+        written to are never touched, so an upper bound costs nothing."""
+        cdef Py_ssize_t field
         cdef bytearray array
-        if self.size == self.capacity:
-            capacity = self.capacity + (self.capacity >> 1) + 64
+        if capacity > self.capacity:
             for field in range(self.fields):
                 array = self.arrays[field]
                 PyByteArray_Resize(array, capacity * sizeof(int64_t))
                 self.columns[field] = <int64_t*> PyByteArray_AS_STRING(array)
             self.capacity = capacity
+        return 0
+
+    cdef Py_ssize_t add(self) except -1:
+        """A new row (uninitialised) at the end: its index."""
+        if self.size == self.capacity:
+            self.reserve(self.capacity + (self.capacity >> 1) + 64)
         self.size += 1
         return self.size - 1
 
@@ -272,6 +278,28 @@ def collapse_whitespace(bytes data, tuple marks=()) -> tuple:
                 [counts[k] for k in range(table.count)])
     finally:
         free(out.data)
+
+
+cdef void count_nodes(tree.xmlNode* top, Py_ssize_t* elements, Py_ssize_t* texts) noexcept:
+    """How many element and text nodes *top*'s subtree holds (*top*
+    included): upper bounds of the walk's containers and blocks, so their
+    columns are sized once instead of grown (growing a dozen arrays side by
+    side leaves the C heap full of holes on a page of a million blocks)."""
+    cdef tree.xmlNode* node = top
+    elements[0] = texts[0] = 0
+    while True:
+        if node.type == tree.XML_ELEMENT_NODE:
+            elements[0] += 1
+        elif node.type == tree.XML_TEXT_NODE or node.type == tree.XML_CDATA_SECTION_NODE:
+            texts[0] += 1
+        if node.type == tree.XML_ELEMENT_NODE and node.children is not NULL:
+            node = node.children
+            continue
+        while node is not top and node.next is NULL:
+            node = node.parent
+        if node is top:
+            return
+        node = node.next
 
 
 cdef str attribute_value(tree.xmlAttr* attr):
@@ -463,6 +491,7 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     cdef PyObject* cache_tags[TAG_CACHE_SIZE]
     cdef int cache_kinds[TAG_CACHE_SIZE]
     cdef size_t slot
+    cdef Py_ssize_t element_count, text_count
     memset(cache_names, 0, sizeof(cache_names))
 
     anchors.nodes = opened.nodes = NULL
@@ -470,6 +499,9 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     state.texts = []
     state.anchor_texts = []
     marks_init(&state.marks, marks)
+    count_nodes(top_node, &element_count, &text_count)
+    state.containers.reserve(element_count + 1)
+    state.blocks.reserve(text_count + 1)
     state.position = 0
     tags.append(root.tag if isinstance(root.tag, str) else "html")
     found = {name.decode(): value for name in descriptive if (value := root.get(name.decode())) is not None}

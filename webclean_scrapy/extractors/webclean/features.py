@@ -184,7 +184,7 @@ def _marks(page: _Page) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     """Per block: the number of stops (". 。 ! ?"), of commas (", ， 、",
     what Readability counts) and of semicolons, and whether the text ends
     in a sentence end (:data:`_STOPS`). The walk counted every mark once
-    (:attr:`~webclean_scrapy.document.BlockColumns.marks`)."""
+    (:meth:`~webclean_scrapy.document.BlockColumns.count`)."""
     blocks = page.doc.block_columns
     ends = np.fromiter([text[-1] in _STOPS for text in page.texts], dtype=bool, count=page.n)
     return blocks.count(MODEL_STOPS), blocks.count(MODEL_COMMAS), blocks.count(SEMICOLONS), ends
