@@ -280,26 +280,46 @@ def collapse_whitespace(bytes data, tuple marks=()) -> tuple:
         free(out.data)
 
 
-cdef void count_nodes(tree.xmlNode* top, Py_ssize_t* elements, Py_ssize_t* texts) noexcept:
-    """How many element and text nodes *top*'s subtree holds (*top*
-    included): upper bounds of the walk's containers and blocks, so their
-    columns are sized once instead of grown (growing a dozen arrays side by
-    side leaves the C heap full of holes on a page of a million blocks)."""
+cdef int count_nodes(tree.xmlNode* top, dict kinds, Py_ssize_t* containers, Py_ssize_t* blocks) except -1:
+    """Upper bounds of the containers and blocks the walk of *top* makes:
+    the elements that open a container (*top* too), and the text nodes or
+    the cuts, whichever are fewer (a block holds text, and ends at a cut:
+    a structural or break tag's start, a container's end, the page's end).
+    The columns are then sized once instead of grown: growing a dozen
+    arrays side by side leaves the C heap full of holes on a page of a
+    million blocks."""
     cdef tree.xmlNode* node = top
-    elements[0] = texts[0] = 0
+    cdef Py_ssize_t opening = 0, cutting = 0, texts = 0
+    cdef const unsigned char* cache_names[TAG_CACHE_SIZE]
+    cdef int cache_kinds[TAG_CACHE_SIZE]
+    cdef size_t slot
+    cdef int kind
+    memset(cache_names, 0, sizeof(cache_names))
     while True:
         if node.type == tree.XML_ELEMENT_NODE:
-            elements[0] += 1
+            slot = (<size_t> node.name >> 4) & (TAG_CACHE_SIZE - 1)
+            if node.ns is NULL and cache_names[slot] == node.name:
+                kind = cache_kinds[slot]
+            else:
+                kind = kinds.get(tag_of(node), KIND_INLINE)
+                if node.ns is NULL:
+                    cache_names[slot] = node.name
+                    cache_kinds[slot] = kind
+            opening += kind == KIND_STRUCTURAL
+            cutting += kind == KIND_STRUCTURAL or kind == KIND_BREAK or kind == KIND_DROPPED_STRUCTURAL
         elif node.type == tree.XML_TEXT_NODE or node.type == tree.XML_CDATA_SECTION_NODE:
-            texts[0] += 1
+            texts += 1
         if node.type == tree.XML_ELEMENT_NODE and node.children is not NULL:
             node = node.children
             continue
         while node is not top and node.next is NULL:
             node = node.parent
         if node is top:
-            return
+            break
         node = node.next
+    containers[0] = opening + 1
+    blocks[0] = min(texts, cutting + opening + 1)
+    return 0
 
 
 cdef str attribute_value(tree.xmlAttr* attr):
@@ -499,9 +519,9 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     state.texts = []
     state.anchor_texts = []
     marks_init(&state.marks, marks)
-    count_nodes(top_node, &element_count, &text_count)
-    state.containers.reserve(element_count + 1)
-    state.blocks.reserve(text_count + 1)
+    count_nodes(top_node, kinds, &element_count, &text_count)
+    state.containers.reserve(element_count)
+    state.blocks.reserve(text_count)
     state.position = 0
     tags.append(root.tag if isinstance(root.tag, str) else "html")
     found = {name.decode(): value for name in descriptive if (value := root.get(name.decode())) is not None}
