@@ -1,7 +1,7 @@
 """The compiled walk gives exactly the Python walk's blocks and containers.
 
 ``webclean_scrapy._walk`` reads libxml2's nodes directly; the pure-Python
-walk (``Document._walk_python``) is the reference. Every column of both
+walk (``webclean_scrapy.walk.walk``) is the reference. Every column of both
 tables, and every field of every block and container object built from
 them, is compared, on hand-made edge cases and on the dev datasets.
 """

@@ -10,10 +10,9 @@ import numpy as np
 import pytest
 
 from webclean_scrapy import Document, ExtractionError, extract, get_extractor
-from webclean_scrapy.document import SourceLine
 from webclean_scrapy.extractors.density import density_region
 from webclean_scrapy.extractors.punctuation import COMMAS, FULL_STOPS, count_chars, score_divs, select_div
-from webclean_scrapy.extractors.ttr import absolute_derivative, smooth, tag_ratios
+from webclean_scrapy.extractors.ttr import SourceLine, absolute_derivative, smooth, tag_ratios, tagged_lines
 
 
 def text_of(name: str, html: str, **options: object) -> str:
@@ -108,7 +107,7 @@ def test_tagged_lines_clean_the_source():
         "<div>one</div><div>two</div>\n"
         "</body></html>"
     )
-    lines = Document.from_html(html).tagged_lines()
+    lines = tagged_lines(Document.from_html(html))
     assert lines == [
         SourceLine("", 2),  # <html><head> (the style is gone)
         SourceLine("", 2),  # </head><body> (the script and its inner newline are gone)
@@ -171,8 +170,8 @@ MINIFIED = (
 
 def test_ttr_structural_lines_split_a_minified_page():
     doc = Document.from_html(MINIFIED)
-    assert len(doc.tagged_lines()) == 1
-    assert len(doc.tagged_lines(break_at_structural=True)) > 10
+    assert len(tagged_lines(doc)) == 1
+    assert len(tagged_lines(doc, break_at_structural=True)) > 10
     faithful = text_of("ttr", MINIFIED)
     structural = text_of("ttr", MINIFIED, lines="structural")
     assert "Home" in faithful  # one line: all or nothing
@@ -221,7 +220,7 @@ def test_punctuation_selects_the_best_div_when_its_parent_adds_nothing():
     )
     doc = Document.from_html(html)
     chosen = select_div(score_divs(doc))
-    assert chosen is not None and chosen.container.element.get("id") == "article"
+    assert chosen is not None and doc.element(chosen.index).get("id") == "article"
     assert "aside" not in text_of("punctuation", html)
 
 
@@ -234,7 +233,7 @@ def test_punctuation_parent_check_climbs_to_cover_sibling_divs():
     )
     doc = Document.from_html(html)
     scores = score_divs(doc)
-    by_id = {s.container.element.get("id"): s for s in scores}
+    by_id = {doc.element(s.index).get("id"): s for s in scores}
     average = sum(s.score for s in scores) / len(scores)
     assert by_id["part1"].score > by_id["part2"].score > average > by_id["foot"].score
     chosen = select_div(scores)

@@ -1,10 +1,11 @@
 """webclean-scrapy: keep only the main text of web pages, in and out of Scrapy."""
 
 from .api import extract
-from .document import Block, Container, Document
+from .document import Document
 from .errors import ExtractionError, NotHTMLError, UnknownExtractorError
 from .extraction import Extraction, Extractor
 from .extractors import available_extractors, get_extractor, register
+from .views import Block, Container
 
 __version__ = "0.1.0"
 

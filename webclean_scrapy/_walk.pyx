@@ -4,15 +4,16 @@
 Why it exists: walking the tree through lxml's Python API costs two events
 and an element proxy per element plus a Python call per text piece -- more
 than parsing the page. This module reads the same libxml2 nodes directly
-(the tree lxml already built: nothing is re-parsed or mutated) and fills
-the same :class:`~webclean_scrapy.document.BlockColumns` and
-:class:`~webclean_scrapy.document.ContainerColumns` as the pure-Python
-walk, ``Document._walk_python``, which stays the reference (the tests
-compare both, column by column, on edge cases and on dataset pages) and the
-fallback when this extension was not built or the tree is not an HTML
-document. The only Python objects made per block are its two strings, per
-container its tag (shared) and its attribute dict: the numbers go to C
-arrays, handed over as one ``bytes`` per table.
+(the tree lxml already built: nothing is re-parsed or mutated) and returns
+the same tables as :func:`webclean_scrapy.walk.walk`, the pure-Python walk,
+which stays the reference (the tests compare both, column by column, on
+edge cases and on dataset pages) and the fallback when this extension was
+not built or the tree is not an HTML document. The only Python objects
+made per block are its two strings, per container its tag (shared) and
+its attribute dict (one empty dict shared by the page's containers without
+descriptive attributes): the numbers go to C arrays, one per column,
+handed over as one ``bytearray`` per column (no transposed copy), and the
+punctuation marks sparse (a row per block and mark present).
 
 The walk holds the GIL, but the Python callbacks it makes (the style
 pattern) let other threads run in between, so no other thread may modify
@@ -25,7 +26,7 @@ order of ``lxml.etree.iterwalk`` with ``.text`` after each start and
 ``.tail`` after each end, so every rule of the Python walk carries over.
 """
 
-from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Resize
 from cpython.object cimport PyObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int64_t
@@ -47,7 +48,7 @@ cdef enum:
     KIND_ANCHOR = 5
     TAG_CACHE_SIZE = 64  # a power of two
 
-#: The columns of the two tables, in the order :func:`walk` lays them out
+#: The columns of the tables, in the order :func:`walk` returns them
 #: (``document.BlockColumns`` and ``document.ContainerColumns`` read them
 #: in this order).
 cdef enum:
@@ -55,14 +56,18 @@ cdef enum:
     B_HOLDER = 1
     B_CHARS = 2
     B_ANCHOR_CHARS = 3
-    BLOCK_FIELDS = 4      # then one count per punctuation mark
-    MAX_MARKS = 16
+    BLOCK_FIELDS = 4
+    MAX_MARKS = 16        # a power of two: a mark entry's key is block * MAX_MARKS + mark
+    MARK_KEY = 0          # the two columns of the (sparse) mark counts
+    MARK_COUNT = 1
+    MARK_FIELDS = 2
     C_PARENT = 0
     C_FIRST = 1
     C_LAST = 2
     C_CHARS = 3
     C_ANCHOR_CHARS = 4
     CONTAINER_FIELDS = 5
+    MAX_FIELDS = 8
 
 
 cdef struct Buffer:
@@ -90,37 +95,56 @@ cdef int buffer_append(Buffer* buf, const char* text, Py_ssize_t length) except 
     return 0
 
 
-# Rows of ``fields`` int64 each, appended one at a time.
-cdef struct Table:
-    int64_t* rows
-    Py_ssize_t size       # rows
-    Py_ssize_t capacity   # rows
-    Py_ssize_t fields
+cdef class Table:
+    """Columns of int64, ``fields`` of them, grown a row at a time. Each
+    column is stored in a ``bytearray`` of its own, handed over as it is:
+    no transposed copy, and no second copy to hand it to numpy."""
 
+    cdef int64_t* columns[MAX_FIELDS]
+    cdef list arrays            # the columns' storage, one bytearray each
+    cdef Py_ssize_t size        # rows
+    cdef Py_ssize_t capacity    # rows
+    cdef Py_ssize_t fields
 
-cdef int64_t* table_add(Table* table) except NULL:
-    """A new row (uninitialised) at the end of *table*."""
-    cdef int64_t* grown
-    if table.size == table.capacity:
-        grown = <int64_t*> realloc(table.rows, (table.capacity * 2 + 64) * table.fields * sizeof(int64_t))
-        if grown is NULL:
-            raise MemoryError()
-        table.rows = grown
-        table.capacity = table.capacity * 2 + 64
-    table.size += 1
-    return table.rows + (table.size - 1) * table.fields
+    def __cinit__(self, Py_ssize_t fields):
+        if fields > MAX_FIELDS:
+            raise ValueError(f"at most {MAX_FIELDS} columns")
+        memset(self.columns, 0, sizeof(self.columns))
+        self.arrays = [bytearray() for _ in range(fields)]
+        self.size = self.capacity = 0
+        self.fields = fields
 
+    cdef int reserve(self, Py_ssize_t capacity) except -1:
+        """Room for *capacity* rows in all. Pages of a reservation never
+        written to are never touched, so an upper bound costs nothing."""
+        cdef Py_ssize_t field
+        cdef bytearray array
+        if capacity > self.capacity:
+            for field in range(self.fields):
+                array = self.arrays[field]
+                PyByteArray_Resize(array, capacity * sizeof(int64_t))
+                self.columns[field] = <int64_t*> PyByteArray_AS_STRING(array)
+            self.capacity = capacity
+        return 0
 
-cdef bytes table_columns(Table* table):
-    """The table column after column (each ``size`` int64s): numpy reads it
-    as a ``(fields, size)`` array whose rows are the columns."""
-    cdef bytes out = PyBytes_FromStringAndSize(NULL, table.size * table.fields * sizeof(int64_t))
-    cdef int64_t* data = <int64_t*> (<char*> out)
-    cdef Py_ssize_t row, field
-    for field in range(table.fields):
-        for row in range(table.size):
-            data[field * table.size + row] = table.rows[row * table.fields + field]
-    return out
+    cdef Py_ssize_t add(self) except -1:
+        """A new row (uninitialised) at the end: its index."""
+        if self.size == self.capacity:
+            self.reserve(self.capacity + (self.capacity >> 1) + 64)
+        self.size += 1
+        return self.size - 1
+
+    cdef tuple take(self):
+        """The columns, each a ``bytearray`` of ``size`` int64s, in field
+        order; the table is empty after."""
+        cdef Py_ssize_t field
+        for field in range(self.fields):
+            PyByteArray_Resize(self.arrays[field], self.size * sizeof(int64_t))
+            self.columns[field] = NULL
+        out = tuple(self.arrays)
+        self.arrays = [bytearray() for _ in range(self.fields)]
+        self.size = self.capacity = 0
+        return out
 
 
 cdef struct NodeStack:
@@ -256,6 +280,48 @@ def collapse_whitespace(bytes data, tuple marks=()) -> tuple:
         free(out.data)
 
 
+cdef int count_nodes(tree.xmlNode* top, dict kinds, Py_ssize_t* containers, Py_ssize_t* blocks) except -1:
+    """Upper bounds of the containers and blocks the walk of *top* makes:
+    the elements that open a container (*top* too), and the text nodes or
+    the cuts, whichever are fewer (a block holds text, and ends at a cut:
+    a structural or break tag's start, a container's end, the page's end).
+    The columns are then sized once instead of grown: growing a dozen
+    arrays side by side leaves the C heap full of holes on a page of a
+    million blocks."""
+    cdef tree.xmlNode* node = top
+    cdef Py_ssize_t opening = 0, cutting = 0, texts = 0
+    cdef const unsigned char* cache_names[TAG_CACHE_SIZE]
+    cdef int cache_kinds[TAG_CACHE_SIZE]
+    cdef size_t slot
+    cdef int kind
+    memset(cache_names, 0, sizeof(cache_names))
+    while True:
+        if node.type == tree.XML_ELEMENT_NODE:
+            slot = (<size_t> node.name >> 4) & (TAG_CACHE_SIZE - 1)
+            if node.ns is NULL and cache_names[slot] == node.name:
+                kind = cache_kinds[slot]
+            else:
+                kind = kinds.get(tag_of(node), KIND_INLINE)
+                if node.ns is NULL:
+                    cache_names[slot] = node.name
+                    cache_kinds[slot] = kind
+            opening += kind == KIND_STRUCTURAL
+            cutting += kind == KIND_STRUCTURAL or kind == KIND_BREAK or kind == KIND_DROPPED_STRUCTURAL
+        elif node.type == tree.XML_TEXT_NODE or node.type == tree.XML_CDATA_SECTION_NODE:
+            texts += 1
+        if node.type == tree.XML_ELEMENT_NODE and node.children is not NULL:
+            node = node.children
+            continue
+        while node is not top and node.next is NULL:
+            node = node.parent
+        if node is top:
+            break
+        node = node.next
+    containers[0] = opening + 1
+    blocks[0] = min(texts, cutting + opening + 1)
+    return 0
+
+
 cdef str attribute_value(tree.xmlAttr* attr):
     """An attribute's value as lxml's ``get`` returns it (``""`` for a bare one)."""
     cdef tree.xmlNode* part = attr.children
@@ -295,13 +361,16 @@ def is_html_tree(root) -> bool:
 
 cdef class _Walk:
     """State of one walk: the open string (and its text inside links), the
-    open container, and the two tables being filled."""
+    open container, and the tables being filled: blocks, their punctuation
+    marks (one row per block and mark counted at least once) and
+    containers."""
 
     cdef Buffer text
     cdef Buffer anchor
     cdef Buffer collapsed       # scratch space of cut()
     cdef Marks marks            # the punctuation counted per block
     cdef Table blocks
+    cdef Table mark_counts
     cdef Table containers
     cdef list texts
     cdef list anchor_texts
@@ -312,17 +381,14 @@ cdef class _Walk:
         self.text.data = self.anchor.data = self.collapsed.data = NULL
         self.text.size = self.text.capacity = self.anchor.size = self.anchor.capacity = 0
         self.collapsed.size = self.collapsed.capacity = 0
-        self.blocks.rows = self.containers.rows = NULL
-        self.blocks.size = self.blocks.capacity = self.containers.size = self.containers.capacity = 0
-        self.blocks.fields = BLOCK_FIELDS
-        self.containers.fields = CONTAINER_FIELDS
+        self.blocks = Table(BLOCK_FIELDS)
+        self.mark_counts = Table(MARK_FIELDS)
+        self.containers = Table(CONTAINER_FIELDS)
 
     def __dealloc__(self):
         free(self.text.data)
         free(self.anchor.data)
         free(self.collapsed.data)
-        free(self.blocks.rows)
-        free(self.containers.rows)
 
     cdef int add_text(self, const char* content, bint in_anchor) except -1:
         cdef Py_ssize_t length = strlen(content)
@@ -340,7 +406,8 @@ cdef class _Walk:
         """
         cdef str text, anchor
         cdef int64_t chars, anchor_chars = 0, spaces
-        cdef int64_t* row
+        cdef Py_ssize_t row, entry
+        cdef int k
         cdef int64_t counts[MAX_MARKS]
         memset(counts, 0, sizeof(counts))
         spaces = collapse(self.text.data, self.text.size, &self.collapsed, &self.marks, counts)
@@ -355,59 +422,66 @@ cdef class _Walk:
                     anchor_chars = len(anchor) - spaces
             self.texts.append(text)
             self.anchor_texts.append(anchor)
-            row = table_add(&self.blocks)
-            row[B_POSITION] = self.position
-            row[B_HOLDER] = self.current
-            row[B_CHARS] = chars
-            row[B_ANCHOR_CHARS] = anchor_chars
-            memcpy(row + BLOCK_FIELDS, counts, self.marks.count * sizeof(int64_t))
-            row = self.containers.rows + self.current * CONTAINER_FIELDS
-            row[C_CHARS] += chars
-            row[C_ANCHOR_CHARS] += anchor_chars
+            row = self.blocks.add()
+            self.blocks.columns[B_POSITION][row] = self.position
+            self.blocks.columns[B_HOLDER][row] = self.current
+            self.blocks.columns[B_CHARS][row] = chars
+            self.blocks.columns[B_ANCHOR_CHARS][row] = anchor_chars
+            for k in range(self.marks.count):
+                if counts[k]:
+                    entry = self.mark_counts.add()
+                    self.mark_counts.columns[MARK_KEY][entry] = row * MAX_MARKS + k
+                    self.mark_counts.columns[MARK_COUNT][entry] = counts[k]
+            self.containers.columns[C_CHARS][self.current] += chars
+            self.containers.columns[C_ANCHOR_CHARS][self.current] += anchor_chars
         self.text.size = 0
         self.anchor.size = 0
         return 0
 
     cdef int open(self, Py_ssize_t parent) except -1:
         """Start a container (the new open one) below row *parent* (-1: none)."""
-        cdef int64_t* row = table_add(&self.containers)
-        row[C_PARENT] = parent
-        row[C_FIRST] = self.blocks.size
-        row[C_LAST] = -1
-        row[C_CHARS] = row[C_ANCHOR_CHARS] = 0
-        self.current = self.containers.size - 1
+        cdef Py_ssize_t row = self.containers.add()
+        cdef int64_t** columns = self.containers.columns
+        columns[C_PARENT][row] = parent
+        columns[C_FIRST][row] = self.blocks.size
+        columns[C_LAST][row] = -1
+        columns[C_CHARS][row] = columns[C_ANCHOR_CHARS][row] = 0
+        self.current = row
         return 0
 
     cdef void close(self) noexcept:
         """Finish the open container: fix its block range (both -1 without
         text), add its totals to its parent, which becomes the open one."""
-        cdef int64_t* row = self.containers.rows + self.current * CONTAINER_FIELDS
-        cdef int64_t* parent
-        if self.blocks.size > row[C_FIRST]:
-            row[C_LAST] = self.blocks.size - 1
+        cdef int64_t** columns = self.containers.columns
+        cdef Py_ssize_t row = self.current
+        cdef int64_t parent = columns[C_PARENT][row]
+        if self.blocks.size > columns[C_FIRST][row]:
+            columns[C_LAST][row] = self.blocks.size - 1
         else:
-            row[C_FIRST] = -1
-        if row[C_PARENT] >= 0:
-            parent = self.containers.rows + row[C_PARENT] * CONTAINER_FIELDS
-            parent[C_CHARS] += row[C_CHARS]
-            parent[C_ANCHOR_CHARS] += row[C_ANCHOR_CHARS]
-        self.current = row[C_PARENT]
+            columns[C_FIRST][row] = -1
+        if parent >= 0:
+            columns[C_CHARS][parent] += columns[C_CHARS][row]
+            columns[C_ANCHOR_CHARS][parent] += columns[C_ANCHOR_CHARS][row]
+        self.current = parent
 
 
 def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list elements=None, bint reveal=False):
-    """Walk *root* exactly as ``Document._walk_python`` does; return its tables.
+    """Walk *root* exactly as :func:`webclean_scrapy.walk.walk` (the
+    reference, in Python) does; return its tables.
 
-    Returns ``(texts, anchor_texts, block_columns, tags, attributes,
-    container_columns)``: per block its text and the text inside its links,
-    per container its tag and its *descriptive* attributes (a dict), and
-    each table's numbers as ``bytes`` laid out column after column (the
-    ``B_*`` and ``C_*`` orders; after the ``B_*`` columns of the blocks,
-    one column per punctuation mark of *marks*, UTF-8 ``bytes``: how many
-    times the block's text holds it). With *elements* a list, each container's
-    element proxy is appended to it, in container order (only when asked:
-    a proxy costs more than the rest of a container). With *reveal*, the
-    ``hidden`` attribute and hiding inline styles are ignored (see
-    ``Document._walk``).
+    Returns ``(texts, anchor_texts, block_columns, mark_columns, tags,
+    attributes, container_columns)``: per block its text and the text
+    inside its links, per container its tag and its *descriptive*
+    attributes (a dict; the containers without any share one empty dict),
+    and each table's numbers as a tuple of ``bytearray``, one per column,
+    each ``int64``: the ``B_*`` and the ``C_*`` columns, and the punctuation
+    marks of *marks* (UTF-8 ``bytes``) as two columns, one row per block
+    and mark found in its text at least once: ``block * MAX_MARKS + k``
+    for mark *k*, and the count (most blocks hold few marks, or none).
+    With *elements* a list, each container's element proxy is appended to
+    it, in container order (only when asked: a proxy costs more than the
+    rest of a container). With *reveal*, the ``hidden`` attribute and
+    hiding inline styles are ignored (see ``Document._walk``).
 
     *kinds* maps a tag to its kind (the module's ``KIND_*`` codes, see
     ``document._WALK_KINDS``), *hidden_style* is the compiled pattern's
@@ -430,12 +504,14 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     cdef _Walk state = _Walk()
     cdef str tag
     cdef bytes name
-    cdef dict attributes
+    cdef dict attributes, found
+    cdef dict no_attributes = {}  # shared by the page's containers without any
     cdef list tags = [], container_attributes = [], cached = []
     cdef const unsigned char* cache_names[TAG_CACHE_SIZE]
     cdef PyObject* cache_tags[TAG_CACHE_SIZE]
     cdef int cache_kinds[TAG_CACHE_SIZE]
     cdef size_t slot
+    cdef Py_ssize_t element_count, text_count
     memset(cache_names, 0, sizeof(cache_names))
 
     anchors.nodes = opened.nodes = NULL
@@ -443,11 +519,13 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     state.texts = []
     state.anchor_texts = []
     marks_init(&state.marks, marks)
-    state.blocks.fields = BLOCK_FIELDS + state.marks.count
+    count_nodes(top_node, kinds, &element_count, &text_count)
+    state.containers.reserve(element_count)
+    state.blocks.reserve(text_count)
     state.position = 0
     tags.append(root.tag if isinstance(root.tag, str) else "html")
-    container_attributes.append({name.decode(): value for name in descriptive
-                                 if (value := root.get(name.decode())) is not None})
+    found = {name.decode(): value for name in descriptive if (value := root.get(name.decode())) is not None}
+    container_attributes.append(found or no_attributes)
     if elements is not None:
         elements.append(root)
     state.open(-1)
@@ -480,7 +558,7 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
                     state.position += 1
                     opens = kind != KIND_BREAK
                 hidden = kind == KIND_DROPPED or kind == KIND_DROPPED_STRUCTURAL
-                attributes = {} if opens else None
+                attributes = None
                 attr = node.properties
                 while attr is not NULL and not hidden:
                     if attr.ns is NULL:
@@ -491,6 +569,8 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
                         elif opens:
                             for name in descriptive:
                                 if strcmp(<const char*> attr.name, <const char*> name) == 0:
+                                    if attributes is None:
+                                        attributes = {}
                                     attributes[name.decode()] = attribute_value(attr)
                                     break
                     attr = attr.next
@@ -500,7 +580,7 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
                     descend = True
                     if opens:
                         tags.append(tag)
-                        container_attributes.append(attributes)
+                        container_attributes.append(no_attributes if attributes is None else attributes)
                         if elements is not None:
                             elements.append(cetree.elementFactory(doc, node))
                         state.open(state.current)
@@ -541,5 +621,5 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     finally:
         free(anchors.nodes)
         free(opened.nodes)
-    return (state.texts, state.anchor_texts, table_columns(&state.blocks),
-            tags, container_attributes, table_columns(&state.containers))
+    return (state.texts, state.anchor_texts, state.blocks.take(), state.mark_counts.take(),
+            tags, container_attributes, state.containers.take())

@@ -9,43 +9,41 @@ A page becomes a :class:`Document` in three steps, each done exactly once:
    hidden elements (``hidden`` attribute, inline ``display:none`` or
    ``visibility:hidden``) are skipped, their tail text kept.
 3. **Walk** the tree once, iteratively (so 10,000-deep nesting cannot raise
-   ``RecursionError``; compiled in :mod:`webclean_scrapy._walk`, which reads
-   libxml2's nodes directly, with ``lxml.etree.iterwalk`` as the reference
-   and fallback), cutting the text into blocks at *structural tags* -- the
-   string list of Arias, Deschacht & Moens -- and recording one container
-   per structural element, with its parent, block range and subtree
-   character and anchor counts, which DOM-based methods (Posch's DIV
-   scoring, the flagship) read without touching lxml again.
+   ``RecursionError``), cutting the text into blocks at *structural tags*
+   -- the string list of Arias, Deschacht & Moens -- and recording one
+   container per structural element, with its parent, block range and
+   subtree character and anchor counts, which DOM-based methods (Posch's
+   DIV scoring, the flagship) read without touching lxml again. The walk
+   is compiled (:mod:`webclean_scrapy._walk`, reading libxml2's nodes
+   directly); :func:`webclean_scrapy.walk.walk` is the same walk in Python,
+   the reference and the fallback. This module defines the rules both
+   follow.
 
 The walk fills two tables, :class:`BlockColumns` and
-:class:`ContainerColumns` (strings in lists, numbers in numpy arrays): the
-flagship reads them with whole-column operations. The linked
-:class:`Block` and :class:`Container` objects, which the published methods
-walk, are views built from them on first use (:attr:`Document.blocks`,
-:attr:`Document.containers`), so a page whose extractor never asks for
-them never allocates them.
-
-Line-based methods (text-to-tag ratio) read :meth:`Document.tagged_lines`,
-computed lazily from the decoded source.
+:class:`ContainerColumns` (strings in lists, numbers in numpy arrays):
+every built-in method reads them with whole-column operations. Linked
+:class:`~webclean_scrapy.views.Block` and
+:class:`~webclean_scrapy.views.Container` objects are built from them only
+when asked for (:attr:`Document.blocks`, :attr:`Document.containers`).
 """
 
 from __future__ import annotations
 
-import html
-import gc
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from functools import cached_property
+from functools import cached_property, lru_cache
 from urllib.parse import urljoin, urlsplit
-from typing import NamedTuple
 
 import numpy as np
 from lxml import etree
 
 from .encoding import decode_html
 from .errors import ExtractionError
+from .marks import PUNCTUATION_MARKS
 from .screen import screen_markup
+from .views import Block, Container, build_views
+from .walk import MAX_MARKS, walk as python_walk
 
 #: Tags that open a new string (Arias et al.: "structural tags such as <p>,
 #: <table>, <br>, <div>, <h1>...") extended with HTML5 sectioning and list
@@ -63,13 +61,6 @@ STRUCTURAL_TAGS: frozenset[str] = frozenset(
 #: what the markup says an element is. The walk is on the element anyway;
 #: reading them back through lxml later costs a call per container.
 DESCRIPTIVE_ATTRIBUTES: tuple[str, ...] = ("class", "id", "role", "itemprop")
-
-#: The punctuation marks the walk counts in every block's text
-#: (:attr:`BlockColumns.marks`): sentence ends and commas in their ASCII,
-#: CJK full-width and half-width forms, the ideographic and the Arabic
-#: comma, and the semicolon -- every mark a method here reads, counted
-#: once, during the pass that collapses the block's whitespace.
-PUNCTUATION_MARKS: str = ".。．｡!！?？,，、､،;"
 
 #: Void structural tags: they cut the current string but hold no text.
 BREAK_TAGS: frozenset[str] = frozenset({"br", "hr"})
@@ -129,6 +120,12 @@ def prose_chars(blocks: BlockColumns) -> int:
     prose = (chars >= PROSE_MIN_CHARS) & (blocks.anchor_chars * 10 < chars * 3)
     return int(chars[prose].sum())
 
+#: Pages with more characters of source than this drop their lxml tree
+#: before the extraction method runs (:meth:`Document.release_tree`): the
+#: tree is the largest thing a page holds, and on smaller pages parsing it
+#: again, should anything ask for it after, would cost more than it frees.
+RELEASE_TREE_ABOVE = 1_000_000
+
 _DESCRIPTIVE_BYTES: tuple[bytes, ...] = tuple(name.encode() for name in DESCRIPTIVE_ATTRIBUTES)
 _MARK_BYTES: tuple[bytes, ...] = tuple(mark.encode() for mark in PUNCTUATION_MARKS)
 
@@ -148,30 +145,72 @@ COMPILED_WALK: bool = _compiled_walk is not None
 _PARSER = etree.HTMLParser(encoding="utf-8", huge_tree=True, recover=True, collect_ids=False)
 
 
+@lru_cache(maxsize=1)
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or ``None`` on other C libraries."""
+    try:
+        import ctypes
+        return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
+
+
+def _trim_heap() -> None:
+    """Hand the C heap's free memory back to the system. A freed lxml tree
+    stays in glibc's heap, where Python's own objects (allocated in
+    arenas of their own) cannot reuse it: without this, a large page's
+    peak memory would not fall when its tree is dropped."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+def _walk_function(root: etree._Element) -> Callable[..., tuple]:
+    """The walk to run on *root*: the compiled one when it was built and
+    *root* is an lxml HTML tree (and :data:`COMPILED_WALK` is on), else
+    the Python reference (:func:`webclean_scrapy.walk.walk`)."""
+    if COMPILED_WALK and _compiled_walk.is_html_tree(root):
+        return _compiled_walk.walk
+    return python_walk
+
+
+def _int64(column: bytes) -> np.ndarray:
+    """A walk's column (``bytes`` of int64) as a read-only array, no copy."""
+    return np.frombuffer(column, dtype=np.int64)
+
+
 class BlockColumns:
     """A page's blocks as columns: entry *i* of each is block *i*, in document order.
 
-    This is what the walk produces and what the flagship model reads
-    (whole-column numpy operations); :class:`Block` objects are built from
-    it only when :attr:`Document.blocks` is asked for. ``texts`` holds each
-    block's text (whitespace collapsed), ``anchor_texts`` the text inside its
-    ``<a>`` elements (``""`` when none); the int64 arrays hold its
-    ``positions`` (see :class:`Block`), its ``holders`` (the index of the
-    container directly holding it), its ``chars`` and ``anchor_chars``
-    (non-whitespace characters, all and inside links), and ``marks``: row
-    *k* counts :data:`PUNCTUATION_MARKS` ``[k]`` in each block's text
-    (:meth:`count` adds rows up).
+    This is what the walk produces and what the methods read (whole-column
+    numpy operations); :class:`~webclean_scrapy.views.Block` objects are
+    built from it only when :attr:`Document.blocks` is asked for. ``texts``
+    holds each block's text (whitespace collapsed), ``anchor_texts`` the
+    text inside its ``<a>`` elements (``""`` when none); the int64 arrays
+    hold its ``positions`` (see :class:`~webclean_scrapy.views.Block`), its
+    ``holders`` (the index of the container directly holding it), its
+    ``chars`` and ``anchor_chars`` (non-whitespace characters, all and
+    inside links). The :data:`PUNCTUATION_MARKS` in each block's text are
+    counted by :meth:`count` (stored sparse: one entry per block and mark
+    present, as most blocks hold few marks or none; :attr:`marks` is the
+    dense table).
     """
 
-    __slots__ = ("texts", "anchor_texts", "positions", "holders", "chars", "anchor_chars", "marks")
+    __slots__ = ("texts", "anchor_texts", "positions", "holders", "chars", "anchor_chars",
+                 "_mark_keys", "_mark_counts")
 
-    def __init__(self, texts: list[str], anchor_texts: list[str], numbers: np.ndarray) -> None:
+    def __init__(self, texts: list[str], anchor_texts: list[str], positions: np.ndarray, holders: np.ndarray,
+                 chars: np.ndarray, anchor_chars: np.ndarray, mark_keys: np.ndarray, mark_counts: np.ndarray
+                 ) -> None:
         self.texts = texts
         self.anchor_texts = anchor_texts
-        #: Rows of one ``(4 + len(PUNCTUATION_MARKS), n)`` array, in the
-        #: compiled walk's ``B_*`` order, then one row per mark.
-        self.positions, self.holders, self.chars, self.anchor_chars = numbers[:4]
-        self.marks = numbers[4:]
+        self.positions = positions
+        self.holders = holders
+        self.chars = chars
+        self.anchor_chars = anchor_chars
+        #: ``block * MAX_MARKS + k`` for each block holding mark *k*, and how many times.
+        self._mark_keys = mark_keys
+        self._mark_counts = mark_counts
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -185,12 +224,26 @@ class BlockColumns:
 
     def count(self, marks: str) -> np.ndarray:
         """How many of the characters *marks* each block's text holds (each
-        of them one of :data:`PUNCTUATION_MARKS`)."""
+        of them one of :data:`PUNCTUATION_MARKS`), as int64."""
+        wanted = np.zeros(MAX_MARKS, dtype=bool)
         try:
-            rows = [PUNCTUATION_MARKS.index(mark) for mark in marks]
+            wanted[[PUNCTUATION_MARKS.index(mark) for mark in marks]] = True
         except ValueError:
             raise ValueError(f"only {PUNCTUATION_MARKS!r} are counted, not all of {marks!r}") from None
-        return self.marks[rows].sum(axis=0)
+        keys = self._mark_keys
+        chosen = wanted[keys & (MAX_MARKS - 1)]
+        # Sums of whole numbers below 2**53: exact in float64.
+        return np.bincount(keys[chosen] // MAX_MARKS, weights=self._mark_counts[chosen],
+                           minlength=len(self.texts)).astype(np.int64)
+
+    @property
+    def marks(self) -> np.ndarray:
+        """Row *k* counts :data:`PUNCTUATION_MARKS` ``[k]`` in each block's
+        text: a ``(len(PUNCTUATION_MARKS), blocks)`` int64 array, made on
+        each call (the methods read :meth:`count`)."""
+        dense = np.zeros(MAX_MARKS * len(self.texts), dtype=np.int64)
+        dense[self._mark_keys] = self._mark_counts
+        return dense.reshape(len(self.texts), MAX_MARKS)[:, :len(PUNCTUATION_MARKS)].T.copy()
 
 
 class ContainerColumns:
@@ -198,22 +251,46 @@ class ContainerColumns:
     order: parents come before their children, the root is entry 0.
 
     ``tags`` and ``attributes`` (the :data:`DESCRIPTIVE_ATTRIBUTES` present,
-    a dict) are lists; the int64 arrays hold each container's ``parents``
-    (index, -1 for the root), its subtree's block range ``first_blocks`` to
-    ``last_blocks`` inclusive (both -1 without text), and its subtree's
-    ``chars`` and ``anchor_chars``.
+    a dict; the page's containers without any share one empty dict, not to
+    be modified) are lists; the int64 arrays hold each container's
+    ``parents`` (index, -1 for the root), its subtree's block range
+    ``first_blocks`` to ``last_blocks`` inclusive (both -1 without text),
+    and its subtree's ``chars`` and ``anchor_chars``.
     """
 
     __slots__ = ("tags", "attributes", "parents", "first_blocks", "last_blocks", "chars", "anchor_chars")
 
-    def __init__(self, tags: list[str], attributes: list[dict[str, str]], numbers: np.ndarray) -> None:
+    def __init__(self, tags: list[str], attributes: list[dict[str, str]], parents: np.ndarray,
+                 first_blocks: np.ndarray, last_blocks: np.ndarray, chars: np.ndarray,
+                 anchor_chars: np.ndarray) -> None:
         self.tags = tags
         self.attributes = attributes
-        #: Rows of one ``(5, n)`` array, in the compiled walk's ``C_*`` order.
-        self.parents, self.first_blocks, self.last_blocks, self.chars, self.anchor_chars = numbers
+        self.parents = parents
+        self.first_blocks = first_blocks
+        self.last_blocks = last_blocks
+        self.chars = chars
+        self.anchor_chars = anchor_chars
 
     def __len__(self) -> int:
         return len(self.tags)
+
+
+class _Tree:
+    """A page's lxml tree, which :meth:`Document.release_tree` may drop and
+    :meth:`get` then parses again from the source it was parsed from."""
+
+    __slots__ = ("root", "source")
+
+    def __init__(self, root: etree._Element, source: str | None) -> None:
+        self.root: etree._Element | None = root
+        #: The markup the tree was parsed from by :meth:`Document.from_html`
+        #: (``None``: a tree parsed elsewhere, never dropped).
+        self.source = source
+
+    def get(self) -> etree._Element:
+        if self.root is None:
+            self.root = parse_page(self.source or "")[0]
+        return self.root
 
 
 class _ElementFinder:
@@ -226,114 +303,24 @@ class _ElementFinder:
     and holding no reference to them or to the document, so no cycle.
     """
 
-    __slots__ = ("root", "tags", "elements", "reveal")
+    __slots__ = ("tree", "tags", "elements", "reveal")
 
-    def __init__(self, root: etree._Element, tags: list[str],
-                 elements: list[etree._Element] | None = None, reveal: bool = False) -> None:
-        self.root = root
+    def __init__(self, tree: _Tree, tags: list[str], reveal: bool = False) -> None:
+        self.tree = tree
         self.tags = tags
-        self.elements = elements
+        self.elements: list[etree._Element] | None = None
         self.reveal = reveal
 
     def __call__(self) -> list[etree._Element]:
         if self.elements is None:
             elements: list[etree._Element] = []
-            _compiled_walk.walk(self.root, _REVEAL_KINDS if self.reveal else _WALK_KINDS, _HIDDEN_STYLE.search,
-                                _DESCRIPTIVE_BYTES, _MARK_BYTES, elements, self.reveal)
+            root = self.tree.get()
+            _walk_function(root)(root, _REVEAL_KINDS if self.reveal else _WALK_KINDS, _HIDDEN_STYLE.search,
+                                 _DESCRIPTIVE_BYTES, _MARK_BYTES, elements, self.reveal)
             if [element.tag for element in elements[1:]] != self.tags[1:]:
                 raise RuntimeError("the tree was modified after the page was walked")
             self.elements = elements
         return self.elements
-
-
-class Container:
-    """One structural element, with the totals of its subtree: a view of
-    one entry of :class:`ContainerColumns`, linked to its neighbours.
-
-    ``chars`` and ``anchor_chars`` count non-whitespace characters of all
-    blocks below; ``direct_blocks`` are the blocks whose nearest structural
-    ancestor is this element; ``attributes`` holds what the markup says the
-    element is (class, id, role, itemprop), copied during the walk.
-    """
-
-    __slots__ = (
-        "index", "_elements", "tag", "attributes", "parent", "depth", "children", "direct_blocks",
-        "chars", "anchor_chars", "block_count", "first_block", "last_block",
-    )
-
-    def __init__(self, index: int, elements: _ElementFinder, tag: str, attributes: dict[str, str],
-                 parent: Container | None, first_block: int, last_block: int, chars: int,
-                 anchor_chars: int) -> None:
-        #: Position in :attr:`Document.containers` (document order), so
-        #: per-container data can live in lists instead of dicts.
-        self.index = index
-        self._elements = elements
-        self.tag = tag
-        #: The element's :data:`DESCRIPTIVE_ATTRIBUTES` that are present.
-        self.attributes = attributes
-        self.parent = parent
-        self.depth = 0 if parent is None else parent.depth + 1
-        self.children: list[Container] = []
-        self.direct_blocks: list[Block] = []
-        self.chars = chars
-        self.anchor_chars = anchor_chars
-        #: Index range (inclusive) in :attr:`Document.blocks`; both -1 when
-        #: the subtree holds no text.
-        self.first_block = first_block
-        self.last_block = last_block
-        self.block_count = last_block - first_block + 1 if first_block >= 0 else 0
-
-    @property
-    def element(self) -> etree._Element:
-        """The lxml element (found on first use: see :class:`_ElementFinder`)."""
-        return self._elements()[self.index]
-
-    def __repr__(self) -> str:
-        return f"<Container {self.tag} depth={self.depth} chars={self.chars} blocks={self.block_count}>"
-
-
-class Block:
-    """A non-empty string between two structural tags, whitespace collapsed:
-    a view of one entry of :class:`BlockColumns`.
-
-    ``position`` is the block's index in the string list of Arias et al.:
-    the number of structural tags *opened* before it. Every structural tag
-    starts a new string and text after a closing tag goes to the last string,
-    so several blocks (``<p>b</p>c``: "b" and "c") can share a position, and
-    positions without text are the paper's empty strings. ``chars`` and
-    ``anchor_chars`` count non-whitespace characters; ``anchor_text`` is the
-    text inside ``<a>`` elements (``""`` when none).
-    """
-
-    __slots__ = ("index", "position", "text", "container", "chars", "anchor_chars", "anchor_text")
-
-    def __init__(self, index: int, position: int, text: str, container: Container,
-                 chars: int, anchor_text: str, anchor_chars: int) -> None:
-        self.index = index
-        self.position = position
-        self.text = text
-        self.container = container
-        self.chars = chars
-        self.anchor_text = anchor_text
-        self.anchor_chars = anchor_chars
-
-    @property
-    def tag(self) -> str:
-        return self.container.tag
-
-    @property
-    def link_density(self) -> float:
-        return self.anchor_chars / self.chars if self.chars else 0.0
-
-    def __repr__(self) -> str:
-        return f"<Block {self.index} <{self.tag}> {self.text[:40]!r}>"
-
-
-def _words_and_chars(text: str) -> tuple[str, int]:
-    """*text* with whitespace collapsed, and its non-whitespace characters."""
-    words = text.split()
-    joined = " ".join(words)
-    return joined, len(joined) - len(words) + 1 if words else 0
 
 
 class Document:
@@ -354,7 +341,7 @@ class Document:
         #: its nesting limit and the markup could not be repaired (see
         #: :func:`recover_tree`). The text is then not the whole page's.
         self.truncated = truncated
-        self.root = root
+        self._tree = _Tree(root, None)
         self.url = url
         self.encoding = encoding
         self._source = source
@@ -399,6 +386,7 @@ class Document:
         root, truncated = parse_page(text, body)
         doc = cls(root, url=url, source=text, encoding=encoding, truncated=truncated)
         doc.screened = screened
+        doc._tree.source = text  # parsed here: can be parsed again (release_tree)
         return doc
 
     # -- the walk -----------------------------------------------------
@@ -407,8 +395,9 @@ class Document:
 
         The compiled walk (:mod:`webclean_scrapy._walk`) does it when it was
         built and the tree is an lxml HTML document; otherwise, or when
-        :data:`COMPILED_WALK` is switched off, :meth:`_walk_python` does.
-        Both produce the same columns (tested page by page).
+        :data:`COMPILED_WALK` is switched off, the Python reference
+        (:func:`webclean_scrapy.walk.walk`) does. Both produce the same
+        columns (tested page by page).
 
         A page whose visible text is shorter than :data:`REVEAL_BELOW`
         characters, or whose visible prose (:func:`prose_chars`) is shorter
@@ -437,195 +426,62 @@ class Document:
                 self.block_columns, self.container_columns, self._elements = kept
 
     def _walk_once(self, reveal: bool) -> None:
-        if COMPILED_WALK and _compiled_walk.is_html_tree(self.root):
-            texts, anchor_texts, block_numbers, tags, attributes, container_numbers = _compiled_walk.walk(
-                self.root, _REVEAL_KINDS if reveal else _WALK_KINDS, _HIDDEN_STYLE.search,
-                _DESCRIPTIVE_BYTES, _MARK_BYTES, None, reveal)
-            self.block_columns = BlockColumns(texts, anchor_texts, np.frombuffer(
-                block_numbers, dtype=np.int64).reshape(4 + len(_MARK_BYTES), -1))
-            self.container_columns = ContainerColumns(
-                tags, attributes, np.frombuffer(container_numbers, dtype=np.int64).reshape(5, -1))
-            self._elements = _ElementFinder(self.root, tags, reveal=reveal)
-        else:
-            self._walk_python(reveal)
-
-    def _walk_python(self, reveal: bool = False) -> None:
-        """The walk through lxml's Python API: the reference definition.
-
-        Hot loop: local names only; whitespace-only strings (the newlines
-        between tags, most of them) never make a block.
-        """
         root = self.root
-        structural = STRUCTURAL_TAGS | {"noscript"} if reveal else STRUCTURAL_TAGS
-        dropped = DROPPED_TAGS - {"noscript"} if reveal else DROPPED_TAGS
-        breaks = BREAK_TAGS
-        hidden_style = _HIDDEN_STYLE.search
-        descriptive = DESCRIPTIVE_ATTRIBUTES
-
-        pieces: list[str] = []
-        has_text = False  # does ``pieces`` hold more than whitespace?
-        anchor_pieces: list[str] = []
-        anchors: list[etree._Element] = []  # open <a> elements
-        position = 0
-        # The block table, column by column (BlockColumns' order)...
-        texts: list[str] = []
-        anchor_texts: list[str] = []
-        blocks: tuple[list[int], ...] = tuple([] for _ in range(4 + len(PUNCTUATION_MARKS)))
-        positions, holders, block_chars, block_anchor_chars = blocks[:4]
-        mark_counts = tuple(zip(blocks[4:], PUNCTUATION_MARKS))
-        # ... and the container table (ContainerColumns' order).
-        tags: list[str] = [root.tag if isinstance(root.tag, str) else "html"]
-        attributes_of: list[dict[str, str]] = [
-            {name: value for name, value in root.items() if name in descriptive}]
-        elements: list[etree._Element] = [root]
-        containers: tuple[list[int], ...] = ([-1], [0], [-1], [0], [0])
-        parents, firsts, lasts, chars_of, anchor_chars_of = containers
-        current = 0
-        skipped = None
-
-        def cut() -> None:
-            """End the current string: a block if it holds text, else nothing."""
-            nonlocal has_text
-            if has_text:
-                text, chars = _words_and_chars("".join(pieces))
-                anchor, anchor_chars = _words_and_chars("".join(anchor_pieces)) if anchor_pieces else ("", 0)
-                texts.append(text)
-                anchor_texts.append(anchor)
-                positions.append(position)
-                holders.append(current)
-                block_chars.append(chars)
-                block_anchor_chars.append(anchor_chars)
-                for column, mark in mark_counts:
-                    column.append(text.count(mark))
-                chars_of[current] += chars
-                anchor_chars_of[current] += anchor_chars
-                has_text = False
-            pieces.clear()
-            anchor_pieces.clear()
-
-        def close() -> int:
-            """Finish the open container; its parent is the open one."""
-            if len(texts) > firsts[current]:
-                lasts[current] = len(texts) - 1
-            else:
-                firsts[current] = -1
-            parent = parents[current]
-            if parent >= 0:
-                chars_of[parent] += chars_of[current]
-                anchor_chars_of[parent] += anchor_chars_of[current]
-            return parent
-
-        walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
-        for event, el in walker:
-            if event == "start":
-                tag = el.tag  # comments and PIs arrive as their own events
-                opens = False
-                if tag in structural and el is not root:
-                    # Every structural tag, hidden or not, starts a new string.
-                    if pieces:
-                        cut()
-                    position += 1
-                    opens = tag not in breaks
-                style = el.get("style")
-                if tag in dropped or (not reveal and (el.get("hidden") is not None
-                                                      or (style is not None and hidden_style(style)))):
-                    walker.skip_subtree()
-                    skipped = el
-                    continue
-                if opens:
-                    attributes = el.items()  # one call; most elements have none
-                    tags.append(tag)
-                    attributes_of.append({name: value for name, value in attributes if name in descriptive}
-                                         if attributes else {})
-                    elements.append(el)
-                    parents.append(current)
-                    firsts.append(len(texts))
-                    lasts.append(-1)
-                    chars_of.append(0)
-                    anchor_chars_of.append(0)
-                    current = len(tags) - 1
-                elif tag == "a":
-                    anchors.append(el)
-                text = el.text
-                if text:
-                    pieces.append(text)
-                    if not has_text and not text.isspace():
-                        has_text = True
-                    if anchors:
-                        anchor_pieces.append(text)
-                continue
-            if event == "end":
-                # Identity checks instead of re-reading ``el.tag``: the
-                # element that ends is either the open container's, the
-                # innermost open anchor, a skipped subtree or an inline tag.
-                if el is skipped:
-                    skipped = None
-                elif el is elements[current]:
-                    if current:
-                        if pieces:
-                            cut()
-                        current = close()
-                elif anchors and el is anchors[-1]:
-                    anchors.pop()
-                    if anchor_pieces:
-                        anchor_pieces.append(" ")  # two links' texts stay two words
-            tail = el.tail
-            if tail and el is not root:
-                pieces.append(tail)
-                if not has_text and not tail.isspace():
-                    has_text = True
-                if anchors:
-                    anchor_pieces.append(tail)
-        cut()
-        while current >= 0:  # the root, and any left open by a truncated tree
-            current = close()
-        self.block_columns = BlockColumns(texts, anchor_texts,
-                                          np.array(blocks, dtype=np.int64).reshape(len(blocks), -1))
-        self.container_columns = ContainerColumns(tags, attributes_of,
-                                                  np.array(containers, dtype=np.int64).reshape(5, -1))
-        self._elements = _ElementFinder(root, tags, elements)
+        texts, anchor_texts, block_numbers, mark_numbers, tags, attributes, container_numbers = _walk_function(
+            root)(root, _REVEAL_KINDS if reveal else _WALK_KINDS, _HIDDEN_STYLE.search, _DESCRIPTIVE_BYTES,
+                  _MARK_BYTES, None, reveal)
+        self.block_columns = BlockColumns(texts, anchor_texts, *map(_int64, block_numbers),
+                                          *map(_int64, mark_numbers))
+        self.container_columns = ContainerColumns(tags, attributes, *map(_int64, container_numbers))
+        self._elements = _ElementFinder(self._tree, tags, reveal=reveal)
 
     # -- the object views ---------------------------------------------
     @property
     def blocks(self) -> list[Block]:
-        """The blocks as :class:`Block` objects, in document order."""
+        """The blocks as :class:`~webclean_scrapy.views.Block` objects, in
+        document order (built on first use: :func:`~webclean_scrapy.views.build_views`)."""
         return (self._views or self._build_views())[0]
 
     @property
     def containers(self) -> list[Container]:
-        """The containers as a tree of :class:`Container` objects, in document order."""
+        """The containers as a tree of :class:`~webclean_scrapy.views.Container`
+        objects, in document order (built on first use)."""
         return (self._views or self._build_views())[1]
 
     def _build_views(self) -> tuple[list[Block], list[Container]]:
-        """Make the linked objects of both tables, once (for the methods
-        that walk a tree of objects rather than read columns)."""
-        columns = self.container_columns
-        elements = self._elements
-        containers: list[Container] = []
-        for index, (tag, attributes, parent, first, last, chars, anchor_chars) in enumerate(zip(
-                columns.tags, columns.attributes, columns.parents.tolist(), columns.first_blocks.tolist(),
-                columns.last_blocks.tolist(), columns.chars.tolist(), columns.anchor_chars.tolist())):
-            above = containers[parent] if parent >= 0 else None
-            container = Container(index, elements, tag, attributes, above, first, last, chars, anchor_chars)
-            if above is not None:
-                above.children.append(container)
-            containers.append(container)
-        columns = self.block_columns
-        blocks: list[Block] = []
-        for index, (text, anchor_text, position, holder, chars, anchor_chars) in enumerate(zip(
-                columns.texts, columns.anchor_texts, columns.positions.tolist(), columns.holders.tolist(),
-                columns.chars.tolist(), columns.anchor_chars.tolist())):
-            container = containers[holder]
-            block = Block(index, position, text, container, chars, anchor_text, anchor_chars)
-            container.direct_blocks.append(block)
-            blocks.append(block)
-        self._views = blocks, containers
+        self._views = build_views(self.block_columns, self.container_columns, self._elements)
         return self._views
 
     def element(self, container: int) -> etree._Element:
         """The lxml element of container *container* (an index into
         :attr:`container_columns`), without building the object views."""
         return self._elements()[container]
+
+    # -- the tree -----------------------------------------------------
+    @property
+    def root(self) -> etree._Element:
+        """The page's lxml tree (parsed again if :meth:`release_tree` dropped it)."""
+        return self._tree.get()
+
+    def release_tree(self, larger_than: int = 0) -> bool:
+        """Drop this document's references to its lxml tree, so libxml2 frees
+        it (about 15 times the page's size on a page of tiny paragraphs),
+        when nothing needs it any more: the columns hold everything the
+        built-in methods read. :attr:`root` (and the elements of the object
+        views) parse the same source again if asked for after. Only a tree
+        :meth:`from_html` parsed is dropped (a tree parsed elsewhere is its
+        owner's to keep), and only if its source has more than *larger_than*
+        characters; returns whether it was. What was read from the tree
+        (metadata, page type, title, language) stays cached.
+        """
+        tree = self._tree
+        if tree.source is None or len(tree.source) <= larger_than:
+            return False
+        tree.root = None
+        self._elements.elements = None
+        self.__dict__.pop("_tagged_elements", None)  # element lists of page_type.tagged_elements
+        _trim_heap()
+        return True
 
     # -- views --------------------------------------------------------
     @property
@@ -718,97 +574,17 @@ class Document:
         """Blocks as output text: one block per line (:meth:`BlockColumns.text`)."""
         return self.block_columns.text([block.index for block in blocks])
 
-    def tagged_lines(self, break_at_structural: bool = False) -> list[SourceLine]:
-        """The source as Weninger & Hsu's text-to-tag-ratio lines.
-
-        ``script`` and ``style`` elements and comments are removed from the
-        source first (an unclosed one runs to the end, as in a browser); each
-        remaining line becomes a :class:`SourceLine` holding its visible text
-        (tags stripped -- structural ones count as a space --, entities
-        decoded, whitespace collapsed) and the number of tags on it. Lines with neither text nor tags -- empty lines -- are
-        dropped. A tag spanning several lines counts once, on the line where
-        it starts: its inner newlines are not line breaks.
-
-        With *break_at_structural* every tag named in :data:`STRUCTURAL_TAGS`
-        also starts a new line, so minified pages (the whole page on one
-        physical line) still give a per-block ratio profile.
-        """
-        source = _SOURCE_NON_TEXT.sub("", self.source)
-        source = source.replace("\r\n", "\n").replace("\r", "\n")
-        # Past the last ">" no tag can close; tokenising only up to it keeps
-        # the tag regex from rescanning the tail for every stray "<".
-        end = source.rfind(">") + 1
-        pieces = _SOURCE_TAG.split(source[:end])
-        pieces[-1] += source[end:]
-
-        lines: list[SourceLine] = []
-        text: list[str] = []
-        tags = 0
-
-        def flush() -> None:
-            value = " ".join(html.unescape("".join(text)).split()) if text else ""
-            if value or tags:
-                lines.append(SourceLine(value, tags))
-            text.clear()
-
-        for i, piece in enumerate(pieces):
-            if i % 2:  # a tag (odd pieces of a split on a capturing group)
-                name = _SOURCE_TAG_NAME.match(piece)
-                if name and name.group(1).lower() in STRUCTURAL_TAGS:
-                    if break_at_structural:
-                        flush()
-                        tags = 0
-                    else:
-                        text.append(" ")  # "</p><p>" separates words
-                tags += 1
-                continue
-            first, *rest = piece.split("\n")
-            text.append(first)
-            for chunk in rest:
-                flush()
-                tags = 0
-                text.append(chunk)
-        flush()
-        return lines
-
-
-class SourceLine(NamedTuple):
-    """One line of cleaned source: its visible text and how many tags it holds."""
-
-    text: str
-    tags: int
-
-
-#: What Weninger & Hsu strip from the source before counting: scripts,
-#: styles and remarks (comments). Lazy and anchored on ``\Z`` so an unclosed
-#: one is consumed in one linear match.
-_SOURCE_NON_TEXT = re.compile(
-    r"<script\b.*?(?:</script\s*>|\Z)|<style\b.*?(?:</style\s*>|\Z)|<!--.*?(?:-->|\Z)",
-    re.I | re.S,
-)
-#: A tag: "<" then a letter, "/", "!" or "?" (so "a < b" stays text).
-_SOURCE_TAG = re.compile(r"(<[A-Za-z/!?][^>]*>)")
-_SOURCE_TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)")
-
 
 @contextmanager
 def built_page(factory: Callable[[], Document]) -> Iterator[Document]:
     """Build a :class:`Document` for one unit of work and free it right after.
 
-    A page allocates many small objects (its strings and attribute dicts,
-    and thousands of linked objects when a method asks for
-    :attr:`Document.blocks`) that live exactly as long as its extraction.
-    Python's cycle collector would traverse them several times meanwhile
-    (measured with the object model: about a quarter of the extraction
-    time), so it is paused while the page is built and used, and the page's
-    reference cycles are broken at the end so reference counting frees it
-    at once.
-    The collector is only re-enabled if it was enabled on entry (another
-    thread doing the same keeps it off a little longer, never for good).
+    The columns hold no reference cycles; the object views, if a method
+    asked for them, do (parents and children point at each other), and
+    :meth:`Document.release` breaks them at the end, so reference counting
+    frees the whole page at once instead of leaving it to the cycle
+    collector.
     """
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
     doc = None
     try:
         doc = factory()
@@ -816,8 +592,6 @@ def built_page(factory: Callable[[], Document]) -> Iterator[Document]:
     finally:
         if doc is not None:
             doc.release()
-        if paused:
-            gc.enable()
 
 
 def parse_html(text: str, utf8_body: bytes | None = None) -> etree._Element:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .options import OptionError, Rule
 
-from .document import Document
+from .document import RELEASE_TREE_ABOVE, Document
 from .errors import ExtractionError
 from .metadata import METADATA_FIELDS, Metadata, metadata_of
 from .language import detect_language
@@ -181,19 +181,24 @@ class Extractor:
     def extract(self, doc: Document, trace: Trace | None = None) -> Extraction:
         """The page's :class:`Extraction`; *trace*, if given, is handed to
         :meth:`extract_text` (which must then accept it)."""
+        # What is read from the tree first: a large page then drops its tree
+        # before the method runs (the methods read the walk's columns).
+        meta = metadata_of(doc)
+        page_type = page_type_of(doc)[0]
+        language = doc.language
+        doc.release_tree(larger_than=RELEASE_TREE_ABOVE)
         if trace is None:
             text = self.extract_text(doc)
         else:
             trace.method = self.name
             text = self.extract_text(doc, trace=trace)  # type: ignore[call-arg]
-        meta = metadata_of(doc)
         detected, confidence = detect_language(text)
         return Extraction(
             text=text,
             extractor=self.name,
             url=doc.url,
-            language=doc.language,
-            page_type=page_type_of(doc)[0],
+            language=language,
+            page_type=page_type,
             truncated=doc.truncated,
             detected_language=detected,
             language_confidence=confidence,

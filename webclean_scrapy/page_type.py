@@ -55,7 +55,7 @@ import base64
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from bisect import bisect_right
 from functools import lru_cache
 from itertools import accumulate, compress, repeat
@@ -68,6 +68,7 @@ import numpy as np
 from lxml import etree
 
 from .document import Document
+from .marks import COMMAS, FULL_STOPS
 from .trees import ensemble_from_json
 
 PAGE_TYPES: tuple[str, ...] = ("article", "forum", "product", "collection", "listing", "documentation", "service")
@@ -845,10 +846,10 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     f[x["mean_block_chars"]] = total / m
     f[x["median_block_chars"]] = _median(bc.chars)
     f[x["long_block_share"]] = float(chars[chars >= 150].sum()) / total
-    ends = bc.count(".。．｡!！?？")
+    ends = bc.count(FULL_STOPS)
     f[x["sentence_share"]] = float(chars[ends > 0].sum()) / total
     f[x["marks_per_kchar"]] = float(ends.sum()) * 1000.0 / total
-    f[x["commas_per_kchar"]] = float(bc.count(",，、､،").sum()) * 1000.0 / total
+    f[x["commas_per_kchar"]] = float(bc.count(COMMAS).sum()) * 1000.0 / total
     f[x["max_block_share"]] = float(chars.max()) / total
     f[x["max_holder_share"]] = float(np.bincount(holders, weights=chars, minlength=n).max()) / total
     short = chars <= _SHORT
@@ -870,8 +871,13 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     block_flags = flags[holders]
     block_own = own[holders]
     # The characters under each flag: one product with the blocks' flag
-    # bits (sums of whole numbers, so exact in any order).
-    flag_chars = (chars @ ((block_flags[:, None] & _SHARE_BITS) != 0)).tolist()
+    # bits (sums of whole numbers, so exact in any order), 65,536 blocks at
+    # a time: the blocks-by-flags matrix of a huge page would take 100s of MB.
+    flag_sums = np.zeros(len(_SHARE_BITS))
+    for start in range(0, m, 65536):
+        part = slice(start, start + 65536)
+        flag_sums += chars[part] @ ((block_flags[part, None] & _SHARE_BITS) != 0)
+    flag_chars = flag_sums.tolist()
     for tag, under in zip(_FLAG_TAGS, flag_chars):
         f[x[f"share_{tag}"]] = under / total
     heading_blocks = (block_flags & _HEADING_BIT) != 0
@@ -895,8 +901,10 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     tokens.update(map("s_".__add__, _words(short_text)))
     heading_text = " ".join(compress(texts, (block_own == 3).tolist())).lower()
     tokens.update(map("h_".__add__, _words(heading_text)))
-    # Whole short blocks that are a phrase: the distinct blocks, counted.
-    blocks = Counter(map(str.strip, short_text.split("\n"), repeat(_PHRASE_STRIP)))
+    # Whole short blocks that are a phrase, counted (only those: a count of
+    # every distinct block would hold a huge page's texts twice).
+    blocks = Counter(filter(_PHRASE_OF.__contains__,
+                            map(str.strip, _lines(short_text), repeat(_PHRASE_STRIP))))
     phrase_groups: Counter[str] = Counter()
     for phrase in blocks.keys() & _PHRASE_OF.keys():
         for group in _PHRASE_OF[phrase]:
@@ -933,6 +941,20 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
 
     _repetition_features(f, cc, parents, classes, own, total, price_mask, heading_blocks)
     return f, frozenset(tokens)
+
+
+def _lines(text: str, chunk: int = 1 << 20) -> Iterator[str]:
+    """``text.split("\\n")``, a piece of about *chunk* characters at a time
+    (a huge page's short blocks would otherwise be split into a list of
+    millions of strings at once)."""
+    start = 0
+    while True:
+        end = text.find("\n", start + chunk)
+        if end < 0:
+            yield from text[start:].split("\n")
+            return
+        yield from text[start:end].split("\n")
+        start = end + 1
 
 
 def _first_group(tied: list[int], parents: list[int], tags: list[str], classes: list[str]) -> int:

@@ -13,7 +13,7 @@ no second implementation of any method for display.
 A trace speaks about *units*, in document order: the page's blocks
 (:attr:`Document.block_columns <webclean_scrapy.document.Document.block_columns>`,
 ``unit="block"``) for block methods, or the cleaned source lines of
-:meth:`Document.tagged_lines <webclean_scrapy.document.Document.tagged_lines>`
+:func:`~webclean_scrapy.extractors.ttr.tagged_lines`
 (``unit="line"``, their texts in :attr:`Trace.texts`) for the
 text-to-tag ratio. What each built-in extractor records is listed in its
 docstring. A custom extractor opts in by accepting ``trace`` in

@@ -11,9 +11,10 @@ with CS the commas, CL the content length, ACL the anchor content length and
 ACFL the commas and full stops inside anchors. The best DIV, widened by the
 parent check, is the main content.
 
-Everything is read from :attr:`Document.containers` and their blocks (the
-walk counted each block's commas, :attr:`BlockColumns.marks`, and
-:attr:`Block.anchor_text` gives the punctuation inside links): no tree work.
+Everything is read from the page's columns (:attr:`Document.container_columns`
+for the DIV tree, :attr:`Document.block_columns` for the text: the walk
+counted each block's commas, and ``anchor_texts`` give the punctuation
+inside links): no tree work, and no object per block.
 """
 
 from __future__ import annotations
@@ -22,18 +23,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..document import Container, Document
+from ..document import Document
 from ..errors import ExtractionError
 from ..extraction import Extractor
+from ..marks import COMMAS, FULL_STOPS
 from ..options import extractor_name
 from ..trace import Trace
 from . import get_extractor, register
 
-#: Commas: ASCII, fullwidth, ideographic enumeration comma (and its halfwidth
-#: form), Arabic comma.
-COMMAS = ",，、､،"
-#: Full stops: sentence-final marks, ASCII and CJK (fullwidth and halfwidth).
-FULL_STOPS = ".。．｡!！?？"
+__all__ = ["COMMAS", "FULL_STOPS", "DivScore", "PunctuationExtractor", "count_chars", "score_divs", "select_div"]
 
 
 def count_chars(text: str, chars: str) -> int:
@@ -44,7 +42,9 @@ def count_chars(text: str, chars: str) -> int:
 class DivScore:
     """The counts and score of one DIV (direct text only)."""
 
-    container: Container
+    index: int  #: the DIV's container (an index into :attr:`Document.container_columns`)
+    first_block: int  #: the block range of the DIV's subtree, inclusive (both -1 without text)
+    last_block: int
     commas: int = 0  #: CS
     chars: int = 0  #: CL
     anchor_chars: int = 0  #: ACL
@@ -68,32 +68,48 @@ def score_divs(doc: Document, owners: list[DivScore | None] | None = None) -> li
     """One :class:`DivScore` per ``<div>``, in document order, with the DIV tree.
 
     Containers are in document order, so a container's parent is seen before
-    it and its nearest DIV is known in one pass. *owners*, if given (one
-    entry per block), receives each block's nearest DIV (for the trace).
+    it and its nearest DIV (itself, for a DIV) is known in one pass over the
+    container columns; each block's counts then go to its holder's nearest
+    DIV. *owners*, if given (one entry per block), receives each block's
+    nearest DIV (for the trace).
     """
-    nearest: dict[int, DivScore | None] = {}
+    columns = doc.container_columns
+    blocks = doc.block_columns
+    parents = columns.parents.tolist()
+    firsts = columns.first_blocks.tolist()
+    lasts = columns.last_blocks.tolist()
+    # The nearest DIV of each container, as a position in ``scores`` (-1: none).
+    nearest = [-1] * len(parents)
     scores: list[DivScore] = []
-    commas = doc.block_columns.count(COMMAS).tolist()
-    for container in doc.containers:
-        above = nearest.get(id(container.parent)) if container.parent is not None else None
-        if container.tag == "div":
-            own = DivScore(container, parent=above)
-            if above is not None:
-                above.children.append(own)
+    for index, tag in enumerate(columns.tags):
+        above = nearest[parents[index]] if parents[index] >= 0 else -1
+        if tag == "div":
+            own = DivScore(index, firsts[index], lasts[index], parent=scores[above] if above >= 0 else None)
+            if above >= 0:
+                scores[above].children.append(own)
+            above = len(scores)
             scores.append(own)
-            above = own
-        nearest[id(container)] = above
-        if above is None or not container.direct_blocks:
-            continue
-        if owners is not None:
-            for block in container.direct_blocks:
-                owners[block.index] = above
-        for block in container.direct_blocks:
-            above.commas += commas[block.index]
-            above.chars += block.chars
-            above.anchor_chars += block.anchor_chars
-            if block.anchor_text:
-                above.anchor_punctuation += count_chars(block.anchor_text, COMMAS + FULL_STOPS)
+        nearest[index] = above
+    if not scores or not len(blocks):
+        return scores
+    # Each block's nearest DIV, and the sums per DIV of its blocks' counts
+    # (whole numbers, exact in float64; back to int for the score).
+    owner = np.array(nearest, dtype=np.intp)[blocks.holders]
+    held = owner >= 0
+    divs = owner[held]
+    size = len(scores)
+    commas = np.bincount(divs, weights=blocks.count(COMMAS)[held], minlength=size).astype(np.int64).tolist()
+    chars = np.bincount(divs, weights=blocks.chars[held], minlength=size).astype(np.int64).tolist()
+    anchor_chars = np.bincount(divs, weights=blocks.anchor_chars[held], minlength=size).astype(np.int64).tolist()
+    marks = COMMAS + FULL_STOPS
+    anchor_texts = blocks.anchor_texts
+    for block in np.flatnonzero(held & (blocks.anchor_chars > 0)).tolist():
+        scores[owner[block]].anchor_punctuation += count_chars(anchor_texts[block], marks)
+    for div, score in enumerate(scores):
+        score.commas, score.chars, score.anchor_chars = commas[div], chars[div], anchor_chars[div]
+    if owners is not None:
+        for block, div in enumerate(owner.tolist()):
+            owners[block] = scores[div] if div >= 0 else None
     return scores
 
 
@@ -160,12 +176,11 @@ class PunctuationExtractor(Extractor):
             text = self.fallback.extract_text(doc, trace=trace)  # type: ignore[call-arg]
             trace.fact("punctuation", f"no DIV scores above zero: the {self.fallback.name} fallback decided")
             return text
-        container = chosen.container
         if trace is not None:
             _trace_divs(trace, owners or [], scores, chosen)
-        if container.first_block < 0:
+        if chosen.first_block < 0:
             return ""
-        return doc.block_columns.text(slice(container.first_block, container.last_block + 1))
+        return doc.block_columns.text(slice(chosen.first_block, chosen.last_block + 1))
 
 
 def _trace_divs(trace: Trace, owners: list[DivScore | None], scores: list[DivScore], chosen: DivScore) -> None:
@@ -176,8 +191,7 @@ def _trace_divs(trace: Trace, owners: list[DivScore | None], scores: list[DivSco
     trace.units("block", len(owners))
     trace.score([owner.score if owner is not None else 0.0 for owner in owners],
                 "nearest DIV's score CS^3 x (CL/ACL) / ACFL^2", average)
-    container = chosen.container
-    inside = slice(container.first_block, container.last_block + 1) if container.first_block >= 0 else slice(0, 0)
+    inside = slice(chosen.first_block, chosen.last_block + 1) if chosen.first_block >= 0 else slice(0, 0)
     trace.keep(inside)
     trace.reason(inside, "inside the chosen DIV")
     outside = np.ones(len(owners), dtype=bool)
@@ -186,7 +200,7 @@ def _trace_divs(trace: Trace, owners: list[DivScore | None], scores: list[DivSco
     trace.reason(outside, "outside the chosen DIV")
     trace.fact("DIVs scored", len(scores))
     trace.fact("average DIV score (selection cut)", round(average, 1))
-    trace.fact("best DIV", f"container {best.container.index} <div>, score {best.score:.1f}")
+    trace.fact("best DIV", f"container {best.index} <div>, score {best.score:.1f}")
     trace.fact("chosen DIV (after the parent check)",
-               f"container {container.index} <div>, blocks {container.first_block}..{container.last_block}")
+               f"container {chosen.index} <div>, blocks {chosen.first_block}..{chosen.last_block}")
     trace.confidence = None

@@ -2,22 +2,101 @@
 
 Every line of the cleaned source gets a ratio -- visible characters per tag --
 the ratios are smoothed, and lines are split into content and non-content by
-a threshold or by clustering. The source lines come from
-:meth:`Document.tagged_lines`; this module only does the numbers.
+a threshold or by clustering. The source lines are cut here
+(:func:`tagged_lines`) from the page's decoded source, not from the walk's
+blocks: the method counts tags per line of markup.
 """
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
-from ..document import Document
+from ..document import STRUCTURAL_TAGS, Document
 from ..errors import ExtractionError
 from ..extraction import Extractor
 from ..options import integer, number, one_of
 from ..trace import Trace
 from . import register
+
+
+class SourceLine(NamedTuple):
+    """One line of cleaned source: its visible text and how many tags it holds."""
+
+    text: str
+    tags: int
+
+
+#: What Weninger & Hsu strip from the source before counting: scripts,
+#: styles and remarks (comments). Lazy and anchored on ``\Z`` so an unclosed
+#: one is consumed in one linear match.
+_SOURCE_NON_TEXT = re.compile(
+    r"<script\b.*?(?:</script\s*>|\Z)|<style\b.*?(?:</style\s*>|\Z)|<!--.*?(?:-->|\Z)",
+    re.I | re.S,
+)
+#: A tag: "<" then a letter, "/", "!" or "?" (so "a < b" stays text).
+_SOURCE_TAG = re.compile(r"(<[A-Za-z/!?][^>]*>)")
+_SOURCE_TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)")
+
+
+def tagged_lines(doc: Document, break_at_structural: bool = False) -> list[SourceLine]:
+    """The source of *doc* as Weninger & Hsu's text-to-tag-ratio lines.
+
+    ``script`` and ``style`` elements and comments are removed from the
+    source first (an unclosed one runs to the end, as in a browser); each
+    remaining line becomes a :class:`SourceLine` holding its visible text
+    (tags stripped -- structural ones count as a space --, entities
+    decoded, whitespace collapsed) and the number of tags on it. Lines
+    with neither text nor tags -- empty lines -- are dropped. A tag
+    spanning several lines counts once, on the line where it starts: its
+    inner newlines are not line breaks.
+
+    With *break_at_structural* every tag named in :data:`STRUCTURAL_TAGS`
+    also starts a new line, so minified pages (the whole page on one
+    physical line) still give a per-block ratio profile.
+    """
+    source = _SOURCE_NON_TEXT.sub("", doc.source)
+    source = source.replace("\r\n", "\n").replace("\r", "\n")
+    # Past the last ">" no tag can close; tokenising only up to it keeps
+    # the tag regex from rescanning the tail for every stray "<".
+    end = source.rfind(">") + 1
+    pieces = _SOURCE_TAG.split(source[:end])
+    pieces[-1] += source[end:]
+
+    lines: list[SourceLine] = []
+    text: list[str] = []
+    tags = 0
+
+    def flush() -> None:
+        value = " ".join(html.unescape("".join(text)).split()) if text else ""
+        if value or tags:
+            lines.append(SourceLine(value, tags))
+        text.clear()
+
+    for i, piece in enumerate(pieces):
+        if i % 2:  # a tag (odd pieces of a split on a capturing group)
+            name = _SOURCE_TAG_NAME.match(piece)
+            if name and name.group(1).lower() in STRUCTURAL_TAGS:
+                if break_at_structural:
+                    flush()
+                    tags = 0
+                else:
+                    text.append(" ")  # "</p><p>" separates words
+            tags += 1
+            continue
+        first, *rest = piece.split("\n")
+        text.append(first)
+        for chunk in rest:
+            flush()
+            tags = 0
+            text.append(chunk)
+    flush()
+    return lines
+
 
 #: Lloyd / EM iterations are capped so a page never costs more than
 #: ``O(MAX_ITERATIONS * lines * clusters)``.
@@ -261,7 +340,7 @@ class TTRExtractor(Extractor):
         return mask
 
     def extract_text(self, doc: Document, trace: Trace | None = None) -> str:
-        lines = doc.tagged_lines(break_at_structural=self.options["lines"] == "structural")
+        lines = tagged_lines(doc, break_at_structural=self.options["lines"] == "structural")
         mask = self.content_mask(lines, trace)
         if trace is not None:
             trace.keep(mask & np.fromiter((bool(line.text) for line in lines), dtype=bool, count=len(lines)))

@@ -37,6 +37,7 @@ from itertools import repeat
 import numpy as np
 
 from ...document import Document
+from ...marks import MODEL_COMMAS, MODEL_SENTENCE_ENDS, MODEL_STOPS, SEMICOLONS
 from ...page_type import PAGE_TYPES
 from .keywords import (
     _AREA, _BINARY_MASKS, _BINARY_VALUES, _KIND_SHIFT, _RD, _RD_TAG_PRIOR, FLAG_NAMES, INNER_NAMES,
@@ -101,8 +102,9 @@ _CONTAINER_AT = _LD_AT + len(_LD_STEPS)
 _KIND_AT = _CONTAINER_AT + len(CONTAINER_DENSE)
 _STRUCTURE_AT = _KIND_AT + len(KIND_NAMES) + len(INNER_NAMES) + len(FLAG_NAMES)
 #: Sentence ends (a block ending in one reads as prose). The stop and comma
-#: densities count ". 。 ! ?" and ", ， 、 ;" (CJK's own included).
-_STOPS = ".!?。！？"
+#: densities count :data:`~webclean_scrapy.marks.MODEL_STOPS` and
+#: :data:`~webclean_scrapy.marks.MODEL_COMMAS` with the semicolon.
+_STOPS = MODEL_SENTENCE_ENDS
 
 
 
@@ -182,10 +184,10 @@ def _marks(page: _Page) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     """Per block: the number of stops (". 。 ! ?"), of commas (", ， 、",
     what Readability counts) and of semicolons, and whether the text ends
     in a sentence end (:data:`_STOPS`). The walk counted every mark once
-    (:attr:`~webclean_scrapy.document.BlockColumns.marks`)."""
+    (:meth:`~webclean_scrapy.document.BlockColumns.count`)."""
     blocks = page.doc.block_columns
     ends = np.fromiter([text[-1] in _STOPS for text in page.texts], dtype=bool, count=page.n)
-    return blocks.count(".。!?"), blocks.count(",，、"), blocks.count(";"), ends
+    return blocks.count(MODEL_STOPS), blocks.count(MODEL_COMMAS), blocks.count(SEMICOLONS), ends
 
 
 def _duplicates(texts: list[str]) -> np.ndarray:
