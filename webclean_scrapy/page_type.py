@@ -815,12 +815,12 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     # Class / id keyword families (and tokens), role and itemprop. Ids,
     # roles and itemprops sit on few containers: one loop gathers them.
     attributes = cc.attributes
-    classes = [a.get("class", "") for a in attributes]
+    classes = list(map(dict.get, attributes, repeat("class"), repeat("")))
     ids: list[str] = []
     roles: list[str] = []
     itemprops: list[str] = []
     heading_ids = 0
-    for tag, a in zip(tags, attributes):
+    for tag, a in compress(zip(tags, attributes), attributes):  # the containers with attributes
         if len(a) > ("class" in a):  # an id, role or itemprop
             if "id" in a:
                 ids.append(a["id"])

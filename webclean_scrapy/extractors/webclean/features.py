@@ -438,7 +438,7 @@ class _Structure:
         # Per container holding text (every ancestor of one holds text too):
         # its own STRUCTURE_GROUPS bits, from its class and id (memoised by
         # that string), and its key, numbered by its first container.
-        found = [attributes[index] for index in held_list]
+        found = list(map(attributes.__getitem__, held_list))
         classes = [a.get("class") or None for a in found]
         words = [f"{cls or ''} {a.get('id') or ''}" if a else " " for cls, a in zip(classes, found)]
         own = np.zeros(nc, dtype=np.int64)
@@ -530,7 +530,15 @@ class _Structure:
             out[:self.first_h1 - start, at["before_h1"]] = 1.0
         if self.title:
             title = self.title
-            out[:, at["is_title"]] = [text.lower() == title for text in page.texts[rows]]
+            texts = page.texts[rows]
+            if title.isascii():
+                # A text whose lower case is an ASCII title has its length
+                # (only U+0130 lowers to two characters, one not ASCII).
+                size = np.fromiter(map(len, texts), dtype=np.intp, count=len(texts))
+                same = [i for i in np.flatnonzero(size == len(title)).tolist() if texts[i].lower() == title]
+                out[same, at["is_title"]] = 1.0
+            else:
+                out[:, at["is_title"]] = [text.lower() == title for text in texts]
         out[:, at["char_position"]] = page.prefix_chars[rows] / total
         out[:, at["page_log_chars"]] = math.log1p(total)
         out[:, at["page_log_blocks"]] = math.log1p(n)
