@@ -1066,7 +1066,9 @@ class TokenModel:
 
     def features(self, tokens: Iterable[str]) -> np.ndarray:
         get = self.vocabulary.get
-        rows = [i for i in map(get, tokens) if i is not None]
+        # Summed in vocabulary order: a set's order follows the per-process
+        # string hash, and float sums in another order differ in the last bit.
+        rows = sorted(i for i in map(get, tokens) if i is not None)
         scores = self.weights[rows].sum(axis=0) + self.intercept
         return np.append(scores - scores.mean(), len(rows))
 
