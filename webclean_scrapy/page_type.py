@@ -815,7 +815,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     # Class / id keyword families (and tokens), role and itemprop. Ids,
     # roles and itemprops sit on few containers: one loop gathers them.
     attributes = cc.attributes
-    classes = list(map(dict.get, attributes, repeat("class"), repeat("")))
+    classes = [a.get("class", "") for a in attributes]
     ids: list[str] = []
     roles: list[str] = []
     itemprops: list[str] = []

@@ -428,7 +428,6 @@ class _Structure:
         doc = page.doc
         columns = doc.container_columns
         nc = len(columns)
-        parents = columns.parents.tolist()
         tags = columns.tags
         attributes = columns.attributes
         cchars = page.cchars
