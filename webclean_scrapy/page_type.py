@@ -315,32 +315,27 @@ def _letter_run_bits(runs: list[str]) -> list[int]:
     return bits
 
 
-def _class_names(name_counts: dict[str, int]) -> tuple[list[int], set[str]]:
-    """Per class family (:data:`_CLASS_GROUP_NAMES` order), how many
-    class/id names (counting repeats) contain one of its keywords; and the
-    words of the names (``set(_TOKEN.findall(...))``).
+def _name_families(names: list[str]) -> list[int]:
+    """Per class/id name, the bits of the families (:data:`_CLASS_GROUP_NAMES`)
+    one of whose keywords it contains.
 
     The names are cut into runs of letters -- the words, looked up once per
     run and remembered (:data:`_RUN_BITS`) -- mapped back to their names
     with numpy over the UTF-8 of the names joined by spaces (a name holds
     no whitespace; a non-ASCII character is bytes of 0x80 and above).
     """
-    if not name_counts:
-        return [0] * len(_CLASS_GROUP_NAMES), set()
-    data = " ".join(name_counts).encode("utf-8", "surrogatepass")
+    data = " ".join(names).encode("utf-8", "surrogatepass")
     runs = data.translate(_NOT_LOWER).decode("ascii").split()
-    words = set(runs)
     cache = _RUN_BITS
-    missing = list(words.difference(cache))
+    missing = list(set(runs).difference(cache))
     if missing:
         cache.update(zip(missing, _letter_run_bits(missing)))
     bits = np.fromiter(map(cache.__getitem__, runs), dtype=np.int64, count=len(runs))
     if len(cache) > _RUN_CACHE_SIZE:
         cache.clear()
-    words -= _SINGLE_LETTERS
     raw = np.frombuffer(data, dtype=np.uint8)
     name_of = np.cumsum(raw == 32, dtype=np.int32)  # the name each byte belongs to
-    has = np.zeros((len(name_counts), len(_CLASS_GROUP_NAMES)), dtype=bool)
+    has = np.zeros((len(names), len(_CLASS_GROUP_NAMES)), dtype=bool)
     hits = np.flatnonzero(bits)
     if len(hits):
         letter = (raw >= 97) & (raw <= 122)
@@ -353,8 +348,39 @@ def _class_names(name_counts: dict[str, int]) -> tuple[list[int], set[str]]:
         while at >= 0:
             has[name_of[at], families] = True
             at = data.find(word, at + 1)
-    counts = np.fromiter(name_counts.values(), dtype=np.int64, count=len(name_counts))
-    return (counts @ has).tolist(), words
+    return (has @ (1 << _FAMILY_SHIFTS)).tolist()
+
+
+#: Per class/id name seen so far: its family bits (:func:`_name_families`)
+#: and its words (runs of two letters or more). Pages and sites repeat
+#: their names; emptied past :data:`_RUN_CACHE_SIZE` entries.
+_NAME_BITS: dict[str, int] = {}
+_NAME_WORDS: dict[str, tuple[str, ...]] = {}
+
+
+def _class_names(name_counts: dict[str, int]) -> tuple[list[int], set[str]]:
+    """Per class family (:data:`_CLASS_GROUP_NAMES` order), how many
+    class/id names (counting repeats) contain one of its keywords; and the
+    words of the names (``set(_TOKEN.findall(...))``). Each distinct name
+    is read once (:func:`_name_families`) and remembered."""
+    if not name_counts:
+        return [0] * len(_CLASS_GROUP_NAMES), set()
+    if len(_NAME_BITS) > _RUN_CACHE_SIZE:
+        _NAME_BITS.clear()
+        _NAME_WORDS.clear()
+    names = list(name_counts)
+    bits = np.fromiter(map(_NAME_BITS.get, names, repeat(-1)), dtype=np.int64, count=len(names))
+    unknown = np.flatnonzero(bits < 0).tolist()
+    if unknown:
+        missing = [names[i] for i in unknown]
+        found = _name_families(missing)
+        bits[unknown] = found
+        _NAME_BITS.update(zip(missing, found))
+        _NAME_WORDS.update(zip(missing, map(tuple, map(_words, missing))))
+    counts = np.fromiter(name_counts.values(), dtype=np.int64, count=len(names))
+    words: set[str] = set()
+    words.update(*map(_NAME_WORDS.__getitem__, names))
+    return (counts @ ((bits[:, None] >> _FAMILY_SHIFTS) & 1)).tolist(), words
 
 
 #: Short-block phrases (blocks of at most :data:`_SHORT` characters), by family.
@@ -795,7 +821,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     roles: list[str] = []
     itemprops: list[str] = []
     heading_ids = 0
-    for tag, a in zip(tags, attributes):
+    for tag, a in compress(zip(tags, attributes), attributes):  # the containers with attributes
         if len(a) > ("class" in a):  # an id, role or itemprop
             if "id" in a:
                 ids.append(a["id"])
@@ -1062,7 +1088,9 @@ class TokenModel:
 
     def features(self, tokens: Iterable[str]) -> np.ndarray:
         get = self.vocabulary.get
-        rows = [i for i in map(get, tokens) if i is not None]
+        # Summed in vocabulary order: a set's order follows the per-process
+        # string hash, and float sums in another order differ in the last bit.
+        rows = sorted(i for i in map(get, tokens) if i is not None)
         scores = self.weights[rows].sum(axis=0) + self.intercept
         return np.append(scores - scores.mean(), len(rows))
 

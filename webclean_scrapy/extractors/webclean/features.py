@@ -379,21 +379,25 @@ def block_matrix(page: _Page) -> np.ndarray:
 
 
 _GROUP_RE = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in STRUCTURE_GROUPS.items()))
-#: class/id string -> its :data:`STRUCTURE_GROUPS` bits, memoised (bounded).
-_GROUP_CACHE: dict[str, int] = {}
 _GROUP_BITS = {name: 1 << j for j, name in enumerate(STRUCTURE_GROUPS)}
 
 
-def _group_bits(words: str) -> int:
-    bits = _GROUP_CACHE.get(words)
-    if bits is None:
+class _GroupMemo(dict):
+    """class/id string -> its :data:`STRUCTURE_GROUPS` bits, memoised
+    (bounded): ``memo[words]`` computes a string it has not seen, so a
+    page's strings are looked up by one ``map`` in C."""
+
+    def __missing__(self, words: str) -> int:
         bits = 0
         for match in _GROUP_RE.finditer(words.lower()):
             bits |= _GROUP_BITS[match.lastgroup]  # type: ignore[index]
-        if len(_GROUP_CACHE) >= 50_000:
-            _GROUP_CACHE.clear()
-        _GROUP_CACHE[words] = bits
-    return bits
+        if len(self) >= 50_000:
+            self.clear()
+        self[words] = bits
+        return bits
+
+
+_GROUP_MEMO = _GroupMemo()
 
 
 class _Structure:
@@ -426,43 +430,46 @@ class _Structure:
         doc = page.doc
         columns = doc.container_columns
         nc = len(columns)
-        parents = columns.parents.tolist()
         tags = columns.tags
         attributes = columns.attributes
         cchars = page.cchars
         self.total = total = float(cchars[0]) or 1.0
         held = np.flatnonzero(cchars)
-        depth = [0] * (nc + 1)
-        inherited = [0] * (nc + 1)
-        own = [0] * nc
-        key_of = [0] * nc
-        key_ids: dict[tuple[str, str | None], int] = {}
-        cached = _GROUP_CACHE.get
-        for index in held.tolist():
-            parent = parents[index]
-            depth[index] = depth[parent] + 1
-            found = attributes[index]
-            bits = 0
-            cls = None
-            if found:
-                cls = found.get("class") or None
-                words = f"{cls or ''} {found.get('id') or ''}"
-                if len(words) > 1:
-                    bits = cached(words)
-                    if bits is None:
-                        bits = _group_bits(words)
-            own[index] = bits
-            inherited[index] = bits | inherited[parent]
-            key_of[index] = key_ids.setdefault((tags[index], cls), len(key_ids))
+        held_list = held.tolist()
+        # Per container holding text (every ancestor of one holds text too):
+        # its own STRUCTURE_GROUPS bits, from its class and id (memoised by
+        # that string), and its key, numbered by its first container.
+        found = list(map(attributes.__getitem__, held_list))
+        classes = [a.get("class") or None for a in found]
+        words = [f"{cls or ''} {a.get('id') or ''}" if a else " " for cls, a in zip(classes, found)]
+        own = np.zeros(nc, dtype=np.int64)
+        own[held] = list(map(_GROUP_MEMO.__getitem__, words))
+        first_of: dict[tuple[str, str | None], int] = {}
+        keys = np.zeros(nc, dtype=np.intp)
+        keys[held] = list(map(first_of.setdefault, zip([tags[index] for index in held_list], classes), held_list))
+        # Depth (the root 1) and inherited bits (the container's and its
+        # ancestors' own) by pointer jumping: log2(depth) numpy passes.
+        depth = np.ones(nc + 1, dtype=np.int64)
+        depth[nc] = 0
+        inherited = np.zeros(nc + 1, dtype=np.int64)
+        inherited[:nc] = own
+        up = np.empty(nc + 1, dtype=np.intp)
+        up[:nc] = columns.parents
+        up[up < 0] = nc
+        up[nc] = nc
+        while (up != nc).any():
+            depth += depth[up]
+            inherited |= inherited[up]
+            up = up[up]
         # Per key: containers sharing it and their text; per (parent, key):
         # siblings sharing it; per container: children holding text.
-        self.keys = keys = np.array(key_of, dtype=np.intp)
+        self.keys = keys
         held_keys = keys[held]
-        self.count_log = np.log1p(np.bincount(held_keys, minlength=len(key_ids)).astype(float)[keys])
-        key_chars = np.bincount(held_keys, weights=cchars[held], minlength=len(key_ids))
+        self.count_log = np.log1p(np.bincount(held_keys, minlength=nc).astype(float)[keys])
+        key_chars = np.bincount(held_keys, weights=cchars[held], minlength=nc)
         self.share = key_chars[keys] / total
         held_parents = columns.parents[held]
-        pairs = held_parents * len(key_ids) + held_keys
+        pairs = held_parents * nc + held_keys
         _, inverse, pair_counts = np.unique(pairs, return_inverse=True, return_counts=True)
         same = np.zeros(nc)
         same[held] = pair_counts[inverse.ravel()]
@@ -475,13 +482,15 @@ class _Structure:
         prose.cumsum(out=prose_prefix[1:])
         subtree_prose = np.zeros(nc)
         subtree_prose[held] = prose_prefix[page.last[held] + 1] - prose_prefix[page.first[held]]
-        key_prose = np.bincount(held_keys, weights=subtree_prose[held], minlength=len(key_ids))
-        key_anchors = np.bincount(held_keys, weights=page.canchors[held], minlength=len(key_ids))
+        key_prose = np.bincount(held_keys, weights=subtree_prose[held], minlength=nc)
+        key_anchors = np.bincount(held_keys, weights=page.canchors[held], minlength=nc)
         key_base = np.maximum(key_chars, 1.0)
         self.key_ld = key_anchors / key_base
         self.key_prose = key_prose / key_base
         self.prose_ratio = subtree_prose / np.maximum(cchars, 1.0)
-        self.depth = np.array(depth[:nc], dtype=float)
+        unheld = cchars == 0
+        depth[:nc][unheld] = 0
+        self.depth = depth[:nc].astype(float)
         self.spans_log = np.log1p((page.last - page.first + 1).astype(float))
         level_of = np.fromiter(map(_HEADING_LEVELS.get, tags, repeat(0, nc)), dtype=float, count=nc)
         self.heading = level_of[page.holder]
@@ -494,8 +503,9 @@ class _Structure:
             direct = np.bincount(page.holder, weights=prose, minlength=nc)
             top = int(direct.argmax())
             self.prose_top = int(page.first[top]), int(page.last[top]) + 1
-        self.own = np.array(own, dtype=np.int64)
-        self.inherited = np.array(inherited[:nc], dtype=np.int64)
+        self.own = own
+        inherited[:nc][unheld] = 0
+        self.inherited = inherited[:nc]
 
     def fill(self, out: np.ndarray, start: int, stop: int) -> None:
         """Write the rows of blocks ``start:stop`` into *out* (zeros)."""
@@ -521,7 +531,15 @@ class _Structure:
             out[:self.first_h1 - start, at["before_h1"]] = 1.0
         if self.title:
             title = self.title
-            out[:, at["is_title"]] = [text.lower() == title for text in page.texts[rows]]
+            texts = page.texts[rows]
+            if title.isascii():
+                # A text whose lower case is an ASCII title has its length
+                # (only U+0130 lowers to two characters, one not ASCII).
+                size = np.fromiter(map(len, texts), dtype=np.intp, count=len(texts))
+                same = [i for i in np.flatnonzero(size == len(title)).tolist() if texts[i].lower() == title]
+                out[same, at["is_title"]] = 1.0
+            else:
+                out[:, at["is_title"]] = [text.lower() == title for text in texts]
         out[:, at["char_position"]] = page.prefix_chars[rows] / total
         out[:, at["page_log_chars"]] = math.log1p(total)
         out[:, at["page_log_blocks"]] = math.log1p(n)
