@@ -122,7 +122,7 @@ def main() -> int:
         for page_id, text in originals.items():
             index.add(page_id, index.signature(text))
         right = wrong = 0
-        by_kind = {k: 0 for k in kinds}
+        by_kind = dict.fromkeys(kinds, 0)
         start = time.perf_counter()
         for kind, page_id, text in positives:
             signature = index.signature(text)

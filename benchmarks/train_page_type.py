@@ -58,7 +58,10 @@ sys.path.insert(0, str(ROOT))
 from webclean_scrapy import page_type  # noqa: E402
 from webclean_scrapy.document import Document  # noqa: E402
 from webclean_scrapy.page_type import (  # noqa: E402
-    PAGE_FEATURES, PAGE_TYPES, TokenModel, page_signals,
+    PAGE_FEATURES,
+    PAGE_TYPES,
+    TokenModel,
+    page_signals,
 )
 
 DATASET = "wcxb-dev"

@@ -58,15 +58,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from train_page_type import TokenData  # noqa: E402
+from train_page_type import fit_gbdt as fit_page_type  # noqa: E402
+from webclean_scrapy import page_type  # noqa: E402
 from webclean_scrapy.document import Document  # noqa: E402
 from webclean_scrapy.evaluation.metrics import prf, shingle_dataset_prf  # noqa: E402
 from webclean_scrapy.evaluation.tokenize import tokenize  # noqa: E402
 from webclean_scrapy.extractors import webclean  # noqa: E402
 from webclean_scrapy.extractors.webclean.features import _Page, block_matrix  # noqa: E402
-from webclean_scrapy import page_type  # noqa: E402
 from webclean_scrapy.page_type import PAGE_TYPES, page_signals  # noqa: E402
 from webclean_scrapy.trees import from_lightgbm  # noqa: E402
-from train_page_type import TokenData, fit_gbdt as fit_page_type  # noqa: E402
 
 DATASETS = ("wcxb-dev", "cleaneval", "cleanportaleval", "dragnet", "l3s-gn1", "readability")
 #: The dataset scored with WCXB's word F1 (the others: 4-gram shingle F1).

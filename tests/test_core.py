@@ -118,7 +118,7 @@ def test_http_charset_argument_wins_over_meta():
 
 
 def test_missing_charset_is_detected():
-    assert extract("<p>Grüße</p>".encode("utf-8"), extractor="baseline").text == "Grüße"
+    assert extract("<p>Grüße</p>".encode(), extractor="baseline").text == "Grüße"
     assert extract("<p>Grüße</p>".encode("cp1252"), extractor="baseline").text == "Grüße"
 
 

@@ -22,8 +22,8 @@ pytest.importorskip("datasketch")
 from scrapy.exceptions import DropItem, NotConfigured  # noqa: E402
 from scrapy.logformatter import LogFormatter  # noqa: E402
 from scrapy.utils.test import get_crawler  # noqa: E402
-from test_components import ARTICLE_P1, ARTICLE_P2, ARTICLE_P3, HTML, article_page, crawl  # noqa: E402
 
+from test_components import ARTICLE_P1, ARTICLE_P2, ARTICLE_P3, HTML, article_page, crawl  # noqa: E402
 from webclean_scrapy import extract  # noqa: E402
 from webclean_scrapy.cli import main  # noqa: E402
 from webclean_scrapy.items import FIELD_ORDER  # noqa: E402
@@ -284,7 +284,6 @@ def test_dedup_cli_bad_input(tmp_path, capsys):
 # -- webclean eval --by-language ------------------------------------------------------------
 def test_by_language_uses_the_detected_language_when_none_is_declared(tmp_path):
     from test_evaluation import make_dataset
-
     from webclean_scrapy.evaluation import Contestants, evaluate_dataset
 
     root = make_dataset(tmp_path / "tiny", [

@@ -10,8 +10,8 @@ import random
 import pytest
 
 from webclean_scrapy.evaluation import (
-    PRF,
     METADATA_KEYS,
+    PRF,
     REPORT_KEYS,
     SNIPPET_KEYS,
     Contestants,

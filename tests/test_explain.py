@@ -11,15 +11,14 @@ import numpy as np
 import pytest
 from lxml import html as lxml_html
 
+from _chromium import CHROMIUM, Chromium
+from test_components import article_page, crawl
+from test_demo import webclean_command
 from webclean_scrapy import Document, get_extractor
 from webclean_scrapy.demo import site_dir
 from webclean_scrapy.explain import explain
 from webclean_scrapy.explain.crawl import ExplainPolicy, report_name
 from webclean_scrapy.trace import Trace
-
-from _chromium import CHROMIUM, Chromium
-from test_components import article_page, crawl
-from test_demo import webclean_command
 
 DEMO_BASE = "http://127.0.0.1:8000"
 DEMO_ARTICLES = sorted(site_dir().glob("2025/03/*/*/index.html"))

@@ -21,7 +21,11 @@ from twisted.internet.testing import MemoryReactorClock
 from zope.interface import implementer
 
 from webclean_scrapy.guard import (
-    AddressGuardMiddleware, AddressPolicy, BlockedAddressError, GuardedNameResolver, numeric_host,
+    AddressGuardMiddleware,
+    AddressPolicy,
+    BlockedAddressError,
+    GuardedNameResolver,
+    numeric_host,
 )
 
 REFUSED = {

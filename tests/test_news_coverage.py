@@ -23,7 +23,13 @@ from parsel import Selector
 
 from _crawl import run_crawl
 from webclean_scrapy.articles import (
-    PageSignals, classify, content_fingerprint, headline_matches, is_hub_url, linked_share, prose_share,
+    PageSignals,
+    classify,
+    content_fingerprint,
+    headline_matches,
+    is_hub_url,
+    linked_share,
+    prose_share,
 )
 from webclean_scrapy.demo.server import LocalSite
 
@@ -213,7 +219,7 @@ def test_every_article_once_and_no_hub(coverage_site, coverage_crawl):
     urls = sorted(item["url"] for item in coverage_crawl.items)
     assert urls == sorted(coverage_site.url(p) for p in ARTICLES), coverage_crawl.prefixed("news/")
     by_url = {item["url"]: item for item in coverage_crawl.items}
-    for path, (title, paragraphs) in SHORT.items():
+    for path, (_title, paragraphs) in SHORT.items():
         assert paragraphs[1] in by_url[coverage_site.url(path)]["text"]
     assert NOTICE_TEXT[:60] in by_url[coverage_site.url(NOTICE)]["text"]
     # A canonical link to the home page or a section is not the article's canonical URL.

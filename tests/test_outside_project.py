@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
 from test_components import ARTICLE_P1, ARTICLE_P2, PNG, article_page
 
 SETTINGS = """

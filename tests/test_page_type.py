@@ -12,8 +12,15 @@ import pytest
 from webclean_scrapy import extract
 from webclean_scrapy.document import Document
 from webclean_scrapy.page_type import (
-    PAGE_FEATURES, PAGE_TYPES, STRUCTURE_FEATURES, TOKEN_FEATURES, load_model, page_features, page_signals,
-    page_type_of, predict_page_type,
+    PAGE_FEATURES,
+    PAGE_TYPES,
+    STRUCTURE_FEATURES,
+    TOKEN_FEATURES,
+    load_model,
+    page_features,
+    page_signals,
+    page_type_of,
+    predict_page_type,
 )
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "wcxb-dev"

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -32,7 +32,7 @@ DATASETS = ("cleaneval", "cleanportaleval", "dragnet", "l3s-gn1", "readability",
 TYPED = "wcxb-dev"
 
 
-@lru_cache(maxsize=None)
+@cache
 def dataset_scores(directory: Path) -> dict[str, float]:
     """The pinned figures of one dataset, keyed as in the pins file."""
     from webclean_scrapy import extract

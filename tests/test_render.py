@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from lxml import etree, html as lxml_html
+from lxml import etree
+from lxml import html as lxml_html
 
 from webclean_scrapy import ExtractionError, Extractor, available_extractors, extract, register
 from webclean_scrapy.evaluation.markdown import block_kinds, inline_text, markdown_text, parser, table_shapes

@@ -16,13 +16,18 @@ import zlib
 import pytest
 from parsel import Selector
 
+from test_components import crawl
 from webclean_scrapy import document, extract
 from webclean_scrapy.compression import CompressedBodyCheckMiddleware, body_complete, is_truncated
 from webclean_scrapy.document import (
-    LIBXML2_MAX_DEPTH, Document, flatten_markup, has_text_after_html, last_depth, parse_html, parse_page,
+    LIBXML2_MAX_DEPTH,
+    Document,
+    flatten_markup,
+    has_text_after_html,
+    last_depth,
+    parse_html,
+    parse_page,
 )
-
-from test_components import crawl
 
 DEEP = "<div>" * 2047 + "deep" + "</div>" * 2047 + "<p>after</p>"
 FONTS = "".join(f"<p><font>paragraph {i} of the page." for i in range(3000))

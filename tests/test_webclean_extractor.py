@@ -7,8 +7,7 @@ import pytest
 from webclean_scrapy import extract
 from webclean_scrapy.document import Document
 from webclean_scrapy.errors import ExtractionError
-from webclean_scrapy.extractors import get_extractor, resolve_extractor_class
-from webclean_scrapy.extractors import webclean
+from webclean_scrapy.extractors import get_extractor, resolve_extractor_class, webclean
 
 PARAGRAPHS = [
     "The river flooded the lower town on Tuesday night, and by morning the water had reached the steps of the old "

@@ -9,7 +9,6 @@ from __future__ import annotations
 import html
 import random
 
-import numpy as np
 import pytest
 
 from webclean_scrapy import document

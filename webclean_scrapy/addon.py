@@ -39,9 +39,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from scrapy.settings import SETTINGS_PRIORITIES
-
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as ScrapyRobotsTxtMiddleware
+from scrapy.settings import SETTINGS_PRIORITIES
 
 from .compression import CompressedBodyCheckMiddleware
 from .guard import GUARD_ORDER, AddressGuardMiddleware

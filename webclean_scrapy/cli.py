@@ -462,7 +462,12 @@ def cmd_extract(args: argparse.Namespace) -> int:
 # -- eval ----------------------------------------------------------------
 def cmd_eval(args: argparse.Namespace) -> int:
     from .evaluation import (  # lazy: numpy and the peers are not needed by `extract`
-        Contestants, DatasetError, PeerUnavailableError, evaluate_dataset, format_report, load_dataset,
+        Contestants,
+        DatasetError,
+        PeerUnavailableError,
+        evaluate_dataset,
+        format_report,
+        load_dataset,
         load_peer,
     )
 

@@ -34,6 +34,10 @@ import logging
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from .items import META_HOLD
+from .jobdir import JobDir
+from .settings import WebcleanSettings
+
 SETTING = "WEBCLEAN_REDIS_URL"
 
 try:
@@ -42,10 +46,6 @@ try:
     from scrapy_redis.scheduler import Scheduler
 except ImportError as exc:  # an optional dependency
     raise ImportError(f"{SETTING} needs scrapy-redis: pip install 'webclean-scrapy[redis]' ({exc})") from exc
-
-from .items import META_HOLD
-from .jobdir import JobDir
-from .settings import WebcleanSettings
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider

@@ -31,14 +31,14 @@ computed lazily from the decoded source.
 
 from __future__ import annotations
 
-import html
 import gc
+import html
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import cached_property
-from urllib.parse import urljoin, urlsplit
 from typing import NamedTuple
+from urllib.parse import urljoin, urlsplit
 
 import numpy as np
 from lxml import etree

@@ -6,12 +6,11 @@ import inspect
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .options import OptionError, Rule
-
 from .document import Document
 from .errors import ExtractionError
-from .metadata import metadata_of
 from .language import detect_language
+from .metadata import metadata_of
+from .options import OptionError, Rule
 from .page_type import page_type_of
 
 if TYPE_CHECKING:

@@ -43,7 +43,7 @@ import logging
 import socket
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from scrapy import signals
@@ -70,8 +70,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-IPAddress = Union[ipaddress.IPv4Address, ipaddress.IPv6Address]
-IPNetwork = Union[ipaddress.IPv4Network, ipaddress.IPv6Network]
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 #: Order in ``DOWNLOADER_MIDDLEWARES``. Above RetryMiddleware (550), because
 #: ``process_exception`` runs from high numbers to low: the guard must turn a

@@ -10,8 +10,8 @@ of how an item was filled, set ``FEED_EXPORT_FIELDS = list(FIELD_ORDER)``
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from collections.abc import Iterable
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import scrapy

@@ -54,13 +54,13 @@ from __future__ import annotations
 import base64
 import json
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from bisect import bisect_right
 from functools import lru_cache
+from importlib import resources
 from itertools import accumulate, compress, repeat
 from operator import itemgetter
-from importlib import resources
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -424,7 +424,7 @@ _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _HEADING_TAGS = frozenset(_HEADINGS)
 _TAG_BITS: dict[str, int] = {tag: 1 << i for i, tag in enumerate(_FLAG_TAGS)}
 _HEADING_BIT = 1 << len(_FLAG_TAGS)
-_TAG_BITS.update({h: _HEADING_BIT for h in _HEADINGS})
+_TAG_BITS.update(dict.fromkeys(_HEADINGS, _HEADING_BIT))
 #: The bits whose text share is a feature: :data:`_FLAG_TAGS`', then headings'.
 _SHARE_BITS = np.array([_TAG_BITS[tag] for tag in _FLAG_TAGS] + [_HEADING_BIT], dtype=np.int64)
 _COUNTED_TAGS: tuple[str, ...] = (
@@ -702,7 +702,7 @@ _TITLE_NEWS = re.compile(r"\b(?:news|blog|magazine|daily|times|post|journal)\b",
 #: Per container tag: 1 paragraph, 2 div, 3 h1-h3 (token headings), 4 any
 #: other tag never counted as a repeated item (:data:`_REPEAT_SKIP`; 1 and 3
 #: are not either).
-_OWN_CODES: dict[str, int] = {"p": 1, "div": 2, **{h: 3 for h in _TOKEN_HEADINGS},
+_OWN_CODES: dict[str, int] = {"p": 1, "div": 2, **dict.fromkeys(_TOKEN_HEADINGS, 3),
                               **{t: 4 for t in _REPEAT_SKIP if t not in ("p", "h1", "h2", "h3")}}
 #: Per tag, its :data:`_TAG_BITS`, its :data:`_OWN_CODES` above them and
 #: above those, 1 + its index in :data:`_COUNTED_TAGS` (0: not counted).

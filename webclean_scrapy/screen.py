@@ -54,7 +54,7 @@ def _raw_text(name: bytes) -> bytes:
 _SCAN = re.compile(
     rb"(?:[^<]++"  # text
     rb"|<!--(?:[^-]++|-(?!->))*+(?:-->)?+"  # comment
-    + rb"|" + _raw_text(rb"script") + rb"|" + _raw_text(rb"style")
+     rb"|" + _raw_text(rb"script") + rb"|" + _raw_text(rb"style")
     + rb"|" + _TAG_NAME + _ATTRIBUTE + _ALLOWED + _TAG_END  # start tag
     + rb"|</[^>]*+>?+|<[!?][^>]*+>?+|<(?![A-Za-z/!?])"  # end tag, doctype / PI, a lone "<"
     + rb")*+"

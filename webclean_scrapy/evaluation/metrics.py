@@ -23,7 +23,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
-from rapidfuzz.distance import Levenshtein, LCSseq
+from rapidfuzz.distance import LCSseq, Levenshtein
 
 from .substring import SuffixAutomaton, longest_common_substring
 from .tokenize import tokenize

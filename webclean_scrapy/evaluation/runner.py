@@ -20,9 +20,9 @@ from ..document import Document, built_page
 from ..encoding import decode_html
 from ..extractors import get_extractor
 from ..language import detect_language
-from .dataset import Page, dataset_name, load_dataset
 from ..metadata import metadata_of
-from .metrics import METADATA_KEYS, MEAN_METRICS, Text, score_metadata, score_page, shingle_dataset_prf, snippet_rate
+from .dataset import Page, dataset_name, load_dataset
+from .metrics import MEAN_METRICS, METADATA_KEYS, Text, score_metadata, score_page, shingle_dataset_prf, snippet_rate
 from .peers import load_metadata_peer, load_peer
 
 #: The keys of one extractor's figures in the JSON report, on every dataset.

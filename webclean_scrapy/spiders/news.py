@@ -35,7 +35,12 @@ from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
 from webclean_scrapy.articles import (
-    MIN_LINK_WORDS, classify, content_fingerprint, headline_matches, headline_word_list, is_hub_url,
+    MIN_LINK_WORDS,
+    classify,
+    content_fingerprint,
+    headline_matches,
+    headline_word_list,
+    is_hub_url,
 )
 from webclean_scrapy.items import META_CANONICAL_URL, META_HOLD, META_SKIP, CleanedPage
 from webclean_scrapy.middleware import extraction_of, outline_of

@@ -35,12 +35,18 @@ import numpy as np
 from ...document import Document
 from ...extraction import Extractor
 from ...options import boolean, integer, number
+from ...page_type import page_type_of
 from ...trace import Trace
 from .. import register
-from ...page_type import PAGE_TYPES, page_type_of
-from .features import BLOCK_FEATURES, MODEL_FEATURES, _Page, block_features, block_matrix, iter_block_matrices
+from .features import BLOCK_FEATURES, MODEL_FEATURES, _Page, block_features, iter_block_matrices
 from .keywords import (
-    _AREA, _CHROME_NIBBLES, _HIDDEN_CODE, _INNER_MASK, _KIND_SHIFT, _WIDGET_KIND, clear_keyword_memos,
+    _AREA,
+    _CHROME_NIBBLES,
+    _HIDDEN_CODE,
+    _INNER_MASK,
+    _KIND_SHIFT,
+    _WIDGET_KIND,
+    clear_keyword_memos,
 )
 from .model import VETOES, BlockModel, load_model
 

@@ -39,8 +39,15 @@ import numpy as np
 from ...document import Document
 from ...page_type import PAGE_TYPES
 from .keywords import (
-    _AREA, _BINARY_MASKS, _BINARY_VALUES, _KIND_SHIFT, _RD, _RD_TAG_PRIOR, FLAG_NAMES, INNER_NAMES,
-    KIND_NAMES, _container_flags,
+    _AREA,
+    _BINARY_MASKS,
+    _BINARY_VALUES,
+    _RD,
+    _RD_TAG_PRIOR,
+    FLAG_NAMES,
+    INNER_NAMES,
+    KIND_NAMES,
+    _container_flags,
 )
 
 #: Thermometer codes of length and link density: a linear model over them

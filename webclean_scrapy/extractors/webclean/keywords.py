@@ -97,7 +97,7 @@ _KINDS: dict[str, str] = {
     "pre": "k_pre", "blockquote": "k_pre", "caption": "k_caption", "figcaption": "k_caption",
     "button": "k_form", "label": "k_form", "option": "k_form", "textarea": "k_form", "legend": "k_form",
     "div": "k_div", "section": "k_div", "article": "k_div", "main": "k_div", "body": "k_div",
-    **{h: "k_heading" for h in HEADING_TAGS},
+    **dict.fromkeys(HEADING_TAGS, "k_heading"),
 }
 KIND_NAMES: tuple[str, ...] = tuple(dict.fromkeys(["k_other", *_KINDS.values()]))
 
@@ -105,7 +105,7 @@ KIND_NAMES: tuple[str, ...] = tuple(dict.fromkeys(["k_other", *_KINDS.values()])
 _RD_SCORED = frozenset({"p", "pre", "td", "div", "section", "article", "main", "blockquote", "dd"})
 _RD_TAG_PRIOR = {
     "div": 5, "pre": 3, "td": 3, "blockquote": 3, "address": -3, "ol": -3, "ul": -3, "dl": -3,
-    "dd": -3, "dt": -3, "li": -3, "form": -3, "th": -5, **{h: -5 for h in HEADING_TAGS},
+    "dd": -3, "dt": -3, "li": -3, "form": -3, "th": -5, **dict.fromkeys(HEADING_TAGS, -5),
 }
 
 _PRIORITY_RANK = {name: rank for rank, name in enumerate(_PRIORITY)}
