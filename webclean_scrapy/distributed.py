@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
 logger = logging.getLogger(__name__)
 #: Redis keys: ``<spider>:requests`` and ``<spider>:dupefilter`` (scrapy-redis's defaults),
@@ -131,7 +132,7 @@ class RedisScheduler(Scheduler):
     crawler: Crawler
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> RedisScheduler:
+    def from_crawler(cls, crawler: Crawler) -> Self:
         scheduler = super().from_crawler(crawler)
         scheduler.crawler = crawler
         return scheduler

@@ -67,6 +67,7 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from twisted.internet.interfaces import IAddress, IHostResolution
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
 logger = logging.getLogger(__name__)
 
@@ -374,7 +375,7 @@ class AddressGuardMiddleware:
                            "sent, not the address connected to (docs/SECURITY.md)")
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> AddressGuardMiddleware:
+    def from_crawler(cls, crawler: Crawler) -> Self:
         settings = WebcleanSettings.from_crawler(crawler)
         if settings.allow_private_addresses:
             # A choice the user made, so INFO; a NotConfigured message would be a WARNING.

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
 logger = logging.getLogger(__name__)
 
@@ -199,7 +200,7 @@ class DurableFileFeedStorage(FileFeedStorage):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, uri: str, *,
-                     feed_options: dict[str, Any] | None = None) -> DurableFileFeedStorage:
+                     feed_options: dict[str, Any] | None = None) -> Self:
         return cls(uri, feed_options=feed_options, jobdir=JobDir.of(crawler))
 
     def open(self, spider: Spider) -> IO[bytes]:
@@ -228,7 +229,7 @@ class JobDirExtension:
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> JobDirExtension:
+    def from_crawler(cls, crawler: Crawler) -> Self:
         jobdir = JobDir.of(crawler)
         if jobdir is None:
             raise NotConfigured("JOBDIR is not set")

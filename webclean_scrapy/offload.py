@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
     from multiprocessing.process import BaseProcess
 
+    from scrapy.crawler import Crawler
     from scrapy.http import TextResponse
 
     from .explain.crawl import ExplainPolicy
@@ -533,7 +534,7 @@ class Offloader:
             self._processes = WorkerPool(self.workers, self._name, self._options, self.page_timeout)
 
     @classmethod
-    def for_crawler(cls, crawler: Any, settings: WebcleanSettings) -> Offloader:
+    def for_crawler(cls, crawler: Crawler, settings: WebcleanSettings) -> Offloader:
         """The crawler's shared offloader, created (and its shutdown hooked) on first use."""
         offloader = getattr(crawler, "_webclean_offloader", None)
         if offloader is None or offloader._closed:
@@ -541,12 +542,12 @@ class Offloader:
 
             offloader = cls(settings)
             offloader.log_start(crawler)
-            crawler._webclean_offloader = offloader
+            crawler._webclean_offloader = offloader  # type: ignore[attr-defined]  # per-crawl state
             # spider_closed comes after the pipelines closed: no page is pending then.
             crawler.signals.connect(offloader.close, signal=signals.spider_closed, weak=False)
         return offloader
 
-    def log_start(self, crawler: Any) -> None:
+    def log_start(self, crawler: Crawler) -> None:
         """The crawl's one start-up line: which extractor runs, where, with how many workers."""
         name = getattr(self.extractor, "name", None) or type(self.extractor).__name__
         asked = "" if self._name == name else f" (WEBCLEAN_EXTRACTOR={self._name!r})"

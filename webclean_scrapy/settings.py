@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
 #: Ways to run extraction; see :mod:`webclean_scrapy.offload`.
 OFFLOAD_MODES = ("thread", "process", "none")
@@ -139,7 +140,7 @@ class WebcleanSettings:
                              f"{self.extractor_options!r}: {exc}") from exc
 
     @classmethod
-    def from_settings(cls, settings: BaseSettings) -> WebcleanSettings:
+    def from_settings(cls, settings: BaseSettings) -> Self:
         """Read every field's setting; an absent (or ``None``) setting keeps the field's default."""
         hints = typing.get_type_hints(cls)
         values: dict[str, Any] = {}
@@ -151,7 +152,7 @@ class WebcleanSettings:
         return cls(**values)
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> WebcleanSettings:
+    def from_crawler(cls, crawler: Crawler) -> Self:
         return cls.from_settings(crawler.settings)
 
 
@@ -201,7 +202,7 @@ class WebcleanComponent:
         self.settings = settings
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Any:
+    def from_crawler(cls, crawler: Crawler) -> Self:
         from scrapy.exceptions import NotConfigured
 
         settings = WebcleanSettings.from_crawler(crawler)

@@ -19,6 +19,7 @@ from w3lib.url import canonicalize_url
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
 #: Query parameters that only identify a campaign, a click or a share.
 TRACKING_PARAMS: frozenset[str] = frozenset(
@@ -80,7 +81,7 @@ class TrackingParamsFingerprinter:
     """
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> TrackingParamsFingerprinter:
+    def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
 
     def __init__(self, crawler: Crawler | None = None) -> None:

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
 logger = logging.getLogger(__name__)
 
@@ -237,7 +238,7 @@ class WarcRecorder:
         self._broken = False  # a write failed: recording stopped
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> WarcRecorder:
+    def from_crawler(cls, crawler: Crawler) -> Self:
         from scrapy import signals
         from scrapy.exceptions import NotConfigured
 

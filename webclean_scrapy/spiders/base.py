@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from scrapy.settings import BaseSettings
     from twisted.python.failure import Failure
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
 
 def parse_bool(value: Any) -> bool:
@@ -154,7 +155,7 @@ class WebcleanSpider(scrapy.Spider):
         settings.setdefault_in_component_priority_dict("ADDONS", Addon, 0)
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> WebcleanSpider:
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         configure_crawl_state(crawler.settings)
         spider = super().from_crawler(crawler, *args, **kwargs)
         crawler.signals.connect(spider.request_dropped, signal=signals.request_dropped)

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
     from twisted.python.failure import Failure
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
 #: Stop after this many result pages even when ``max_results`` is not reached
 #: (engines repeat results across pages; this bounds a query that keeps doing so).
@@ -88,10 +89,10 @@ class HarvestSpider(WebcleanSpider):
         self._seen: set[str] = set()
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> HarvestSpider:
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.engine = get_engine(spider.engine_name, crawler.settings, spider.search_url)
-        return spider  # type: ignore[return-value]
+        return spider
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         yield self.search_request(0)

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
     from twisted.python.failure import Failure
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
     from webclean_scrapy.extraction import Extraction
 
@@ -130,7 +131,7 @@ class NewsSpider(WebcleanSpider):
         self._feeds: set[str] = set()
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> NewsSpider:
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         spider = super().from_crawler(crawler, *args, **kwargs)
         settings = crawler.settings
         if spider.max_depth is not None:
@@ -138,7 +139,7 @@ class NewsSpider(WebcleanSpider):
         elif settings.getpriority("DEPTH_LIMIT") == 0:  # still Scrapy's default
             settings.set("DEPTH_LIMIT", DEFAULT_MAX_DEPTH, priority="spider")
         crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
-        return spider  # type: ignore[return-value]
+        return spider
 
     # -- start ------------------------------------------------------------
     async def start(self) -> AsyncIterator[Any]:
