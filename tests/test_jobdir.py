@@ -83,3 +83,17 @@ def test_memory_store_is_seeded_from_the_jobs_outputs(tmp_path):
     store.open(JobDir(tmp_path / "job"), lambda item: item.get("keys"))
     assert store.seen(["text:x"]) and not store.claim(["url:9", "url:1"])
     assert store.claim(["url:2", "text:y"]) and not store.claim(["text:y"])
+
+
+def test_jobdir_extension_listed_by_the_project_keeps_its_priority(tmp_path):
+    from scrapy.settings import Settings
+
+    from webclean_scrapy.jobdir import JobDirExtension, configure_settings
+
+    path = "webclean_scrapy.jobdir.JobDirExtension"
+    settings = Settings({"JOBDIR": str(tmp_path), "EXTENSIONS": {path: 700}})
+    configure_settings(settings)
+    assert settings.getdict("EXTENSIONS") == {path: 700}
+    settings = Settings({"JOBDIR": str(tmp_path)})
+    configure_settings(settings)
+    assert settings.getdict("EXTENSIONS") == {JobDirExtension: 0}

@@ -171,9 +171,9 @@ def linked_share(text: str, anchors: Iterable[str]) -> float:
     """
     index: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
     for anchor in anchors:
-        words = tuple(_WORD.findall(anchor.lower()))
-        if len(words) >= MIN_LINK_WORDS:
-            index.setdefault(words[:MIN_LINK_WORDS], set()).add(words)
+        anchor_words = tuple(_WORD.findall(anchor.lower()))
+        if len(anchor_words) >= MIN_LINK_WORDS:
+            index.setdefault(anchor_words[:MIN_LINK_WORDS], set()).add(anchor_words)
     words = _WORD.findall(text.lower())
     total = sum(map(len, words))
     if not index or not total:

@@ -76,7 +76,10 @@ def redis_server(settings: BaseSettings) -> Any:
     """A client with text replies, for the emitted keys."""
     import redis
 
-    return redis.Redis.from_url(WebcleanSettings.from_settings(settings).redis_url, decode_responses=True, socket_timeout=30,
+    url = WebcleanSettings.from_settings(settings).redis_url
+    if url is None:
+        raise ValueError(f"{SETTING} is not set")
+    return redis.Redis.from_url(url, decode_responses=True, socket_timeout=30,
                                 socket_connect_timeout=30, retry_on_timeout=True)
 
 

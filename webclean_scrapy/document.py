@@ -225,6 +225,7 @@ class _ElementFinder:
 
     def __call__(self) -> list[etree._Element]:
         if self.elements is None:
+            assert _compiled_walk is not None  # made by the compiled walk only
             elements: list[etree._Element] = []
             _compiled_walk.walk(self.root, _REVEAL_KINDS if self.reveal else _WALK_KINDS, _HIDDEN_STYLE.search,
                                 _DESCRIPTIVE_BYTES, _MARK_BYTES, elements, self.reveal)
@@ -260,7 +261,7 @@ class Container:
         #: The element's :data:`DESCRIPTIVE_ATTRIBUTES` that are present.
         self.attributes = attributes
         self.parent = parent
-        self.depth = 0 if parent is None else parent.depth + 1
+        self.depth: int = 0 if parent is None else parent.depth + 1
         self.children: list[Container] = []
         self.direct_blocks: list[Block] = []
         self.chars = chars
@@ -365,13 +366,12 @@ class Document:
             content_type = None
             if encoding:
                 content_type = encoding if "=" in encoding or "/" in encoding else f"text/html; charset={encoding}"
-            body: bytes | None = bytes(html)
-            encoding, text = decode_html(body, content_type)
+            data = bytes(html)
+            encoding, text = decode_html(data, content_type)
             # Valid UTF-8 (most of the web) goes to libxml2 as the original
             # bytes: no re-encoding copy. Anything else is parsed from the
             # decoded text (re-encoded as UTF-8), so the charset decision stays ours.
-            if encoding != "utf-8" or "\ufffd" in text or b"\x00" in body:
-                body = None
+            body: bytes | None = None if encoding != "utf-8" or "\ufffd" in text or b"\x00" in data else data
         elif isinstance(html, str):
             text = html
             encoding = encoding or "unicode"
@@ -418,7 +418,7 @@ class Document:
                 self.block_columns, self.container_columns, self._elements = kept
 
     def _walk_once(self, reveal: bool) -> None:
-        if COMPILED_WALK and _compiled_walk.is_html_tree(self.root):
+        if COMPILED_WALK and _compiled_walk is not None and _compiled_walk.is_html_tree(self.root):
             texts, anchor_texts, block_numbers, tags, attributes, container_numbers = _compiled_walk.walk(
                 self.root, _REVEAL_KINDS if reveal else _WALK_KINDS, _HIDDEN_STYLE.search,
                 _DESCRIPTIVE_BYTES, _MARK_BYTES, None, reveal)
@@ -591,11 +591,11 @@ class Document:
             if above is not None:
                 above.children.append(container)
             containers.append(container)
-        columns = self.block_columns
+        block_columns = self.block_columns
         blocks: list[Block] = []
         for index, (text, anchor_text, position, holder, chars, anchor_chars) in enumerate(zip(
-                columns.texts, columns.anchor_texts, columns.positions.tolist(), columns.holders.tolist(),
-                columns.chars.tolist(), columns.anchor_chars.tolist())):
+                block_columns.texts, block_columns.anchor_texts, block_columns.positions.tolist(),
+                block_columns.holders.tolist(), block_columns.chars.tolist(), block_columns.anchor_chars.tolist())):
             container = containers[holder]
             block = Block(index, position, text, container, chars, anchor_text, anchor_chars)
             container.direct_blocks.append(block)

@@ -49,7 +49,7 @@ _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 27))
 
 
 def _is_wide(encoding: str | None) -> bool:
-    return bool(encoding) and encoding.replace("_", "-").lower().startswith(("utf-16", "utf-32"))
+    return encoding is not None and encoding.replace("_", "-").lower().startswith(("utf-16", "utf-32"))
 
 
 def looks_binary(body: bytes, content_type: str | None = None) -> bool:

@@ -431,7 +431,7 @@ class AddressGuardMiddleware:
             return
         key = netloc_key(request.url)
         if key in self.trusted:
-            refused = self._trusted_refusal(request, key)  # type: ignore[arg-type]
+            refused = self._trusted_refusal(request, key)
         else:
             refused = self.policy.check_host(host)
             if refused is None and self.resolver is None and numeric_host(host) is None:

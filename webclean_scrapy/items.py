@@ -200,9 +200,8 @@ def extraction_fields(extraction: Extraction | None, formats: Iterable[str] = ()
 
 
 #: The export order of :class:`CleanedPage` fields (use as ``FEED_EXPORT_FIELDS``).
-# In declaration order, read from the class body: Scrapy before 2.14 sorts ``Item.fields`` by name.
-FIELD_ORDER: tuple[str, ...] = tuple(
-    name for name, value in vars(CleanedPage._class).items() if isinstance(value, scrapy.Field))
+# In declaration order: Scrapy keeps ``Item.fields`` so since 2.14 (it sorted them by name before).
+FIELD_ORDER: tuple[str, ...] = tuple(CleanedPage.fields)
 
 
 def _meta(response: Response) -> dict[str, Any]:

@@ -59,7 +59,6 @@ STATE_DIR = "webclean"
 #: Scrapy's scheduler state in ``JOBDIR``, untrustworthy after a crash.
 SCHEDULER_STATE = ("requests.seen", "requests.queue")
 DURABLE_STORAGE = "webclean_scrapy.jobdir.DurableFileFeedStorage"
-EXTENSION = "webclean_scrapy.jobdir.JobDirExtension"
 
 
 def _fsync_append(path: Path, line: str) -> None:
@@ -247,7 +246,7 @@ def configure_settings(settings: BaseSettings) -> None:
     """With ``JOBDIR`` set: durable local feeds and :class:`JobDirExtension` (the project's own choices win)."""
     if not settings.get("JOBDIR"):
         return
-    settings.setdefault_in_component_priority_dict("EXTENSIONS", EXTENSION, 0)
+    settings.setdefault_in_component_priority_dict("EXTENSIONS", JobDirExtension, 0)
     storages = dict(settings.getdict("FEED_STORAGES"))
     for scheme in ("", "file"):
         storages.setdefault(scheme, DURABLE_STORAGE)

@@ -509,6 +509,7 @@ class Offloader:
 
     def __init__(self, settings: WebcleanSettings) -> None:
         self.mode = settings.offload
+        assert settings.workers is not None  # resolved by WebcleanSettings
         self.workers = settings.workers
         self.page_timeout = settings.page_timeout
         self.outline = settings.outline

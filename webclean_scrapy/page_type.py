@@ -114,7 +114,7 @@ class _Substrings:
         """Per word: might it occur in *text* (False: it does not)."""
         seen = np.zeros(1 << _TRIGRAM_BITS, dtype=bool)
         seen[_trigrams(text.encode("utf-8", "surrogatepass"))] = True
-        return seen[self._trigrams].all(axis=1).tolist()
+        return np.all(seen[self._trigrams], axis=1).tolist()
 
 
 # -- vocabularies ---------------------------------------------------------------

@@ -316,7 +316,7 @@ class _TreeBuilder:
         top = Node("root")
         stack: list[tuple[int, Node]] = [(-1, top)]
         done_until = -1  # blocks up to here went into a code block or table already
-        last_heading = (-1, None)
+        last_heading: tuple[int, Node | None] = (-1, None)
         holders = self.doc.block_columns.holders
         texts = self.doc.block_columns.texts
         for block in self.kept:
@@ -337,8 +337,9 @@ class _TreeBuilder:
                 nodes = [self._code(leaf)]
                 done_until = int(self.lasts[leaf])
             elif leaf >= 0:  # a heading: several blocks of one heading make one
-                if last_heading[0] == leaf and parent.children and parent.children[-1] is last_heading[1]:
-                    last_heading[1].text += " " + texts[block]
+                heading_leaf, heading = last_heading
+                if heading_leaf == leaf and heading is not None and parent.children and parent.children[-1] is heading:
+                    heading.text += " " + texts[block]
                     continue
                 node = Node("h", texts[block], level=int(self.tags[leaf][1]))
                 last_heading = (leaf, node)

@@ -89,8 +89,8 @@ class WebcleanSettings:
     def __post_init__(self) -> None:
         # Normalised here so that WebcleanSettings(...) built in code gets the same rules as settings.
         object.__setattr__(self, "offload", str(self.offload).lower())
-        if self.workers is None:
-            object.__setattr__(self, "workers", default_workers())
+        workers = default_workers() if self.workers is None else self.workers
+        object.__setattr__(self, "workers", workers)
         from .errors import ExtractionError
         from .render import check_formats
 
@@ -100,7 +100,7 @@ class WebcleanSettings:
             raise ValueError(f"WEBCLEAN_FORMATS: {exc}") from None
         if self.offload not in OFFLOAD_MODES:
             raise ValueError(f"WEBCLEAN_OFFLOAD must be one of {', '.join(OFFLOAD_MODES)}, got {self.offload!r}")
-        if self.workers < 1:  # type: ignore[operator]
+        if workers < 1:
             raise ValueError(f"WEBCLEAN_WORKERS must be at least 1, got {self.workers}")
         if self.max_html_bytes < 0 or self.min_text_chars < 0:
             raise ValueError("WEBCLEAN_MAX_HTML_BYTES and WEBCLEAN_MIN_TEXT_CHARS must not be negative")
@@ -178,7 +178,9 @@ def _read(settings: BaseSettings, name: str, hint: Any) -> Any:
 def _default(spec: Field[Any]) -> Any:
     if spec.default is not MISSING:
         return spec.default
-    return spec.default_factory()  # type: ignore[misc]
+    if spec.default_factory is not MISSING:
+        return spec.default_factory()
+    raise TypeError(f"WebcleanSettings.{spec.name} has no default")
 
 
 #: Defaults, by setting name, derived from :class:`WebcleanSettings` (never written twice).

@@ -119,7 +119,7 @@ class _Exchange:
             reason = HTTPStatus(response.status).phrase
         except ValueError:
             reason = ""
-        protocol = response.protocol if (response.protocol or "").startswith("HTTP/1") else "HTTP/1.1"
+        protocol = response.protocol if response.protocol and response.protocol.startswith("HTTP/1") else "HTTP/1.1"
         ip = getattr(response, "ip_address", None)
         return cls(
             url=response.url, date=_warc_date(moment),
@@ -252,6 +252,7 @@ class WarcRecorder:
         recorder = cls(crawler, template)
         # Opened here, not at spider_opened: a bad path fails the crawl at
         # start-up instead of being logged by the signal and ignored.
+        assert crawler.spider is not None  # Scrapy builds downloader middlewares after the spider
         recorder.open(crawler.spider)
         crawler.signals.connect(recorder.spider_closed, signal=signals.spider_closed)
         return recorder

@@ -100,6 +100,8 @@ class WebcleanExtractor(BaseExtractor):
     """
 
     name = "🧹 webclean"
+    #: Set by datatrove's BaseExtractor (untyped).
+    _warned_error: bool
 
     def __init__(self, extractor: str | type[Extractor] = "default", options: dict[str, Any] | None = None, *,
                  timeout: float = 5.0, max_html_chars: int = MAX_HTML_CHARS) -> None:

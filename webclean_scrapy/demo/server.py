@@ -126,6 +126,7 @@ class LocalSite:
     @property
     def base_url(self) -> str:
         host = self._server.server_address[0]
+        assert isinstance(host, str)  # an AF_INET server's address: (host, port)
         return f"http://{host}:{self.port}"
 
     def url(self, path: str = "/") -> str:

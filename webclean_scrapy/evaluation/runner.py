@@ -137,8 +137,8 @@ class _Runner:
             except Exception as exc:  # one bad page never aborts a run
                 text, failed = "", f"{type(exc).__name__}: {exc}"
                 ms = (time.perf_counter() - start) * 1000
-            found = judge(metadata.title, metadata.author, metadata.date) if metadata else judge(None, None, None)
-            scores[name] = {**score(text), **found, "ms": ms, "failed": failed}
+            judged = judge(metadata.title, metadata.author, metadata.date) if metadata else judge(None, None, None)
+            scores[name] = {**score(text), **judged, "ms": ms, "failed": failed}
             first_text = text if first_text is None else first_text
 
         html: str | None = None

@@ -155,7 +155,7 @@ def _density(ax: Axes, trace: Trace) -> None:
     left, right = trace.series["region"]
     inside = np.zeros(len(lengths), dtype=bool)
     inside[left:right + 1] = True
-    ax.vlines(positions, 0, lengths, colors=np.where(inside, KEPT, DROPPED), linewidth=1.6)
+    ax.vlines(positions, 0, lengths, colors=np.where(inside, KEPT, DROPPED).tolist(), linewidth=1.6)
     if len(positions):
         ax.axvspan(positions[left] - 0.5, positions[right] + 0.5, color=KEPT, alpha=0.12, label="chosen region")
         best = trace.series["longest"]

@@ -8,7 +8,7 @@ a threshold or by clustering. The source lines come from
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -24,7 +24,7 @@ from . import register
 MAX_ITERATIONS = 100
 
 
-def tag_ratios(lines: list[tuple[str, int]]) -> np.ndarray:
+def tag_ratios(lines: Sequence[tuple[str, int]]) -> np.ndarray:
     """TTR per line: characters / tags, or the characters when there is no tag."""
     chars = np.fromiter((len(text) for text, _ in lines), dtype=float, count=len(lines))
     tags = np.fromiter((count for _, count in lines), dtype=float, count=len(lines))
@@ -155,7 +155,7 @@ def kmeans_fixed_origin(points: np.ndarray, k: int) -> np.ndarray:
     order = np.argsort(norms, kind="stable")
     picks = [order[int(round(i / (k - 1) * (len(points) - 1)))] for i in range(1, k)]
     centres = np.vstack([np.zeros(2), points[picks]]).astype(float)
-    labels = None
+    labels: np.ndarray | None = None
     for _ in range(MAX_ITERATIONS):
         distance = ((points[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
         new = distance.argmin(axis=1)  # ties go to the origin (index 0)
@@ -166,6 +166,7 @@ def kmeans_fixed_origin(points: np.ndarray, k: int) -> np.ndarray:
             members = points[labels == j]
             if len(members):
                 centres[j] = members.mean(axis=0)
+    assert labels is not None  # MAX_ITERATIONS >= 1
     return labels != 0
 
 
@@ -215,7 +216,7 @@ class TTRExtractor(Extractor):
                                   f"clustering='prediction' (it counts the origin cluster), "
                                   f"got {self.options['clusters']!r}")
 
-    def content_mask(self, lines: list[tuple[str, int]], trace: Trace | None = None) -> np.ndarray:
+    def content_mask(self, lines: Sequence[tuple[str, int]], trace: Trace | None = None) -> np.ndarray:
         """Which of *lines* are content (boolean array)."""
         o = self.options
         if trace is not None:

@@ -17,7 +17,7 @@ from scrapy.utils.log import logformatter_adapter
 try:
     from scrapy.exceptions import DownloadCancelledError
 except ImportError:  # Scrapy < 2.14: DOWNLOAD_MAXSIZE cancels with Twisted's own exception
-    from twisted.internet.defer import CancelledError as DownloadCancelledError
+    from twisted.internet.defer import CancelledError as DownloadCancelledError  # type: ignore[assignment]
 
 from webclean_scrapy.addon import Addon
 from webclean_scrapy.emitted import EmittedStore, open_store
@@ -92,7 +92,7 @@ def parse_url(value: Any, name: str) -> str:
                 raise ValueError(error + " (a URL without a scheme needs a domain name, like news.example)")
             url = "https://" + url
         parts = urlsplit(url)
-        host = parts.hostname
+        host = parts.hostname or ""
         parts.port  # noqa: B018 -- raises ValueError for a port that is not a number
     except ValueError as exc:
         raise ValueError(str(exc) if str(exc).startswith(error) else error) from None
@@ -221,7 +221,7 @@ class WebcleanSpider(scrapy.Spider):
             return
         if failure.check(IgnoreRequest, DownloadCancelledError):
             return
-        request = failure.request  # set by Scrapy on every errback failure
+        request = failure.request  # type: ignore[attr-defined]  # set by Scrapy on every errback failure
         reason = failure.getErrorMessage() or type(failure.value).__name__
         logkws = self.crawler.logformatter.download_error(failure, request, self, reason)
         if logkws is not None:
@@ -230,7 +230,7 @@ class WebcleanSpider(scrapy.Spider):
     def gave_up_retrying(self, failure: Failure) -> bool:
         """Whether Scrapy's ``RetryMiddleware`` handled (and so logged) this failure's last attempt."""
         retry = self._retry_middleware()
-        if retry is None or failure.request.meta.get("dont_retry", False):
+        if retry is None or failure.request.meta.get("dont_retry", False):  # type: ignore[attr-defined]  # Scrapy sets Failure.request
             return False
         if failure.check(HttpError):
             return failure.value.response.status in retry.retry_http_codes

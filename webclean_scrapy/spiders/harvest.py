@@ -155,7 +155,7 @@ class HarvestSpider(WebcleanSpider):
             reason = f"HTTP {failure.value.response.status}"
         else:
             reason = f"{type(failure.value).__name__}: {failure.value}"
-        self.search_broken(failure.request.meta["harvest_page"], failure.request.url, reason)
+        self.search_broken(failure.request.meta["harvest_page"], failure.request.url, reason)  # type: ignore[attr-defined]  # Scrapy sets Failure.request
 
     def search_broken(self, index: int, url: str, reason: str) -> None:
         """Log a result page that brought no results because the engine failed, at ERROR.

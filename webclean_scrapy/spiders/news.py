@@ -213,7 +213,7 @@ class NewsSpider(WebcleanSpider):
             yield from self.probe_sitemaps(response.meta["news_root"])
 
     def robots_failed(self, failure: Failure) -> Iterator[scrapy.Request]:
-        yield from self.probe_sitemaps(failure.request.meta["news_root"])
+        yield from self.probe_sitemaps(failure.request.meta["news_root"])  # type: ignore[attr-defined]  # Scrapy sets Failure.request
 
     def probe_sitemaps(self, root: str) -> Iterator[scrapy.Request]:
         for path in COMMON_SITEMAP_PATHS:
@@ -311,7 +311,7 @@ class NewsSpider(WebcleanSpider):
         else:
             headline = response.meta.get(META_HEADLINE)
             signals = replace(outline.signals,
-                              listed_as_story=bool(headline) and headline_matches(headline, extraction.title or ""))
+                              listed_as_story=bool(headline and headline_matches(headline, extraction.title or "")))
             verdict = classify(signals)
             self.logger.debug("%s: %s %+d %s", response.url, verdict.kind, verdict.score, verdict.reasons)
             if verdict.is_article:
@@ -464,7 +464,7 @@ class NewsSpider(WebcleanSpider):
     def page_failed(self, failure: Failure) -> Iterator[CleanedPage]:
         self.count_failure(failure)
         self.log_failure(failure)
-        key = failure.request.meta.get(META_URL_KEY) or canonical_key(failure.request.url)
+        key = failure.request.meta.get(META_URL_KEY) or canonical_key(failure.request.url)  # type: ignore[attr-defined]  # Scrapy sets Failure.request
         self._done.add(key)
         yield from self.release_fallback(key)
 

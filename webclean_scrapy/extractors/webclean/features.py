@@ -65,12 +65,6 @@ BLOCK_DENSE: tuple[str, ...] = (
 CONTAINER_DENSE: tuple[str, ...] = (
     "log_parent", "parent_ld", "log_grand", "grand_ld", "parent_share", "doc_ld",
 )
-#: Stage-1 (block) feature names, in row order.
-BLOCK_FEATURES: tuple[str, ...] = (
-    *BLOCK_DENSE,
-    *(f"chars_ge_{c}" for c in _CHAR_STEPS), *(f"ld_ge_{x}" for x in _LD_STEPS),
-    *CONTAINER_DENSE, *KIND_NAMES, *INNER_NAMES, *FLAG_NAMES,
-)
 #: Groups of class/id words that name the repeated units of today's page
 #: types (forum posts, product details, cards, tabs, code, landing-page
 #: sections): one bit each, own and inherited.
@@ -453,9 +447,8 @@ class _Structure:
                 cls = found.get("class") or None
                 words = f"{cls or ''} {found.get('id') or ''}"
                 if len(words) > 1:
-                    bits = cached(words)
-                    if bits is None:
-                        bits = _group_bits(words)
+                    known = cached(words)
+                    bits = _group_bits(words) if known is None else known
             own[index] = bits
             inherited[index] = bits | inherited[parent]
             key_of[index] = key_ids.setdefault((tags[index], cls), len(key_ids))

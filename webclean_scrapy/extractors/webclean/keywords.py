@@ -265,7 +265,7 @@ def _container_flags(doc: Document) -> tuple[list[int], list[int]]:
             itemprop = attributes.get("itemprop")
             if cls or ident:
                 words = f"{cls} {ident}" if cls and ident else cls or ident
-                evidence, own, sign = cached(words) or _keywords(words)  # type: ignore[arg-type]
+                evidence, own, sign = cached(words) or _keywords(words)
                 if own == _HIDDEN_RANK and chars > half_page:
                     # Most of the page "hidden": a class a script removes on load.
                     evidence &= ~_HIDDEN_CODE
