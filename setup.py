@@ -15,9 +15,12 @@ except ImportError:  # a build without Cython or lxml: pure Python
     extensions = []
 else:
     extensions = cythonize(
-        [Extension("webclean_scrapy._walk", ["webclean_scrapy/_walk.pyx"],
-                   include_dirs=lxml.get_include(), optional=True),
-         Extension("webclean_scrapy._trees", ["webclean_scrapy/_trees.pyx"], optional=True)],
+        [
+            Extension(
+                "webclean_scrapy._walk", ["webclean_scrapy/_walk.pyx"], include_dirs=lxml.get_include(), optional=True
+            ),
+            Extension("webclean_scrapy._trees", ["webclean_scrapy/_trees.pyx"], optional=True),
+        ],
         language_level=3,
     )
 

@@ -28,10 +28,12 @@ assert (package / "data" / "webclean_model.json").is_file() and (package / "py.t
 assert (package / "demo" / "gold.jsonl").is_file() and any((package / "demo" / "site").rglob("*.html"))
 assert not list(package.rglob("*.c")), "generated C sources in the wheel"
 
-page = ("<html><head><title>Bridge</title></head><body><nav><a href='/'>Home</a></nav><article>"
-        "<h1>Old bridge to close for repairs</h1>"
-        + "<p>The old bridge over the river will close for three months of repairs, the council said.</p>" * 4
-        + "</article><footer>Copyright</footer></body></html>")
+page = (
+    "<html><head><title>Bridge</title></head><body><nav><a href='/'>Home</a></nav><article>"
+    "<h1>Old bridge to close for repairs</h1>"
+    + "<p>The old bridge over the river will close for three months of repairs, the council said.</p>" * 4
+    + "</article><footer>Copyright</footer></body></html>"
+)
 result = extract(page)
 assert "The old bridge over the river" in result.text and "Copyright" not in result.text, result.text
 
@@ -41,8 +43,9 @@ out = subprocess.run([str(bin_dir / "webclean"), "extract", "page.html"], captur
 record = json.loads(out.stdout)
 assert record["text"] == result.text and record["source"] == "page.html", record
 
-demo = subprocess.run([str(bin_dir / "webclean"), "demo", "-o", "demo.jsonl"], capture_output=True, text=True,
-                      timeout=900)
+demo = subprocess.run(
+    [str(bin_dir / "webclean"), "demo", "-o", "demo.jsonl"], capture_output=True, text=True, timeout=900
+)
 assert demo.returncode == 0, demo.stdout + demo.stderr
 items = [json.loads(line) for line in Path("demo.jsonl").read_text(encoding="utf-8").splitlines()]
 assert items and all(item["text"] for item in items), "the demo crawl kept no text"

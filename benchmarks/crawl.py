@@ -83,21 +83,24 @@ def make_page(i: int, total: int, big_every: int = 0) -> bytes:
         f'<li class="nav-item"><a href="/section/{s}">{w.title()}</a><ul class="mega">'
         + "".join(f'<li><a href="/section/{s}/{k}">{_sentence(rng)[:40]}</a></li>' for k in range(8))
         + "</ul></li>"
-        for s, w in enumerate(rng.sample(WORDS, 12)))
+        for s, w in enumerate(rng.sample(WORDS, 12))
+    )
     paragraphs = "".join(
-        f"<p>{' '.join(_sentence(rng) for _ in range(rng.randint(2, 6)))}</p>"
-        for _ in range(rng.randint(8, 24))
+        f"<p>{' '.join(_sentence(rng) for _ in range(rng.randint(2, 6)))}</p>" for _ in range(rng.randint(8, 24))
     )
     related = "".join(
         f'<li><div class="card"><a href="/page/{rng.randrange(total)}"><span class="kicker">{rng.choice(WORDS)}</span>'
-        f'{_sentence(rng)}</a><span class="time">{rng.randrange(59)} min ago</span></div></li>' for _ in range(20))
+        f'{_sentence(rng)}</a><span class="time">{rng.randrange(59)} min ago</span></div></li>'
+        for _ in range(20)
+    )
     comments = "".join(
         f'<div class="comment"><span class="author">user{rng.randrange(999)}</span><p>{_sentence(rng)}</p></div>'
         for _ in range(rng.randint(0, 25) + (12000 if big else 0))
     )
     footer = "".join(f'<a href="/about/{k}">{w}</a> ' for k, w in enumerate(rng.sample(WORDS, 40)))
-    scripts = "".join("<script>" + "var x = {};".join(str(rng.random()) for _ in range(150)) + "</script>"
-                      for _ in range(4))
+    scripts = "".join(
+        "<script>" + "var x = {};".join(str(rng.random()) for _ in range(150)) + "</script>" for _ in range(4)
+    )
     title = _sentence(rng)[:70]
     return f"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title} - Daily Bench</title>
 <meta property="og:title" content="{title}"><link rel="canonical" href="/page/{i}">
@@ -135,8 +138,16 @@ def serve(pages: int, big_every: int, port_queue: multiprocessing.Queue) -> None
 
 
 # -- the child: one crawl ------------------------------------------------------------
-def run_child(base: str, pages: int, mode: str, extractor: str, workers: int, concurrency: int,
-              out: str, redis_url: str | None = None) -> None:
+def run_child(
+    base: str,
+    pages: int,
+    mode: str,
+    extractor: str,
+    workers: int,
+    concurrency: int,
+    out: str,
+    redis_url: str | None = None,
+) -> None:
     import scrapy
     from scrapy import signals
     from scrapy.crawler import CrawlerProcess
@@ -194,22 +205,28 @@ def run_child(base: str, pages: int, mode: str, extractor: str, workers: int, co
 
     # Mode off keeps the add-on (same fingerprinter, robots.txt middleware...)
     # with its webclean components off, so the difference is extraction alone.
-    webclean = {"WEBCLEAN_ENABLED": False} if mode == "off" else {
-        "WEBCLEAN_OFFLOAD": mode,
-        "WEBCLEAN_EXTRACTOR": extractor,
-        "WEBCLEAN_WORKERS": workers,
-    }
-    settings = Settings({
-        "LOG_LEVEL": "ERROR",
-        "TELNETCONSOLE_ENABLED": False,
-        "ROBOTSTXT_OBEY": False,
-        "CONCURRENT_REQUESTS": concurrency,
-        "CONCURRENT_REQUESTS_PER_DOMAIN": concurrency,
-        "ADDONS": {"webclean_scrapy.Addon": 0},
-        "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": True,  # the site is on 127.0.0.1
-        "WEBCLEAN_REDIS_URL": redis_url,
-        **webclean,
-    })
+    webclean = (
+        {"WEBCLEAN_ENABLED": False}
+        if mode == "off"
+        else {
+            "WEBCLEAN_OFFLOAD": mode,
+            "WEBCLEAN_EXTRACTOR": extractor,
+            "WEBCLEAN_WORKERS": workers,
+        }
+    )
+    settings = Settings(
+        {
+            "LOG_LEVEL": "ERROR",
+            "TELNETCONSOLE_ENABLED": False,
+            "ROBOTSTXT_OBEY": False,
+            "CONCURRENT_REQUESTS": concurrency,
+            "CONCURRENT_REQUESTS_PER_DOMAIN": concurrency,
+            "ADDONS": {"webclean_scrapy.Addon": 0},
+            "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": True,  # the site is on 127.0.0.1
+            "WEBCLEAN_REDIS_URL": redis_url,
+            **webclean,
+        }
+    )
     if redis_url:
         from webclean_scrapy.distributed import configure_settings
 
@@ -227,16 +244,27 @@ def run_child(base: str, pages: int, mode: str, extractor: str, workers: int, co
     seconds = meter.closed - meter.opened
     gaps = sorted(meter.gaps) or [0.0]
     cpu_seconds = meter.cpu_closed - meter.cpu_opened
-    Path(out).write_text(json.dumps({
-        "mode": mode, "extractor": "-" if mode == "off" else extractor, "items": items, "seconds": seconds,
-        "opened_at": meter.opened_at, "closed_at": meter.closed_at,
-        "pages_per_s": items / seconds if seconds else 0.0, "max_stall_ms": max(gaps) * 1000,
-        "p99_stall_ms": gaps[int(len(gaps) * 0.99)] * 1000,
-        "p50_stall_ms": gaps[len(gaps) // 2] * 1000,
-        "extracted": stats.get("webclean/pages/extracted", 0), "errors": stats.get("webclean/errors", 0),
-        "extraction_seconds": stats.get("webclean/extraction_seconds", 0.0),
-        "cpu_seconds": cpu_seconds, "cpu_ms_per_page": 1000 * cpu_seconds / items if items else 0.0,
-    }))
+    Path(out).write_text(
+        json.dumps(
+            {
+                "mode": mode,
+                "extractor": "-" if mode == "off" else extractor,
+                "items": items,
+                "seconds": seconds,
+                "opened_at": meter.opened_at,
+                "closed_at": meter.closed_at,
+                "pages_per_s": items / seconds if seconds else 0.0,
+                "max_stall_ms": max(gaps) * 1000,
+                "p99_stall_ms": gaps[int(len(gaps) * 0.99)] * 1000,
+                "p50_stall_ms": gaps[len(gaps) // 2] * 1000,
+                "extracted": stats.get("webclean/pages/extracted", 0),
+                "errors": stats.get("webclean/errors", 0),
+                "extraction_seconds": stats.get("webclean/extraction_seconds", 0.0),
+                "cpu_seconds": cpu_seconds,
+                "cpu_ms_per_page": 1000 * cpu_seconds / items if items else 0.0,
+            }
+        )
+    )
 
 
 def crawl_cpu_seconds(crawler: object) -> float:
@@ -280,13 +308,18 @@ def main() -> None:
     parser.add_argument("--extractor", action="append", help="repeatable; default: default and baseline")
     parser.add_argument("--mode", action="append", choices=MODES, help="repeatable; default: all")
     parser.add_argument("--workers", type=int, default=None, help="WEBCLEAN_WORKERS (default: CPUs)")
-    parser.add_argument("--big-every", type=int, default=0,
-                        help="every Nth page is a ~1.5 MB page (0: none)")
+    parser.add_argument("--big-every", type=int, default=0, help="every Nth page is a ~1.5 MB page (0: none)")
     parser.add_argument("--concurrency", type=int, default=16, help="CONCURRENT_REQUESTS")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="rounds over all cells (interleaved); each cell's best run is reported")
-    parser.add_argument("--distributed", type=int, default=0, metavar="N",
-                        help="also crawl with N workers sharing one local redis-server (0: no)")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="rounds over all cells (interleaved); each cell's best run is reported"
+    )
+    parser.add_argument(
+        "--distributed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also crawl with N workers sharing one local redis-server (0: no)",
+    )
     parser.add_argument("--child", nargs=2, metavar=("BASE", "OUT"), help=argparse.SUPPRESS)
     parser.add_argument("--redis", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -294,8 +327,9 @@ def main() -> None:
     extractors = args.extractor or ["default", "baseline"]
     modes = args.mode or list(MODES)
     if args.child:
-        run_child(args.child[0], args.pages, modes[0], extractors[0], workers, args.concurrency, args.child[1],
-                  args.redis)
+        run_child(
+            args.child[0], args.pages, modes[0], extractors[0], workers, args.concurrency, args.child[1], args.redis
+        )
         return
 
     queue: multiprocessing.Queue = multiprocessing.Queue()
@@ -303,32 +337,52 @@ def main() -> None:
     server.start()
     base = f"http://127.0.0.1:{queue.get(timeout=120)}"
     sample = make_page(0, args.pages)
-    print(f"site: {args.pages} pages, e.g. {len(sample)} bytes; {machine()}; WEBCLEAN_WORKERS={workers}, "
-          f"CONCURRENT_REQUESTS={args.concurrency}, big page every {args.big_every or 'never'}")
+    print(
+        f"site: {args.pages} pages, e.g. {len(sample)} bytes; {machine()}; WEBCLEAN_WORKERS={workers}, "
+        f"CONCURRENT_REQUESTS={args.concurrency}, big page every {args.big_every or 'never'}"
+    )
     # Every cell (extractor, mode, crawl processes) once per round, rounds repeated:
     # a machine whose speed drifts then weighs on all cells alike. Each cell's best run is kept.
     procs = [1, args.distributed] if args.distributed else [1]
-    cells = [(extractor, mode, n) for extractor in extractors for mode in modes for n in procs
-             if mode != "off" or extractor == extractors[0]]  # no extractor runs when off: once is enough
+    cells = [
+        (extractor, mode, n)
+        for extractor in extractors
+        for mode in modes
+        for n in procs
+        if mode != "off" or extractor == extractors[0]
+    ]  # no extractor runs when off: once is enough
     best: dict[tuple[str, str, int], dict] = {}
     out = Path(f"/tmp/webclean-bench-{os.getpid()}.json")
     try:
         for _ in range(args.repeat):
             for extractor, mode, n in cells:
-                child = [sys.executable, str(HERE), "--pages", str(args.pages), "--mode", mode,
-                         "--extractor", extractor, "--workers", str(workers),
-                         "--concurrency", str(args.concurrency)]
+                child = [
+                    sys.executable,
+                    str(HERE),
+                    "--pages",
+                    str(args.pages),
+                    "--mode",
+                    mode,
+                    "--extractor",
+                    extractor,
+                    "--workers",
+                    str(workers),
+                    "--concurrency",
+                    str(args.concurrency),
+                ]
                 if n == 1:
                     subprocess.run([*child, "--child", base, str(out)], check=True)
                     result = {**json.loads(out.read_text()), "workers": 1}
                 else:
                     result = run_distributed(child, base, n)
                 label = "" if n == 1 else f" x{n} workers + Redis"
-                print(f"{extractor:>10} {mode:>8}{label}: {result['pages_per_s']:7.1f} pages/s, "
-                      f"{result['cpu_ms_per_page']:.1f} CPU ms/page, "
-                      f"max stall {result['max_stall_ms']:7.1f} ms (p99 {result['p99_stall_ms']:.1f}, "
-                      f"p50 {result['p50_stall_ms']:.1f}), {result['items']} items, {result['errors']} errors",
-                      flush=True)
+                print(
+                    f"{extractor:>10} {mode:>8}{label}: {result['pages_per_s']:7.1f} pages/s, "
+                    f"{result['cpu_ms_per_page']:.1f} CPU ms/page, "
+                    f"max stall {result['max_stall_ms']:7.1f} ms (p99 {result['p99_stall_ms']:.1f}, "
+                    f"p50 {result['p50_stall_ms']:.1f}), {result['items']} items, {result['errors']} errors",
+                    flush=True,
+                )
                 cell = (extractor, mode, n)
                 if cell not in best or result["pages_per_s"] > best[cell]["pages_per_s"]:
                     best[cell] = result
@@ -338,8 +392,10 @@ def main() -> None:
     rows = [best[cell] for cell in cells]
     offs = {row["workers"]: row for row in rows if row["mode"] == "off"}  # the baseline per crawl processes
     print()
-    print("| extractor | WEBCLEAN_OFFLOAD | crawl processes | pages/s | slower than off | CPU ms/page | extra CPU ms/page "
-          "| longest reactor stall (ms) | p99 tick gap (ms) | median tick gap (ms) | items | extraction s (sum) |")
+    print(
+        "| extractor | WEBCLEAN_OFFLOAD | crawl processes | pages/s | slower than off | CPU ms/page | extra CPU ms/page "
+        "| longest reactor stall (ms) | p99 tick gap (ms) | median tick gap (ms) | items | extraction s (sum) |"
+    )
     print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
         off = offs.get(row["workers"])
@@ -350,9 +406,11 @@ def main() -> None:
             extra = f"{row['cpu_ms_per_page'] - off['cpu_ms_per_page']:+.1f}"
         mode = "middleware off" if row["mode"] == "off" else row["mode"]
         n = "1" if row["workers"] == 1 else f"{row['workers']} + Redis"
-        print(f"| {row['extractor']} | {mode} | {n} | {row['pages_per_s']:.1f} | {cost} | {row['cpu_ms_per_page']:.1f} "
-              f"| {extra} | {row['max_stall_ms']:.1f} | {row['p99_stall_ms']:.1f} | {row['p50_stall_ms']:.1f} "
-              f"| {row['items']} | {row['extraction_seconds']:.1f} |")
+        print(
+            f"| {row['extractor']} | {mode} | {n} | {row['pages_per_s']:.1f} | {cost} | {row['cpu_ms_per_page']:.1f} "
+            f"| {extra} | {row['max_stall_ms']:.1f} | {row['p99_stall_ms']:.1f} | {row['p50_stall_ms']:.1f} "
+            f"| {row['items']} | {row['extraction_seconds']:.1f} |"
+        )
 
 
 def run_distributed(child: list[str], base: str, count: int) -> dict:
@@ -364,8 +422,10 @@ def run_distributed(child: list[str], base: str, count: int) -> dict:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
         probe.close()
-        redis = subprocess.Popen([server, "--bind", "127.0.0.1", "--port", str(port), "--dir", tmp,
-                                  "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
+        redis = subprocess.Popen(
+            [server, "--bind", "127.0.0.1", "--port", str(port), "--dir", tmp, "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+        )
         try:
             import redis as redis_py
 
@@ -377,8 +437,10 @@ def run_distributed(child: list[str], base: str, count: int) -> dict:
                 except redis_py.ConnectionError:
                     time.sleep(0.05)
             outs = [Path(tmp, f"worker{i}.json") for i in range(count)]
-            workers = [subprocess.Popen([*child, "--redis", f"redis://127.0.0.1:{port}/0", "--child", base, str(out)])
-                       for out in outs]
+            workers = [
+                subprocess.Popen([*child, "--redis", f"redis://127.0.0.1:{port}/0", "--child", base, str(out)])
+                for out in outs
+            ]
             for worker in workers:
                 if worker.wait() != 0:
                     raise SystemExit("a distributed worker failed")
@@ -388,15 +450,20 @@ def run_distributed(child: list[str], base: str, count: int) -> dict:
             redis.wait()
     items = sum(r["items"] for r in results)
     seconds = max(r["closed_at"] for r in results) - min(r["opened_at"] for r in results)
-    return {**results[0], "workers": count, "items": items, "seconds": seconds,
-            "pages_per_s": items / seconds if seconds else 0.0,
-            "max_stall_ms": max(r["max_stall_ms"] for r in results),
-            "p99_stall_ms": max(r["p99_stall_ms"] for r in results),
-            "p50_stall_ms": max(r["p50_stall_ms"] for r in results),
-            "errors": sum(r["errors"] for r in results),
-            "extraction_seconds": sum(r["extraction_seconds"] for r in results),
-            "cpu_seconds": sum(r["cpu_seconds"] for r in results),
-            "cpu_ms_per_page": 1000 * sum(r["cpu_seconds"] for r in results) / items if items else 0.0}
+    return {
+        **results[0],
+        "workers": count,
+        "items": items,
+        "seconds": seconds,
+        "pages_per_s": items / seconds if seconds else 0.0,
+        "max_stall_ms": max(r["max_stall_ms"] for r in results),
+        "p99_stall_ms": max(r["p99_stall_ms"] for r in results),
+        "p50_stall_ms": max(r["p50_stall_ms"] for r in results),
+        "errors": sum(r["errors"] for r in results),
+        "extraction_seconds": sum(r["extraction_seconds"] for r in results),
+        "cpu_seconds": sum(r["cpu_seconds"] for r in results),
+        "cpu_ms_per_page": 1000 * sum(r["cpu_seconds"] for r in results) / items if items else 0.0,
+    }
 
 
 if __name__ == "__main__":

@@ -50,11 +50,18 @@ LocalPipelineExecutor(pipeline=[Reader(folder, glob_pattern="*.warc.gz"), Webcle
 
 def page_exchange(n: int, body: bytes) -> _Exchange:
     return _Exchange(
-        url=f"https://example.com/page/{n}", date="2026-11-23T04:00:00.000000Z",
-        request_line=f"GET /page/{n} HTTP/1.1", request_headers=[("Host", "example.com")], request_body=b"",
-        status_line="200 OK", protocol="HTTP/1.1",
-        response_headers=[("Content-Type", "text/html"), ("Content-Length", str(len(body)))], body=body,
-        ip_address="192.0.2.1", truncated=False)
+        url=f"https://example.com/page/{n}",
+        date="2026-11-23T04:00:00.000000Z",
+        request_line=f"GET /page/{n} HTTP/1.1",
+        request_headers=[("Host", "example.com")],
+        request_body=b"",
+        status_line="200 OK",
+        protocol="HTTP/1.1",
+        response_headers=[("Content-Type", "text/html"), ("Content-Length", str(len(body)))],
+        body=body,
+        ip_address="192.0.2.1",
+        truncated=False,
+    )
 
 
 def timed(command: list[str]) -> float:
@@ -84,24 +91,51 @@ def main() -> int:
         files = sorted(str(p) for p in (root / "warc").glob("*.warc.gz"))
         print(f"{len(sources)} pages in {args.files} WARC files, {args.jobs} processes")
 
-        cli_seconds = timed([sys.executable, "-m", "webclean_scrapy.cli", "extract", *files, "-j", str(args.jobs),
-                             "--keep-going", "-o", str(root / "cli.jsonl")])
+        cli_seconds = timed(
+            [
+                sys.executable,
+                "-m",
+                "webclean_scrapy.cli",
+                "extract",
+                *files,
+                "-j",
+                str(args.jobs),
+                "--keep-going",
+                "-o",
+                str(root / "cli.jsonl"),
+            ]
+        )
         cli = {r["url"]: r["text"] for r in map(json.loads, (root / "cli.jsonl").read_text("utf-8").splitlines())}
-        print(f"webclean extract -j {args.jobs}: {cli_seconds:.1f} s, {len(cli) / cli_seconds:.1f} pages/s, "
-              f"{len(cli)} pages ({sum(1 for t in cli.values() if t)} with text)")
+        print(
+            f"webclean extract -j {args.jobs}: {cli_seconds:.1f} s, {len(cli) / cli_seconds:.1f} pages/s, "
+            f"{len(cli)} pages ({sum(1 for t in cli.values() if t)} with text)"
+        )
         for reader in ("datatrove", "webclean"):
             out = root / f"out-{reader}"
-            seconds = timed([sys.executable, "-c", PIPELINE, str(root / "warc"), str(out),
-                             str(root / f"logs-{reader}"), str(args.files), str(args.jobs), reader])
+            seconds = timed(
+                [
+                    sys.executable,
+                    "-c",
+                    PIPELINE,
+                    str(root / "warc"),
+                    str(out),
+                    str(root / f"logs-{reader}"),
+                    str(args.files),
+                    str(args.jobs),
+                    reader,
+                ]
+            )
             step = {}
             for part in out.glob("*.jsonl"):
                 for line in part.read_text("utf-8").splitlines():
                     doc = json.loads(line)
                     step[doc["metadata"]["url"]] = doc["text"]
             same = sum(1 for url, text in step.items() if cli.get(url) == text)
-            print(f"datatrove step, {reader} reader, {args.jobs} workers: {seconds:.1f} s, "
-                  f"{len(step) / seconds:.1f} pages/s, {len(step)} documents, same text as the CLI: {same}, "
-                  f"pages with text missing: {sum(1 for url, t in cli.items() if t and url not in step)}")
+            print(
+                f"datatrove step, {reader} reader, {args.jobs} workers: {seconds:.1f} s, "
+                f"{len(step) / seconds:.1f} pages/s, {len(step)} documents, same text as the CLI: {same}, "
+                f"pages with text missing: {sum(1 for url, t in cli.items() if t and url not in step)}"
+            )
     return 0
 
 

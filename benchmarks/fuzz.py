@@ -33,8 +33,9 @@ from _fuzz import MARKUP, check_extractors, check_markup, check_walks, make_midd
 def run(examples: int, bytes_examples: int, chosen_seed: int | None) -> int:
     middleware = make_middleware()
     passed = {"markup": 0, "bytes": 0}
-    options = settings(max_examples=examples, deadline=None, database=None, derandomize=False,
-                       suppress_health_check=list(HealthCheck))
+    options = settings(
+        max_examples=examples, deadline=None, database=None, derandomize=False, suppress_health_check=list(HealthCheck)
+    )
 
     @options
     @given(markup=MARKUP)

@@ -44,14 +44,18 @@ HERE = Path(__file__).resolve()
 REPO = HERE.parent.parent
 sys.path.insert(0, str(REPO))
 
-PARAGRAPH = ("The council met on Tuesday evening to discuss the bridge, the budget and the new "
-             "library, and residents spoke for over an hour about traffic on the main road. ")
+PARAGRAPH = (
+    "The council met on Tuesday evening to discuss the bridge, the budget and the new "
+    "library, and residents spoke for over an hour about traffic on the main road. "
+)
 
 
 def article(title: str, extra: str = "") -> str:
     body = "".join(f"<p>{title}: {PARAGRAPH * 3}</p>" for _ in range(6))
-    return (f'<html><head><title>{title}</title><meta property="og:type" content="article"></head>'
-            f"<body><h1>{title}</h1>{extra}{body}</body></html>")
+    return (
+        f'<html><head><title>{title}</title><meta property="og:type" content="article"></head>'
+        f"<body><h1>{title}</h1>{extra}{body}</body></html>"
+    )
 
 
 def attribute_bomb(attributes: int) -> bytes:
@@ -62,11 +66,14 @@ def attribute_bomb(attributes: int) -> bytes:
 
 def _parse_seconds(body_path: str, limit: float) -> float | None:
     """libxml2's parse time for a file, in a subprocess; ``None`` past *limit*."""
-    code = ("import sys,time; from lxml import etree; b=open(sys.argv[1],'rb').read(); "
-            "t=time.perf_counter(); etree.fromstring(b, etree.HTMLParser()); print(time.perf_counter()-t)")
+    code = (
+        "import sys,time; from lxml import etree; b=open(sys.argv[1],'rb').read(); "
+        "t=time.perf_counter(); etree.fromstring(b, etree.HTMLParser()); print(time.perf_counter()-t)"
+    )
     try:
-        out = subprocess.run([sys.executable, "-c", code, body_path], capture_output=True, text=True,
-                             timeout=limit, check=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", code, body_path], capture_output=True, text=True, timeout=limit, check=True
+        ).stdout
     except subprocess.TimeoutExpired:
         return None
     return float(out)
@@ -94,9 +101,18 @@ def bench_parse(args: argparse.Namespace) -> dict:
         start = time.perf_counter()
         text = extract(body).text
         extract_s = time.perf_counter() - start
-        rows.append({"attributes": count, "bytes": len(body), "raw_parse_s": raw, "screen_s": screen_s,
-                     "screened_parse_s": parse_s, "extract_s": extract_s, "reasons": list(reasons),
-                     "text_kept": "inside" in text and PARAGRAPH.strip() in text})
+        rows.append(
+            {
+                "attributes": count,
+                "bytes": len(body),
+                "raw_parse_s": raw,
+                "screen_s": screen_s,
+                "screened_parse_s": parse_s,
+                "extract_s": extract_s,
+                "reasons": list(reasons),
+                "text_kept": "inside" in text and PARAGRAPH.strip() in text,
+            }
+        )
         print(json.dumps(rows[-1]), flush=True)
     ordinary = {}
     pages = sorted(Path(args.data).glob("*/html/*.html.gz")) if Path(args.data).is_dir() else []
@@ -110,8 +126,13 @@ def bench_parse(args: argparse.Namespace) -> dict:
             start = time.perf_counter()
             flagged += bool(screen_markup(body)[1])
             seconds += time.perf_counter() - start
-        ordinary = {"pages": len(pages), "megabytes": round(total_bytes / 1e6, 1), "seconds": round(seconds, 2),
-                    "mb_per_s": round(total_bytes / 1e6 / seconds, 1), "flagged": flagged}
+        ordinary = {
+            "pages": len(pages),
+            "megabytes": round(total_bytes / 1e6, 1),
+            "seconds": round(seconds, 2),
+            "mb_per_s": round(total_bytes / 1e6 / seconds, 1),
+            "flagged": flagged,
+        }
         print(json.dumps({"ordinary_pages": ordinary}), flush=True)
     return {"bombs": rows, "ordinary_pages": ordinary}
 
@@ -160,21 +181,31 @@ def bench_crawl(args: argparse.Namespace) -> dict:
     paths = [f"{day}story-{n:03d}-about-the-town-council.html" for n in range(args.articles)]
     bomb_path = f"{day}bombed-story-about-the-bridge.html"
     bomb = attribute_bomb(args.bomb_attributes)
-    routes = {p: Route(article(f"Story {i}").encode(), "text/html; charset=utf-8", 200, {})
-              for i, p in enumerate(paths)}
+    routes = {
+        p: Route(article(f"Story {i}").encode(), "text/html; charset=utf-8", 200, {}) for i, p in enumerate(paths)
+    }
     routes[bomb_path] = Route(bomb, "text/html; charset=utf-8", 200, {})
     links = "".join(f'<a href="{p}">{p}</a> ' for p in [bomb_path, *paths])
     routes["/"] = Route(f"<html><body>{links}</body></html>".encode(), "text/html; charset=utf-8", 200, {})
     routes["/robots.txt"] = Route(b"User-agent: *\nAllow: /\n", "text/plain", 200, {})
     site = LocalSite(routes).start()
     try:
-        config = {"start": site.base_url + "/", "settings": {
-            "CLOSESPIDER_TIMEOUT": 10, "LOG_LEVEL": "WARNING", "AUTOTHROTTLE_ENABLED": False,
-            "DOWNLOAD_DELAY": 0, "TELNETCONSOLE_ENABLED": False, "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": True,
-            "WEBCLEAN_OFFLOAD": args.offload, "WEBCLEAN_WORKERS": 2,
-        }}
-        proc = subprocess.run([sys.executable, "-c", _CRAWL, json.dumps(config)], cwd=REPO,
-                              capture_output=True, text=True, timeout=900)
+        config = {
+            "start": site.base_url + "/",
+            "settings": {
+                "CLOSESPIDER_TIMEOUT": 10,
+                "LOG_LEVEL": "WARNING",
+                "AUTOTHROTTLE_ENABLED": False,
+                "DOWNLOAD_DELAY": 0,
+                "TELNETCONSOLE_ENABLED": False,
+                "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": True,
+                "WEBCLEAN_OFFLOAD": args.offload,
+                "WEBCLEAN_WORKERS": 2,
+            },
+        }
+        proc = subprocess.run(
+            [sys.executable, "-c", _CRAWL, json.dumps(config)], cwd=REPO, capture_output=True, text=True, timeout=900
+        )
     finally:
         site.stop()
     if proc.returncode != 0 or not proc.stdout.strip():
@@ -190,10 +221,10 @@ def bench_outline(args: argparse.Namespace) -> dict:
     from scrapy.http import HtmlResponse
     from scrapy.linkextractors import LinkExtractor
 
-    from webclean_scrapy.spiders.articles import PageSignals
     from webclean_scrapy.document import Document, built_page
     from webclean_scrapy.extractors import get_extractor
     from webclean_scrapy.outline import FEED_LINKS, page_outline
+    from webclean_scrapy.spiders.articles import PageSignals
 
     pages = sorted((Path(args.data) / "wcxb-dev" / "html").glob("*.html.gz"))[: args.outline_pages]
     if not pages:
@@ -214,7 +245,7 @@ def bench_outline(args: argparse.Namespace) -> dict:
         # What parse_page did on the reactor before: a second parse and three reads.
         response = HtmlResponse(url, body=body, headers={"Content-Type": "text/html"})
         start = time.perf_counter()
-        response.selector  # the second parse
+        response.selector  # noqa: B018 (the second parse, timed)
         parses.append(time.perf_counter() - start)
         PageSignals.from_selector(response.selector, url, extraction.text, extraction.page_type)
         response.xpath(FEED_LINKS.path).getall()
@@ -223,14 +254,20 @@ def bench_outline(args: argparse.Namespace) -> dict:
 
     def summary(values: list[float], scale: float = 1000.0) -> dict:
         ordered = sorted(values)
-        return {"median": round(statistics.median(ordered) * scale, 2),
-                "mean": round(statistics.fmean(ordered) * scale, 2),
-                "p99": round(ordered[int(len(ordered) * 0.99) - 1] * scale, 2),
-                "max": round(ordered[-1] * scale, 2)}
+        return {
+            "median": round(statistics.median(ordered) * scale, 2),
+            "mean": round(statistics.fmean(ordered) * scale, 2),
+            "p99": round(ordered[int(len(ordered) * 0.99) - 1] * scale, 2),
+            "max": round(ordered[-1] * scale, 2),
+        }
 
-    result = {"pages": len(pages), "reactor_ms_saved": summary(reactor), "of_which_parse_ms": summary(parses),
-              "worker_ms_added": summary(worker),
-              "outline_bytes": summary([float(s) for s in sizes], 1.0)}
+    result = {
+        "pages": len(pages),
+        "reactor_ms_saved": summary(reactor),
+        "of_which_parse_ms": summary(parses),
+        "worker_ms_added": summary(worker),
+        "outline_bytes": summary([float(s) for s in sizes], 1.0),
+    }
     print(json.dumps(result), flush=True)
     return result
 

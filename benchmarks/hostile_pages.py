@@ -54,6 +54,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def make_page(name: str, scale: float = 1.0) -> bytes:
     """The markup of the pathological page *name* (see the module docstring)."""
+
     def n(count: int) -> int:
         return max(1, int(count * scale))
 
@@ -107,8 +108,14 @@ def measure(page: bytes, extractor: str = "default", timeout: float = 1800) -> d
     with tempfile.NamedTemporaryFile(suffix=".html") as handle:
         handle.write(page)
         handle.flush()
-        done = subprocess.run([sys.executable, "-c", CHILD, handle.name, extractor], capture_output=True,
-                              text=True, timeout=timeout, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        done = subprocess.run(
+            [sys.executable, "-c", CHILD, handle.name, extractor],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
     if done.returncode:
         return {"bytes": len(page), "error": f"exit {done.returncode}: {done.stderr.strip()[-300:]}"}
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -121,8 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every page's size")
     parser.add_argument("--json", action="store_true", help="print one JSON object per page instead")
     args = parser.parse_args(argv)
-    print(f"# {platform.node()} {platform.machine()} {os.cpu_count()} CPUs, Python {platform.python_version()},"
-          f" extractor {args.extractor}")
+    print(
+        f"# {platform.node()} {platform.machine()} {os.cpu_count()} CPUs, Python {platform.python_version()},"
+        f" extractor {args.extractor}"
+    )
     if not args.json:
         print("| page | size | peak RSS growth | peak / page | time | text chars | lines | truncated |")
         print("|---|---:|---:|---:|---:|---:|---:|---|")
@@ -135,9 +144,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {name} | {len(page) / 1e6:.1f} MB | {result['error']} |")
         else:
             growth = max(0, result["peak"] - result["before"])
-            print(f"| {name} | {result['bytes'] / 1e6:.1f} MB | {growth / 1e6:.0f} MB | "
-                  f"{growth / result['bytes']:.0f}x | {result['seconds']:.2f} s | {result['text_chars']:,} | "
-                  f"{result['lines']:,} | {result['truncated']} |", flush=True)
+            print(
+                f"| {name} | {result['bytes'] / 1e6:.1f} MB | {growth / 1e6:.0f} MB | "
+                f"{growth / result['bytes']:.0f}x | {result['seconds']:.2f} s | {result['text_chars']:,} | "
+                f"{result['lines']:,} | {result['truncated']} |",
+                flush=True,
+            )
     return 0
 
 

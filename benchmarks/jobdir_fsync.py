@@ -56,8 +56,10 @@ def main() -> None:
         shutil.rmtree(directory)
     print(f"{args.items} items of {len(line)} bytes in {os.path.abspath(args.dir)}")
     print(f"fsync per item, in the exporting thread: {per_item * 1e6 / args.items:8.0f} us/item")
-    print(f"flush per item, fsync in its own thread: {batched * 1e6 / args.items:8.0f} us/item "
-          f"(close, the last fsync: {closing * 1e3:.1f} ms)")
+    print(
+        f"flush per item, fsync in its own thread: {batched * 1e6 / args.items:8.0f} us/item "
+        f"(close, the last fsync: {closing * 1e3:.1f} ms)"
+    )
 
 
 if __name__ == "__main__":

@@ -69,8 +69,9 @@ def main() -> int:
     parser.add_argument("--cap", type=int, default=2000, help="characters of text the detector reads")
     parser.add_argument("--short", type=int, default=100, help="length of the short-text test")
     parser.add_argument("--show", action="store_true", help="list the disagreements")
-    parser.add_argument("--detectors", nargs="+", default=["py3langid", "lingua", "lingua-low"],
-                        help="which to run (%(default)s)")
+    parser.add_argument(
+        "--detectors", nargs="+", default=["py3langid", "lingua", "lingua-low"], help="which to run (%(default)s)"
+    )
     args = parser.parse_args()
 
     extractor = get_extractor("default")
@@ -90,15 +91,21 @@ def main() -> int:
             if declared and text.strip():
                 samples.append((f"{os.path.basename(directory.rstrip('/'))}/{page.id}", declared, text))
     languages = collections.Counter(declared for _, declared, _ in samples)
-    print(f"{len(samples)} pages with a declared language and extracted text: "
-          + ", ".join(f"{lang} {n}" for lang, n in languages.most_common()))
+    print(
+        f"{len(samples)} pages with a declared language and extracted text: "
+        + ", ".join(f"{lang} {n}" for lang, n in languages.most_common())
+    )
 
-    contenders = {"py3langid": lambda: py3langid_detector(),
-                  "lingua": lambda: lingua_detector(False),
-                  "lingua-low": lambda: lingua_detector(True)}
+    contenders = {
+        "py3langid": lambda: py3langid_detector(),
+        "lingua": lambda: lingua_detector(False),
+        "lingua-low": lambda: lingua_detector(True),
+    }
     contenders = {name: make for name, make in contenders.items() if name in args.detectors}
-    print(f"\n| detector | accuracy, first {args.cap} chars | non-English pages | accuracy, first {args.short} chars "
-          f"| ms/page ({args.cap} chars) | load s | RSS after, MB |")
+    print(
+        f"\n| detector | accuracy, first {args.cap} chars | non-English pages | accuracy, first {args.short} chars "
+        f"| ms/page ({args.cap} chars) | load s | RSS after, MB |"
+    )
     print("|---|---|---|---|---|---|---|")
     for name, make in contenders.items():
         start = time.perf_counter()
@@ -110,7 +117,7 @@ def main() -> int:
         spent = 0.0
         for page, declared, text in samples:
             start = time.perf_counter()
-            language, confidence = detect(text[:args.cap])
+            language, confidence = detect(text[: args.cap])
             spent += time.perf_counter() - start
             right += language == declared
             if declared != "en":
@@ -118,10 +125,13 @@ def main() -> int:
                 other_right += language == declared
             if language != declared:
                 wrong.append(f"  {page}: declared {declared}, detected {language} ({confidence:.2f})")
-            short_right += detect(text[:args.short])[0] == declared
+            short_right += detect(text[: args.short])[0] == declared
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"| {name} | {right / len(samples):.3f} | {other_right}/{other} | {short_right / len(samples):.3f} "
-              f"| {1000 * spent / len(samples):.2f} | {load:.1f} | {rss:.0f} |", flush=True)
+        print(
+            f"| {name} | {right / len(samples):.3f} | {other_right}/{other} | {short_right / len(samples):.3f} "
+            f"| {1000 * spent / len(samples):.2f} | {load:.1f} | {rss:.0f} |",
+            flush=True,
+        )
         if args.show:
             print("\n".join(wrong))
     return 0

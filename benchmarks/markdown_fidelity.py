@@ -47,7 +47,7 @@ def run(directory: Path, extractor_name: str, limit: int | None) -> dict[str, fl
         data = page.read()
         # Each page twice, on its own Document each time; which goes first
         # alternates, so warm caches favour neither.
-        for formats in (((), ("markdown",)) if number % 2 else (("markdown",), ())):
+        for formats in ((), ("markdown",)) if number % 2 else (("markdown",), ()):
             start = time.perf_counter()
             with built_page(lambda: Document.from_html(data, url=page.url)) as doc:
                 result = extract_formats(extractor, doc, formats)
@@ -66,9 +66,16 @@ def run(directory: Path, extractor_name: str, limit: int | None) -> dict[str, fl
             bad_tables += any(cells != shape[0] for cells in shape)
     for recall, page_id in sorted(low)[:5]:
         print(f"    low: {page_id} {recall:.3f}", file=sys.stderr)
-    return {"pages": len(recalls), "recall": sum(recalls) / len(recalls), "below": len(low),
-            "min": min(recalls), "tables": tables, "bad_tables": bad_tables,
-            "text_ms": 1000 * text_seconds / len(recalls), "markdown_ms": 1000 * markdown_seconds / len(recalls)}
+    return {
+        "pages": len(recalls),
+        "recall": sum(recalls) / len(recalls),
+        "below": len(low),
+        "min": min(recalls),
+        "tables": tables,
+        "bad_tables": bad_tables,
+        "text_ms": 1000 * text_seconds / len(recalls),
+        "markdown_ms": 1000 * markdown_seconds / len(recalls),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,16 +91,21 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     names = args.dataset or sorted(p.name for p in root.iterdir() if (p / "truth.jsonl").is_file())
     print(f"extractor {args.extractor}")
-    print(f"{'dataset':<16} {'pages':>5} {'recall':>7} {'min':>6} {'<0.99':>6} {'tables':>6} {'bad':>4} "
-          f"{'text ms':>8} {'md ms':>7} {'ratio':>6}")
+    print(
+        f"{'dataset':<16} {'pages':>5} {'recall':>7} {'min':>6} {'<0.99':>6} {'tables':>6} {'bad':>4} "
+        f"{'text ms':>8} {'md ms':>7} {'ratio':>6}"
+    )
     total_text = total_md = 0.0
     for name in names:
         r = run(root / name, args.extractor, args.limit)
         total_text += r["text_ms"] * r["pages"]
         total_md += r["markdown_ms"] * r["pages"]
-        print(f"{name:<16} {r['pages']:>5} {r['recall']:>7.4f} {r['min']:>6.3f} {r['below']:>6} {r['tables']:>6} "
-              f"{r['bad_tables']:>4} {r['text_ms']:>8.2f} {r['markdown_ms']:>7.2f} "
-              f"{r['markdown_ms'] / r['text_ms']:>6.2f}", flush=True)
+        print(
+            f"{name:<16} {r['pages']:>5} {r['recall']:>7.4f} {r['min']:>6.3f} {r['below']:>6} {r['tables']:>6} "
+            f"{r['bad_tables']:>4} {r['text_ms']:>8.2f} {r['markdown_ms']:>7.2f} "
+            f"{r['markdown_ms'] / r['text_ms']:>6.2f}",
+            flush=True,
+        )
     print(f"all: markdown / text time = {total_md / total_text:.2f}")
     return 0
 

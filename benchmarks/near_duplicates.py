@@ -42,8 +42,28 @@ from webclean_scrapy import extract  # noqa: E402
 from webclean_scrapy.evaluation.dataset import load_dataset  # noqa: E402
 from webclean_scrapy.near_duplicates import NearDuplicateIndex  # noqa: E402
 
-WORDS = ("market", "weather", "council", "season", "report", "update", "review", "guide", "travel", "health",
-         "science", "music", "family", "money", "garden", "energy", "school", "football", "election", "recipe")
+WORDS = (
+    "market",
+    "weather",
+    "council",
+    "season",
+    "report",
+    "update",
+    "review",
+    "guide",
+    "travel",
+    "health",
+    "science",
+    "music",
+    "family",
+    "money",
+    "garden",
+    "energy",
+    "school",
+    "football",
+    "election",
+    "recipe",
+)
 
 
 def template(seed: int, title: str, paragraphs: list[str]) -> str:
@@ -51,17 +71,20 @@ def template(seed: int, title: str, paragraphs: list[str]) -> str:
     rng = random.Random(seed)
     site = f"The {rng.choice(WORDS).title()} {rng.choice(['Courier', 'Post', 'Herald', 'Daily', 'Review'])}"
     nav = "".join(f'<li><a href="/{w}">{w.title()}</a></li>' for w in rng.sample(WORDS, 12))
-    related = "".join(f'<li><a href="/story/{i}">{" ".join(rng.sample(WORDS, 6)).capitalize()}</a></li>'
-                      for i in range(8))
+    related = "".join(
+        f'<li><a href="/story/{i}">{" ".join(rng.sample(WORDS, 6)).capitalize()}</a></li>' for i in range(8)
+    )
     body = "".join(f"<p>{html.escape(p)}</p>" for p in paragraphs)
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)} | {site}</title>'
-            f"</head><body><div class='cookie'>We use cookies to improve your experience on {site}. "
-            f"<button>Accept</button></div><header><a href='/'>{site}</a><nav><ul>{nav}</ul></nav></header>"
-            f"<main><article><h1>{html.escape(title)}</h1><p class='byline'>By staff of {site}</p>{body}"
-            f"<p>Share this story with your friends.</p></article>"
-            f"<aside><h3>More from {site}</h3><ul>{related}</ul></aside></main>"
-            f"<footer><p>Copyright 2025 {site}. All rights reserved.</p><a href='/privacy'>Privacy</a> "
-            f"<a href='/terms'>Terms</a></footer></body></html>")
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)} | {site}</title>'
+        f"</head><body><div class='cookie'>We use cookies to improve your experience on {site}. "
+        f"<button>Accept</button></div><header><a href='/'>{site}</a><nav><ul>{nav}</ul></nav></header>"
+        f"<main><article><h1>{html.escape(title)}</h1><p class='byline'>By staff of {site}</p>{body}"
+        f"<p>Share this story with your friends.</p></article>"
+        f"<aside><h3>More from {site}</h3><ul>{related}</ul></aside></main>"
+        f"<footer><p>Copyright 2025 {site}. All rights reserved.</p><a href='/privacy'>Privacy</a> "
+        f"<a href='/terms'>Terms</a></footer></body></html>"
+    )
 
 
 def edited(text: str, rng: random.Random, rate: float) -> str:
@@ -87,7 +110,7 @@ def main() -> int:
 
     pages = [p for p in load_dataset(args.dataset) if len(p.gold.split()) >= 100]
     if args.limit:
-        pages = pages[:args.limit]
+        pages = pages[: args.limit]
     kept_pages, unrelated_pages = pages[0::2], pages[1::2]
     rng = random.Random(7)
     start = time.perf_counter()
@@ -101,7 +124,7 @@ def main() -> int:
         paragraphs = [p for p in re.split(r"\n+", page.gold) if p.strip()]
         positives.append(("rewrapped", page.id, extract(template(number, page.title or "Story", paragraphs)).text))
         positives.append(("edited", page.id, edited(text, rng, args.edit_rate)))
-        positives.append(("truncated", page.id, text[:int(len(text) * 0.8)]))
+        positives.append(("truncated", page.id, text[: int(len(text) * 0.8)]))
     negatives: list[tuple[str, str]] = []
     for number, page in enumerate(unrelated_pages):
         text = extract(page.read(), url=page.url).text
@@ -112,17 +135,22 @@ def main() -> int:
         negatives.append(("same-template", extract(template(number, page.title or "Story", paragraphs)).text))
     built = time.perf_counter() - start
     kinds = sorted({kind for kind, _, _ in positives})
-    print(f"{len(originals)} kept pages, {len(positives)} near-copies, {len(negatives)} unrelated texts "
-          f"({sum(k == 'same-template' for k, _ in negatives)} in a kept copy's template); built in {built:.0f} s\n")
-    print("| threshold | precision | recall | " + " | ".join(f"recall {k}" for k in kinds)
-          + " | false matches of unrelated texts | ms per check |")
+    print(
+        f"{len(originals)} kept pages, {len(positives)} near-copies, {len(negatives)} unrelated texts "
+        f"({sum(k == 'same-template' for k, _ in negatives)} in a kept copy's template); built in {built:.0f} s\n"
+    )
+    print(
+        "| threshold | precision | recall | "
+        + " | ".join(f"recall {k}" for k in kinds)
+        + " | false matches of unrelated texts | ms per check |"
+    )
     print("|---|---|---|" + "---|" * len(kinds) + "---|---|")
     for threshold in args.thresholds:
         index = NearDuplicateIndex(threshold=threshold, num_perm=args.num_perm, shingle=args.shingle)
         for page_id, text in originals.items():
             index.add(page_id, index.signature(text))
         right = wrong = 0
-        by_kind = {k: 0 for k in kinds}
+        by_kind = dict.fromkeys(kinds, 0)
         start = time.perf_counter()
         for kind, page_id, text in positives:
             signature = index.signature(text)
@@ -140,8 +168,11 @@ def main() -> int:
         ms = 1000 * (time.perf_counter() - start) / (len(positives) + len(negatives))
         precision = right / max(1, right + wrong + false_matches)
         per_kind = " | ".join(f"{by_kind[k] / max(1, sum(x == k for x, _, _ in positives)):.3f}" for k in kinds)
-        print(f"| {threshold} | {precision:.3f} | {right / len(positives):.3f} | {per_kind} "
-              f"| {false_matches}/{len(negatives)} | {ms:.2f} |", flush=True)
+        print(
+            f"| {threshold} | {precision:.3f} | {right / len(positives):.3f} | {per_kind} "
+            f"| {false_matches}/{len(negatives)} | {ms:.2f} |",
+            flush=True,
+        )
     return 0
 
 

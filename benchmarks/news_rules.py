@@ -76,8 +76,13 @@ def main(argv: list[str] | None = None) -> int:
     if not (root / "truth.jsonl").is_file():
         print(f"no {DATASET} data at {root}: nothing to do")
         return 0
-    oof = json.loads(args.page_types.read_text()) if args.page_types else \
-        out_of_fold_types(args.data) if args.oof else None
+    oof = (
+        json.loads(args.page_types.read_text())
+        if args.page_types
+        else out_of_fold_types(args.data)
+        if args.oof
+        else None
+    )
 
     pages: list[tuple[str, str, PageSignals]] = []
     for line in (root / "truth.jsonl").read_text(encoding="utf-8").split("\n"):
@@ -104,8 +109,10 @@ def main(argv: list[str] | None = None) -> int:
         for page_id, kind, signals in pages:
             kept[kind] += classify(source(page_id, signals)).is_article
         other = ", ".join(f"{t} {kept[t] / totals[t]:.2f}" for t in others)
-        print(f"{name:10s} {kept['article'] / totals['article']:14.3f} "
-              f"{1 - sum(kept[t] for t in HUB_PAGE_TYPES) / hubs:14.3f}  {other}")
+        print(
+            f"{name:10s} {kept['article'] / totals['article']:14.3f} "
+            f"{1 - sum(kept[t] for t in HUB_PAGE_TYPES) / hubs:14.3f}  {other}"
+        )
     return 0
 
 

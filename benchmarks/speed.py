@@ -53,10 +53,11 @@ from webclean_scrapy.extractors.webclean import clear_keyword_memos  # noqa: E40
 
 
 def sample_pages(data: Path, count: int, datasets: list[str] | None = None) -> list[bytes]:
-    files = sorted(path for path in data.glob("*/html/*.html.gz")
-                   if not datasets or path.parent.parent.name in datasets)
+    files = sorted(
+        path for path in data.glob("*/html/*.html.gz") if not datasets or path.parent.parent.name in datasets
+    )
     step = max(1, len(files) // count) if count else 1
-    return [gzip.decompress(path.read_bytes()) for path in files[::step][:count or None]]
+    return [gzip.decompress(path.read_bytes()) for path in files[::step][: count or None]]
 
 
 #: The clock :func:`chunk_time` reads (``--cpu-time``: the process's CPU time).
@@ -82,14 +83,21 @@ def main(argv=None) -> int:
     parser.add_argument("--pages", type=int, default=300, help="pages sampled (0: all)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--extractor", default="default")
-    parser.add_argument("--python-walk", action="store_true",
-                        help="time the pure-Python document walk instead of the compiled one")
-    parser.add_argument("--cold", action="store_true",
-                        help="empty the class/id keyword memos before each chunk")
-    parser.add_argument("--dataset", action="append", metavar="NAME",
-                        help="only this dataset's pages (repeatable; default: every dataset)")
-    parser.add_argument("--cpu-time", action="store_true",
-                        help="time by the process's CPU time instead of the wall clock (a loaded machine)")
+    parser.add_argument(
+        "--python-walk", action="store_true", help="time the pure-Python document walk instead of the compiled one"
+    )
+    parser.add_argument("--cold", action="store_true", help="empty the class/id keyword memos before each chunk")
+    parser.add_argument(
+        "--dataset",
+        action="append",
+        metavar="NAME",
+        help="only this dataset's pages (repeatable; default: every dataset)",
+    )
+    parser.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="time by the process's CPU time instead of the wall clock (a loaded machine)",
+    )
     args = parser.parse_args(argv)
     global clock
     clock = time.process_time if args.cpu_time else time.perf_counter
@@ -132,8 +140,10 @@ def main(argv=None) -> int:
     walk = "compiled" if webclean_scrapy.document.COMPILED_WALK else "pure Python"
     memos = "emptied before each chunk" if args.cold else "warm"
     timed = "CPU time" if args.cpu_time else "wall clock"
-    print(f"pages: {len(pages)} (best of {args.repeat} rounds, per chunk of {CHUNK} pages, "
-          f"interleaved, {timed}); document walk: {walk}; keyword memos: {memos}")
+    print(
+        f"pages: {len(pages)} (best of {args.repeat} rounds, per chunk of {CHUNK} pages, "
+        f"interleaved, {timed}); document walk: {walk}; keyword memos: {memos}"
+    )
     print(f"lxml.html.fromstring(bytes):    {parse * 1000:7.2f} ms/page")
     print(f"webclean_scrapy.extract(bytes): {ours * 1000:7.2f} ms/page  [{args.extractor}]")
     if trafilatura is not None:

@@ -58,7 +58,10 @@ sys.path.insert(0, str(ROOT))
 from webclean_scrapy import page_type  # noqa: E402
 from webclean_scrapy.document import Document  # noqa: E402
 from webclean_scrapy.page_type import (  # noqa: E402
-    PAGE_FEATURES, PAGE_TYPES, TokenModel, page_signals,
+    PAGE_FEATURES,
+    PAGE_TYPES,
+    TokenModel,
+    page_signals,
 )
 
 DATASET = "wcxb-dev"
@@ -135,6 +138,7 @@ def compute_signals(directory: Path, rows: list[dict], use_cache: bool):
             return pickle.load(handle)
     jobs = [(str(directory / "html" / f"{r['id']}.html.gz"), r.get("url")) for r in rows]
     from multiprocessing import Pool
+
     with Pool(2) as pool:
         results = pool.map(_signals_of, jobs, chunksize=16)
     data = (np.vstack([r[0] for r in results]), [r[1] for r in results], np.array([r[2] for r in results]))
@@ -147,33 +151,39 @@ def compute_signals(directory: Path, rows: list[dict], use_cache: bool):
 
 def folds(y: np.ndarray, groups: np.ndarray, n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
     from sklearn.model_selection import StratifiedGroupKFold
+
     splitter = StratifiedGroupKFold(n_splits=n, shuffle=True, random_state=seed)
     return list(splitter.split(np.zeros(len(y)), y, groups))
 
 
 # -- the token model ----------------------------------------------------------------
 
+
 class TokenData:
     """All pages' tokens as one sparse binary matrix, for fitting token models on subsets."""
 
     def __init__(self, token_lists: list[list[str]], groups: np.ndarray) -> None:
         from scipy import sparse
+
         self.tokens = token_lists
         self.vocabulary = sorted(set().union(*map(set, token_lists)))
         index = {t: j for j, t in enumerate(self.vocabulary)}
         rows = [i for i, tokens in enumerate(token_lists) for _ in tokens]
         cols = [index[t] for tokens in token_lists for t in tokens]
-        self.matrix = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)),
-                                        shape=(len(token_lists), len(self.vocabulary)))
+        self.matrix = sparse.csr_matrix(
+            (np.ones(len(rows)), (rows, cols)), shape=(len(token_lists), len(self.vocabulary))
+        )
         self.group_ids = np.unique(groups, return_inverse=True)[1]
 
     def fit(self, idx: np.ndarray, y: np.ndarray) -> TokenModel:
         from scipy import sparse
         from sklearn.linear_model import LogisticRegression
+
         sub = self.matrix[idx]
         gids = self.group_ids[idx]
-        membership = sparse.csr_matrix((np.ones(len(idx)), (gids, np.arange(len(idx)))),
-                                       shape=(self.group_ids.max() + 1, len(idx)))
+        membership = sparse.csr_matrix(
+            (np.ones(len(idx)), (gids, np.arange(len(idx)))), shape=(self.group_ids.max() + 1, len(idx))
+        )
         domains = ((membership @ sub) > 0).sum(axis=0).A1
         columns = np.flatnonzero(domains >= MIN_DOMAINS)
         model = LogisticRegression(C=TOKEN_C, max_iter=500, tol=1e-3).fit(sub[:, columns], y[idx])
@@ -206,12 +216,15 @@ class TokenData:
 
 # -- trees --------------------------------------------------------------------------
 
+
 def fit_gbdt(X: np.ndarray, y: np.ndarray, config: tuple[int, int, float]):
     import lightgbm as lgb
+
     rounds, leaves, rate = config
     params = dict(BASE_PARAMS, num_leaves=leaves, learning_rate=rate)
-    return lgb.train(params, lgb.Dataset(X, label=y, params={"max_bin": BASE_PARAMS["max_bin"]}),
-                     num_boost_round=rounds)
+    return lgb.train(
+        params, lgb.Dataset(X, label=y, params={"max_bin": BASE_PARAMS["max_bin"]}), num_boost_round=rounds
+    )
 
 
 def cv_accuracy(X, y, groups, config, seed) -> float:
@@ -229,6 +242,7 @@ def fit_logistic(X: np.ndarray, y: np.ndarray):
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
+
     return make_pipeline(StandardScaler(), LogisticRegression(C=0.1, max_iter=5000)).fit(logistic_transform(X), y)
 
 
@@ -305,9 +319,11 @@ def main(argv: list[str] | None = None) -> int:
     groups = np.array([domain(r.get("url"), r["id"]) for r in rows])
     S, token_lists, seconds = compute_signals(directory, rows, use_cache=not args.no_cache)
     tokens = TokenData(token_lists, groups)
-    print(f"{len(rows)} pages, {len(set(groups))} domains, {S.shape[1]} structure features, "
-          f"{len(tokens.vocabulary)} distinct tokens; page_signals {1000 * seconds.mean():.2f} ms/page mean, "
-          f"{1000 * np.median(seconds):.2f} median (walk excluded, 2 processes)")
+    print(
+        f"{len(rows)} pages, {len(set(groups))} domains, {S.shape[1]} structure features, "
+        f"{len(tokens.vocabulary)} distinct tokens; page_signals {1000 * seconds.mean():.2f} ms/page mean, "
+        f"{1000 * np.median(seconds):.2f} median (walk excluded, 2 processes)"
+    )
     print("types:", dict(Counter(r["page_type"] for r in rows)))
     assert np.isfinite(S).all(), "non-finite features"
 
@@ -322,27 +338,38 @@ def main(argv: list[str] | None = None) -> int:
         T_train = tokens.out_of_fold(train, y, groups, SEED + 100 + fold)
         X_train = np.hstack([S[train], T_train])
         X_test = np.hstack([S[test], T_test])
-        scores = {c: cv_accuracy(X_train, y[train], groups[train], c, SEED + fold + 1) for c in grid} \
-            if len(grid) > 1 else {grid[0]: float("nan")}
+        scores = (
+            {c: cv_accuracy(X_train, y[train], groups[train], c, SEED + fold + 1) for c in grid}
+            if len(grid) > 1
+            else {grid[0]: float("nan")}
+        )
         best = max(grid, key=lambda c: (scores[c], -grid.index(c)))
         chosen.append(best)
         predicted["gbdt"][test] = fit_gbdt(X_train, y[train], best).predict(X_test).argmax(axis=1)
         predicted["gbdt_structure"][test] = fit_gbdt(S[train], y[train], best).predict(S[test]).argmax(axis=1)
         predicted["logistic"][test] = fit_logistic(S[train], y[train]).predict(logistic_transform(S[test]))
-        predicted["tokens"][test] = T_test[:, :len(PAGE_TYPES)].argmax(axis=1)
-        print(f"fold {fold}: {len(token_model.vocabulary)} tokens; inner CV "
-              + ", ".join(f"{c}={s:.4f}" for c, s in scores.items())
-              + f"; picked {best}; test accuracy {np.mean(predicted['gbdt'][test] == y[test]):.4f} "
-              f"({time.perf_counter() - started:.0f} s)", flush=True)
+        predicted["tokens"][test] = T_test[:, : len(PAGE_TYPES)].argmax(axis=1)
+        print(
+            f"fold {fold}: {len(token_model.vocabulary)} tokens; inner CV "
+            + ", ".join(f"{c}={s:.4f}" for c, s in scores.items())
+            + f"; picked {best}; test accuracy {np.mean(predicted['gbdt'][test] == y[test]):.4f} "
+            f"({time.perf_counter() - started:.0f} s)",
+            flush=True,
+        )
 
     results = {
-        "gbdt": report("GBDT (structure + out-of-fold token scores), nested grouped 5-fold CV by domain",
-                       y, predicted["gbdt"]),
+        "gbdt": report(
+            "GBDT (structure + out-of-fold token scores), nested grouped 5-fold CV by domain", y, predicted["gbdt"]
+        ),
     }
-    results["logistic"] = report("Reference: multinomial logistic regression on the structure features "
-                                 "(log1p, standardised), same folds", y, predicted["logistic"])
-    results["gbdt_structure"] = report("Reference: GBDT on the structure features only, same folds",
-                                       y, predicted["gbdt_structure"])
+    results["logistic"] = report(
+        "Reference: multinomial logistic regression on the structure features (log1p, standardised), same folds",
+        y,
+        predicted["logistic"],
+    )
+    results["gbdt_structure"] = report(
+        "Reference: GBDT on the structure features only, same folds", y, predicted["gbdt_structure"]
+    )
     results["tokens"] = report("Reference: token model alone, same folds", y, predicted["tokens"])
 
     final = Counter(chosen).most_common(1)[0][0]
@@ -351,33 +378,40 @@ def main(argv: list[str] | None = None) -> int:
     X = np.hstack([S, tokens.out_of_fold(everything, y, groups, SEED + 100)])
     booster = fit_gbdt(X, y, final)
     from webclean_scrapy.trees import ensemble_from_json, ensemble_to_json, from_lightgbm
+
     compact = ensemble_to_json(from_lightgbm(booster.dump_model(), PAGE_FEATURES))
     shorten_thresholds(compact, X)
     ensemble = ensemble_from_json(compact, PAGE_FEATURES)
     probabilities = ensemble.probabilities(X)
     reference = booster.predict(X)
-    assert np.abs(probabilities - reference).max() < 0.02 and np.mean(
-        probabilities.argmax(axis=1) == reference.argmax(axis=1)) > 0.995, "tree conversion disagrees with LightGBM"
+    assert (
+        np.abs(probabilities - reference).max() < 0.02
+        and np.mean(probabilities.argmax(axis=1) == reference.argmax(axis=1)) > 0.995
+    ), "tree conversion disagrees with LightGBM"
     # What the shipped model sees at run time: the full token model's scores.
     X_shipped = np.hstack([S, tokens.features(token_model, everything)])
     shipped = ensemble.probabilities(X_shipped).argmax(axis=1)
     in_sample = float(np.mean(shipped == y))
     subset = np.arange(0, len(y), PIN_STEP)
     pinned = float(np.mean(shipped[subset] == y[subset]))
-    print(f"\nshipped: config {final} (chosen in {Counter(chosen)[final]}/{FOLDS} folds), "
-          f"{len(token_model.vocabulary)} tokens; in-sample accuracy {in_sample:.4f}, "
-          f"on every {PIN_STEP}rd page {pinned:.4f}")
+    print(
+        f"\nshipped: config {final} (chosen in {Counter(chosen)[final]}/{FOLDS} folds), "
+        f"{len(token_model.vocabulary)} tokens; in-sample accuracy {in_sample:.4f}, "
+        f"on every {PIN_STEP}rd page {pinned:.4f}"
+    )
     data = {
         "features": list(PAGE_FEATURES),
         "page_types": list(PAGE_TYPES),
         "meta": {
             "dataset": DATASET,
             "config": {"rounds": final[0], "leaves": final[1], "learning_rate": final[2]},
-            "min_domains": MIN_DOMAINS, "token_c": TOKEN_C,
+            "min_domains": MIN_DOMAINS,
+            "token_c": TOKEN_C,
             "cv_accuracy": results["gbdt"]["accuracy"],
             "cv_accuracy_logistic": results["logistic"]["accuracy"],
             "in_sample_accuracy": round(in_sample, 4),
-            "pin_step": PIN_STEP, "pinned_subset_accuracy": round(pinned, 4),
+            "pin_step": PIN_STEP,
+            "pinned_subset_accuracy": round(pinned, 4),
         },
         "tokens": token_model.to_json(),
         "ensemble": compact,

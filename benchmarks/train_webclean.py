@@ -58,15 +58,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from train_page_type import TokenData  # noqa: E402
+from train_page_type import fit_gbdt as fit_page_type  # noqa: E402
+from webclean_scrapy import page_type  # noqa: E402
 from webclean_scrapy.document import Document  # noqa: E402
 from webclean_scrapy.evaluation.metrics import prf, shingle_dataset_prf  # noqa: E402
 from webclean_scrapy.evaluation.tokenize import tokenize  # noqa: E402
 from webclean_scrapy.extractors import webclean  # noqa: E402
 from webclean_scrapy.extractors.webclean.features import _Page, block_matrix  # noqa: E402
-from webclean_scrapy import page_type  # noqa: E402
 from webclean_scrapy.page_type import PAGE_TYPES, page_signals  # noqa: E402
 from webclean_scrapy.trees import from_lightgbm  # noqa: E402
-from train_page_type import TokenData, fit_gbdt as fit_page_type  # noqa: E402
 
 DATASETS = ("wcxb-dev", "cleaneval", "cleanportaleval", "dragnet", "l3s-gn1", "readability")
 #: The dataset scored with WCXB's word F1 (the others: 4-gram shingle F1).
@@ -76,9 +77,20 @@ MODERN_WEIGHT = 3.0
 BALANCE = 0.5
 SEED = 20261122
 PARAMS = dict(
-    objective="binary", n_estimators=100, learning_rate=0.15, num_leaves=31, max_depth=6,
-    min_child_samples=50, subsample=0.8, subsample_freq=1, colsample_bytree=0.8, reg_lambda=1.0,
-    random_state=SEED, deterministic=True, force_row_wise=True, verbose=-1,
+    objective="binary",
+    n_estimators=100,
+    learning_rate=0.15,
+    num_leaves=31,
+    max_depth=6,
+    min_child_samples=50,
+    subsample=0.8,
+    subsample_freq=1,
+    colsample_bytree=0.8,
+    reg_lambda=1.0,
+    random_state=SEED,
+    deterministic=True,
+    force_row_wise=True,
+    verbose=-1,
 )
 THRESHOLDS = np.round(np.arange(0.10, 0.651, 0.05), 3)
 DEDUPLICATE = webclean.DEDUPLICATE_BELOW
@@ -127,9 +139,13 @@ def load_page(job: tuple[str, str, dict]) -> dict | None:
     gold = row.get("text") or ""
     doc = Document.from_html(gzip.decompress(path.read_bytes()), url=row.get("url"))
     record = {
-        "dataset": dataset, "id": row["id"], "domain": domain_of(row.get("url"), dataset, row["id"]),
-        "page_type": row.get("page_type"), "n": len(doc.block_columns),
-        "gold_tokens": tokenize(gold), "gold_words": Counter(WORD.findall(gold.lower())),
+        "dataset": dataset,
+        "id": row["id"],
+        "domain": domain_of(row.get("url"), dataset, row["id"]),
+        "page_type": row.get("page_type"),
+        "n": len(doc.block_columns),
+        "gold_tokens": tokenize(gold),
+        "gold_words": Counter(WORD.findall(gold.lower())),
     }
     record["structure"], tokens = page_signals(doc, row.get("url"))
     record["tokens"] = sorted(tokens)
@@ -140,8 +156,12 @@ def load_page(job: tuple[str, str, dict]) -> dict | None:
     block_tokens = [tokenize(text) for text in texts]
     labels, weights = labels_and_weights(block_tokens, record["gold_tokens"])
     record.update(
-        rows=block_matrix(page).astype(np.float32), labels=labels, weights=weights, texts=texts,
-        chars=doc.block_columns.chars.copy(), anchors=doc.block_columns.anchor_chars.copy(),
+        rows=block_matrix(page).astype(np.float32),
+        labels=labels,
+        weights=weights,
+        texts=texts,
+        chars=doc.block_columns.chars.copy(),
+        anchors=doc.block_columns.anchor_chars.copy(),
         block_tokens=block_tokens,
         block_words=[WORD.findall(text.lower()) for text in texts],
         veto_masks=webclean.veto_masks(doc),
@@ -174,8 +194,11 @@ def design(pages: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         scale[MODERN] *= MODERN_WEIGHT
     used = [p for p in pages if p["n"]]
     weights = np.concatenate([p["weights"] * scale[p["dataset"]] for p in used])
-    return (np.vstack([with_page_type(p) for p in used]), np.concatenate([p["labels"] for p in used]),
-            weights / weights.mean())
+    return (
+        np.vstack([with_page_type(p) for p in used]),
+        np.concatenate([p["labels"] for p in used]),
+        weights / weights.mean(),
+    )
 
 
 def with_page_type(page: dict) -> np.ndarray:
@@ -195,15 +218,15 @@ class PageTyper:
     on some typed pages only: the token model on their tokens, the trees on
     their structure and their *out-of-fold* token scores."""
 
-    def __init__(self, tokens: TokenData, structure: np.ndarray, y: np.ndarray, groups: np.ndarray,
-                 idx: np.ndarray, seed: int) -> None:
+    def __init__(
+        self, tokens: TokenData, structure: np.ndarray, y: np.ndarray, groups: np.ndarray, idx: np.ndarray, seed: int
+    ) -> None:
         self.token_model = tokens.fit(idx, y)
         scores = tokens.out_of_fold(idx, y, groups, seed)
         self.trees = fit_page_type(np.hstack([structure[idx], scores]), y[idx], PAGE_TYPE_CONFIG)
 
     def predict(self, pages: list[dict]) -> np.ndarray:
-        rows = np.vstack([np.concatenate([p["structure"], self.token_model.features(p["tokens"])])
-                          for p in pages])
+        rows = np.vstack([np.concatenate([p["structure"], self.token_model.features(p["tokens"])]) for p in pages])
         return self.trees.predict(rows)
 
 
@@ -225,8 +248,9 @@ def assign_page_types(train: list[dict], test: list[dict], inner_folds: int = 4)
     everything = np.arange(len(typed))
     untyped = [*test, *(p for p in train if not p["page_type"])]
     if untyped:
-        for page, probabilities in zip(untyped, PageTyper(tokens, structure, y, groups, everything,
-                                                          PAGE_TYPE_SEED).predict(untyped)):
+        for page, probabilities in zip(
+            untyped, PageTyper(tokens, structure, y, groups, everything, PAGE_TYPE_SEED).predict(untyped)
+        ):
             page["types"] = probabilities
     for k, (inner, held) in enumerate(GroupKFold(n_splits=inner_folds).split(everything, y, groups)):
         typer = PageTyper(tokens, structure, y, groups, inner, PAGE_TYPE_SEED + k + 1)
@@ -244,8 +268,7 @@ def fit(pages: list[dict]):
 
 def kept(page: dict, probabilities: np.ndarray, threshold: float) -> list[int]:
     """The extractor's choice (threshold, fallback, repeats) on cached blocks."""
-    return webclean.select_blocks(page["texts"], page["chars"], page["anchors"], probabilities, threshold,
-                                  DEDUPLICATE)
+    return webclean.select_blocks(page["texts"], page["chars"], page["anchors"], probabilities, threshold, DEDUPLICATE)
 
 
 def word_f1(page: dict, indexes: list[int]) -> float:
@@ -296,7 +319,8 @@ Policy = tuple[tuple[str, ...], float]
 #: Every subset of the vetoes, in a fixed order.
 VETO_SETS: list[tuple[str, ...]] = [
     tuple(reason for j, reason in enumerate(webclean.VETOES) if mask >> j & 1)
-    for mask in range(1 << len(webclean.VETOES))]
+    for mask in range(1 << len(webclean.VETOES))
+]
 
 
 def kept_under(page: dict, probabilities: np.ndarray, policy: Policy) -> list[int]:
@@ -316,8 +340,9 @@ def default_policy(kind: str, threshold: float) -> Policy:
     return reasons, threshold
 
 
-def choose_policies(pages: list[dict], out: list[np.ndarray], kinds: list[str], chosen_from: list[int],
-                    global_threshold: float) -> dict[str, Policy]:
+def choose_policies(
+    pages: list[dict], out: list[np.ndarray], kinds: list[str], chosen_from: list[int], global_threshold: float
+) -> dict[str, Policy]:
     """For each predicted page type, the vetoes and threshold that maximise
     the mean word F1 of the ``wcxb-dev`` pages in *chosen_from* predicted
     of that type: today's pages, whose gold follows today's conventions
@@ -335,8 +360,9 @@ def choose_policies(pages: list[dict], out: list[np.ndarray], kinds: list[str], 
 
         def mean_f1(policy: Policy) -> float:
             if policy not in memo:
-                memo[policy] = float(np.mean([word_f1(pages[i], kept_under(pages[i], out[i], policy))
-                                              for i in members]))
+                memo[policy] = float(
+                    np.mean([word_f1(pages[i], kept_under(pages[i], out[i], policy)) for i in members])
+                )
             return memo[policy]
 
         current = default_policy(kind, global_threshold)
@@ -348,7 +374,9 @@ def choose_policies(pages: list[dict], out: list[np.ndarray], kinds: list[str], 
     return policies
 
 
-def cross_validate(pages: list[dict], folds: int, oof: Path | None = None) -> tuple[float, dict[str, Policy], dict[str, float]]:
+def cross_validate(
+    pages: list[dict], folds: int, oof: Path | None = None
+) -> tuple[float, dict[str, Policy], dict[str, float]]:
     """Out-of-fold probabilities of every page, then the policies: the
     global threshold (best mean of the datasets' scores, default vetoes),
     and for each page type its vetoes and threshold (:func:`choose_policies`).
@@ -375,8 +403,12 @@ def cross_validate(pages: list[dict], folds: int, oof: Path | None = None) -> tu
         print(f"  fold {k + 1}/{folds}: {len(test)} pages held out ({time.time() - start:.0f} s)", flush=True)
     if oof:
         oof.write_bytes(pickle.dumps({"probabilities": out, "kinds": kinds, "folds": fold_of, "types": types_of}))
-    table = {float(t): scores(pages, [kept_under(p, o, default_policy(kind, float(t)))
-                                      for p, o, kind in zip(pages, out, kinds)]) for t in THRESHOLDS}
+    table = {
+        float(t): scores(
+            pages, [kept_under(p, o, default_policy(kind, float(t))) for p, o, kind in zip(pages, out, kinds)]
+        )
+        for t in THRESHOLDS
+    }
     best = max(table, key=lambda t: objective(table[t]))
     print(f"global threshold {best:.3f}: wcxb-dev {table[best][MODERN]:.4f} (default vetoes)", flush=True)
     kept_blocks: list[list[int]] = [[] for _ in pages]
@@ -412,10 +444,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dry-run", action="store_true", help="do not write the model file")
     parser.add_argument("--output", type=Path, default=MODEL_PATH, help="where to write the model")
     parser.add_argument("--report", type=Path, help="write the cross-validated figures here (JSON)")
-    parser.add_argument("--cache", type=Path,
-                        help="keep the loaded pages in this pickle (outside the repository) and reuse them")
-    parser.add_argument("--oof", type=Path,
-                        help="write the out-of-fold probabilities here (pickle, outside the repository)")
+    parser.add_argument(
+        "--cache", type=Path, help="keep the loaded pages in this pickle (outside the repository) and reuse them"
+    )
+    parser.add_argument(
+        "--oof", type=Path, help="write the out-of-fold probabilities here (pickle, outside the repository)"
+    )
     args = parser.parse_args(argv)
     if not args.data.is_dir():
         print(f"no evaluation data at {args.data}; nothing to train")
@@ -437,9 +471,13 @@ def main(argv: list[str] | None = None) -> int:
     assign_page_types(pages, [])
     model = fit(pages)
     if args.report:
-        args.report.write_text(json.dumps({"threshold": threshold, "policies": policies, "cross_validated": figures}, indent=1) + "\n")
+        args.report.write_text(
+            json.dumps({"threshold": threshold, "policies": policies, "cross_validated": figures}, indent=1) + "\n"
+        )
     if not args.dry_run:
-        args.output.write_text(json.dumps(export(model, threshold, policies), separators=(",", ":")) + "\n", encoding="utf-8")
+        args.output.write_text(
+            json.dumps(export(model, threshold, policies), separators=(",", ":")) + "\n", encoding="utf-8"
+        )
         print(f"wrote {args.output} ({args.output.stat().st_size / 1024:.0f} KB)")
     return 0
 

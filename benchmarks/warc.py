@@ -47,10 +47,18 @@ def exchange(n: int, body: bytes, encoded: bool) -> _Exchange:
     if encoded:
         headers.append(("Content-Encoding", "gzip"))
     return _Exchange(
-        url=f"https://example.com/page/{n}", date=datetime.now(tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-        request_line=f"GET /page/{n} HTTP/1.1", request_headers=[("Host", "example.com"), ("User-Agent", "bench")],
-        request_body=b"", status_line="200 OK", protocol="HTTP/1.1", response_headers=headers, body=body,
-        ip_address="192.0.2.1", truncated=False)
+        url=f"https://example.com/page/{n}",
+        date=datetime.now(tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        request_line=f"GET /page/{n} HTTP/1.1",
+        request_headers=[("Host", "example.com"), ("User-Agent", "bench")],
+        request_body=b"",
+        status_line="200 OK",
+        protocol="HTTP/1.1",
+        response_headers=headers,
+        body=body,
+        ip_address="192.0.2.1",
+        truncated=False,
+    )
 
 
 def main() -> int:
@@ -79,8 +87,10 @@ def main() -> int:
                 best = min(best, time.perf_counter() - start)
                 warc.close()
                 size = path.stat().st_size
-            print(f"write, gzip level {level} + SHA-1 digests: {1000 * best / len(pages):.2f} ms/page, "
-                  f"{size / 1e6:.1f} MB WARC")
+            print(
+                f"write, gzip level {level} + SHA-1 digests: {1000 * best / len(pages):.2f} ms/page, "
+                f"{size / 1e6:.1f} MB WARC"
+            )
         for reader in ("fastwarc", "warcio"):
             best = float("inf")
             for _ in range(args.repeat):
@@ -95,7 +105,9 @@ def main() -> int:
         start = time.perf_counter()
         for body in sample:
             webclean_scrapy.extract(body)
-        print(f"extraction (default extractor), for scale: {1000 * (time.perf_counter() - start) / len(sample):.2f} ms/page")
+        print(
+            f"extraction (default extractor), for scale: {1000 * (time.perf_counter() - start) / len(sample):.2f} ms/page"
+        )
     return 0
 
 

@@ -50,8 +50,9 @@ def main() -> None:
                 if name == "webclean":
                     browser.screenshot(out / "explain-report.png")
                     # The blocks around the kept ones.
-                    top = browser.evaluate("document.querySelector('li.unit.kept').getBoundingClientRect().top"
-                                           " + window.scrollY - 240")
+                    top = browser.evaluate(
+                        "document.querySelector('li.unit.kept').getBoundingClientRect().top + window.scrollY - 240"
+                    )
                     browser.call("Page.captureScreenshot", session=True)  # settle
                     browser.evaluate(f"window.scrollTo(0, {int(top)})")
                     browser.screenshot(out / "explain-blocks.png")

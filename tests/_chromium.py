@@ -24,9 +24,19 @@ from typing import Any
 #: Where Debian installs it; ``chromium`` on PATH otherwise.
 CHROMIUM = shutil.which("/usr/bin/chromium") or shutil.which("chromium")
 
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
-         "--disable-default-apps", "--mute-audio", "--hide-scrollbars")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-extensions",
+    "--disable-default-apps",
+    "--mute-audio",
+    "--hide-scrollbars",
+)
 
 #: Generous: the machine running the tests is shared and loaded.
 TIMEOUT = 120.0
@@ -54,13 +64,22 @@ class Chromium:
             os.dup2(write_end, 4)
 
         self.process = subprocess.Popen(
-            [CHROMIUM, *FLAGS, "--remote-debugging-pipe", f"--user-data-dir={self.profile}",
-             f"--window-size={width},{height}", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                CHROMIUM,
+                *FLAGS,
+                "--remote-debugging-pipe",
+                f"--user-data-dir={self.profile}",
+                f"--window-size={width},{height}",
+                "about:blank",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
             # Not pass_fds=(3, 4): those numbers need not be open in this
             # process. Python's own descriptors are close-on-exec, so only
             # the two made in plumbing() (inheritable) reach Chromium.
-            preexec_fn=plumbing, close_fds=False,
+            preexec_fn=plumbing,
+            close_fds=False,
         )
         os.close(child_in)
         os.close(child_out)
@@ -72,8 +91,11 @@ class Chromium:
         self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Page", "Runtime", "Log", "Network"):
             self.call(f"{domain}.enable", session=True)
-        self.call("Emulation.setDeviceMetricsOverride",
-                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, session=True)
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+            session=True,
+        )
 
     # -- the protocol --------------------------------------------------
     def _read_message(self, deadline: float) -> dict[str, Any]:
@@ -90,8 +112,9 @@ class Chromium:
         message, _, self._buffer = self._buffer.partition(b"\0")
         return json.loads(message)
 
-    def call(self, method: str, params: dict[str, Any] | None = None, session: bool = False,
-             timeout: float = TIMEOUT) -> dict[str, Any]:
+    def call(
+        self, method: str, params: dict[str, Any] | None = None, session: bool = False, timeout: float = TIMEOUT
+    ) -> dict[str, Any]:
         self._next_id += 1
         message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params or {}}
         if session:

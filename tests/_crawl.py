@@ -116,9 +116,17 @@ class Crawl:
         assert self.proc.wait(timeout=60) == -signal.SIGKILL, "the crawl had already finished when it was killed"
 
 
-def start_crawl(spider: str, tmp_path: Path, *, args: dict[str, Any] | None = None,
-                settings: dict[str, Any] | None = None, output: Path | None = None,
-                project: Path = REPO_ROOT, env: dict[str, str] | None = None, **popen: Any) -> Crawl:
+def start_crawl(
+    spider: str,
+    tmp_path: Path,
+    *,
+    args: dict[str, Any] | None = None,
+    settings: dict[str, Any] | None = None,
+    output: Path | None = None,
+    project: Path = REPO_ROOT,
+    env: dict[str, str] | None = None,
+    **popen: Any,
+) -> Crawl:
     """Start ``scrapy crawl <spider>`` in *project* with :data:`TEST_SETTINGS` and *settings*
     (``-s``), *args* (``-a``), items to *output* (``-O``; ``tmp_path/<spider>-items.jsonl`` by
     default). *env* replaces the environment (``tests/`` is put on its ``PYTHONPATH`` either way,
@@ -131,15 +139,20 @@ def start_crawl(spider: str, tmp_path: Path, *, args: dict[str, Any] | None = No
     command = [sys.executable, "-m", "scrapy", "crawl", spider]
     for name, value in (args or {}).items():
         command += ["-a", f"{name}={value}"]
-    all_settings = {**TEST_SETTINGS, "STATS_CLASS": "_crawl.StatsToFile", "TEST_STATS_FILE": str(stats),
-                    **(settings or {})}
+    all_settings = {
+        **TEST_SETTINGS,
+        "STATS_CLASS": "_crawl.StatsToFile",
+        "TEST_STATS_FILE": str(stats),
+        **(settings or {}),
+    }
     for name, value in all_settings.items():
         command += ["-s", f"{name}={_setting(value)}"]
     env = dict(os.environ if env is None else env)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
     with open(log, "wb") as log_file:
-        proc = subprocess.Popen([*command, "-O", str(output)], cwd=project, env=env,
-                                stdout=log_file, stderr=subprocess.STDOUT, **popen)
+        proc = subprocess.Popen(
+            [*command, "-O", str(output)], cwd=project, env=env, stdout=log_file, stderr=subprocess.STDOUT, **popen
+        )
     return Crawl(proc, output, stats, log)
 
 

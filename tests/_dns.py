@@ -9,10 +9,15 @@ resolver, where the address guard sits.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scrapy.resolver import CachingThreadedResolver
 from twisted.internet import defer
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from twisted.internet.base import ReactorBase
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
 
 class HostsResolver(CachingThreadedResolver):
@@ -21,10 +26,14 @@ class HostsResolver(CachingThreadedResolver):
         self.hosts = hosts
 
     @classmethod
-    def from_crawler(cls, crawler: Any, reactor: Any) -> HostsResolver:
+    def from_crawler(cls, crawler: Crawler, reactor: ReactorBase) -> Self:
         settings = crawler.settings
-        return cls(reactor, settings.getint("DNSCACHE_SIZE"), settings.getfloat("DNS_TIMEOUT"),
-                   dict(settings.getdict("TEST_DNS_HOSTS")))
+        return cls(
+            reactor,
+            settings.getint("DNSCACHE_SIZE"),
+            settings.getfloat("DNS_TIMEOUT"),
+            dict(settings.getdict("TEST_DNS_HOSTS")),
+        )
 
     def getHostByName(self, name: str, timeout: Any = ()) -> defer.Deferred[str]:  # noqa: N802
         if name in self.hosts:

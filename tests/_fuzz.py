@@ -39,15 +39,52 @@ TAGS = (
     "label textarea form head body html title meta dd dt dl figure figcaption details summary x-custom"
 ).split()
 ATTRIBUTES = ("class", "id", "role", "itemprop", "hidden", "style", "href", "lang", "content", "name")
-ATTRIBUTE_VALUES = st.sampled_from([
-    "", "content", "article-body", "nav menu", "comment", "display:none", "visibility: hidden", "main",
-    "post", "sidebar", "x" * 40, "og:title", "canonical", "\u00e9t\u00e9",
-]) | st.text(max_size=12)
-WORDS = st.sampled_from([
-    "word", "The quick brown fox.", "jumps, over", "the lazy dog!", "\u4e2d\u6587\u6bb5\u843d\u3002",
-    "\u0627\u0644\u0639\u0631\u0628\u064a\u0629\u060c", "&amp;", "&lt;tag&gt;", "&nbsp;", "&#0;", "&#xd800;",
-    "\x00", "\ud800", " ", "\n", "\u3000", ";", "?", "<", ">", "&", "\"", "'", "\u200b",
-]) | st.text(max_size=20)
+ATTRIBUTE_VALUES = st.sampled_from(
+    [
+        "",
+        "content",
+        "article-body",
+        "nav menu",
+        "comment",
+        "display:none",
+        "visibility: hidden",
+        "main",
+        "post",
+        "sidebar",
+        "x" * 40,
+        "og:title",
+        "canonical",
+        "\u00e9t\u00e9",
+    ]
+) | st.text(max_size=12)
+WORDS = st.sampled_from(
+    [
+        "word",
+        "The quick brown fox.",
+        "jumps, over",
+        "the lazy dog!",
+        "\u4e2d\u6587\u6bb5\u843d\u3002",
+        "\u0627\u0644\u0639\u0631\u0628\u064a\u0629\u060c",
+        "&amp;",
+        "&lt;tag&gt;",
+        "&nbsp;",
+        "&#0;",
+        "&#xd800;",
+        "\x00",
+        "\ud800",
+        " ",
+        "\n",
+        "\u3000",
+        ";",
+        "?",
+        "<",
+        ">",
+        "&",
+        '"',
+        "'",
+        "\u200b",
+    ]
+) | st.text(max_size=20)
 
 
 @st.composite
@@ -62,17 +99,44 @@ def _element(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     """A tag around children; closed, left open, or closed by the wrong name."""
     return st.builds(
         lambda start, inner, close: start + inner + (close(start) if close else ""),
-        start_tag(), children,
-        st.sampled_from([lambda s: "</" + s[1:].split(">")[0].split(" ")[0] + ">", None,
-                         lambda s: "</div>", lambda s: "</p>", lambda s: "</html>"]),
+        start_tag(),
+        children,
+        st.sampled_from(
+            [
+                lambda s: "</" + s[1:].split(">")[0].split(" ")[0] + ">",
+                None,
+                lambda s: "</div>",
+                lambda s: "</p>",
+                lambda s: "</html>",
+            ]
+        ),
     )
 
 
 LEAVES = st.one_of(
-    WORDS, start_tag(), st.sampled_from([
-        "<!-- c -->", "<!--", "<?pi x?>", "<![CDATA[x]]>", "</html>", "</body>", "</p>", "<br>", "<hr/>",
-        "<!DOCTYPE html>", "<meta charset='latin-1'>", "<a href='/x'>", "</a>", "<", "</", "<p", "<script>",
-    ]),
+    WORDS,
+    start_tag(),
+    st.sampled_from(
+        [
+            "<!-- c -->",
+            "<!--",
+            "<?pi x?>",
+            "<![CDATA[x]]>",
+            "</html>",
+            "</body>",
+            "</p>",
+            "<br>",
+            "<hr/>",
+            "<!DOCTYPE html>",
+            "<meta charset='latin-1'>",
+            "<a href='/x'>",
+            "</a>",
+            "<",
+            "</",
+            "<p",
+            "<script>",
+        ]
+    ),
 )
 
 #: One page of markup: nested elements and loose pieces, at most a few KB.
@@ -82,8 +146,7 @@ MARKUP = st.recursive(
         _element(st.lists(children, max_size=6).map("".join)),
         st.lists(children, max_size=8).map("".join),
         # A deep nest of one tag (past the walk's usual depths).
-        st.builds(lambda start, depth, inner: start * depth + inner, start_tag(),
-                  st.integers(0, 300), children),
+        st.builds(lambda start, depth, inner: start * depth + inner, start_tag(), st.integers(0, 300), children),
     ),
     max_leaves=60,
 )
@@ -91,11 +154,23 @@ MARKUP = st.recursive(
 
 def _columns(doc: Document) -> tuple:
     blocks, containers = doc.block_columns, doc.container_columns
-    return (blocks.texts, blocks.anchor_texts, blocks.positions.tolist(), blocks.holders.tolist(),
-            blocks.chars.tolist(), blocks.anchor_chars.tolist(), blocks.marks.tolist(),
-            containers.tags, containers.attributes, containers.parents.tolist(),
-            containers.first_blocks.tolist(), containers.last_blocks.tolist(),
-            containers.chars.tolist(), containers.anchor_chars.tolist(), doc.revealed)
+    return (
+        blocks.texts,
+        blocks.anchor_texts,
+        blocks.positions.tolist(),
+        blocks.holders.tolist(),
+        blocks.chars.tolist(),
+        blocks.anchor_chars.tolist(),
+        blocks.marks.tolist(),
+        containers.tags,
+        containers.attributes,
+        containers.parents.tolist(),
+        containers.first_blocks.tolist(),
+        containers.last_blocks.tolist(),
+        containers.chars.tolist(),
+        containers.anchor_chars.tolist(),
+        doc.revealed,
+    )
 
 
 def check_walks(markup: str) -> None:

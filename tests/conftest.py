@@ -108,9 +108,25 @@ def redis_url(tmp_path) -> Iterator[str]:
         port = probe.getsockname()[1]
     data = tmp_path / "redis"
     data.mkdir()
-    proc = subprocess.Popen([binary, "--bind", "127.0.0.1", "--port", str(port), "--dir", str(data),
-                             "--save", "", "--appendonly", "no", "--protected-mode", "no"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            binary,
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--dir",
+            str(data),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--protected-mode",
+            "no",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"redis://127.0.0.1:{port}/0"
     client = redis.Redis.from_url(url)
     deadline = time.monotonic() + 60

@@ -78,17 +78,22 @@ def test_without_the_addon_nothing_is_enabled():
 
 
 def test_project_settings_win_over_the_addon():
-    crawler = get_crawler(settings_dict={
-        **ADDON, **INLINE,
-        "WEBCLEAN_MIN_TEXT_CHARS": 7,
-        "WEBCLEAN_EXTRACTOR": "baseline",
-        "REQUEST_FINGERPRINTER_CLASS": "scrapy.utils.request.RequestFingerprinter",
-        "DOWNLOADER_MIDDLEWARES": {"webclean_scrapy.middleware.WebcleanMiddleware": 777},
-        "ITEM_PIPELINES": {"webclean_scrapy.pipelines.MinTextFilterPipeline": None},
-    })
+    crawler = get_crawler(
+        settings_dict={
+            **ADDON,
+            **INLINE,
+            "WEBCLEAN_MIN_TEXT_CHARS": 7,
+            "WEBCLEAN_EXTRACTOR": "baseline",
+            "REQUEST_FINGERPRINTER_CLASS": "scrapy.utils.request.RequestFingerprinter",
+            "DOWNLOADER_MIDDLEWARES": {"webclean_scrapy.middleware.WebcleanMiddleware": 777},
+            "ITEM_PIPELINES": {"webclean_scrapy.pipelines.MinTextFilterPipeline": None},
+        }
+    )
     (middleware,) = of_type(middlewares(crawler), WebcleanMiddleware)
     assert middleware.settings.extractor == "baseline"
-    assert crawler.settings.getwithbase("DOWNLOADER_MIDDLEWARES")["webclean_scrapy.middleware.WebcleanMiddleware"] == 777
+    assert (
+        crawler.settings.getwithbase("DOWNLOADER_MIDDLEWARES")["webclean_scrapy.middleware.WebcleanMiddleware"] == 777
+    )
     assert WebcleanMiddleware not in crawler.settings.getwithbase("DOWNLOADER_MIDDLEWARES")  # not added twice
     enabled = pipelines(crawler)
     assert of_type(enabled, WebcleanPipeline) and not of_type(enabled, MinTextFilterPipeline)
@@ -104,8 +109,7 @@ class OtherFingerprintAddon:
 
 
 def test_an_earlier_addons_fingerprinter_is_kept():
-    crawler = get_crawler(settings_dict={
-        "ADDONS": {OtherFingerprintAddon: 0, Addon: 10}, **INLINE})
+    crawler = get_crawler(settings_dict={"ADDONS": {OtherFingerprintAddon: 0, Addon: 10}, **INLINE})
     assert type(crawler.request_fingerprinter) is RequestFingerprinter
     assert of_type(middlewares(crawler), WebcleanMiddleware)
 
@@ -140,11 +144,18 @@ def test_defaults_come_from_the_dataclass():
 
 
 def test_settings_are_read_by_field_type():
-    read = WebcleanSettings.from_settings(Settings({
-        "WEBCLEAN_ENABLED": "0", "WEBCLEAN_MIN_TEXT_CHARS": "50", "WEBCLEAN_WORKERS": "3",
-        "WEBCLEAN_EXTRACTOR_OPTIONS": '{"threshold": 0.5}', "WEBCLEAN_SEARXNG_URL": "",
-        "WEBCLEAN_OFFLOAD": "Thread",
-    }))
+    read = WebcleanSettings.from_settings(
+        Settings(
+            {
+                "WEBCLEAN_ENABLED": "0",
+                "WEBCLEAN_MIN_TEXT_CHARS": "50",
+                "WEBCLEAN_WORKERS": "3",
+                "WEBCLEAN_EXTRACTOR_OPTIONS": '{"threshold": 0.5}',
+                "WEBCLEAN_SEARXNG_URL": "",
+                "WEBCLEAN_OFFLOAD": "Thread",
+            }
+        )
+    )
     assert (read.enabled, read.min_text_chars, read.workers) == (False, 50, 3)
     assert read.extractor_options == {"threshold": 0.5}
     assert read.searxng_url is None and read.offload == "thread"

@@ -24,8 +24,10 @@ from webclean_scrapy.page_type import PAGE_TYPES
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
-PAGE = ("<html><head><title>Page {n}</title></head><body>"
-        "<p>Paragraph number {n} of the test page, with a few more words.</p></body></html>")
+PAGE = (
+    "<html><head><title>Page {n}</title></head><body>"
+    "<p>Paragraph number {n} of the test page, with a few more words.</p></body></html>"
+)
 
 
 def webclean_script() -> str:
@@ -61,9 +63,25 @@ def test_extract_directory_to_stdout(pages, capsys):
     records = read_lines(out)
     assert [Path(r["source"]).name for r in records] == ["a.html", "b.html.gz"]
     # The item's field order (webclean_scrapy.extraction.extraction_fields), after the source.
-    assert list(records[0]) == ["source", "canonical_url", "title", "text", "extractor", "language",
-                                "detected_language", "language_confidence", "page_type", "truncated", "author",
-                                "date", "date_modified", "sitename", "description", "tags", "image"]
+    assert list(records[0]) == [
+        "source",
+        "canonical_url",
+        "title",
+        "text",
+        "extractor",
+        "language",
+        "detected_language",
+        "language_confidence",
+        "page_type",
+        "truncated",
+        "author",
+        "date",
+        "date_modified",
+        "sitename",
+        "description",
+        "tags",
+        "image",
+    ]
     assert {r["page_type"] for r in records} <= set(PAGE_TYPES)
     assert records[0]["title"] == "Page 1"
     assert records[1]["text"] == "Paragraph number 二 of the test page, with a few more words."
@@ -76,8 +94,21 @@ def test_extract_directory_to_stdout(pages, capsys):
 
 def test_extract_to_file_with_pool_and_missing_path(pages, tmp_path, capsys):
     target = tmp_path / "out.jsonl"
-    code = main(["extract", str(pages / "a.html"), str(pages / "sub"), str(tmp_path / "missing.html"),
-                 "-e", "baseline", "-j", "2", "-o", str(target), "-k"])
+    code = main(
+        [
+            "extract",
+            str(pages / "a.html"),
+            str(pages / "sub"),
+            str(tmp_path / "missing.html"),
+            "-e",
+            "baseline",
+            "-j",
+            "2",
+            "-o",
+            str(target),
+            "-k",
+        ]
+    )
     assert code == 1
     out, err = capsys.readouterr()
     assert out == ""
@@ -111,17 +142,32 @@ def test_extract_progress_bar(tmp_path, capsys):
 
 def test_installed_script_reads_stdin_and_gzip(pages):
     html = gzip.compress(PAGE.format(n=7).encode("utf-8"))
-    result = subprocess.run([webclean_script(), "extract", "-", str(pages / "c.htm"), "-e", "baseline", "-k"],
-                            input=html, capture_output=True, timeout=120)
+    result = subprocess.run(
+        [webclean_script(), "extract", "-", str(pages / "c.htm"), "-e", "baseline", "-k"],
+        input=html,
+        capture_output=True,
+        timeout=120,
+    )
     assert result.returncode == 1, result.stderr
     (record,) = read_lines(result.stdout.decode("utf-8"))
     assert record.pop("page_type") in PAGE_TYPES
     assert record.pop("detected_language") == "en" and 0 < record.pop("language_confidence") <= 1
     assert record.pop("language") is None
-    assert record == {"source": "<stdin>", "title": "Page 7",
-                      "text": "Paragraph number 7 of the test page, with a few more words.",
-                      "extractor": "baseline", "truncated": False, "author": None, "date": None, "date_modified": None,
-                      "sitename": None, "description": None, "tags": [], "image": None, "canonical_url": None}
+    assert record == {
+        "source": "<stdin>",
+        "title": "Page 7",
+        "text": "Paragraph number 7 of the test page, with a few more words.",
+        "extractor": "baseline",
+        "truncated": False,
+        "author": None,
+        "date": None,
+        "date_modified": None,
+        "sitename": None,
+        "description": None,
+        "tags": [],
+        "image": None,
+        "canonical_url": None,
+    }
     assert b"input is binary" in result.stderr and b"Traceback" not in result.stderr
 
 
@@ -145,8 +191,9 @@ def test_extract_input_list(batch, tmp_path, capsys, monkeypatch):
     (batch / "more").mkdir()
     (batch / "more" / "three.html").write_text(PAGE.format(n=3), encoding="utf-8")
     listing = tmp_path / "pages.txt"
-    listing.write_text("# pages of the batch\n\none.html\n  two.html  \n\n# a directory is walked\nmore\n",
-                       encoding="utf-8")
+    listing.write_text(
+        "# pages of the batch\n\none.html\n  two.html  \n\n# a directory is walked\nmore\n", encoding="utf-8"
+    )
     monkeypatch.chdir(batch)  # relative entries: from the current directory
     assert main(["extract", "empty.html", "--input-list", str(listing), "-e", "baseline"]) == 0
     out, err = capsys.readouterr()
@@ -203,12 +250,12 @@ def test_extract_summary(batch, capsys):
     assert chars_out == 2 * len("Paragraph number 1 of the test page, with a few more words.")
     types = Counter(r["page_type"] for r in records)
     lines = [line.removeprefix("webclean: ") for line in err.splitlines()]
-    summary = lines[lines.index("4 pages: 3 extracted (1 empty), 1 failed"):]
+    summary = lines[lines.index("4 pages: 3 extracted (1 empty), 1 failed") :]
     assert summary == [
         "4 pages: 3 extracted (1 empty), 1 failed",
         f"characters: {chars_in} in, {chars_out} out ({100 * chars_out / chars_in:.1f}%)",
-        "page types: " + ", ".join(f"{name} {count}" for name, count in
-                                   sorted(types.items(), key=lambda item: (-item[1], item[0]))),
+        "page types: "
+        + ", ".join(f"{name} {count}" for name, count in sorted(types.items(), key=lambda item: (-item[1], item[0]))),
         "1 of 4 file(s) failed",
     ]
 
@@ -224,8 +271,11 @@ def test_run_summary_counts():
     summary.failure()
     assert (summary.pages, summary.empty, summary.failed, summary.chars_in, summary.chars_out) == (3, 1, 1, 15, 3)
     assert summary.exit_status == 1
-    assert summary.lines() == ["3 pages: 2 extracted (1 empty), 1 failed",
-                               "characters: 15 in, 3 out (20.0%)", "page types: article 1"]
+    assert summary.lines() == [
+        "3 pages: 2 extracted (1 empty), 1 failed",
+        "characters: 15 in, 3 out (20.0%)",
+        "page types: article 1",
+    ]
     assert RunSummary().lines() == ["0 pages: 0 extracted (0 empty), 0 failed", "characters: 0 in, 0 out"]
 
 
@@ -247,9 +297,11 @@ def test_gz_name_without_gzip_is_an_error(batch, tmp_path, capsys):
 
 
 def test_bad_numbers_are_named_clearly(capsys):
-    for argv, message in ((["extract", "x.html", "-j", "abc"], "argument -j/--jobs: expected a positive integer, got 'abc'"),
-                          (["extract", "x.html", "-j", "0"], "argument -j/--jobs: expected a positive integer, got '0'"),
-                          (["eval", "d", "--limit", "-3"], "argument --limit: expected a positive integer, got '-3'")):
+    for argv, message in (
+        (["extract", "x.html", "-j", "abc"], "argument -j/--jobs: expected a positive integer, got 'abc'"),
+        (["extract", "x.html", "-j", "0"], "argument -j/--jobs: expected a positive integer, got '0'"),
+        (["eval", "d", "--limit", "-3"], "argument --limit: expected a positive integer, got '-3'"),
+    ):
         with pytest.raises(SystemExit) as stop:
             main(argv)
         assert stop.value.code == 2
@@ -258,8 +310,13 @@ def test_bad_numbers_are_named_clearly(capsys):
 
 
 def test_extract_help_states_the_exit_status():
-    result = subprocess.run([webclean_script(), "extract", "--help"], capture_output=True, text=True,
-                            timeout=120, env={**os.environ, "COLUMNS": "200"})
+    result = subprocess.run(
+        [webclean_script(), "extract", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     assert result.returncode == 0
     assert "--input-list FILE" in result.stdout and "--keep-going" in result.stdout
     assert "with --keep-going skips it, goes on, and still exits 1" in result.stdout
@@ -271,11 +328,17 @@ def dataset(tmp_path):
     root = tmp_path / "tiny"
     (root / "html").mkdir(parents=True)
     entries = [
-        ("one", "<html lang='en'><body><p>All of this page is the main text, every word.</p></body></html>",
-         "All of this page is the main text, every word."),
-        ("two", "<html lang='de'><body><ul><li>Start</li><li>Impressum</li></ul>"
-                "<article><p>Der eigentliche Artikel steht hier und ist lang genug.</p></article></body></html>",
-         "Der eigentliche Artikel steht hier und ist lang genug."),
+        (
+            "one",
+            "<html lang='en'><body><p>All of this page is the main text, every word.</p></body></html>",
+            "All of this page is the main text, every word.",
+        ),
+        (
+            "two",
+            "<html lang='de'><body><ul><li>Start</li><li>Impressum</li></ul>"
+            "<article><p>Der eigentliche Artikel steht hier und ist lang genug.</p></article></body></html>",
+            "Der eigentliche Artikel steht hier und ist lang genug.",
+        ),
         ("three", "<html><body><p>Only boilerplate here.</p></body></html>", ""),
     ]
     with open(root / "truth.jsonl", "w", encoding="utf-8") as truth:
@@ -328,18 +391,46 @@ def wcxb_dataset(tmp_path):
     root = tmp_path / "wcxb-tiny"
     (root / "html").mkdir(parents=True)
     entries = [
-        ("a1", "<html><body><nav>Home Shop</nav><h1>Big news</h1><p>The cat sat on the mat.</p>"
-               "<footer>Privacy Policy</footer></body></html>",
-         {"page_type": "article", "title": "Big news", "author": "Ann", "date": "2025-03-01",
-          "text": "Big news\n\nThe cat sat on the mat.",
-          "with": ["Big news The  cat", "on the mat."], "without": ["privacy policy", "Cookie settings", "Subscribe"]}),
-        ("p1", "<html><body><p>Blue Widget costs 10 dollars.</p><p>Add to cart</p></body></html>",
-         {"page_type": "product", "title": "Blue Widget", "author": None, "date": None,
-          "text": "Blue Widget costs 10 dollars.", "with": ["widget costs 10", "free shipping"],
-          "without": ["ADD TO CART"]}),
-        ("a2", "<html><body><p>Die Straße ist lang.</p></body></html>",
-         {"page_type": "article", "title": None, "author": None, "date": None,
-          "text": "Die STRASSE ist lang. Die Straße.", "with": [], "without": []}),
+        (
+            "a1",
+            "<html><body><nav>Home Shop</nav><h1>Big news</h1><p>The cat sat on the mat.</p>"
+            "<footer>Privacy Policy</footer></body></html>",
+            {
+                "page_type": "article",
+                "title": "Big news",
+                "author": "Ann",
+                "date": "2025-03-01",
+                "text": "Big news\n\nThe cat sat on the mat.",
+                "with": ["Big news The  cat", "on the mat."],
+                "without": ["privacy policy", "Cookie settings", "Subscribe"],
+            },
+        ),
+        (
+            "p1",
+            "<html><body><p>Blue Widget costs 10 dollars.</p><p>Add to cart</p></body></html>",
+            {
+                "page_type": "product",
+                "title": "Blue Widget",
+                "author": None,
+                "date": None,
+                "text": "Blue Widget costs 10 dollars.",
+                "with": ["widget costs 10", "free shipping"],
+                "without": ["ADD TO CART"],
+            },
+        ),
+        (
+            "a2",
+            "<html><body><p>Die Straße ist lang.</p></body></html>",
+            {
+                "page_type": "article",
+                "title": None,
+                "author": None,
+                "date": None,
+                "text": "Die STRASSE ist lang. Die Straße.",
+                "with": [],
+                "without": [],
+            },
+        ),
         ("n1", "<html><body><p>Nothing here</p></body></html>", {"text": ""}),
     ]
     with open(root / "truth.jsonl", "w", encoding="utf-8") as truth:
@@ -385,11 +476,19 @@ def test_eval_wcxb_fields_by_type(wcxb_dataset, tmp_path, capsys):
     # shingles: a1 P 5/9 R 1 (5 gold shingles of 9), a2 P 0 R 0 -> means 5/18, 1/2
     assert article["shingle_f1"] == pytest.approx(5 / 14)
     assert types["product"]["baseline"] == pytest.approx(
-        {"pages": 1, "word_precision": 5 / 8, "word_recall": 1.0, "word_f1": 10 / 13,
-         "shingle_precision": 2 / 5, "shingle_recall": 1.0, "shingle_f1": 4 / 7})
+        {
+            "pages": 1,
+            "word_precision": 5 / 8,
+            "word_recall": 1.0,
+            "word_f1": 10 / 13,
+            "shingle_precision": 2 / 5,
+            "shingle_recall": 1.0,
+            "shingle_f1": 4 / 7,
+        }
+    )
 
     assert "word P  word R  word F1" in out and "with  without" in out
-    overview = out[out.index("wcxb-tiny: word F1 by page type"):].splitlines()[1:6]
+    overview = out[out.index("wcxb-tiny: word F1 by page type") :].splitlines()[1:6]
     assert overview == [
         "page type  pages  baseline",
         "---------  -----  --------",
@@ -427,6 +526,7 @@ def test_eval_peer_failure_scores_empty(dataset, capsys, monkeypatch):
     def broken():
         def run(html, language):
             raise RuntimeError("boom")
+
         return run
 
     monkeypatch.setitem(peers_module.PEERS, "boilerpy3", broken)

@@ -9,9 +9,8 @@ them, is compared, on hand-made edge cases and on the dev datasets.
 from __future__ import annotations
 
 import gzip
-from pathlib import Path
-
 import random
+from pathlib import Path
 
 import pytest
 from lxml import etree
@@ -25,9 +24,11 @@ DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
 EDGE_CASES = {
     "anchors": '<p>a <a href="x">link <b>bold</b></a> tail <a>two</a></p><a><div>block in link</div> after</a>',
-    "hidden and dropped": ('<div hidden>h</div><div style="color:red; DISPLAY : none">s</div>'
-                           '<p style="">kept</p><div style>bare</div><script>x</script>tail<p>p</p>'
-                           '<select><option>o</option></select><input value="v">after input'),
+    "hidden and dropped": (
+        '<div hidden>h</div><div style="color:red; DISPLAY : none">s</div>'
+        '<p style="">kept</p><div style>bare</div><script>x</script>tail<p>p</p>'
+        '<select><option>o</option></select><input value="v">after input'
+    ),
     "comments and pi": "<p>one<!-- c -->two<?pi x?>three</p><!-- end -->four",
     "whitespace only": "<p>\xa0 \u3000\n</p><p> \t </p><div>\u2003x\u2003</div>",
     "breaks": "<p>a<br>b<hr>c<br/></p>text<br>",
@@ -36,12 +37,16 @@ EDGE_CASES = {
     "cjk": "<article><h1>标题</h1><p>中文段落，测试。</p></article>",
     "entities": "<p>&amp; &lt;tag&gt; &nbsp;&copy;</p>",
     # Pages whose text only a revealing walk finds (Document._walk).
-    "noscript posts": ('<div class="splash">Loading</div><noscript><div id="main-outlet"><div class="post">'
-                       + "<p>A forum post served to crawlers inside noscript, with enough words to count.</p>" * 8
-                       + '</div></div></noscript><script>x</script>'),
-    "streamed hidden": ('<nav><a href="/">Home</a></nav><div hidden id="S:0"><article><h1>Title</h1>'
-                        + '<p style="display:none">A paragraph React parks in a hidden div until a script runs.</p>' * 8
-                        + '</article></div>'),
+    "noscript posts": (
+        '<div class="splash">Loading</div><noscript><div id="main-outlet"><div class="post">'
+        + "<p>A forum post served to crawlers inside noscript, with enough words to count.</p>" * 8
+        + "</div></div></noscript><script>x</script>"
+    ),
+    "streamed hidden": (
+        '<nav><a href="/">Home</a></nav><div hidden id="S:0"><article><h1>Title</h1>'
+        + '<p style="display:none">A paragraph React parks in a hidden div until a script runs.</p>' * 8
+        + "</article></div>"
+    ),
 }
 
 
@@ -62,19 +67,43 @@ def test_a_page_with_visible_text_is_not_revealed() -> None:
 
 def snapshot(doc: Document) -> tuple[list, list, tuple]:
     blocks, containers = doc.block_columns, doc.container_columns
-    columns = (blocks.texts, blocks.anchor_texts, blocks.positions.tolist(), blocks.holders.tolist(),
-               blocks.chars.tolist(), blocks.anchor_chars.tolist(), blocks.marks.tolist(),
-               containers.tags, containers.attributes,
-               containers.parents.tolist(), containers.first_blocks.tolist(), containers.last_blocks.tolist(),
-               containers.chars.tolist(), containers.anchor_chars.tolist())
+    columns = (
+        blocks.texts,
+        blocks.anchor_texts,
+        blocks.positions.tolist(),
+        blocks.holders.tolist(),
+        blocks.chars.tolist(),
+        blocks.anchor_chars.tolist(),
+        blocks.marks.tolist(),
+        containers.tags,
+        containers.attributes,
+        containers.parents.tolist(),
+        containers.first_blocks.tolist(),
+        containers.last_blocks.tolist(),
+        containers.chars.tolist(),
+        containers.anchor_chars.tolist(),
+    )
     container_views = [
-        (c.index, c.tag, c.parent.index if c.parent else None, c.depth, c.chars, c.anchor_chars,
-         c.block_count, c.first_block, c.last_block, [x.index for x in c.children],
-         [b.index for b in c.direct_blocks], c.element, c.attributes)
+        (
+            c.index,
+            c.tag,
+            c.parent.index if c.parent else None,
+            c.depth,
+            c.chars,
+            c.anchor_chars,
+            c.block_count,
+            c.first_block,
+            c.last_block,
+            [x.index for x in c.children],
+            [b.index for b in c.direct_blocks],
+            c.element,
+            c.attributes,
+        )
         for c in doc.containers
     ]
-    block_views = [(b.index, b.position, b.text, b.container.index, b.chars, b.anchor_chars, b.anchor_text)
-                   for b in doc.blocks]
+    block_views = [
+        (b.index, b.position, b.text, b.container.index, b.chars, b.anchor_chars, b.anchor_text) for b in doc.blocks
+    ]
     return container_views, block_views, columns
 
 
@@ -114,7 +143,9 @@ def test_same_blocks_and_containers_on_edge_cases(name: str, monkeypatch: pytest
 def test_edge_case_blocks_are_what_the_walk_promises() -> None:
     doc = Document(parse_html(EDGE_CASES["anchors"]))
     assert [(b.text, b.anchor_text) for b in doc.blocks] == [
-        ("a link bold tail two", "link bold two"), ("block in link", "block in link"), ("after", "after"),
+        ("a link bold tail two", "link bold two"),
+        ("block in link", "block in link"),
+        ("after", "after"),
     ]
     doc = Document(parse_html(EDGE_CASES["hidden and dropped"]))
     assert [b.text for b in doc.blocks] == ["kept", "bare", "tail", "p", "after input"]
@@ -195,10 +226,36 @@ def test_whitespace_next_to_invalid_utf8_collapses_as_decoded() -> None:
     # bytes that never occur in UTF-8, mixed with every kind of whitespace
     # and the punctuation marks counted: the bytes must collapse, and the
     # marks be counted, as in the text decoded with "replace".
-    pieces = [b" ", b"\t", b"\x1c", b"\xc2\xa0", b"\xc2\x85", b"\xe3\x80\x80", b"\xe2\x80\x8a",
-              b"\xe2\x80\xaf", b"\xe2\x81\x9f", b"\xe1\x9a\x80", b"a", b"\xe4\xb8\xad", b"\xc2",
-              b"\xe2", b"\xe2\x80", b"\xe3\x80", b"\x80", b"\xff", b"\xed\xa0\x80", b"\xf0\x90",
-              b".", b",", b"\xe3\x80\x82", b"\xef\xbc\x8c", b"\xef\xbc", b"\xd8\x8c", b"\xd8", b"\xef\xbd\xa1"]
+    pieces = [
+        b" ",
+        b"\t",
+        b"\x1c",
+        b"\xc2\xa0",
+        b"\xc2\x85",
+        b"\xe3\x80\x80",
+        b"\xe2\x80\x8a",
+        b"\xe2\x80\xaf",
+        b"\xe2\x81\x9f",
+        b"\xe1\x9a\x80",
+        b"a",
+        b"\xe4\xb8\xad",
+        b"\xc2",
+        b"\xe2",
+        b"\xe2\x80",
+        b"\xe3\x80",
+        b"\x80",
+        b"\xff",
+        b"\xed\xa0\x80",
+        b"\xf0\x90",
+        b".",
+        b",",
+        b"\xe3\x80\x82",
+        b"\xef\xbc\x8c",
+        b"\xef\xbc",
+        b"\xd8\x8c",
+        b"\xd8",
+        b"\xef\xbd\xa1",
+    ]
     collapse = document._compiled_walk.collapse_whitespace
     rng = random.Random(4)
     for _ in range(20_000):
@@ -225,4 +282,4 @@ def test_elements_are_found_again_on_demand() -> None:
     section.getparent().remove(section)
     assert len(changed.containers) == 6  # the tables and views stand as walked
     with pytest.raises(RuntimeError, match="modified"):
-        changed.containers[2].element
+        changed.containers[2].element  # noqa: B018 (the access raises)

@@ -32,12 +32,18 @@ from webclean_scrapy.pipelines import MinTextFilterPipeline, WebcleanPipeline
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
 PDF = b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n"
 
-ARTICLE_P1 = ("The river authority confirmed on Tuesday that the old stone bridge will close for repairs, "
-              "after engineers found cracks in two of its seven arches during a routine inspection.")
-ARTICLE_P2 = ("Traffic will be diverted through the northern ring road, which the council says can absorb "
-              "the extra cars, although residents of the valley fear long queues at the morning peak.")
-ARTICLE_P3 = ("Work is expected to take eleven weeks. The authority said the repairs would keep the bridge's "
-              "historic appearance, using stone from the same quarry that supplied the original builders.")
+ARTICLE_P1 = (
+    "The river authority confirmed on Tuesday that the old stone bridge will close for repairs, "
+    "after engineers found cracks in two of its seven arches during a routine inspection."
+)
+ARTICLE_P2 = (
+    "Traffic will be diverted through the northern ring road, which the council says can absorb "
+    "the extra cars, although residents of the valley fear long queues at the morning peak."
+)
+ARTICLE_P3 = (
+    "Work is expected to take eleven weeks. The authority said the repairs would keep the bridge's "
+    "historic appearance, using stone from the same quarry that supplied the original builders."
+)
 
 
 def article_page(title: str = "Old bridge to close for repairs", lang: str = "en") -> str:
@@ -55,8 +61,15 @@ def article_page(title: str = "Old bridge to close for repairs", lang: str = "en
 
 
 def deep_page(depth: int = 5000) -> str:
-    return ("<html><body><h1>Deep page</h1><p>" + ARTICLE_P1 + "</p>"
-            + "<div>" * depth + "lost in the depths" + "</div>" * depth + "</body></html>")
+    return (
+        "<html><body><h1>Deep page</h1><p>"
+        + ARTICLE_P1
+        + "</p>"
+        + "<div>" * depth
+        + "lost in the depths"
+        + "</div>" * depth
+        + "</body></html>"
+    )
 
 
 HTML = {"Content-Type": "text/html; charset=utf-8"}
@@ -129,7 +142,7 @@ def through_middleware(crawler, base: str, paths=tuple(ROUTES), routes=ROUTES) -
 
     returned = asyncio.run(run())
     assert all(out is response for out, response in zip(returned, responses))  # never replaced, never lost
-    return {path: response for path, response in zip(paths, responses)}
+    return dict(zip(paths, responses))
 
 
 def exported(item: Any) -> dict[str, Any]:
@@ -151,8 +164,12 @@ def raw_items(response: Response) -> list[Any]:
     (``bytes`` for the dict: decoded by the pipeline)."""
     url = response.url
     text = response.text if isinstance(response, TextResponse) else None
-    return [{"kind": "dict", "url": url, "html": response.body}, PageItem(kind="scrapy", url=url, html=text),
-            PageDataclass(kind="dataclass", url=url, html=text), PageAttrs(kind="attrs", url=url, html=text)]
+    return [
+        {"kind": "dict", "url": url, "html": response.body},
+        PageItem(kind="scrapy", url=url, html=text),
+        PageDataclass(kind="dataclass", url=url, html=text),
+        PageAttrs(kind="attrs", url=url, html=text),
+    ]
 
 
 def through_pipeline(crawler, items: list[Any]) -> list[dict[str, Any]]:
@@ -183,7 +200,11 @@ def test_middleware_attaches_each_responses_extraction(make_crawler, offload):
         assert item["fetched_at"].endswith("Z") and len(item["fetched_at"]) == 20
     # Not HTML, skipped, binary: no extraction attached; too large: None attached.
     assert {path for path, r in responses.items() if "webclean" not in r.meta} == {
-        "/image.png", "/paper.pdf", "/binary-as-html", "/skipped"}
+        "/image.png",
+        "/paper.pdf",
+        "/binary-as-html",
+        "/skipped",
+    }
     assert extraction_of(responses["/huge"]) is None and "webclean" in responses["/huge"].meta
 
     article = by_path["/article"]
@@ -241,8 +262,9 @@ def test_middleware_error_status_is_not_extracted(make_crawler):
 
 
 def test_keep_html_extractor_choice_and_filter(make_crawler):
-    crawler = make_crawler(WEBCLEAN_KEEP_HTML=True, WEBCLEAN_EXTRACTOR="density", WEBCLEAN_MIN_TEXT_CHARS=400,
-                           WEBCLEAN_OFFLOAD="thread")
+    crawler = make_crawler(
+        WEBCLEAN_KEEP_HTML=True, WEBCLEAN_EXTRACTOR="density", WEBCLEAN_MIN_TEXT_CHARS=400, WEBCLEAN_OFFLOAD="thread"
+    )
     paths = ["/article", "/image.png", "/empty", "/wrong-charset"]
     items = [exported(CleanedPage.from_response(r)) for r in through_middleware(crawler, BASE, paths).values()]
     kept = keep_filtered(crawler, items)
@@ -291,10 +313,21 @@ def test_pipeline_fills_all_item_types(make_crawler):
     assert dict_item["html_bytes"] == len(ROUTES["/article"][2].encode())
     # item classes only get the fields they declare
     assert set(scrapy_item) == {"kind", "url", "title", "text"} and scrapy_item["text"] == dict_item["text"]
-    assert dataclass_item == {"kind": "dataclass", "url": BASE + "/article", "html": None, "text": dict_item["text"],
-                              "text_chars": len(dict_item["text"])}
-    assert attrs_item == {"kind": "attrs", "url": BASE + "/article", "html": None, "title": dict_item["title"],
-                          "text": dict_item["text"], "language": "en"}
+    assert dataclass_item == {
+        "kind": "dataclass",
+        "url": BASE + "/article",
+        "html": None,
+        "text": dict_item["text"],
+        "text_chars": len(dict_item["text"]),
+    }
+    assert attrs_item == {
+        "kind": "attrs",
+        "url": BASE + "/article",
+        "html": None,
+        "title": dict_item["title"],
+        "text": dict_item["text"],
+        "language": "en",
+    }
     # bad input: every item kept, with empty text and no HTML
     for path in ("/binary-as-html", "/huge", "/empty"):
         kept = [item for item in items if item["url"] == BASE + path]
@@ -355,7 +388,9 @@ def test_formats_setting_is_validated():
     from webclean_scrapy.settings import WebcleanSettings
 
     assert WebcleanSettings.from_settings(Settings({"WEBCLEAN_FORMATS": "markdown,html"})).formats == (
-        "markdown", "html")
+        "markdown",
+        "html",
+    )
     assert WebcleanSettings.from_settings(Settings({"WEBCLEAN_FORMATS": ["text"]})).formats == ()
     with pytest.raises(ValueError, match="WEBCLEAN_FORMATS"):
         WebcleanSettings.from_settings(Settings({"WEBCLEAN_FORMATS": ["markdown", "pdf"]}))
@@ -364,16 +399,33 @@ def test_formats_setting_is_validated():
 # -- in-process checks: the item and the accessor ----------------------------------
 def test_from_response_without_middleware():
     response = HtmlResponse("https://example.com/a", body=b"<html><body><p>x</p></body></html>", status=203)
-    item = CleanedPage.from_response(response, Extraction("Hello", "T", "baseline", language="de",
-                                                           page_type="forum"),
-                                     query="bridges", rank=3)
+    item = CleanedPage.from_response(
+        response, Extraction("Hello", "T", "baseline", language="de", page_type="forum"), query="bridges", rank=3
+    )
     assert dict(item) == {
-        "url": "https://example.com/a", "canonical_url": "https://example.com/a", "status": 203,
-        "fetched_at": item["fetched_at"], "title": "T", "text": "Hello", "extractor": "baseline",
-        "language": "de", "detected_language": None, "language_confidence": None,
-        "page_type": "forum", "truncated": False, "author": None, "date": None, "date_modified": None,
-        "sitename": None, "description": None, "tags": [], "image": None,
-        "html_bytes": 34, "text_chars": 5, "query": "bridges", "rank": 3,
+        "url": "https://example.com/a",
+        "canonical_url": "https://example.com/a",
+        "status": 203,
+        "fetched_at": item["fetched_at"],
+        "title": "T",
+        "text": "Hello",
+        "extractor": "baseline",
+        "language": "de",
+        "detected_language": None,
+        "language_confidence": None,
+        "page_type": "forum",
+        "truncated": False,
+        "author": None,
+        "date": None,
+        "date_modified": None,
+        "sitename": None,
+        "description": None,
+        "tags": [],
+        "image": None,
+        "html_bytes": 34,
+        "text_chars": 5,
+        "query": "bridges",
+        "rank": 3,
     }
     assert list(item) == [f for f in FIELD_ORDER if f in item]
     empty = CleanedPage.from_response(response, keep_html=True)
@@ -408,7 +460,14 @@ def test_settings_validation():
 def test_adapter_sees_declared_fields_only():
     # The rule the pipeline relies on: item classes report their fields, dicts do not.
     assert ItemAdapter.get_field_names_from_class(dict) is None
-    assert set(ItemAdapter.get_field_names_from_class(PageAttrs)) == {"kind", "url", "html", "title", "text", "language"}
+    assert set(ItemAdapter.get_field_names_from_class(PageAttrs)) == {
+        "kind",
+        "url",
+        "html",
+        "title",
+        "text",
+        "language",
+    }
 
 
 def test_process_pool_falls_back_to_threads_when_workers_cannot_start(register_extractor):
@@ -438,12 +497,15 @@ def test_process_pool_falls_back_to_threads_when_workers_cannot_start(register_e
     assert extraction.text == "QUIET WORDS" and extraction.extractor == "test-shout"
 
 
-@pytest.mark.parametrize("component", [
-    "webclean_scrapy.middleware.WebcleanMiddleware",
-    "webclean_scrapy.compression.CompressedBodyCheckMiddleware",
-    "webclean_scrapy.pipelines.WebcleanPipeline",
-    "webclean_scrapy.pipelines.MinTextFilterPipeline",
-])
+@pytest.mark.parametrize(
+    "component",
+    [
+        "webclean_scrapy.middleware.WebcleanMiddleware",
+        "webclean_scrapy.compression.CompressedBodyCheckMiddleware",
+        "webclean_scrapy.pipelines.WebcleanPipeline",
+        "webclean_scrapy.pipelines.MinTextFilterPipeline",
+    ],
+)
 def test_components_honour_webclean_enabled(make_crawler, component):
     from scrapy.exceptions import NotConfigured
     from scrapy.utils.misc import load_object

@@ -38,8 +38,15 @@ def test_document_blocks_are_strings_between_structural_tags():
     doc = Document.from_html(ARTICLE)
     texts = [block.text for block in doc.blocks]
     assert texts == [
-        "Home About", "Heading", "First paragraph, with bold and a link.", "Second paragraph.",
-        "After a break.", "one", "two", "cell a", "cell b",
+        "Home About",
+        "Heading",
+        "First paragraph, with bold and a link.",
+        "Second paragraph.",
+        "After a break.",
+        "one",
+        "two",
+        "cell a",
+        "cell b",
     ]
     link_block = doc.blocks[2]
     assert link_block.container.tag == "p"
@@ -49,8 +56,16 @@ def test_document_blocks_are_strings_between_structural_tags():
 
 def test_document_drops_scripts_comments_and_hidden_elements_once():
     text = extract(ARTICLE, extractor="baseline").text
-    for gone in ("script text", "color: red", "a comment", "hidden text", "also hidden",
-                 "noscript text", "template text", "Page title"):
+    for gone in (
+        "script text",
+        "color: red",
+        "a comment",
+        "hidden text",
+        "also hidden",
+        "noscript text",
+        "template text",
+        "Page title",
+    ):
         assert gone not in text
 
 
@@ -85,11 +100,18 @@ def test_title_and_language():
     assert Document.from_html("<title>Only title</title><p>x</p>").title == "Only title"
 
 
-@pytest.mark.parametrize("declared, code", [
-    ('<html lang="English">', "en"), ('<html lang="de-AT">', "de"), ('<html lang="Deutsch">', "de"),
-    ('<html xml:lang="pt_BR">', "pt"), ('<html><head><meta property="og:locale" content="fr_FR">', "fr"),
-    ('<html lang="x-klingon">', "x"), ("<html>", None),
-])
+@pytest.mark.parametrize(
+    "declared, code",
+    [
+        ('<html lang="English">', "en"),
+        ('<html lang="de-AT">', "de"),
+        ('<html lang="Deutsch">', "de"),
+        ('<html xml:lang="pt_BR">', "pt"),
+        ('<html><head><meta property="og:locale" content="fr_FR">', "fr"),
+        ('<html lang="x-klingon">', "x"),
+        ("<html>", None),
+    ],
+)
 def test_language_names_and_codes_group_together(declared, code):
     assert Document.from_html(declared + "<p>text</p>").language == code
 
@@ -118,7 +140,7 @@ def test_http_charset_argument_wins_over_meta():
 
 
 def test_missing_charset_is_detected():
-    assert extract("<p>Grüße</p>".encode("utf-8"), extractor="baseline").text == "Grüße"
+    assert extract("<p>Grüße</p>".encode(), extractor="baseline").text == "Grüße"
     assert extract("<p>Grüße</p>".encode("cp1252"), extractor="baseline").text == "Grüße"
 
 
@@ -153,6 +175,7 @@ def test_user_extractor_by_dotted_path_with_options():
 
 
 # -- bad input: one test each ------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", ["default", "baseline", "density", "ttr", "punctuation"])
 def test_empty_bytes_give_empty_text(name):
@@ -194,7 +217,11 @@ def test_ten_thousand_deep_nesting_never_recurses(name):
 
 @pytest.mark.parametrize("name", ["default", "baseline"])
 def test_bytes_invalid_in_declared_charset_are_replaced(name):
-    body = b'<html><head><meta charset="utf-8"></head><body><p>caf\xe9 au lait, ' + b"une phrase assez longue. " * 5 + b"</p></body></html>"
+    body = (
+        b'<html><head><meta charset="utf-8"></head><body><p>caf\xe9 au lait, '
+        + b"une phrase assez longue. " * 5
+        + b"</p></body></html>"
+    )
     text = extract(body, extractor=name).text
     assert text.startswith("caf\ufffd au lait")
 

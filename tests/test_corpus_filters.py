@@ -21,12 +21,11 @@ pytest.importorskip("datasketch")
 
 from scrapy.exceptions import DropItem, NotConfigured  # noqa: E402
 from scrapy.logformatter import LogFormatter  # noqa: E402
-from scrapy.utils.test import get_crawler  # noqa: E402
 from scrapy.utils.defer import ensure_awaitable  # noqa: E402
 from scrapy.utils.misc import build_from_crawler  # noqa: E402
-from test_components import (  # noqa: E402
-    ARTICLE_P1, ARTICLE_P2, ARTICLE_P3, BASE, HTML, article_page, through_middleware)
+from scrapy.utils.test import get_crawler  # noqa: E402
 
+from test_components import ARTICLE_P1, ARTICLE_P2, ARTICLE_P3, BASE, HTML, article_page, through_middleware  # noqa: E402  # noqa: E402
 from webclean_scrapy import extract  # noqa: E402
 from webclean_scrapy.cli import main  # noqa: E402
 from webclean_scrapy.items import FIELD_ORDER, CleanedPage  # noqa: E402
@@ -35,22 +34,28 @@ from webclean_scrapy.near_duplicates import NearDuplicateIndex, shingles  # noqa
 from webclean_scrapy.pipelines import LanguageFilterPipeline, NearDuplicatePipeline  # noqa: E402
 from webclean_scrapy.settings import WebcleanSettings  # noqa: E402
 
-GERMAN = ("Die Stadtverwaltung hat am Dienstag bestätigt, dass die alte Steinbrücke wegen Reparaturen "
-          "geschlossen wird. Ingenieure hatten bei einer Routineprüfung Risse in zwei der sieben Bögen gefunden. "
-          "Der Verkehr wird über die nördliche Umgehungsstraße umgeleitet, doch die Anwohner des Tals fürchten "
-          "lange Staus im morgendlichen Berufsverkehr. Die Arbeiten sollen elf Wochen dauern.")
-FRENCH = ("La mairie a confirmé mardi que le vieux pont de pierre sera fermé pour travaux, après que des "
-          "ingénieurs ont découvert des fissures dans deux de ses sept arches lors d'une inspection de routine. "
-          "La circulation sera déviée par le périphérique nord, mais les habitants de la vallée craignent de "
-          "longs bouchons aux heures de pointe. Les travaux devraient durer onze semaines.")
+GERMAN = (
+    "Die Stadtverwaltung hat am Dienstag bestätigt, dass die alte Steinbrücke wegen Reparaturen "
+    "geschlossen wird. Ingenieure hatten bei einer Routineprüfung Risse in zwei der sieben Bögen gefunden. "
+    "Der Verkehr wird über die nördliche Umgehungsstraße umgeleitet, doch die Anwohner des Tals fürchten "
+    "lange Staus im morgendlichen Berufsverkehr. Die Arbeiten sollen elf Wochen dauern."
+)
+FRENCH = (
+    "La mairie a confirmé mardi que le vieux pont de pierre sera fermé pour travaux, après que des "
+    "ingénieurs ont découvert des fissures dans deux de ses sept arches lors d'une inspection de routine. "
+    "La circulation sera déviée par le périphérique nord, mais les habitants de la vallée craignent de "
+    "longs bouchons aux heures de pointe. Les travaux devraient durer onze semaines."
+)
 
 
 def page(body: str, lang: str = "en", chrome: str = "Valley Gazette", title: str = "Story") -> str:
     nav = "".join(f'<li><a href="/{chrome}/{i}">{chrome} section {i}</a></li>' for i in range(6))
-    return (f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title></head>'
-            f"<body><nav><ul>{nav}</ul></nav><main><article><h1>{title}</h1>"
-            + "".join(f"<p>{p}</p>" for p in body.split("\n"))
-            + f"</article></main><footer><p>Copyright {chrome}. All rights reserved.</p></footer></body></html>")
+    return (
+        f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title></head>'
+        f"<body><nav><ul>{nav}</ul></nav><main><article><h1>{title}</h1>"
+        + "".join(f"<p>{p}</p>" for p in body.split("\n"))
+        + f"</article></main><footer><p>Copyright {chrome}. All rights reserved.</p></footer></body></html>"
+    )
 
 
 # -- detected language --------------------------------------------------------------------
@@ -110,8 +115,9 @@ def test_cli_extract_writes_the_language_fields(tmp_path):
 
 def test_item_field_order():
     position = FIELD_ORDER.index
-    assert position("language") < position("detected_language") < position("language_confidence") < \
-        position("page_type")
+    assert (
+        position("language") < position("detected_language") < position("language_confidence") < position("page_type")
+    )
 
 
 # -- language filter ------------------------------------------------------------------------
@@ -141,8 +147,15 @@ ROUTES = {
     "/de": (200, HTML, page(GERMAN, lang="de", title="Brücke")),
     "/fr-declared-en": (200, HTML, page(FRENCH, lang="en", title="Pont")),
     # The English story syndicated under another site's boilerplate, and the same page under another URL.
-    "/syndicated": (200, HTML, page("\n".join((ARTICLE_P1, ARTICLE_P2, ARTICLE_P3)), chrome="Hill Courier",
-                                    title="Old bridge to close for repairs")),
+    "/syndicated": (
+        200,
+        HTML,
+        page(
+            "\n".join((ARTICLE_P1, ARTICLE_P2, ARTICLE_P3)),
+            chrome="Hill Courier",
+            title="Old bridge to close for repairs",
+        ),
+    ),
     "/en?utm_source=feed": (200, HTML, article_page()),
 }
 
@@ -163,7 +176,7 @@ def test_middleware_and_filters_drop_other_languages_and_near_duplicates(make_cr
     async def run():
         return [await kept(CleanedPage.from_response(response)) for response in responses.values()]
 
-    by_path = {item["url"][len(BASE):]: item for item in asyncio.run(run()) if item is not None}
+    by_path = {item["url"][len(BASE) :]: item for item in asyncio.run(run()) if item is not None}
     filters[1].close_spider()
     assert sorted(by_path) == ["/de", "/en"], sorted(by_path)
     assert by_path["/de"]["detected_language"] == "de" and by_path["/en"]["detected_language"] == "en"
@@ -235,6 +248,7 @@ def test_shared_index_in_redis(redis_url):
 
 def test_workers_share_the_index_in_redis(make_crawler, redis_url):
     """A second worker's pipeline on the same Redis drops what the first one kept."""
+
     def texts_kept(paths: list[str]) -> tuple[list[str], dict]:
         crawler = make_crawler(WEBCLEAN_EXTRACTOR="density", WEBCLEAN_OFFLOAD="none", WEBCLEAN_REDIS_URL=redis_url)
         crawler.spider = crawler._create_spider("news")  # the index is the spider's
@@ -252,7 +266,7 @@ def test_workers_share_the_index_in_redis(make_crawler, redis_url):
 
         kept = asyncio.run(run())
         pipeline.close_spider()
-        return [url[len(BASE):] for url in kept], crawler.stats.get_stats()
+        return [url[len(BASE) :] for url in kept], crawler.stats.get_stats()
 
     kept, stats = texts_kept(["/en", "/de"])
     assert kept == ["/en", "/de"] and stats["webclean/near_duplicates/kept"] == 2
@@ -270,7 +284,7 @@ def corpus_lines() -> list[str]:
     records = [
         {"url": "https://a.example/story", "text": STORY},
         {"url": "https://b.example/copy", "text": STORY.replace("eleven", "twelve") + "\nShare this"},
-        {"url": "https://c.example/cut", "text": STORY[:int(len(STORY) * 0.9)]},
+        {"url": "https://c.example/cut", "text": STORY[: int(len(STORY) * 0.9)]},
         {"url": "https://d.example/de", "text": GERMAN},
         {"url": "https://e.example/fr", "text": FRENCH},
         {"source": "f.html", "text": ""},
@@ -293,10 +307,17 @@ def test_dedup_cli_is_deterministic(tmp_path, capsys):
     kept = [json.loads(line) for line in outputs[0].decode().splitlines()]
     # The longest copy of the story is kept; the other two are dropped, and named with it.
     assert [r.get("url") or r.get("source") for r in kept] == [
-        "f.html", "https://b.example/copy", "https://d.example/de", "https://e.example/fr", "https://g.example/no-text"]
+        "f.html",
+        "https://b.example/copy",
+        "https://d.example/de",
+        "https://e.example/fr",
+        "https://g.example/no-text",
+    ]
     dropped = [json.loads(line) for line in (tmp_path / "d.jsonl").read_text().splitlines()]
-    assert dropped == [{"key": "https://a.example/story", "near_duplicate_of": "https://b.example/copy"},
-                       {"key": "https://c.example/cut", "near_duplicate_of": "https://b.example/copy"}]
+    assert dropped == [
+        {"key": "https://a.example/story", "near_duplicate_of": "https://b.example/copy"},
+        {"key": "https://c.example/cut", "near_duplicate_of": "https://b.example/copy"},
+    ]
     assert "7 records, kept 5, dropped 2" in capsys.readouterr().err
 
 
@@ -313,14 +334,16 @@ def test_dedup_cli_bad_input(tmp_path, capsys):
 # -- webclean eval --by-language ------------------------------------------------------------
 def test_by_language_uses_the_detected_language_when_none_is_declared(tmp_path):
     from test_evaluation import make_dataset
-
     from webclean_scrapy.evaluation import Contestants, evaluate_dataset
 
-    root = make_dataset(tmp_path / "tiny", [
-        ("declared", page(FRENCH, lang="en").encode(), FRENCH),  # declared wins, even when wrong
-        ("undeclared", page(GERMAN, lang="").encode(), GERMAN),
-        ("nothing", b"<html><body><p>42</p></body></html>", "42"),  # neither: left out
-    ])
+    root = make_dataset(
+        tmp_path / "tiny",
+        [
+            ("declared", page(FRENCH, lang="en").encode(), FRENCH),  # declared wins, even when wrong
+            ("undeclared", page(GERMAN, lang="").encode(), GERMAN),
+            ("nothing", b"<html><body><p>42</p></body></html>", "42"),  # neither: left out
+        ],
+    )
     report = evaluate_dataset(root, Contestants(ours=("baseline",)), by_language=True)
     assert set(report.by_language) == {"en", "de"}
     assert report.by_language["de"]["baseline"]["pages"] == 1

@@ -48,8 +48,10 @@ LISTING = """<!doctype html><html><head><meta charset="utf-8"><title>World news<
 <ul><li><a href="/a1">Rain in Zürich</a></li><li><a href="/a2">Council votes on the new bridge</a></li>
 <li><a href="/a3">Markets close higher after a quiet week</a></li></ul></body></html>"""
 
-CP1252 = ("<html><head><title>Caf\u00e9 prices</title></head><body><p>\u201cCaf\u00e9\u201d \u2014 the price of a "
-          "coffee went up to \u20ac5 this year, and the regulars are not amused at all.</p></body></html>")
+CP1252 = (
+    "<html><head><title>Caf\u00e9 prices</title></head><body><p>\u201cCaf\u00e9\u201d \u2014 the price of a "
+    "coffee went up to \u20ac5 this year, and the regulars are not amused at all.</p></body></html>"
+)
 
 EMPTY = "<!doctype html><html><head><title>Nothing here</title></head><body></body></html>"
 
@@ -58,8 +60,14 @@ def exchange(path: str, body: bytes, content_type: str, **headers: str) -> _Exch
     """A request/response pair as the crawl's WARC recorder captures it."""
     url = SITE + path
     cls = HtmlResponse if "html" in content_type else Response
-    response = cls(url, status=200, body=body, protocol="HTTP/1.1",
-                   headers={"Content-Type": content_type, **headers}, request=Request(url))
+    response = cls(
+        url,
+        status=200,
+        body=body,
+        protocol="HTTP/1.1",
+        headers={"Content-Type": content_type, **headers},
+        request=Request(url),
+    )
     return _Exchange.capture(Request(url), response, datetime(2026, 11, 23, 4, 0, tzinfo=timezone.utc))
 
 
@@ -106,8 +114,8 @@ def run_pipeline(folder: Path, tmp_path: Path, step, reader: str = "datatrove") 
     output, logs = tmp_path / "out", tmp_path / "logs"
     read = (WebcleanWarcReader if reader == "webclean" else WarcReader)(str(folder), glob_pattern="*.warc.gz")
     executor = LocalPipelineExecutor(
-        pipeline=[read, step, JsonlWriter(str(output))],
-        tasks=2, workers=2, logging_dir=str(logs))
+        pipeline=[read, step, JsonlWriter(str(output))], tasks=2, workers=2, logging_dir=str(logs)
+    )
     executor.run()
     documents = []
     for part in sorted(output.glob("*.jsonl.gz")):
@@ -189,9 +197,11 @@ def test_step_on_its_own():
 
     step = WebcleanExtractor(Exploding)
     assert step.extract(SECOND).startswith("Home | Local\nCouncil votes on the new bridge")
-    docs = [DatatroveDocument(text=SECOND.replace("</body>", "<p>boom</p></body>"), id="0", metadata={}),
-            DatatroveDocument(text=SECOND, id="1", metadata={"url": SITE + "/a2", "title": "From the reader"}),
-            DatatroveDocument(text=None, id="2", metadata={})]  # a reader's bug: counted, not raised
+    docs = [
+        DatatroveDocument(text=SECOND.replace("</body>", "<p>boom</p></body>"), id="0", metadata={}),
+        DatatroveDocument(text=SECOND, id="1", metadata={"url": SITE + "/a2", "title": "From the reader"}),
+        DatatroveDocument(text=None, id="2", metadata={}),
+    ]  # a reader's bug: counted, not raised
     out = list(step.run(iter(docs)))
     assert [doc.id for doc in out] == ["1"]  # the child that raised lived on for the next page
     assert out[0].metadata["title"] == "From the reader"
@@ -210,10 +220,11 @@ def test_webclean_reader_chooses_as_the_cli(tmp_path):
 
     latin = "<html><body><p>Gr\u00fc\u00dfe aus K\u00f6ln, sch\u00f6ne Stra\u00dfe.</p></body></html>"
     warc = WarcFile(tmp_path / "w" / "mixed.warc.gz")
-    for item in (exchange("/ok", latin.encode("latin-1"), "text/html; charset=iso-8859-1"),
-                 exchange("/png", b"\x89PNG\r\n\x1a\n" + bytes(64), "text/html"),
-                 exchange("/big", gzip.compress(b"<p>" + b"x" * 5000 + b"</p>"), "text/html",
-                          **{"Content-Encoding": "gzip"})):
+    for item in (
+        exchange("/ok", latin.encode("latin-1"), "text/html; charset=iso-8859-1"),
+        exchange("/png", b"\x89PNG\r\n\x1a\n" + bytes(64), "text/html"),
+        exchange("/big", gzip.compress(b"<p>" + b"x" * 5000 + b"</p>"), "text/html", **{"Content-Encoding": "gzip"}),
+    ):
         warc.write_exchange(item)
     missing = exchange("/missing", b"<html><body><p>Not found</p></body></html>", "text/html")
     warc.write_exchange(dataclasses.replace(missing, status_line="404 Not Found"))

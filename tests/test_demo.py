@@ -29,8 +29,13 @@ def webclean_command() -> list[str]:
 @pytest.fixture(scope="module")
 def demo_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("demo") / "tmp" / "demo.jsonl"
-    proc = subprocess.run([*webclean_command(), "demo", "-o", str(out)], cwd=tmp_path_factory.getbasetemp(),
-                          capture_output=True, text=True, timeout=180)
+    proc = subprocess.run(
+        [*webclean_command(), "demo", "-o", str(out)],
+        cwd=tmp_path_factory.getbasetemp(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
     items = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     return proc.stdout, items
@@ -83,8 +88,13 @@ def test_demo_site_is_served_with_absolute_urls():
 
 
 def test_python_m_demo_help():
-    proc = subprocess.run([sys.executable, "-m", "webclean_scrapy.demo", "--help"], capture_output=True,
-                          text=True, cwd=REPO_ROOT, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "webclean_scrapy.demo", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        check=True,
+    )
     assert "--output" in proc.stdout
 
 

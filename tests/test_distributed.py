@@ -44,8 +44,12 @@ def test_worker_killed_and_restarted_loses_nothing(news_site, redis_url, tmp_pat
     """Worker A is killed (``kill -9``) with requests in flight and items claimed; B carries on;
     A restarted with its JOBDIR queues its taken requests again and releases its unwritten claims."""
     args = {"start_urls": news_site.url("/")}
-    slow = {"WEBCLEAN_REDIS_URL": redis_url, "DOWNLOAD_DELAY": 0.25, "RANDOMIZE_DOWNLOAD_DELAY": False,
-            "LOG_LEVEL": "INFO"}
+    slow = {
+        "WEBCLEAN_REDIS_URL": redis_url,
+        "DOWNLOAD_DELAY": 0.25,
+        "RANDOMIZE_DOWNLOAD_DELAY": False,
+        "LOG_LEVEL": "INFO",
+    }
     job_a, job_b = tmp_path / "job-a", tmp_path / "job-b"
     a1, a2, b = tmp_path / "a1.jsonl", tmp_path / "a2.jsonl", tmp_path / "b.jsonl"
     worker_a = start_crawl("news", tmp_path, output=a1, args=args, settings={**slow, "JOBDIR": str(job_a)})
@@ -63,8 +67,12 @@ def test_worker_killed_and_restarted_loses_nothing(news_site, redis_url, tmp_pat
 
 
 def test_bad_redis_url_is_a_clear_error(news_site, tmp_path):
-    crawl = start_crawl("news", tmp_path, args={"start_urls": news_site.url("/")},
-                        settings={"WEBCLEAN_REDIS_URL": "http://127.0.0.1:1/"})
+    crawl = start_crawl(
+        "news",
+        tmp_path,
+        args={"start_urls": news_site.url("/")},
+        settings={"WEBCLEAN_REDIS_URL": "http://127.0.0.1:1/"},
+    )
     assert crawl.wait() != 0
     assert "WEBCLEAN_REDIS_URL must be a redis://" in crawl.log
 
@@ -73,17 +81,28 @@ from test_harvest_spider import search_site  # noqa: E402,F401 - the fake SearXN
 
 
 def test_two_harvest_workers_take_each_result_once(search_site, redis_url, tmp_path):  # noqa: F811
-    args = {"query": "the", "max_results": 6, "engine": "searxng", "search_url": search_site.url("/search"),
-            "search_robots": "ignore"}
+    args = {
+        "query": "the",
+        "max_results": 6,
+        "engine": "searxng",
+        "search_url": search_site.url("/search"),
+        "search_robots": "ignore",
+    }
     outs = [tmp_path / f"harvest{i}.jsonl" for i in range(2)]
-    workers = [start_crawl("harvest", tmp_path, output=out, args=args, settings={"WEBCLEAN_REDIS_URL": redis_url})
-               for out in outs]
+    workers = [
+        start_crawl("harvest", tmp_path, output=out, args=args, settings={"WEBCLEAN_REDIS_URL": redis_url})
+        for out in outs
+    ]
     logs = [worker.finish().log for worker in workers]
     b = search_site.base_url
     items = sorted(read_items(*outs), key=lambda item: item["rank"])
     # The single-process crawl's result (test_harvest_searxng), split between the workers.
     assert [(i["rank"], i["url"]) for i in items] == [
-        (1, f"{b}/r/one"), (4, f"{b}/r/four"), (5, f"{b}/r/five"), (6, f"{b}/r/six")], "\n".join(logs)
+        (1, f"{b}/r/one"),
+        (4, f"{b}/r/four"),
+        (5, f"{b}/r/five"),
+        (6, f"{b}/r/six"),
+    ], "\n".join(logs)
     for name in ("one", "four", "five", "six"):
         assert search_site.hits.count(f"/r/{name}") == 1, search_site.hits
 
@@ -101,8 +120,14 @@ def test_redis_store_claims_atomically_and_releases_only_its_own(redis_url, tmp_
     assert b.seen(["text:x"]) and not b.seen(["url:2"]) and not b.seen([])
     assert b.claim(["url:2", "text:y"])
     assert a.claim(["url:3", "text:z"])
-    assert server.hgetall("t:emitted") == {"url:1": "A", "text:x": "A", "url:2": "B", "text:y": "B",
-                                           "url:3": "A", "text:z": "A"}
+    assert server.hgetall("t:emitted") == {
+        "url:1": "A",
+        "text:x": "A",
+        "url:2": "B",
+        "text:y": "B",
+        "url:3": "A",
+        "text:z": "A",
+    }
     # A was killed after writing only its first item; restarted, it releases the other claim, not B's.
     out = tmp_path / "a.jsonl"
     out.write_text(json.dumps({"keys": ["url:1", "text:x"]}) + "\n", encoding="utf-8")

@@ -17,13 +17,22 @@ WORDS = "Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e \u2014 \u201cquoted\u201d words o
 
 
 def page(head: str = "", extra: str = "") -> str:
-    return (f"<html><head>{head}<title>Title</title></head><body><article><h1>Heading</h1>"
-            f"<p>{WORDS} First.</p>{extra}<p>{WORDS} Second, with more words in it.</p></article></body></html>")
+    return (
+        f"<html><head>{head}<title>Title</title></head><body><article><h1>Heading</h1>"
+        f"<p>{WORDS} First.</p>{extra}<p>{WORDS} Second, with more words in it.</p></article></body></html>"
+    )
 
 
-@pytest.mark.parametrize("codec,charset", [("utf-16-le", "utf-16"), ("utf-16-be", "utf-16"),
-                                           ("utf-16-le", "UTF-16LE"), ("utf-16-be", "utf-16be"),
-                                           ("utf-32-le", "utf-32")])
+@pytest.mark.parametrize(
+    "codec,charset",
+    [
+        ("utf-16-le", "utf-16"),
+        ("utf-16-be", "utf-16"),
+        ("utf-16-le", "UTF-16LE"),
+        ("utf-16-be", "utf-16be"),
+        ("utf-32-le", "utf-32"),
+    ],
+)
 def test_bomless_utf16_declared_by_http(codec, charset):
     body = page().encode(codec)
     content_type = f"text/html; charset={charset}"
@@ -42,19 +51,31 @@ def test_one_nul_byte_is_not_binary():
     assert not looks_binary(page(extra="<p>a\x00b\x00c</p>").encode())
 
 
-@pytest.mark.parametrize("body", [
-    b"\x89PNG\r\n\x1a\n" + bytes(100), b"%PDF-1.4\n", bytes(range(256)) * 4, b"\x00\x01\x02\x03" * 64,
-    "<html>".encode("utf-16-le") * 20,  # undeclared UTF-16
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"\x89PNG\r\n\x1a\n" + bytes(100),
+        b"%PDF-1.4\n",
+        bytes(range(256)) * 4,
+        b"\x00\x01\x02\x03" * 64,
+        "<html>".encode("utf-16-le") * 20,  # undeclared UTF-16
+    ],
+)
 def test_binary_is_still_binary(body):
     assert looks_binary(body)
     with pytest.raises(NotHTMLError):
         extract(body)
 
 
-@pytest.mark.parametrize("declaration", ['<meta charset="utf-16">', '<meta charset="UTF-16LE">',
-                                         '<meta http-equiv="Content-Type" content="text/html; charset=utf-16">',
-                                         '<meta charset="utf-32">'])
+@pytest.mark.parametrize(
+    "declaration",
+    [
+        '<meta charset="utf-16">',
+        '<meta charset="UTF-16LE">',
+        '<meta http-equiv="Content-Type" content="text/html; charset=utf-16">',
+        '<meta charset="utf-32">',
+    ],
+)
 def test_meta_utf16_on_an_ascii_page_is_utf8(declaration):
     """HTML standard: a <meta> that could be read as ASCII cannot mean UTF-16; use UTF-8."""
     ascii_body = page(declaration).encode("ascii", "xmlcharrefreplace")
@@ -104,6 +125,9 @@ def test_thread_and_process_paths_give_the_same_text(extractor):
         assert threaded.text == processed.text, name
         assert threaded.title == processed.title, name
         # (a page that lies in its <meta> or its bytes gives mojibake, the same on both paths)
-        if name not in ("meta-gbk", "bad-utf8-declared", "meta-cp1252-on-utf8") and not name.startswith("demo:") \
-                and extractor in ("default", "webclean", "baseline"):
+        if (
+            name not in ("meta-gbk", "bad-utf8-declared", "meta-cp1252-on-utf8")
+            and not name.startswith("demo:")
+            and extractor in ("default", "webclean", "baseline")
+        ):
             assert WORDS in processed.text, name

@@ -10,8 +10,8 @@ import random
 import pytest
 
 from webclean_scrapy.evaluation import (
-    PRF,
     METADATA_KEYS,
+    PRF,
     REPORT_KEYS,
     SNIPPET_KEYS,
     Contestants,
@@ -231,9 +231,9 @@ def test_short_texts_are_one_shingle():
 def test_shingle_dataset_aggregation():
     pages = [
         (1 / 3, 1 / 3, 1 / 3),  # P = R = 0.5
-        (0.0, 0.0, 1.0),        # empty output: recall 0, left out of the precision mean
-        (0.0, 0.0, 0.0),        # empty output for empty gold: perfect
-        (0.0, 1.0, 0.0),        # output for empty gold: precision 0, left out of the recall mean
+        (0.0, 0.0, 1.0),  # empty output: recall 0, left out of the precision mean
+        (0.0, 0.0, 0.0),  # empty output for empty gold: perfect
+        (0.0, 1.0, 0.0),  # output for empty gold: precision 0, left out of the recall mean
     ]
     result = shingle_dataset_prf(pages)
     approx(result, (0.5, 0.5, 0.5))
@@ -270,13 +270,25 @@ def make_dataset(root, pages, extra=None):
 
 
 def test_evaluate_dataset_with_baseline(tmp_path):
-    root = make_dataset(tmp_path / "tiny", [
-        ("p1", b"<html lang='en'><head><title>T</title></head><body><p>The only text on this page is here.</p>"
-               b"</body></html>", "The only text on this page is here."),
-        ("p2", "<html lang='fr'><body><nav>Accueil Menu</nav><p>Le texte principal de la page.</p></body></html>"
-               .encode("latin-1"), "Le texte principal de la page."),
-        ("p3", b"\x89PNG\r\n\x1a\n\x00\x00binary", "Gold text the extractor cannot find."),
-    ])
+    root = make_dataset(
+        tmp_path / "tiny",
+        [
+            (
+                "p1",
+                b"<html lang='en'><head><title>T</title></head><body><p>The only text on this page is here.</p>"
+                b"</body></html>",
+                "The only text on this page is here.",
+            ),
+            (
+                "p2",
+                "<html lang='fr'><body><nav>Accueil Menu</nav><p>Le texte principal de la page.</p></body></html>".encode(
+                    "latin-1"
+                ),
+                "Le texte principal de la page.",
+            ),
+            ("p3", b"\x89PNG\r\n\x1a\n\x00\x00binary", "Gold text the extractor cannot find."),
+        ],
+    )
     report = evaluate_dataset(root, Contestants(ours=("baseline",)), by_language=True)
     figures = report.summary["baseline"]
     assert tuple(figures) == REPORT_KEYS  # no snippet lists: no snippet rates
@@ -294,16 +306,26 @@ def test_evaluate_dataset_with_baseline(tmp_path):
 
 def test_evaluate_dataset_with_page_types_and_snippets(tmp_path):
     page = b"<html><body><p>The cat sat on the mat.</p><footer>Privacy Policy</footer></body></html>"
-    root = make_dataset(tmp_path / "typed", [
-        ("a", page, "The cat sat on the mat."),
-        ("b", page, "The cat sat on the mat."),
-        ("c", page, "The cat sat on the mat."),
-    ], extra={
-        "a": {"page_type": "article", "title": "Cats", "author": "A. Writer", "date": "2025-01-02",
-              "with": ["the cat sat", "a dog"], "without": ["privacy policy"]},
-        "b": {"page_type": "forum", "with": [], "without": ["Cookie settings"]},
-        "c": {"title": None, "date": None},
-    })
+    root = make_dataset(
+        tmp_path / "typed",
+        [
+            ("a", page, "The cat sat on the mat."),
+            ("b", page, "The cat sat on the mat."),
+            ("c", page, "The cat sat on the mat."),
+        ],
+        extra={
+            "a": {
+                "page_type": "article",
+                "title": "Cats",
+                "author": "A. Writer",
+                "date": "2025-01-02",
+                "with": ["the cat sat", "a dog"],
+                "without": ["privacy policy"],
+            },
+            "b": {"page_type": "forum", "with": [], "without": ["Cookie settings"]},
+            "c": {"title": None, "date": None},
+        },
+    )
     first = load_dataset(root)[0]
     assert (first.page_type, first.title, first.author, first.date) == ("article", "Cats", "A. Writer", "2025-01-02")
     assert first.with_snippets == ("the cat sat", "a dog") and first.without_snippets == ("privacy policy",)
@@ -331,11 +353,14 @@ def test_load_dataset_keeps_plain_records_plain(tmp_path):
     assert page.with_snippets == () and page.without_snippets == ()
 
 
-@pytest.mark.parametrize("extra, message", [
-    ({"with": "one snippet"}, "'with' should be a list of strings"),
-    ({"without": [1, 2]}, "'without' should be a list of strings"),
-    ({"page_type": ["article"]}, "'page_type' should be a string"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        ({"with": "one snippet"}, "'with' should be a list of strings"),
+        ({"without": [1, 2]}, "'without' should be a list of strings"),
+        ({"page_type": ["article"]}, "'page_type' should be a string"),
+    ],
+)
 def test_load_dataset_rejects_malformed_extra_fields(tmp_path, extra, message):
     root = make_dataset(tmp_path / "bad", [("p", b"<p>x</p>", "x")], extra={"p": extra})
     with pytest.raises(DatasetError, match=f"truth.jsonl:1: {message}"):

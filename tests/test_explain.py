@@ -11,6 +11,9 @@ import numpy as np
 import pytest
 from lxml import html as lxml_html
 
+from _chromium import CHROMIUM, Chromium
+from test_components import BASE, article_page, through_middleware
+from test_demo import webclean_command
 from webclean_scrapy import Document, get_extractor
 from webclean_scrapy.demo import site_dir
 from webclean_scrapy.explain import explain
@@ -18,18 +21,25 @@ from webclean_scrapy.explain.crawl import ExplainPolicy, report_name
 from webclean_scrapy.middleware import extraction_of
 from webclean_scrapy.trace import Trace
 
-from _chromium import CHROMIUM, Chromium
-from test_components import BASE, article_page, through_middleware
-from test_demo import webclean_command
-
 DEMO_BASE = "http://127.0.0.1:8000"
 DEMO_ARTICLES = sorted(site_dir().glob("2025/03/*/*/index.html"))
 
 #: Every extractor, and the ttr clusterings (each records its own values).
-METHODS = [("webclean", {}), ("density", {}), ("density", {"unit": "strings"}), ("punctuation", {}),
-           ("baseline", {}), ("ttr", {}), ("ttr", {"clustering": "kmeans"}), ("ttr", {"clustering": "em"}),
-           ("ttr", {"clustering": "farthest_first"}), ("ttr", {"clustering": "prediction"}),
-           ("ttr", {"lines": "structural"}), ("webclean", {"comments": True}), ("webclean", {"threshold": 0.9})]
+METHODS = [
+    ("webclean", {}),
+    ("density", {}),
+    ("density", {"unit": "strings"}),
+    ("punctuation", {}),
+    ("baseline", {}),
+    ("ttr", {}),
+    ("ttr", {"clustering": "kmeans"}),
+    ("ttr", {"clustering": "em"}),
+    ("ttr", {"clustering": "farthest_first"}),
+    ("ttr", {"clustering": "prediction"}),
+    ("ttr", {"lines": "structural"}),
+    ("webclean", {"comments": True}),
+    ("webclean", {"threshold": 0.9}),
+]
 
 COMMENTED_ARTICLE = """<html lang="en"><head><title>Harbour wall repaired</title></head><body>
 <nav><a href="/">Home</a> <a href="/news">News</a></nav>
@@ -84,12 +94,18 @@ def test_trace_records_what_extract_outputs(name, options):
 def test_webclean_reasons_and_confidence():
     trace = Trace()
     extraction = get_extractor("webclean").extract(
-        Document.from_html(COMMENTED_ARTICLE.encode(), url="https://gazette.test/2025/harbour-wall"), trace)
+        Document.from_html(COMMENTED_ARTICLE.encode(), url="https://gazette.test/2025/harbour-wall"), trace
+    )
     doc = Document.from_html(COMMENTED_ARTICLE.encode(), url="https://gazette.test/2025/harbour-wall")
     reasons = dict(zip(doc.block_columns.texts, trace.reasons))
     assert "harbour wall, breached" in extraction.text
-    assert reasons["Great news for the fishing fleet, which has waited all winter for this, and for the sailing "
-                   "club, whose boats have been stuck on the hard since February."] == "veto: comment_area"
+    assert (
+        reasons[
+            "Great news for the fishing fleet, which has waited all winter for this, and for the sailing "
+            "club, whose boats have been stuck on the hard since February."
+        ]
+        == "veto: comment_area"
+    )
     assert trace.facts["page type"] == "article"
     assert "comment_area" in trace.facts["vetoes applied on article pages"]
     assert trace.threshold == trace.facts["threshold for article pages"]
@@ -117,7 +133,9 @@ def test_density_trace_is_the_region():
     assert trace.threshold == pytest.approx(0.333 * max(lengths))
     assert left <= trace.series["longest"] <= right
     assert {trace.reasons[i] for i in np.flatnonzero(trace.kept)} <= {
-        "inside the densest region", "the longest string: the region starts here"}
+        "inside the densest region",
+        "the longest string: the region starts here",
+    }
     assert sum(trace.kept) > 0 and any(r.startswith("before the region") for r in trace.reasons)
 
 
@@ -189,8 +207,11 @@ def test_explain_command_writes_a_self_contained_report(tmp_path, name):
 
 
 def test_explain_escapes_the_page(tmp_path):
-    evil = (b"<html><head><title>&lt;script&gt;alert(1)&lt;/script&gt;</title></head><body><p>"
-            + b"&lt;img src=http://evil.test/x.png&gt; is text, not markup. " * 6 + b"</p></body></html>")
+    evil = (
+        b"<html><head><title>&lt;script&gt;alert(1)&lt;/script&gt;</title></head><body><p>"
+        + b"&lt;img src=http://evil.test/x.png&gt; is text, not markup. " * 6
+        + b"</p></body></html>"
+    )
     (tmp_path / "evil.html").write_bytes(evil)
     assert _run("explain", "evil.html", "-o", "r.html", cwd=tmp_path).returncode == 0
     tree = _report_checks(tmp_path / "r.html")
@@ -227,8 +248,11 @@ def test_figures_draw_the_traces_values():
 
 
 # -- WEBCLEAN_EXPLAIN_DIR -----------------------------------------------------------
-HUB = "<html><head><title>Sections</title></head><body><ul>" + "".join(
-    f'<li><a href="/s/{i}">Section number {i}</a></li>' for i in range(30)) + "</ul></body></html>"
+HUB = (
+    "<html><head><title>Sections</title></head><body><ul>"
+    + "".join(f'<li><a href="/s/{i}">Section number {i}</a></li>' for i in range(30))
+    + "</ul></body></html>"
+)
 EXPLAIN_ROUTES = {
     "/article": (200, {"Content-Type": "text/html; charset=utf-8"}, article_page()),
     "/empty": (200, {"Content-Type": "text/html; charset=utf-8"}, b""),
@@ -238,13 +262,16 @@ EXPLAIN_ROUTES = {
 
 def test_policy_decides_on_confidence_and_emptiness():
     policy = ExplainPolicy("unused", below=0.5)
-    for html, url in ((article_page().encode(), "http://x.test/article"), (HUB.encode(), "http://x.test/hub"),
-                      (b"", "http://x.test/empty")):
+    for html, url in (
+        (article_page().encode(), "http://x.test/article"),
+        (HUB.encode(), "http://x.test/hub"),
+        (b"", "http://x.test/empty"),
+    ):
         doc = Document.from_html(html, url=url)
         extraction, trace = policy.extract(get_extractor("webclean"), doc)
         expected = not extraction.text or trace.confidence < 0.5
         assert policy.wants_report(extraction, trace) is expected
-    assert report_name("https://example.org/a/b?x=1") .startswith("example.org_a_b_")
+    assert report_name("https://example.org/a/b?x=1").startswith("example.org_a_b_")
     assert report_name("https://example.org/a/b?x=1") != report_name("https://example.org/a/b?x=2")
 
 
@@ -294,8 +321,9 @@ def test_explain_dir_in_a_crawl(tmp_path, make_crawler, offload):
 def test_unwritable_explain_dir_costs_no_page(tmp_path, make_crawler):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
-    items, stats = explained_pages(make_crawler, WEBCLEAN_OFFLOAD="thread",
-                                   WEBCLEAN_EXPLAIN_DIR=str(blocker / "reports"))
+    items, stats = explained_pages(
+        make_crawler, WEBCLEAN_OFFLOAD="thread", WEBCLEAN_EXPLAIN_DIR=str(blocker / "reports")
+    )
     assert items == explained_pages(make_crawler, WEBCLEAN_OFFLOAD="none")[0]
     assert stats["webclean/explain/errors"] >= 1 and "webclean/explain/reports" not in stats
     assert stats["webclean/pages/extracted"] == len(EXPLAIN_ROUTES)

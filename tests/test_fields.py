@@ -8,7 +8,10 @@ import pytest
 
 from webclean_scrapy.document import Document
 from webclean_scrapy.extraction import (
-    ITEM_METADATA_FIELDS, Extraction, _check_metadata_fields, extraction_fields,
+    ITEM_METADATA_FIELDS,
+    Extraction,
+    _check_metadata_fields,
+    extraction_fields,
 )
 from webclean_scrapy.extractors import get_extractor
 from webclean_scrapy.items import FIELD_ORDER

@@ -15,8 +15,13 @@ from _fuzz import MARKUP, check_extractors, check_markup, check_walks, make_midd
 
 #: CI: derandomized (the same pages on every run), no per-example deadline
 #: (the machine is shared), small.
-CI = settings(max_examples=40, deadline=None, derandomize=True, database=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+CI = settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 @pytest.fixture(scope="module")
@@ -38,13 +43,16 @@ def test_arbitrary_bytes(data: bytes) -> None:
     check_walks(data.decode("utf-8", "replace"))
 
 
-@pytest.mark.parametrize("markup", [
-    "<div>" * 2100 + "x" + "<p>after</p>",
-    "<p><font>" * 1200 + "tail",
-    "x</html><p>hello</p>",
-    "<table>" + "<tr><td>" * 900,
-    "\ud800<p>\x00</p>",
-])
+@pytest.mark.parametrize(
+    "markup",
+    [
+        "<div>" * 2100 + "x" + "<p>after</p>",
+        "<p><font>" * 1200 + "tail",
+        "x</html><p>hello</p>",
+        "<table>" + "<tr><td>" * 900,
+        "\ud800<p>\x00</p>",
+    ],
+)
 def test_known_hostile_pages(markup: str, middleware) -> None:
     """The shapes the fuzzer found hard, pinned (also a quick smoke test)."""
     check_markup(markup, middleware)

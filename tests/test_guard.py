@@ -21,24 +21,39 @@ from twisted.internet.testing import MemoryReactorClock
 from zope.interface import implementer
 
 from webclean_scrapy.guard import (
-    AddressGuardMiddleware, AddressPolicy, BlockedAddressError, GuardedNameResolver, numeric_host,
+    AddressGuardMiddleware,
+    AddressPolicy,
+    BlockedAddressError,
+    GuardedNameResolver,
+    numeric_host,
 )
 
 REFUSED = {
-    "127.0.0.1": "loopback", "127.255.0.9": "loopback", "::1": "loopback",
-    "10.1.2.3": "private", "172.16.0.1": "private", "192.168.1.1": "private", "100.64.0.1": "private",
-    "fc00::1": "private", "fec0::1": "private",
-    "169.254.169.254": "link_local", "fe80::1": "link_local",
-    "224.0.0.1": "multicast", "239.255.255.250": "multicast", "ff02::1": "multicast",
-    "0.0.0.0": "unspecified", "::": "unspecified",
-    "240.0.0.1": "private", "255.255.255.255": "private",
-    "::ffff:127.0.0.1": "loopback", "::ffff:169.254.169.254": "link_local",
+    "127.0.0.1": "loopback",
+    "127.255.0.9": "loopback",
+    "::1": "loopback",
+    "10.1.2.3": "private",
+    "172.16.0.1": "private",
+    "192.168.1.1": "private",
+    "100.64.0.1": "private",
+    "fc00::1": "private",
+    "fec0::1": "private",
+    "169.254.169.254": "link_local",
+    "fe80::1": "link_local",
+    "224.0.0.1": "multicast",
+    "239.255.255.250": "multicast",
+    "ff02::1": "multicast",
+    "0.0.0.0": "unspecified",
+    "::": "unspecified",
+    "240.0.0.1": "private",
+    "255.255.255.255": "private",
+    "::ffff:127.0.0.1": "loopback",
+    "::ffff:169.254.169.254": "link_local",
     "64:ff9b::a9fe:a9fe": "link_local",  # NAT64 of the metadata address
     "2002:7f00:1::1": "loopback",  # 6to4 of 127.0.0.1
     "::127.0.0.1": "reserved",  # deprecated IPv4-compatible form
 }
-PUBLIC = ["93.184.216.34", "8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:93.184.216.34",
-          "64:ff9b::5db8:d822"]
+PUBLIC = ["93.184.216.34", "8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:93.184.216.34", "64:ff9b::5db8:d822"]
 
 
 @pytest.mark.parametrize("address,reason", sorted(REFUSED.items()))
@@ -51,12 +66,25 @@ def test_public_addresses_pass(address):
     assert AddressPolicy().refusal(address) is None
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1", "2130706433", "0x7f.1", "0x7f000001", "0177.0.0.1", "127.1",
-                                  "[::ffff:127.0.0.1]", "::ffff:7f00:1", "127.0.0.1."])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "127.0.0.1",
+        "2130706433",
+        "0x7f.1",
+        "0x7f000001",
+        "0177.0.0.1",
+        "127.1",
+        "[::ffff:127.0.0.1]",
+        "::ffff:7f00:1",
+        "127.0.0.1.",
+    ],
+)
 def test_numeric_forms_of_loopback(host):
     ip = numeric_host(host)
-    assert ip is not None and (ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else ip) \
-        == ipaddress.IPv4Address("127.0.0.1")
+    assert ip is not None and (
+        ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) else ip
+    ) == ipaddress.IPv4Address("127.0.0.1")
     assert AddressPolicy().check_host(host) == (str(ip), "loopback")
 
 
@@ -89,8 +117,14 @@ class Hosts:
     def __init__(self, answers: dict[str, list[list[str]]]) -> None:
         self.answers = {name: list(lists) for name, lists in answers.items()}
 
-    def resolveHostName(self, receiver, hostName, portNumber=0, addressTypes=None,  # noqa: N802, N803
-                        transportSemantics="TCP"):  # noqa: N803
+    def resolveHostName(
+        self,
+        receiver,
+        hostName,
+        portNumber=0,
+        addressTypes=None,  # noqa: N802, N803
+        transportSemantics="TCP",
+    ):  # noqa: N803
         receiver.resolutionBegan(None)
         queue = self.answers.get(hostName, [])
         for address in queue.pop(0) if len(queue) > 1 else (queue[0] if queue else []):
@@ -118,8 +152,14 @@ def guarded_reactor(answers: dict[str, list[list[str]]], policy: AddressPolicy =
 
 
 def test_connect_time_refuses_private_answers():
-    reactor, guard = guarded_reactor({"metadata.test": [["169.254.169.254"]], "intranet.test": [["10.0.0.7"]],
-                                      "public.test": [["93.184.216.34"]], "v6.test": [["::1"]]})
+    reactor, guard = guarded_reactor(
+        {
+            "metadata.test": [["169.254.169.254"]],
+            "intranet.test": [["10.0.0.7"]],
+            "public.test": [["93.184.216.34"]],
+            "v6.test": [["::1"]],
+        }
+    )
     for name in ("metadata.test", "intranet.test", "v6.test"):
         hosts, failure = connect(reactor, name)
         assert hosts == [] and failure is not None and failure.check(DNSLookupError), name
@@ -162,11 +202,23 @@ def middleware(**settings):
     return AddressGuardMiddleware.from_crawler(crawler), crawler.stats
 
 
-@pytest.mark.parametrize("url", [
-    "http://127.0.0.1/secret", "http://2130706433/", "http://0x7f.1:8080/", "http://[::ffff:127.0.0.1]/",
-    "http://localhost/", "http://169.254.169.254/latest/meta-data/", "http://[fe80::1]/", "http://10.0.0.1/",
-    "http://0.0.0.0:8000/", "http://[::]/", "http://224.0.0.251/", "https://192.168.0.1/admin",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1/secret",
+        "http://2130706433/",
+        "http://0x7f.1:8080/",
+        "http://[::ffff:127.0.0.1]/",
+        "http://localhost/",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://[fe80::1]/",
+        "http://10.0.0.1/",
+        "http://0.0.0.0:8000/",
+        "http://[::]/",
+        "http://224.0.0.251/",
+        "https://192.168.0.1/admin",
+    ],
+)
 def test_middleware_refuses_before_sending(url):
     mw, stats = middleware()
     with pytest.raises(BlockedAddressError) as raised:

@@ -25,9 +25,13 @@ SECRET = "SECRET-TOKEN-7f3a"
 def article(title: str, words: str) -> str:
     paragraphs = "".join(
         f"<p>{words} This paragraph number {i} of the page tells the story in plain words, with enough "
-        f"sentences to read as an article rather than a listing of links.</p>" for i in range(4))
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>'
-            f"<body><main><article><h1>{title}</h1>{paragraphs}</article></main></body></html>")
+        f"sentences to read as an article rather than a listing of links.</p>"
+        for i in range(4)
+    )
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>'
+        f"<body><main><article><h1>{title}</h1>{paragraphs}</article></main></body></html>"
+    )
 
 
 def refresh_page(target: str) -> str:
@@ -52,8 +56,12 @@ def public_site():
         yield site
 
 
-GUARDED = {"WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": False, "WEBCLEAN_ALLOWED_NETWORKS": ["127.0.0.2/32"],
-           "TWISTED_DNS_RESOLVER": "tests._dns.HostsResolver", "TEST_DNS_HOSTS": {"rebind.test": "127.0.0.1"}}
+GUARDED = {
+    "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": False,
+    "WEBCLEAN_ALLOWED_NETWORKS": ["127.0.0.2/32"],
+    "TWISTED_DNS_RESOLVER": "tests._dns.HostsResolver",
+    "TEST_DNS_HOSTS": {"rebind.test": "127.0.0.1"},
+}
 UNGUARDED = {**GUARDED, "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": True}
 
 
@@ -63,14 +71,14 @@ def hostile_results(public: LocalSite, secret: LocalSite) -> list[str]:
         public.url("/ok"),
         f"http://127.0.0.1:{port}/secret",
         f"http://localhost:{port}/secret",
-        f"http://2130706433:{port}/secret",      # 127.0.0.1 as one number
-        f"http://0x7f.1:{port}/secret",          # ... in inet_aton's hexadecimal short form
-        f"http://0177.0.0.1:{port}/secret",      # ... in octal
+        f"http://2130706433:{port}/secret",  # 127.0.0.1 as one number
+        f"http://0x7f.1:{port}/secret",  # ... in inet_aton's hexadecimal short form
+        f"http://0177.0.0.1:{port}/secret",  # ... in octal
         f"http://[::ffff:127.0.0.1]:{port}/secret",  # ... IPv4-mapped IPv6
-        f"http://rebind.test:{port}/secret",     # a name resolving to it
-        public.url("/redirect"),                 # 302 to the secret
-        public.url("/refresh"),                  # meta refresh to the secret
-        public.url("/loop1"),                    # a redirect loop (counted, not an address)
+        f"http://rebind.test:{port}/secret",  # a name resolving to it
+        public.url("/redirect"),  # 302 to the secret
+        public.url("/refresh"),  # meta refresh to the secret
+        public.url("/loop1"),  # a redirect loop (counted, not an address)
     ]
 
 
@@ -82,14 +90,20 @@ def serve_search(public: LocalSite, secret: LocalSite) -> None:
     public.add("/loop1", b"", status=302, Location=public.url("/loop2"))
     public.add("/loop2", b"", status=302, Location=public.url("/loop1"))
     results = hostile_results(public, secret)
-    public.add("/search?q=the&format=json&pageno=1", json.dumps(
-        {"results": [{"url": u, "title": u, "content": ""} for u in results]}), "application/json")
+    public.add(
+        "/search?q=the&format=json&pageno=1",
+        json.dumps({"results": [{"url": u, "title": u, "content": ""} for u in results]}),
+        "application/json",
+    )
 
 
 def harvest(tmp_path, public: LocalSite, settings: dict) -> object:
-    return run_crawl("harvest", tmp_path, args={
-        "query": "the", "max_results": 20, "search_url": public.url("/search"), "max_search_pages": 1},
-        settings=settings)
+    return run_crawl(
+        "harvest",
+        tmp_path,
+        args={"query": "the", "max_results": 20, "search_url": public.url("/search"), "max_search_pages": 1},
+        settings=settings,
+    )
 
 
 def test_harvest_refuses_loopback_results(public_site, secret_site, tmp_path):
@@ -124,8 +138,11 @@ def test_news_redirects_and_refresh_to_refused_addresses_are_counted(public_site
     secret_site.add("/robots.txt", "User-agent: *\nAllow: /\n", "text/plain")
     p = public_site
     p.add("/robots.txt", "User-agent: *\nAllow: /\n", "text/plain")
-    p.add("/", '<html><body><a href="/a1">one</a> <a href="/moved">two</a> <a href="/refresh">three</a>'
-               ' <a href="/loop1">four</a></body></html>')
+    p.add(
+        "/",
+        '<html><body><a href="/a1">one</a> <a href="/moved">two</a> <a href="/refresh">three</a>'
+        ' <a href="/loop1">four</a></body></html>',
+    )
     p.add("/a1", article("First article", "Public words."))
     p.add("/moved", b"", status=301, Location=f"http://rebind.test:{secret_site.port}/secret")
     p.add("/refresh", refresh_page(f"http://rebind.test:{secret_site.port}/secret?from=refresh"))
@@ -160,13 +177,23 @@ def test_harvest_trusts_its_own_search_endpoint_only(public_site, secret_site, t
     port = secret_site.port
     public_site.add("/robots.txt", "User-agent: *\nAllow: /\n", "text/plain")
     public_site.add("/ok", article("A public page", "Public words."))
-    results = [public_site.url("/ok"), secret_site.url("/secret"), f"http://localhost:{port}/secret",
-               f"http://2130706433:{port}/secret"]
-    secret_site.add("/search?q=the&format=json&pageno=1", json.dumps(
-        {"results": [{"url": u, "title": u, "content": ""} for u in results]}), "application/json")
-    result = run_crawl("harvest", tmp_path, args={
-        "query": "the", "max_results": 10, "search_url": secret_site.url("/search"), "max_search_pages": 1},
-        settings={**GUARDED, "WEBCLEAN_ALLOWED_NETWORKS": ["127.0.0.2/32"]})
+    results = [
+        public_site.url("/ok"),
+        secret_site.url("/secret"),
+        f"http://localhost:{port}/secret",
+        f"http://2130706433:{port}/secret",
+    ]
+    secret_site.add(
+        "/search?q=the&format=json&pageno=1",
+        json.dumps({"results": [{"url": u, "title": u, "content": ""} for u in results]}),
+        "application/json",
+    )
+    result = run_crawl(
+        "harvest",
+        tmp_path,
+        args={"query": "the", "max_results": 10, "search_url": secret_site.url("/search"), "max_search_pages": 1},
+        settings={**GUARDED, "WEBCLEAN_ALLOWED_NETWORKS": ["127.0.0.2/32"]},
+    )
     assert result.stat("harvest/search_pages") == 1, result.prefixed("harvest/")
     assert [i["url"] for i in result.items] == [public_site.url("/ok")]
     assert result.stat("harvest/failed/blocked_address") == 3

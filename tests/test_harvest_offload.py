@@ -12,19 +12,28 @@ from scrapy.utils.test import get_reactor_settings
 
 from webclean_scrapy.spiders.harvest import HarvestSpider
 
-RESULTS = (b'<html><head><meta charset="utf-8"></head><body>'
-           b'<div class="ad"><a class="title" href="/doc/ad">Sponsored</a></div>'
-           b'<div class="result"><a class="title" href="/doc/alpha">Alpha</a></div>'
-           b'<div class="result"><a class="title" href="https://s.example/doc/beta">Beta</a></div>'
-           b'<div class="result"><a class="title" href="/doc/alpha#again">Alpha again</a></div>'
-           b"</body></html>")
+RESULTS = (
+    b'<html><head><meta charset="utf-8"></head><body>'
+    b'<div class="ad"><a class="title" href="/doc/ad">Sponsored</a></div>'
+    b'<div class="result"><a class="title" href="/doc/alpha">Alpha</a></div>'
+    b'<div class="result"><a class="title" href="https://s.example/doc/beta">Beta</a></div>'
+    b'<div class="result"><a class="title" href="/doc/alpha#again">Alpha again</a></div>'
+    b"</body></html>"
+)
 
 
 def harvest_spider(offload: str, selector: str = "div.result > a.title") -> HarvestSpider:
     engines = {"local": {"url": "https://s.example/find?q={query}&p={page}", "result_selector": selector}}
-    settings = Settings({"WEBCLEAN_OFFLOAD": offload, "WEBCLEAN_WORKERS": 1, "WEBCLEAN_EXTRACTOR": "baseline",
-                         "WEBCLEAN_SEARCH_ENGINES": engines, "TELNETCONSOLE_ENABLED": False,
-                         **get_reactor_settings()})
+    settings = Settings(
+        {
+            "WEBCLEAN_OFFLOAD": offload,
+            "WEBCLEAN_WORKERS": 1,
+            "WEBCLEAN_EXTRACTOR": "baseline",
+            "WEBCLEAN_SEARCH_ENGINES": engines,
+            "TELNETCONSOLE_ENABLED": False,
+            **get_reactor_settings(),
+        }
+    )
     crawler = Crawler(HarvestSpider, settings)
     crawler.spider = HarvestSpider.from_crawler(crawler, query="the word", engine="local", max_results=5)
     crawler._apply_settings()
@@ -38,8 +47,9 @@ async def collect(spider: HarvestSpider, response: HtmlResponse) -> list[scrapy.
 def test_html_result_pages_are_parsed_in_a_worker_process_not_here():
     spider = harvest_spider("process")
     request = spider.search_request(0)
-    response = HtmlResponse(request.url, body=RESULTS, request=request,
-                            headers={"Content-Type": "text/html; charset=utf-8"})
+    response = HtmlResponse(
+        request.url, body=RESULTS, request=request, headers={"Content-Type": "text/html; charset=utf-8"}
+    )
     try:
         out = asyncio.run(collect(spider, response))
     finally:
@@ -47,7 +57,9 @@ def test_html_result_pages_are_parsed_in_a_worker_process_not_here():
     assert response._cached_selector is None  # never parsed in this (the reactor's) thread
     results = [r for r in out if r.callback == spider.parse_result]
     assert [(r.url, r.meta["harvest_rank"]) for r in results] == [
-        ("https://s.example/doc/alpha", 1), ("https://s.example/doc/beta", 2)]
+        ("https://s.example/doc/alpha", 1),
+        ("https://s.example/doc/beta", 2),
+    ]
     assert [r.meta["harvest_page"] for r in out if r.callback == spider.parse_search] == [1]  # the next page
     stats = spider.crawler.stats.get_stats()
     assert stats["harvest/results_seen"] == 3 and stats["harvest/duplicate_results"] == 1

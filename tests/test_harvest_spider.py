@@ -16,24 +16,33 @@ from webclean_scrapy.spiders.harvest import html_file_name
 
 def page(title: str, topic: str) -> str:
     body = "".join(
-        f"<p>{sentence}</p>" for sentence in (
+        f"<p>{sentence}</p>"
+        for sentence in (
             f"This page is about {topic}, and the first paragraph explains why the topic matters to "
             f"the people who read about it every week.",
             f"The second paragraph of the page about {topic} adds detail, examples and a short history "
             f"of how the subject developed over the years.",
             f"Finally the page about {topic} closes with advice for readers who want to learn more.",
-        ))
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>'
-            f'<body><nav><a href="/">Home</a> <a href="/about">About</a></nav><main><h1>{title}</h1>{body}'
-            f"</main><footer>Footer links and copyright</footer></body></html>")
+        )
+    )
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>'
+        f'<body><nav><a href="/">Home</a> <a href="/about">About</a></nav><main><h1>{title}</h1>{body}'
+        f"</main><footer>Footer links and copyright</footer></body></html>"
+    )
 
 
 PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
 
 
 def searxng_results(urls: list[str]) -> str:
-    return json.dumps({"query": "the", "number_of_results": 0,
-                       "results": [{"url": u, "title": u, "content": "", "engine": "fake"} for u in urls]})
+    return json.dumps(
+        {
+            "query": "the",
+            "number_of_results": 0,
+            "results": [{"url": u, "title": u, "content": "", "engine": "fake"} for u in urls],
+        }
+    )
 
 
 @pytest.fixture()
@@ -44,12 +53,18 @@ def search_site():
         site.add(f"/r/{name}", page(f"Result {name}", f"the number {name}"))
     site.add("/r/paper.pdf", PDF, "application/pdf")
     site.add("/robots.txt", "User-agent: *\nDisallow: /search\n", "text/plain")
-    site.add("/search?q=the&format=json&pageno=1", searxng_results(
-        [f"{b}/r/one", f"{b}/r/paper.pdf", f"{b}/r/gone", f"{b}/r/four", f"{b}/r/one?utm_source=searx"]),
-        "application/json")
-    site.add("/search?q=the&format=json&pageno=2", searxng_results(
-        [f"{b}/r/five", f"{b}/r/four#top", "javascript:void(0)", f"{b}/r/six", f"{b}/r/seven"]),
-        "application/json")
+    site.add(
+        "/search?q=the&format=json&pageno=1",
+        searxng_results(
+            [f"{b}/r/one", f"{b}/r/paper.pdf", f"{b}/r/gone", f"{b}/r/four", f"{b}/r/one?utm_source=searx"]
+        ),
+        "application/json",
+    )
+    site.add(
+        "/search?q=the&format=json&pageno=2",
+        searxng_results([f"{b}/r/five", f"{b}/r/four#top", "javascript:void(0)", f"{b}/r/six", f"{b}/r/seven"]),
+        "application/json",
+    )
     site.add("/search?q=the&format=json&pageno=3", searxng_results([f"{b}/r/eight"]), "application/json")
     with site:
         yield site
@@ -57,13 +72,26 @@ def search_site():
 
 def test_harvest_searxng(search_site, tmp_path):
     saved = tmp_path / "html"
-    result = run_crawl("harvest", tmp_path, args={
-        "query": "the", "max_results": 6, "engine": "searxng", "search_url": search_site.url("/search"),
-        "save_html": saved, "search_robots": "ignore"})
+    result = run_crawl(
+        "harvest",
+        tmp_path,
+        args={
+            "query": "the",
+            "max_results": 6,
+            "engine": "searxng",
+            "search_url": search_site.url("/search"),
+            "save_html": saved,
+            "search_robots": "ignore",
+        },
+    )
     b = search_site.base_url
     # Six distinct results taken in engine order; the PDF (2) and the dead link (3) give no item.
     assert [(i["rank"], i["url"]) for i in sorted(result.items, key=lambda i: i["rank"])] == [
-        (1, f"{b}/r/one"), (4, f"{b}/r/four"), (5, f"{b}/r/five"), (6, f"{b}/r/six")]
+        (1, f"{b}/r/one"),
+        (4, f"{b}/r/four"),
+        (5, f"{b}/r/five"),
+        (6, f"{b}/r/six"),
+    ]
     assert {i["query"] for i in result.items} == {"the"}
     assert all("the number" in i["text"] and i["status"] == 200 for i in result.items)
     stats = result.prefixed("harvest/")
@@ -71,8 +99,8 @@ def test_harvest_searxng(search_site, tmp_path):
         "harvest/search_pages": 2,
         "harvest/results_seen": 10,
         "harvest/results_taken": 6,
-        "harvest/duplicate_results": 2,   # /r/one?utm_source=..., /r/four#top
-        "harvest/skipped_results": 1,     # javascript:
+        "harvest/duplicate_results": 2,  # /r/one?utm_source=..., /r/four#top
+        "harvest/skipped_results": 1,  # javascript:
         "harvest/non_html": 1,
         "harvest/failed": 1,
         "harvest/failed/http_404": 1,
@@ -90,8 +118,9 @@ def test_harvest_searxng(search_site, tmp_path):
 
 
 def test_harvest_obeys_search_robots_by_default(search_site, tmp_path):
-    result = run_crawl("harvest", tmp_path, args={
-        "query": "the", "max_results": 3, "search_url": search_site.url("/search")})
+    result = run_crawl(
+        "harvest", tmp_path, args={"query": "the", "max_results": 3, "search_url": search_site.url("/search")}
+    )
     assert result.items == []
     assert result.stat("harvest/search_errors/ignored") == 1
     assert not [h for h in search_site.hits if h.startswith("/search")]
@@ -102,20 +131,33 @@ def test_harvest_html_engine_from_settings(tmp_path):
     b = site.base_url
     for name in ("alpha", "beta", "gamma", "delta"):
         site.add(f"/doc/{name}", page(f"Doc {name}", f"the letter {name}"))
+
     def results(*hrefs: str) -> str:
         links = "".join(f'<div class="result"><a class="title" href="{h}">{h}</a></div>' for h in hrefs)
-        return ('<html><body><div class="ad"><a class="title" href="/doc/ad">Sponsored</a></div>'
-                f"{links}</body></html>")
+        return f'<html><body><div class="ad"><a class="title" href="/doc/ad">Sponsored</a></div>{links}</body></html>'
 
     site.add("/find?q=the+word&p=0", results("/doc/alpha", f"{b}/doc/beta"))
     site.add("/find?q=the+word&p=10", results("/doc/alpha", "/doc/gamma", "/doc/delta"))
-    engines = {"local": {"url": b + "/find?q={query}&p={page}", "result_selector": "div.result > a.title",
-                         "first_page": 0, "page_step": 10}}
+    engines = {
+        "local": {
+            "url": b + "/find?q={query}&p={page}",
+            "result_selector": "div.result > a.title",
+            "first_page": 0,
+            "page_step": 10,
+        }
+    }
     with site:
-        result = run_crawl("harvest", tmp_path, args={"query": "the word", "max_results": 3, "engine": "local"},
-                           settings={"WEBCLEAN_SEARCH_ENGINES": engines})
+        result = run_crawl(
+            "harvest",
+            tmp_path,
+            args={"query": "the word", "max_results": 3, "engine": "local"},
+            settings={"WEBCLEAN_SEARCH_ENGINES": engines},
+        )
     assert sorted((i["rank"], i["url"], i["query"]) for i in result.items) == [
-        (1, f"{b}/doc/alpha", "the word"), (2, f"{b}/doc/beta", "the word"), (3, f"{b}/doc/gamma", "the word")]
+        (1, f"{b}/doc/alpha", "the word"),
+        (2, f"{b}/doc/beta", "the word"),
+        (3, f"{b}/doc/gamma", "the word"),
+    ]
     assert result.stat("harvest/search_pages") == 2
     assert result.stat("webclean/skipped/requested") == 2  # search pages are not extracted
     assert "/doc/ad" not in site.hits and "/doc/delta" not in site.hits
@@ -127,7 +169,9 @@ def test_harvest_html_engine_from_settings(tmp_path):
 def test_searxng_engine_urls_and_bad_answers():
     engine = SearxngEngine("http://s.example/search")
     assert engine.page_url("the web", 0) == "http://s.example/search?q=the+web&format=json&pageno=1"
-    assert SearxngEngine("http://s.example/search?lang=en").page_url("x", 1).endswith("?lang=en&q=x&format=json&pageno=2")
+    assert (
+        SearxngEngine("http://s.example/search?lang=en").page_url("x", 1).endswith("?lang=en&q=x&format=json&pageno=2")
+    )
     ok = TextResponse("http://s.example/", body=b'{"results": [{"url": "http://a/"}, {"title": "no url"}, 7]}')
     assert engine.result_urls(ok) == ["http://a/"]
     for body in (b"<html>rate limited</html>", b'{"error": 1}', b"[]"):
@@ -136,18 +180,27 @@ def test_searxng_engine_urls_and_bad_answers():
 
 
 def test_html_engine_xpath_and_redirect_wrappers():
-    engine = HtmlResultsEngine(url="https://h.example/html?q={query}&s={page}",
-                               result_selector="//a[@class='r']/@href", result_param="uddg")
+    engine = HtmlResultsEngine(
+        url="https://h.example/html?q={query}&s={page}", result_selector="//a[@class='r']/@href", result_param="uddg"
+    )
     assert engine.page_url("a&b", 2) == "https://h.example/html?q=a%26b&s=3"
-    body = (b"<html><body><a class='r' href='/l/?uddg=https%3A%2F%2Fsite.example%2Fpage&rut=1'>x</a>"
-            b"<a class='r' href='/l/?other=1'>no target</a></body></html>")
+    body = (
+        b"<html><body><a class='r' href='/l/?uddg=https%3A%2F%2Fsite.example%2Fpage&rut=1'>x</a>"
+        b"<a class='r' href='/l/?other=1'>no target</a></body></html>"
+    )
     response = HtmlResponse("https://h.example/html?q=x", body=body)
     assert engine.result_urls(response) == ["https://site.example/page"]
 
 
 def test_get_engine_errors():
-    settings = Settings({"WEBCLEAN_SEARCH_ENGINES": {"bad": {"url": "https://x/?p={page}", "result_selector": "a"},
-                                                     "typo": {"url": "https://x/?q={query}", "selector": "a"}}})
+    settings = Settings(
+        {
+            "WEBCLEAN_SEARCH_ENGINES": {
+                "bad": {"url": "https://x/?p={page}", "result_selector": "a"},
+                "typo": {"url": "https://x/?q={query}", "selector": "a"},
+            }
+        }
+    )
     with pytest.raises(SearchEngineError, match="search_url"):
         get_engine("searxng", settings)
     with pytest.raises(SearchEngineError, match="unknown search engine 'nope'.*bad, searxng, typo"):
@@ -162,10 +215,13 @@ def test_get_engine_errors():
 # -- failures say what happened ------------------------------------------------
 
 
-@pytest.mark.parametrize("answer", [
-    (500, "application/json", "{}"),                             # the endpoint errors
-    (200, "text/html", "<html><body>JSON is off</body></html>"),  # not the JSON API
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        (500, "application/json", "{}"),  # the endpoint errors
+        (200, "text/html", "<html><body>JSON is off</body></html>"),  # not the JSON API
+    ],
+)
 def test_harvest_logs_an_error_when_the_search_endpoint_fails(tmp_path, answer):
     status, content_type, body = answer
     site = LocalSite()
@@ -174,8 +230,9 @@ def test_harvest_logs_an_error_when_the_search_endpoint_fails(tmp_path, answer):
         result = run_crawl("harvest", tmp_path, args={"query": "the", "search_url": site.url("/search")})
     assert result.items == []
     errors = [line for line in result.log.splitlines() if "ERROR" in line]
-    assert any("Search engine searxng failed on result page 1" in line and site.url("/search") in line
-               for line in errors), result.log[-3000:]
+    assert any(
+        "Search engine searxng failed on result page 1" in line and site.url("/search") in line for line in errors
+    ), result.log[-3000:]
     assert result.stat("finish_reason", "") == "search_failed"
     assert result.stat("harvest/search_errors/http_500" if status == 500 else "harvest/bad_search_pages") == 1
 
@@ -190,5 +247,6 @@ def test_harvest_checks_search_urls_like_the_news_spider_checks_start_urls():
     with pytest.raises(SearchEngineError, match="WEBCLEAN_SEARXNG_URL"):
         get_engine("searxng", Settings({"WEBCLEAN_SEARXNG_URL": "not-a-url"}))
     with pytest.raises(SearchEngineError, match=r"WEBCLEAN_SEARCH_ENGINES\['mine'\]"):
-        get_engine("mine", Settings({"WEBCLEAN_SEARCH_ENGINES": {"mine": {"url": "nohost?q={query}",
-                                                                          "result_selector": "a"}}}))
+        get_engine(
+            "mine", Settings({"WEBCLEAN_SEARCH_ENGINES": {"mine": {"url": "nohost?q={query}", "result_selector": "a"}}})
+        )

@@ -40,7 +40,7 @@ def test_kill_9_and_resume_emits_every_article_once(news_site, tmp_path, same_ou
     assert sorted(counts) == sorted(news_site.url(a) for a in ARTICLES), log[-3000:]
     assert max(counts.values()) == 1, counts
     # Items written before the kill were not overwritten.
-    assert [i["url"] for i in read_items(first)[:len(written)]] == [i["url"] for i in written]
+    assert [i["url"] for i in read_items(first)[: len(written)]] == [i["url"] for i in written]
     assert not (job / "webclean" / "running").exists()
 
 
@@ -60,7 +60,9 @@ def test_graceful_resume_after_finish_emits_nothing_again(news_site, tmp_path):
 
 def test_jobdir_reads_back_only_complete_lines(tmp_path):
     out = tmp_path / "out.jsonl"
-    out.write_text(json.dumps({"url": "http://a/1", "text": "x"}) + "\n" + '{"url": "http://a/2", "te', encoding="utf-8")
+    out.write_text(
+        json.dumps({"url": "http://a/1", "text": "x"}) + "\n" + '{"url": "http://a/2", "te', encoding="utf-8"
+    )
     job = JobDir(tmp_path / "job")
     job.record_output(out)
     assert (tmp_path / "job" / "webclean" / "running").exists()
@@ -75,10 +77,23 @@ def test_memory_store_is_seeded_from_the_jobs_outputs(tmp_path):
     from webclean_scrapy.emitted import MemoryEmittedStore
 
     out = tmp_path / "out.jsonl"
-    out.write_text(json.dumps({"keys": ["url:1", "text:x"]}) + "\n" + json.dumps({"other": 1}) + "\n",
-                   encoding="utf-8")
+    out.write_text(json.dumps({"keys": ["url:1", "text:x"]}) + "\n" + json.dumps({"other": 1}) + "\n", encoding="utf-8")
     JobDir(tmp_path / "job").record_output(out)
     store = MemoryEmittedStore()
     store.open(JobDir(tmp_path / "job"), lambda item: item.get("keys"))
     assert store.seen(["text:x"]) and not store.claim(["url:9", "url:1"])
     assert store.claim(["url:2", "text:y"]) and not store.claim(["text:y"])
+
+
+def test_jobdir_extension_listed_by_the_project_keeps_its_priority(tmp_path):
+    from scrapy.settings import Settings
+
+    from webclean_scrapy.jobdir import JobDirExtension, configure_settings
+
+    path = "webclean_scrapy.jobdir.JobDirExtension"
+    settings = Settings({"JOBDIR": str(tmp_path), "EXTENSIONS": {path: 700}})
+    configure_settings(settings)
+    assert settings.getdict("EXTENSIONS") == {path: 700}
+    settings = Settings({"JOBDIR": str(tmp_path)})
+    configure_settings(settings)
+    assert settings.getdict("EXTENSIONS") == {JobDirExtension: 0}

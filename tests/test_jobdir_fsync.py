@@ -28,7 +28,7 @@ def test_items_are_in_the_file_at_once_and_fsynced_by_another_thread(tmp_path, m
     for n, line in enumerate(lines):
         file.write(line)
         # What a kill -9 right now would leave: the file as another process reads it.
-        assert out.read_bytes() == b"".join(lines[:n + 1])
+        assert out.read_bytes() == b"".join(lines[: n + 1])
     assert caller not in fsyncs  # the writer never waited for the disk
     storage.store(file)
     assert fsyncs and fsyncs[-1] == caller  # the last fsync, at close, covers everything

@@ -28,7 +28,6 @@ class ChokingExtractor(Extractor):
 
     name = "test-choking"
 
-
     def extract_text(self, doc):
         raise ZeroDivisionError("the page broke me")
 
@@ -56,7 +55,8 @@ def test_middleware_logs_each_swallowed_error_once_with_url(caplog):
             assert out is response and extraction_of(response) is None  # the page goes on, without text
     warned = warnings_of(caplog)
     assert [r.getMessage() for r in warned] == [
-        f"Extraction failed for {url}: ZeroDivisionError: the page broke me" for url in urls]
+        f"Extraction failed for {url}: ZeroDivisionError: the page broke me" for url in urls
+    ]
     assert not any(r.exc_info for r in warned)  # tracebacks only when the crawl logs DEBUG
     assert crawler.stats.get_value("webclean/errors/ZeroDivisionError") == 2
 
@@ -77,7 +77,8 @@ def test_pipeline_logs_a_swallowed_error_with_the_item_url(caplog):
         item = asyncio.run(pipeline.process_item({"url": "https://a.example/item", "html": PAGE}))
     assert item["text"] == ""  # the item is kept
     assert [r.getMessage() for r in warnings_of(caplog)] == [
-        "Extraction failed for https://a.example/item: ZeroDivisionError: the page broke me"]
+        "Extraction failed for https://a.example/item: ZeroDivisionError: the page broke me"
+    ]
     assert crawler.stats.get_value("webclean/errors") == 1
 
 
@@ -93,15 +94,28 @@ def test_drops_are_logged_below_warning(text, level):
     assert entry["level"] == level
 
 
-@pytest.mark.parametrize("settings, expected", [
-    ({"WEBCLEAN_OFFLOAD": "thread", "WEBCLEAN_WORKERS": 3, "WEBCLEAN_EXTRACTOR": "baseline"},
-     "webclean: extractor baseline, WEBCLEAN_OFFLOAD=thread, 3 thread workers"),
-    ({"WEBCLEAN_EXTRACTOR": "default"},
-     "webclean: extractor webclean (WEBCLEAN_EXTRACTOR='default'), WEBCLEAN_OFFLOAD=none, inline on the reactor thread"),
-    ({"WEBCLEAN_EXTRACTOR": "density", "WEBCLEAN_EXTRACTOR_OPTIONS": {"c2": 5}, "WEBCLEAN_WORKERS": 1,
-      "WEBCLEAN_OFFLOAD": "thread"},
-     "webclean: extractor density, options {'c2': 5}, WEBCLEAN_OFFLOAD=thread, 1 thread worker"),
-])
+@pytest.mark.parametrize(
+    "settings, expected",
+    [
+        (
+            {"WEBCLEAN_OFFLOAD": "thread", "WEBCLEAN_WORKERS": 3, "WEBCLEAN_EXTRACTOR": "baseline"},
+            "webclean: extractor baseline, WEBCLEAN_OFFLOAD=thread, 3 thread workers",
+        ),
+        (
+            {"WEBCLEAN_EXTRACTOR": "default"},
+            "webclean: extractor webclean (WEBCLEAN_EXTRACTOR='default'), WEBCLEAN_OFFLOAD=none, inline on the reactor thread",
+        ),
+        (
+            {
+                "WEBCLEAN_EXTRACTOR": "density",
+                "WEBCLEAN_EXTRACTOR_OPTIONS": {"c2": 5},
+                "WEBCLEAN_WORKERS": 1,
+                "WEBCLEAN_OFFLOAD": "thread",
+            },
+            "webclean: extractor density, options {'c2': 5}, WEBCLEAN_OFFLOAD=thread, 1 thread worker",
+        ),
+    ],
+)
 def test_one_start_up_line(caplog, settings, expected):
     crawler = crawler_for(**settings)
     with caplog.at_level(logging.INFO):

@@ -19,9 +19,9 @@ import pytest
 
 from webclean_scrapy.document import RELEASE_TREE_ABOVE, Document, parse_html
 from webclean_scrapy.extraction import Extractor
-from webclean_scrapy.marks import PUNCTUATION_MARKS
 from webclean_scrapy.extractors.webclean import MODEL_FEATURES, block_probabilities
 from webclean_scrapy.extractors.webclean.features import BLOCK_FEATURES, _Page, block_matrix, iter_block_matrices
+from webclean_scrapy.marks import PUNCTUATION_MARKS
 from webclean_scrapy.page_type import page_type_of
 
 DEMO = Path(__file__).resolve().parent.parent / "webclean_scrapy" / "demo" / "site"
@@ -58,8 +58,8 @@ def test_chunked_rows_are_the_whole_rows(html, chunk):
     chunks = [matrix for _, matrix in iter_block_matrices(page, len(MODEL_FEATURES), chunk)]
     assert all(len(matrix) <= chunk for matrix in chunks)
     rows = np.vstack(chunks) if chunks else np.zeros((0, len(MODEL_FEATURES)))
-    assert np.array_equal(rows[:, :len(BLOCK_FEATURES)], whole)
-    assert not rows[:, len(BLOCK_FEATURES):].any()  # left for the page-type columns
+    assert np.array_equal(rows[:, : len(BLOCK_FEATURES)], whole)
+    assert not rows[:, len(BLOCK_FEATURES) :].any()  # left for the page-type columns
 
 
 def test_the_walks_tables_take_little_per_block():

@@ -16,7 +16,8 @@ from webclean_scrapy.metadata import Metadata, extract_metadata
 
 BODY = "<body><h1>The visible heading</h1><p>" + "Some words of the article. " * 20 + "</p></body>"
 
-GRAPH = """<html><head><title>Raw title | Example News</title>
+GRAPH = (
+    """<html><head><title>Raw title | Example News</title>
 <script type="application/ld+json">{"@context": "https://schema.org", "@graph": [
   {"@type": "WebSite", "@id": "https://ex.com/#site", "name": "Example News"},
   {"@type": "Person", "@id": "https://ex.com/#jane", "name": "Jane Roe"},
@@ -27,7 +28,10 @@ GRAPH = """<html><head><title>Raw title | Example News</title>
    "description": "Water everywhere.", "keywords": "rivers, rain, Rivers",
    "image": {"@type": "ImageObject", "url": "/img/river.jpg"}}]}</script>
 <script type="application/ld+json">{ not json at all</script>
-</head>""" + BODY + "</html>"
+</head>"""
+    + BODY
+    + "</html>"
+)
 
 
 def test_json_ld_graph_with_referenced_and_nested_authors():
@@ -43,13 +47,17 @@ def test_json_ld_graph_with_referenced_and_nested_authors():
 
 
 def test_opengraph_and_meta_only():
-    page = """<html><head><meta property="og:title" content="OG title">
+    page = (
+        """<html><head><meta property="og:title" content="OG title">
     <meta property="og:site_name" content="Site"><meta name="description" content="Desc">
     <meta property="article:published_time" content="2024-02-29T23:30:00Z">
     <meta property="article:modified_time" content="2024-03-01">
     <meta name="author" content="By Ann Writer"><meta property="article:tag" content="one">
     <meta property="article:tag" content="two"><meta property="og:image" content="https://cdn.ex.com/a.png">
-    <meta property="og:url" content="https://ex.com/a"></head>""" + BODY + "</html>"
+    <meta property="og:url" content="https://ex.com/a"></head>"""
+        + BODY
+        + "</html>"
+    )
     md = extract_metadata(Document.from_html(page, url="https://ex.com/a?utm=1"))
     assert (md.title, md.author, md.sitename, md.description) == ("OG title", "Ann Writer", "Site", "Desc")
     assert (md.date, md.date_modified) == ("2024-02-29T23:30:00Z", "2024-03-01")
@@ -83,21 +91,28 @@ def test_visible_byline_date_and_rejected_authors():
 
 
 def test_organisation_author_only_on_articles():
-    page = """<html><head><script type="application/ld+json">{"@type": "Product", "name": "Blue Widget",
-    "author": {"@type": "Organization", "name": "Widgets Inc"}}</script></head>""" + BODY + "</html>"
+    page = (
+        """<html><head><script type="application/ld+json">{"@type": "Product", "name": "Blue Widget",
+    "author": {"@type": "Organization", "name": "Widgets Inc"}}</script></head>"""
+        + BODY
+        + "</html>"
+    )
     doc = Document.from_html(page, url="https://widgets.example/blue")
     assert extract_metadata(doc, page_type="article").author == "Widgets Inc"
     assert extract_metadata(doc, page_type="product").author is None
 
 
-@pytest.mark.parametrize("page", [
-    "<html><body><p>Nothing but a paragraph.</p></body></html>",
-    "",
-    "<html><head><script type='application/ld+json'>[1, \"x\", null, {\"@graph\": 5}]</script>"
-    "<meta name='date' content='not a date'><meta property='article:published_time' content='2025-13-45'>"
-    "<time datetime='yesterday'></time></head><body><p>x</p></body></html>",
-    "<script type='application/ld+json'>" + "[" * 100_000 + "]" * 100_000 + "</script><p>x</p>",
-])
+@pytest.mark.parametrize(
+    "page",
+    [
+        "<html><body><p>Nothing but a paragraph.</p></body></html>",
+        "",
+        '<html><head><script type=\'application/ld+json\'>[1, "x", null, {"@graph": 5}]</script>'
+        "<meta name='date' content='not a date'><meta property='article:published_time' content='2025-13-45'>"
+        "<time datetime='yesterday'></time></head><body><p>x</p></body></html>",
+        "<script type='application/ld+json'>" + "[" * 100_000 + "]" * 100_000 + "</script><p>x</p>",
+    ],
+)
 def test_pages_that_say_nothing(page):
     md = extract_metadata(Document.from_html(page))
     assert md == Metadata(title=md.title)  # every other field empty
@@ -106,8 +121,11 @@ def test_pages_that_say_nothing(page):
 
 def test_fields_reach_extraction_item_and_cli(tmp_path, capsys):
     result = extract(GRAPH, url="https://ex.com/news/rivers")
-    assert (result.title, result.author, result.date[:10]) == ("Rivers rise after rain", "Jane Roe, John Doe",
-                                                                "2025-09-04")
+    assert (result.title, result.author, result.date[:10]) == (
+        "Rivers rise after rain",
+        "Jane Roe, John Doe",
+        "2025-09-04",
+    )
     response = HtmlResponse("https://ex.com/news/rivers", body=GRAPH.encode(), encoding="utf-8")
     item = CleanedPage.from_response(response, result)
     assert item["author"] == "Jane Roe, John Doe" and item["tags"] == ["rivers", "rain"]
@@ -126,8 +144,10 @@ def test_fields_reach_extraction_item_and_cli(tmp_path, capsys):
 # -- scoring, on worked examples ---------------------------------------------------
 def test_normalised_title_and_author_matches():
     assert normalise_field("  “Rivers Rise” — After Rain!  ") == "rivers rise after rain"
-    assert title_scores("Rivers rise after rain | Example News", "Rivers Rise: After Rain") == (0.0, pytest.approx(
-        2 * (4 / 6) * 1 / (4 / 6 + 1)))  # 4 of 6 words are gold, all 4 gold words found: F1 0.8
+    assert title_scores("Rivers rise after rain | Example News", "Rivers Rise: After Rain") == (
+        0.0,
+        pytest.approx(2 * (4 / 6) * 1 / (4 / 6 + 1)),
+    )  # 4 of 6 words are gold, all 4 gold words found: F1 0.8
     assert title_scores("rivers RISE after rain.", "Rivers rise after rain") == (1.0, 1.0)
     assert title_scores(None, "Rivers") == (0.0, 0.0)
     assert author_exact("jane roe", "Jane Roe") == 1.0

@@ -21,6 +21,7 @@ def text_of(name: str, html: str, **options: object) -> str:
 
 # -- density (Arias, Deschacht & Moens 2009) ---------------------------------
 
+
 def br_page(*strings: str) -> str:
     """Strings separated by ``<br>``: consecutive strings are 1 position apart,
     and each extra ``<br>`` (an empty string) adds 1 to the distance."""
@@ -78,6 +79,7 @@ def test_density_empty_page_and_bad_options():
 
 
 # -- ttr (Weninger & Hsu 2008; CETR 2010) ------------------------------------
+
 
 def test_ttr_smoothing_is_a_truncated_mean_of_radius_2():
     values = np.array([0.0, 0.0, 10.0, 0.0, 0.0, 5.0])
@@ -153,8 +155,13 @@ def test_ttr_prediction_marks_the_origin_cluster_non_content():
 
 
 def test_ttr_rejects_bad_options():
-    for options in ({"clustering": "dbscan"}, {"clusters": 4}, {"clusters": 0},
-                    {"clustering": "prediction", "clusters": 1}, {"lines": "dom"}):
+    for options in (
+        {"clustering": "dbscan"},
+        {"clusters": 4},
+        {"clusters": 0},
+        {"clustering": "prediction", "clusters": 1},
+        {"lines": "dom"},
+    ):
         with pytest.raises(ExtractionError):
             get_extractor("ttr", **options)
 
@@ -181,6 +188,7 @@ def test_ttr_structural_lines_split_a_minified_page():
 
 # -- punctuation (Posch) -----------------------------------------------------
 
+
 def test_punctuation_counts_cjk_marks():
     assert count_chars("一，二、三。好！吗？", COMMAS) == 2
     assert count_chars("一，二、三。好！吗？", FULL_STOPS) == 3
@@ -198,14 +206,14 @@ def test_punctuation_score_worked_example():
     assert outer.chars == 37 + 15  # CL, non-whitespace characters
     assert outer.anchor_chars == 9  # ACL: "the," + "docs."
     assert outer.anchor_punctuation == 2  # ACFL: "," and "."
-    assert outer.score == pytest.approx(4 ** 3 * (52 / 9) / 2 ** 2)  # 92.44
+    assert outer.score == pytest.approx(4**3 * (52 / 9) / 2**2)  # 92.44
 
 
 def test_punctuation_zero_guards_count_as_one():
     doc = Document.from_html("<div>One, two, three</div><div>No commas at all</div>")
     first, second = score_divs(doc)
     assert (first.anchor_chars, first.anchor_punctuation) == (0, 0)
-    assert first.score == 2 ** 3 * 13  # CS^3 * CL / 1 / 1^2
+    assert first.score == 2**3 * 13  # CS^3 * CL / 1 / 1^2
     assert second.score == 0
 
 
@@ -274,7 +282,8 @@ ARTICLE = [
     "the council would publish monthly figures on traffic, accidents and air quality.",
 ]
 
-REALISTIC = """<!DOCTYPE html>
+REALISTIC = (
+    """<!DOCTYPE html>
 <html lang="en">
 <head>
   <title>Council approves cycling plan</title>
@@ -294,7 +303,9 @@ REALISTIC = """<!DOCTYPE html>
   <div id="content">
     <div class="article">
       <h1>Council approves cycling plan</h1>
-""" + "".join(f"      <p>{p}</p>\n" for p in ARTICLE) + """    </div>
+"""
+    + "".join(f"      <p>{p}</p>\n" for p in ARTICLE)
+    + """    </div>
   </div>
   <div id="footer">
     <ul>
@@ -307,19 +318,23 @@ REALISTIC = """<!DOCTYPE html>
 </body>
 </html>
 """
+)
 
 
-@pytest.mark.parametrize("name,options", [
-    ("density", {}),
-    ("density", {"unit": "strings"}),
-    ("ttr", {}),
-    ("ttr", {"lines": "structural"}),
-    ("ttr", {"clustering": "kmeans"}),
-    ("ttr", {"clustering": "em"}),
-    ("ttr", {"clustering": "farthest_first"}),
-    ("ttr", {"clustering": "prediction"}),
-    ("punctuation", {}),
-])
+@pytest.mark.parametrize(
+    "name,options",
+    [
+        ("density", {}),
+        ("density", {"unit": "strings"}),
+        ("ttr", {}),
+        ("ttr", {"lines": "structural"}),
+        ("ttr", {"clustering": "kmeans"}),
+        ("ttr", {"clustering": "em"}),
+        ("ttr", {"clustering": "farthest_first"}),
+        ("ttr", {"clustering": "prediction"}),
+        ("punctuation", {}),
+    ],
+)
 def test_methods_keep_the_article_and_drop_the_footer(name, options):
     text = text_of(name, REALISTIC, **options)
     for paragraph in ARTICLE:
@@ -328,9 +343,14 @@ def test_methods_keep_the_article_and_drop_the_footer(name, options):
     assert "window.analytics" not in text and "font-family" not in text
 
 
-@pytest.mark.parametrize("name, repeated", [
-    ("density", "a, b.\na, b.\na, b."), ("ttr", "a, b. a, b. a, b."), ("punctuation", "a, b."),
-])
+@pytest.mark.parametrize(
+    "name, repeated",
+    [
+        ("density", "a, b.\na, b.\na, b."),
+        ("ttr", "a, b. a, b. a, b."),
+        ("punctuation", "a, b."),
+    ],
+)
 def test_methods_on_empty_and_odd_input(name, repeated):
     for html in ("", "   ", "<html></html>"):
         assert text_of(name, html) == ""

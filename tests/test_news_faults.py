@@ -39,8 +39,8 @@ TRUNCATED_GZIP = "/2024/06/15/truncated-gzip-story-about-rain/"
 LOOP = "/2024/06/16/redirect-loop-story/"
 FAULTS = [SERVER_ERROR, HANG, RESET, HUGE, BINARY, TRUNCATED_GZIP, LOOP]
 
-TIMEOUT = 3          # DOWNLOAD_TIMEOUT of the test crawls, seconds
-MAXSIZE = 100_000    # DOWNLOAD_MAXSIZE of the test crawls, bytes
+TIMEOUT = 3  # DOWNLOAD_TIMEOUT of the test crawls, seconds
+MAXSIZE = 100_000  # DOWNLOAD_MAXSIZE of the test crawls, bytes
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 20
 
 
@@ -63,8 +63,12 @@ def build_faulty_site(site: LocalSite) -> None:
     site.add(HANG, story(HANG, "the bridge", "Westford", "Lee Chan"), delay=60)
     site.add(RESET, story(RESET, "the new school", "Ashby", "Kim Novak"), reset_after=400)
     padding = "<p>" + "An archive paragraph that goes on and on. " * 40 + "</p>"
-    site.add(HUGE, story(HUGE, "the archive", "Oldham", "Ravi Shah").replace("</article>",
-             padding * (MAXSIZE // len(padding) + 2) + "</article>"))
+    site.add(
+        HUGE,
+        story(HUGE, "the archive", "Oldham", "Ravi Shah").replace(
+            "</article>", padding * (MAXSIZE // len(padding) + 2) + "</article>"
+        ),
+    )
     site.add(BINARY, PNG, "text/html; charset=utf-8")
     page = story(TRUNCATED_GZIP, "the rain", "Fenwick", "Jo March").replace("{{BASE}}", site.base_url)
     whole = gzip.compress(page.encode())
@@ -82,9 +86,13 @@ def faulty_site():
 
 
 def crawl(site: LocalSite, tmp_path, **settings):
-    return run_crawl("news", tmp_path, args={"start_urls": site.url("/"), "sitemaps": 0}, timeout=300,
-                     settings={"DOWNLOAD_TIMEOUT": TIMEOUT, "DOWNLOAD_MAXSIZE": MAXSIZE, "LOG_LEVEL": "INFO",
-                               **settings})
+    return run_crawl(
+        "news",
+        tmp_path,
+        args={"start_urls": site.url("/"), "sitemaps": 0},
+        timeout=300,
+        settings={"DOWNLOAD_TIMEOUT": TIMEOUT, "DOWNLOAD_MAXSIZE": MAXSIZE, "LOG_LEVEL": "INFO", **settings},
+    )
 
 
 def log_lines(stderr: str, level: str, needle: str) -> list[str]:
@@ -114,13 +122,26 @@ def test_each_failure_is_counted(fault_crawl):
     assert stats["news/errors/http_500"] == 1
     assert stats["news/errors/DownloadTimeoutError"] == 1
     # DOWNLOAD_MAXSIZE (Scrapy < 2.14 names it Twisted's CancelledError)
-    cancelled = "news/errors/DownloadCancelledError" if "news/errors/DownloadCancelledError" in stats \
+    cancelled = (
+        "news/errors/DownloadCancelledError"
+        if "news/errors/DownloadCancelledError" in stats
         else "news/errors/CancelledError"
+    )
     assert stats[cancelled] == 1
-    reset = {k: v for k, v in stats.items() if k not in {
-        "news/errors", "news/errors/http_500", "news/errors/DownloadTimeoutError",
-        cancelled, "news/errors/ignored", "news/errors/redirect_loop"}}
-    assert sum(reset.values()) == 1, stats     # the connection reset, under Scrapy's exception name
+    reset = {
+        k: v
+        for k, v in stats.items()
+        if k
+        not in {
+            "news/errors",
+            "news/errors/http_500",
+            "news/errors/DownloadTimeoutError",
+            cancelled,
+            "news/errors/ignored",
+            "news/errors/redirect_loop",
+        }
+    }
+    assert sum(reset.values()) == 1, stats  # the connection reset, under Scrapy's exception name
     # The redirect loop: dropped by the dupefilter, counted by the spider (request_dropped).
     assert stats["news/errors/redirect_loop"] == 1
     assert stats["news/errors"] == 5 + stats.get("news/errors/ignored", 0)

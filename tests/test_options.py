@@ -65,10 +65,12 @@ def test_extractor_that_is_not_a_name():
 
 def test_good_options_still_work():
     # Each option takes effect: threshold 0 keeps the footer, density's c1/c2 keep the prose only.
-    assert extract(PAGE, extractor="webclean", threshold=0, deduplicate=-1, comments=1).text == \
-        f"Title\n{PROSE}\nFooter"
-    assert extract(PAGE, extractor="ttr", coefficient=0, clustering="kmeans", clusters=2).text == \
-        f"Title {PROSE} Footer"
+    assert (
+        extract(PAGE, extractor="webclean", threshold=0, deduplicate=-1, comments=1).text == f"Title\n{PROSE}\nFooter"
+    )
+    assert (
+        extract(PAGE, extractor="ttr", coefficient=0, clustering="kmeans", clusters=2).text == f"Title {PROSE} Footer"
+    )
     assert extract(PAGE, extractor="density", c1=1, c2=0).text == PROSE
     assert extract(PAGE, extractor="punctuation", fallback="baseline").text == f"Title\n{PROSE}\nFooter"
     for name in available_extractors():  # every published default passes its own rules
@@ -86,8 +88,15 @@ def test_rule_factories():
     assert number(0, 1)(1) == 1 and number(optional=True)(None) is None
     assert integer(-1)(-1) == -1 and boolean()(0) is False and one_of("a", "b")("b") == "b"
     assert extractor_name()(Extractor) is Extractor
-    for rule, value in ((number(), NAN), (number(), "1"), (integer(), True), (integer(), 1.0),
-                        (boolean(), "true"), (one_of("a"), "b"), (extractor_name(), "")):
+    for rule, value in (
+        (number(), NAN),
+        (number(), "1"),
+        (integer(), True),
+        (integer(), 1.0),
+        (boolean(), "true"),
+        (one_of("a"), "b"),
+        (extractor_name(), ""),
+    ):
         with pytest.raises(ValueError):
             rule(value)
 
@@ -105,13 +114,32 @@ def test_crawl_with_bad_option_fails_at_start(tmp_path, local_site):
     base = local_site({"/": (200, {"Content-Type": "text/html"}, PAGE)})
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     proc = subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", "news", "-a", f"start_urls={base}/",
-         "-s", 'WEBCLEAN_EXTRACTOR_OPTIONS={"threshold":"abc"}', "-s", "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES=1",
-         "-s", "TELNETCONSOLE_ENABLED=0", "-O", str(tmp_path / "out.jsonl")],
-        cwd=root, capture_output=True, text=True, timeout=180)
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "crawl",
+            "news",
+            "-a",
+            f"start_urls={base}/",
+            "-s",
+            'WEBCLEAN_EXTRACTOR_OPTIONS={"threshold":"abc"}',
+            "-s",
+            "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES=1",
+            "-s",
+            "TELNETCONSOLE_ENABLED=0",
+            "-O",
+            str(tmp_path / "out.jsonl"),
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert proc.returncode != 0
-    assert "WEBCLEAN_EXTRACTOR_OPTIONS={'threshold': 'abc'}: extractor 'webclean': option threshold" \
-        in proc.stderr, proc.stderr[-3000:]
+    assert "WEBCLEAN_EXTRACTOR_OPTIONS={'threshold': 'abc'}: extractor 'webclean': option threshold" in proc.stderr, (
+        proc.stderr[-3000:]
+    )
     assert "Crawled (200)" not in proc.stderr
     out = tmp_path / "out.jsonl"
     assert not out.exists() or out.read_text() == ""

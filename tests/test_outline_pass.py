@@ -27,14 +27,16 @@ def test_one_pass_gives_the_signals_a_separate_pass_over_the_anchors_gives():
     outline = page_outline(doc, extraction)
     # PageSignals reading the anchors itself: what the outline did before (a second pass).
     assert outline.signals == PageSignals.from_root(doc.root, url, extraction.text, extraction.page_type)
-    assert outline.signals.link_chars == sum(
-        len("".join(" ".join(a.itertext()).split())) for a in doc.root.iter("a"))
+    assert outline.signals.link_chars == sum(len("".join(" ".join(a.itertext()).split())) for a in doc.root.iter("a"))
     assert outline.signals.text_link_share > 0
     # Links and their texts come from the same pass: <a> and <area>, first occurrence, no nofollow.
     assert outline.links == (
-        "https://n.example/", "https://n.example/world/",
+        "https://n.example/",
+        "https://n.example/world/",
         "https://n.example/2025/03/07/bridge-to-close-for-repairs.html",
         "https://n.example/2025/03/07/council-votes-on-the-new-budget.html",
-        "https://n.example/about", "https://n.example/map-area")
+        "https://n.example/about",
+        "https://n.example/map-area",
+    )
     assert outline.link_texts[3] == "Council votes on the  new  budget today"  # " ".join(itertext()), as before
     assert outline.link_texts[5] == ""

@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
 from _crawl import run_crawl
 from test_components import ARTICLE_P1, ARTICLE_P2, PNG, article_page
 
@@ -108,21 +109,32 @@ def make_project(root: Path, settings: str = SETTINGS) -> Path:
 def crawl(project: Path, spider: str, base: str, **settings: str) -> tuple[list[dict], str]:
     """``scrapy crawl <spider> -O ...`` in *project*, with only the installed package, as a user would have it."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_") and k != "PYTHONPATH"}
-    result = run_crawl(spider, project / "out", project=project, env=env, args={"base": base},
-                       settings={"LOG_LEVEL": "INFO", **settings})
+    result = run_crawl(
+        spider,
+        project / "out",
+        project=project,
+        env=env,
+        args={"base": base},
+        settings={"LOG_LEVEL": "INFO", **settings},
+    )
     assert "Traceback" not in result.log, result.log[-3000:]
     return result.items, result.log
 
 
 @pytest.mark.parametrize("settings", [SETTINGS, ADDON_SETTINGS], ids=["manual", "addon"])
 def test_outside_project(tmp_path, local_site, settings):
-    base = local_site({
-        "/article": (200, {"Content-Type": "text/html; charset=utf-8"}, article_page()),
-        "/photo.png": (200, {"Content-Type": "image/png"}, PNG),
-        # 181 characters of text: under the default WEBCLEAN_MIN_TEXT_CHARS (200).
-        "/short": (200, {"Content-Type": "text/html"},
-                   f"<html><body><article><h1>Brief</h1><p>{ARTICLE_P1}</p></article></body></html>"),
-    })
+    base = local_site(
+        {
+            "/article": (200, {"Content-Type": "text/html; charset=utf-8"}, article_page()),
+            "/photo.png": (200, {"Content-Type": "image/png"}, PNG),
+            # 181 characters of text: under the default WEBCLEAN_MIN_TEXT_CHARS (200).
+            "/short": (
+                200,
+                {"Content-Type": "text/html"},
+                f"<html><body><article><h1>Brief</h1><p>{ARTICLE_P1}</p></article></body></html>",
+            ),
+        }
+    )
     project = make_project(tmp_path / "project", settings)
 
     items, log = crawl(project, "raw", base)
@@ -150,8 +162,9 @@ def test_outside_project(tmp_path, local_site, settings):
 def test_swallowed_extraction_errors_are_logged_in_the_crawl(tmp_path, local_site):
     base = local_site({"/article": (200, {"Content-Type": "text/html"}, article_page())})
     project = make_project(tmp_path / "project", ADDON_SETTINGS)
-    items, log = crawl(project, "meta", base, WEBCLEAN_EXTRACTOR="outside.broken.BrokenExtractor",
-                       WEBCLEAN_OFFLOAD="thread")
+    items, log = crawl(
+        project, "meta", base, WEBCLEAN_EXTRACTOR="outside.broken.BrokenExtractor", WEBCLEAN_OFFLOAD="thread"
+    )
     assert items == []  # no text: dropped as empty, at INFO
     assert f"WARNING: Extraction failed for {base}/article: RuntimeError: cannot read this page" in log, log[-3000:]
     assert "'webclean/errors/RuntimeError': 1" in log

@@ -12,8 +12,15 @@ import pytest
 from webclean_scrapy import extract
 from webclean_scrapy.document import Document
 from webclean_scrapy.page_type import (
-    PAGE_FEATURES, PAGE_TYPES, STRUCTURE_FEATURES, TOKEN_FEATURES, load_model, page_features, page_signals,
-    page_type_of, predict_page_type,
+    PAGE_FEATURES,
+    PAGE_TYPES,
+    STRUCTURE_FEATURES,
+    TOKEN_FEATURES,
+    load_model,
+    page_features,
+    page_signals,
+    page_type_of,
+    predict_page_type,
 )
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "wcxb-dev"
@@ -42,15 +49,28 @@ _POSTS = "".join(
 <div class="topic-body"><div class="names"><a class="username" href="/u/{user}">{user}</a>
 <time datetime="2024-03-0{i}">Mar {i}</time></div><div class="cooked"><p>{text}</p></div>
 <div class="post-controls"><button class="reply">Reply</button><button class="like">Like</button></div></div></article>"""
-    for i, (user, text) in enumerate([
-        ("marta", "My sourdough starter stopped rising after I moved it to the fridge. It smells fine, a bit sour, "
-                  "but it barely doubles now even after two feedings at room temperature. Any ideas?"),
-        ("kofi", "Fridge starters get sluggish. Give it three or four feedings at room temperature, twice a day, "
-                 "with a bit of whole rye in the flour, and it should come back."),
-        ("lena", "Same thing happened to mine last winter. Warmer water helped a lot, and discarding more "
-                 "before each feed so the new flour is not swamped by old starter."),
-        ("marta", "Thanks both! Two days of warm feedings with rye and it doubled in five hours this morning."),
-    ], start=1))
+    for i, (user, text) in enumerate(
+        [
+            (
+                "marta",
+                "My sourdough starter stopped rising after I moved it to the fridge. It smells fine, a bit sour, "
+                "but it barely doubles now even after two feedings at room temperature. Any ideas?",
+            ),
+            (
+                "kofi",
+                "Fridge starters get sluggish. Give it three or four feedings at room temperature, twice a day, "
+                "with a bit of whole rye in the flour, and it should come back.",
+            ),
+            (
+                "lena",
+                "Same thing happened to mine last winter. Warmer water helped a lot, and discarding more "
+                "before each feed so the new flour is not swamped by old starter.",
+            ),
+            ("marta", "Thanks both! Two days of warm feedings with rye and it doubled in five hours this morning."),
+        ],
+        start=1,
+    )
+)
 FORUM = f"""<html><head><title>Sourdough starter not rising after the fridge - Baking - Bread Lovers Forum</title>
 <meta name="generator" content="Discourse 3.2"></head><body><header><a href="/">Bread Lovers</a></header>
 <div id="main-outlet"><h1><a href="/t/starter-not-rising/4521">Sourdough starter not rising after the fridge</a></h1>
@@ -93,9 +113,18 @@ def test_clear_pages_get_their_type(html, url, expected):
     assert kind == expected, dict(zip(PAGE_TYPES, probabilities.round(3)))
 
 
-@pytest.mark.parametrize("html", ["", "<html></html>", "<p>x", "\x00\x01 binary-ish", "<div>" * 3000,
-                                  "<html><head><script type='application/ld+json'>{broken</script></head></html>",
-                                  b"\xff\xfe<\x00h\x00t\x00m\x00l\x00>\x00"])
+@pytest.mark.parametrize(
+    "html",
+    [
+        "",
+        "<html></html>",
+        "<p>x",
+        "\x00\x01 binary-ish",
+        "<div>" * 3000,
+        "<html><head><script type='application/ld+json'>{broken</script></head></html>",
+        b"\xff\xfe<\x00h\x00t\x00m\x00l\x00>\x00",
+    ],
+)
 def test_features_are_finite_and_probabilities_sum_to_one(html):
     doc = Document.from_html(html)
     features = page_features(doc)
@@ -105,7 +134,9 @@ def test_features_are_finite_and_probabilities_sum_to_one(html):
     assert probabilities.shape == (len(PAGE_TYPES),) and (probabilities >= 0).all()
 
 
-@pytest.mark.parametrize("url", [None, "", "not a url", "http://[broken/", "https://example.com/?srsltid=x&utm_source=y"])
+@pytest.mark.parametrize(
+    "url", [None, "", "not a url", "http://[broken/", "https://example.com/?srsltid=x&utm_source=y"]
+)
 def test_odd_urls_do_not_crash(url):
     features = page_features(Document.from_html(ARTICLE), url)
     assert np.isfinite(features).all()
@@ -135,6 +166,7 @@ def test_page_type_is_computed_once_per_document():
 
 def test_shipped_model_is_small_and_consistent():
     from importlib import resources
+
     size = len(resources.files("webclean_scrapy").joinpath("data/page_type_model.json").read_bytes())
     assert size < 300_000
     meta = load_model().meta
@@ -150,7 +182,7 @@ def test_shipped_model_on_a_third_of_wcxb_dev():
         pytest.skip(f"evaluation data absent: {DATA}")
     meta = load_model().meta
     rows = [json.loads(line) for line in (DATA / "truth.jsonl").open(encoding="utf-8") if line.strip()]
-    rows = rows[::meta["pin_step"]]
+    rows = rows[:: meta["pin_step"]]
     right = 0
     for row in rows:
         doc = Document.from_html(gzip.decompress((DATA / "html" / f"{row['id']}.html.gz").read_bytes()), url=row["url"])

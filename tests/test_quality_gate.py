@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -32,7 +32,7 @@ DATASETS = ("cleaneval", "cleanportaleval", "dragnet", "l3s-gn1", "readability",
 TYPED = "wcxb-dev"
 
 
-@lru_cache(maxsize=None)
+@cache
 def dataset_scores(directory: Path) -> dict[str, float]:
     """The pinned figures of one dataset, keyed as in the pins file."""
     from webclean_scrapy import extract
@@ -71,8 +71,12 @@ def main() -> int:
         print(f"no evaluation data at {DATA}")
         return 0
     pins = json.loads(PINS.read_text(encoding="utf-8")) if PINS.exists() else {}
-    scores = {key: round(value, 4) for d in sorted(DATA.iterdir()) if (d / "truth.jsonl").is_file()
-              for key, value in dataset_scores(d).items()}
+    scores = {
+        key: round(value, 4)
+        for d in sorted(DATA.iterdir())
+        if (d / "truth.jsonl").is_file()
+        for key, value in dataset_scores(d).items()
+    }
     pins["webclean"] = scores
     PINS.write_text(json.dumps(pins, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps(scores, indent=1))

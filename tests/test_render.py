@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from lxml import etree, html as lxml_html
+from lxml import etree
+from lxml import html as lxml_html
 
 from webclean_scrapy import ExtractionError, Extractor, available_extractors, extract
 from webclean_scrapy.evaluation.markdown import block_kinds, inline_text, markdown_text, parser, table_shapes
@@ -18,8 +19,10 @@ from webclean_scrapy.render import MAX_NESTING, escape_markdown
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
 CODE = 'def f(x):\n    """A | pipe and ``` fence."""\n    return x * 2  # <not a tag>'
-PROSE = ("The committee met on Thursday to discuss the budget, and after a long debate it agreed, "
-         "by a narrow margin, to fund the new library wing next year.")
+PROSE = (
+    "The committee met on Thursday to discuss the budget, and after a long debate it agreed, "
+    "by a narrow margin, to fund the new library wing next year."
+)
 
 PAGE = f"""<!DOCTYPE html><html><head><title>T</title><script>var x = "script text";</script>
 <style>p {{ color: red }}</style></head><body>
@@ -34,7 +37,7 @@ PAGE = f"""<!DOCTYPE html><html><head><title>T</title><script>var x = "script te
 <ol><li>Tender</li><li>Build<ol><li>Foundations</li><li>Walls</li></ol></li><li>Open</li></ol>
 <blockquote><p>It is a great day for readers, said the mayor, who voted for the wing.</p>
 <blockquote><p>Nested quote inside.</p></blockquote></blockquote>
-<pre><code>{CODE.replace('<', '&lt;').replace('>', '&gt;')}</code></pre>
+<pre><code>{CODE.replace("<", "&lt;").replace(">", "&gt;")}</code></pre>
 <table><caption>Costs</caption>
 <thead><tr><th>Item</th><th>Cost</th><th>Year</th></tr></thead>
 <tbody><tr><td>Walls | roof</td><td colspan="2">1,000,000 in total</td></tr>
@@ -55,12 +58,26 @@ def test_markdown_structure_round_trips():
     assert headings == [("h1", "Library wing approved"), ("h2", "What was decided"), ("h3", "Steps")]
     # nested lists: two levels of bullets, two of ordered items
     levels = [(t.type, t.level) for t in tokens if t.type in ("bullet_list_open", "ordered_list_open")]
-    assert [kind for kind, _ in levels] == ["bullet_list_open", "bullet_list_open", "ordered_list_open",
-                                            "ordered_list_open"]
+    assert [kind for kind, _ in levels] == [
+        "bullet_list_open",
+        "bullet_list_open",
+        "ordered_list_open",
+        "ordered_list_open",
+    ]
     assert levels[1][1] > levels[0][1] and levels[3][1] > levels[2][1]
     items = [inline_text(tokens[i + 2]) for i, t in enumerate(tokens) if t.type == "list_item_open"]
-    assert items == ["Fund the wing", "Keep the old reading room", "Repaint it", "Fix the roof",
-                     "Review in *spring* with snake_case_names", "Tender", "Build", "Foundations", "Walls", "Open"]
+    assert items == [
+        "Fund the wing",
+        "Keep the old reading room",
+        "Repaint it",
+        "Fix the roof",
+        "Review in *spring* with snake_case_names",
+        "Tender",
+        "Build",
+        "Foundations",
+        "Walls",
+        "Open",
+    ]
     assert kinds.count("blockquote_open") == 2
     fences = [t.content for t in tokens if t.type == "fence"]
     assert fences == [CODE + "\n"]  # whitespace, pipes and backticks kept verbatim
@@ -69,7 +86,7 @@ def test_markdown_structure_round_trips():
     assert "Walls | roof" in cells and "1,000,000 in total" in cells
     # look-alike syntax stays text
     assert "1. This line only looks like a list. # Nor is this a heading; [not a link](x) &amp; bold." in cells
-    assert "heading_open" not in kinds[kinds.index("table_open"):]
+    assert "heading_open" not in kinds[kinds.index("table_open") :]
     # the script, style and their text never make it
     assert "script text" not in markdown and "color" not in markdown
 
@@ -79,8 +96,9 @@ def test_markdown_keeps_every_word_in_order_for_every_extractor():
         result = extract(PAGE, extractor=name, output=["markdown", "html"])
         assert result.markdown is not None and result.html is not None, name
         assert Text(markdown_text(result.markdown)).tokens == Text(result.text).tokens, name
-        html_text = "\n".join(lxml_html.fragment_fromstring(result.html, create_parent="div").itertext()) \
-            if result.html else ""
+        html_text = (
+            "\n".join(lxml_html.fragment_fromstring(result.html, create_parent="div").itertext()) if result.html else ""
+        )
         assert Text(html_text).tokens == Text(result.text).tokens, name
 
 
@@ -89,8 +107,23 @@ def test_html_output_is_clean():
     assert result.markdown is None
     root = lxml_html.fragment_fromstring(result.html, create_parent="div")
     tags = {element.tag for element in root.iter() if element is not root}
-    assert tags <= {"p", "h1", "h2", "h3", "ul", "ol", "li", "blockquote", "pre", "code", "table", "caption",
-                    "tr", "th", "td"}
+    assert tags <= {
+        "p",
+        "h1",
+        "h2",
+        "h3",
+        "ul",
+        "ol",
+        "li",
+        "blockquote",
+        "pre",
+        "code",
+        "table",
+        "caption",
+        "tr",
+        "th",
+        "td",
+    }
     assert {"h1", "h2", "ul", "ol", "blockquote", "pre", "table", "th"} <= tags
     for element in root.iter():
         assert set(element.attrib) <= {"colspan", "rowspan"}, element.attrib
@@ -127,8 +160,11 @@ def test_ttr_and_unaligned_custom_extractors_fall_back_to_paragraphs(register_ex
 
         def extract_text(self, doc):
             columns = doc.container_columns
-            return "\n".join(doc.block_columns.texts[b] for b, holder in enumerate(doc.block_columns.holders)
-                             if columns.tags[holder] in ("h1", "h2", "li"))
+            return "\n".join(
+                doc.block_columns.texts[b]
+                for b, holder in enumerate(doc.block_columns.holders)
+                if columns.tags[holder] in ("h1", "h2", "li")
+            )
 
     upper = extract(PAGE, extractor=UpperExtractor, output="markdown")
     assert block_kinds(upper.markdown) == []
@@ -146,11 +182,15 @@ def test_empty_and_hostile_pages():
     kinds = block_kinds(markdown)
     assert 0 < kinds.count("bullet_list_open") <= MAX_NESTING + 1
     quotes = "<html><body>" + "<blockquote>quoted " * 500 + "</blockquote>" * 500 + "</body></html>"
-    assert block_kinds(extract(quotes, extractor="baseline", output="markdown").markdown).count(
-        "blockquote_open") <= MAX_NESTING
+    assert (
+        block_kinds(extract(quotes, extractor="baseline", output="markdown").markdown).count("blockquote_open")
+        <= MAX_NESTING
+    )
     # Absurd spans are capped; the table keeps one column count.
-    table = ("<html><body><table><tr><td colspan=100000>wide</td><td>b</td></tr>"
-             "<tr><td rowspan=99999>x</td><td>y</td></tr></table></body></html>")
+    table = (
+        "<html><body><table><tr><td colspan=100000>wide</td><td>b</td></tr>"
+        "<tr><td rowspan=99999>x</td><td>y</td></tr></table></body></html>"
+    )
     shapes = table_shapes(extract(table, extractor="baseline", output="markdown").markdown)
     assert len(shapes) == 1 and len(set(shapes[0])) == 1 and shapes[0][0] <= 101
 
@@ -163,9 +203,24 @@ def test_layout_tables_are_not_tables():
 
 
 def test_escape_markdown_reads_back_verbatim():
-    samples = ["# not a heading", "> not a quote", "- not a list", "+ nor this", "12) nor this", "a * b * c",
-               "a_b_c", "`code`", "[x](y)", "<div>", "&copy; &#169;", "~~strike~~", "=====", "|a|b|",
-               "back\\slash", "***"]
+    samples = [
+        "# not a heading",
+        "> not a quote",
+        "- not a list",
+        "+ nor this",
+        "12) nor this",
+        "a * b * c",
+        "a_b_c",
+        "`code`",
+        "[x](y)",
+        "<div>",
+        "&copy; &#169;",
+        "~~strike~~",
+        "=====",
+        "|a|b|",
+        "back\\slash",
+        "***",
+    ]
     for sample in samples:
         assert markdown_text(escape_markdown(sample)) == sample, sample
 
@@ -189,8 +244,9 @@ def test_shared_pages_keep_their_shingles_and_tables_parse():
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "webclean_scrapy.cli", *args], capture_output=True, text=True,
-                          timeout=180, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "webclean_scrapy.cli", *args], capture_output=True, text=True, timeout=180, cwd=cwd
+    )
 
 
 def test_cli_formats_and_output_dir(tmp_path):
@@ -198,8 +254,9 @@ def test_cli_formats_and_output_dir(tmp_path):
     (tmp_path / "b").mkdir()
     (tmp_path / "a" / "news.html").write_text(PAGE, encoding="utf-8")
     (tmp_path / "b" / "news.html").write_text(PAGE.replace("Library wing", "Pool"), encoding="utf-8")
-    proc = _cli("extract", "a/news.html", "b/news.html", "-e", "baseline", "--format", "md",
-                "--output-dir", "out", cwd=tmp_path)
+    proc = _cli(
+        "extract", "a/news.html", "b/news.html", "-e", "baseline", "--format", "md", "--output-dir", "out", cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr
     files = sorted(p.name for p in (tmp_path / "out").iterdir())
     assert files == ["news-2.md", "news.md"]
@@ -213,8 +270,7 @@ def test_cli_formats_and_output_dir(tmp_path):
     proc = _cli("extract", "a/news.html", "--format", "jsonl", "--output-dir", "json", "-j", "2", cwd=tmp_path)
     record = json.loads((tmp_path / "json" / "news.json").read_text(encoding="utf-8"))
     assert proc.returncode == 0 and record["text"] == extract(PAGE).text and "markdown" not in record
-    proc = _cli("extract", "a/news.html", "b/news.html", "-e", "baseline", "--format", "md", "-j", "2",
-                cwd=tmp_path)
+    proc = _cli("extract", "a/news.html", "b/news.html", "-e", "baseline", "--format", "md", "-j", "2", cwd=tmp_path)
     assert proc.returncode == 0 and proc.stdout.count("# Library wing approved\n") == 1
     assert proc.stdout.count("# Pool approved\n") == 1
     proc = _cli("extract", "a/news.html", "--format", "pdf", cwd=tmp_path)

@@ -12,17 +12,21 @@ FOOTER = "<footer>" + "".join(f"<span>Office {i}: Monday to Friday, 9 to 5</span
 ARTICLE = "".join(
     f"<p>Paragraph {i} of an article whose words the reader came for, long enough to read as prose, "
     "with a second clause so that it holds well over eighty characters.</p>"
-    for i in range(20))
+    for i in range(20)
+)
 
 
 def page(body: str) -> str:
     return f"<html><head><title>t</title></head><body><nav><ul>{MENU}</ul></nav>{body}{FOOTER}</body></html>"
 
 
-@pytest.mark.parametrize("hidden", [
-    f"<div hidden><article>{ARTICLE}</article></div>",  # React's streamed HTML
-    f'<div style="display: none"><div class="tab-panel">{ARTICLE}</div></div>',  # a closed tab
-])
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        f"<div hidden><article>{ARTICLE}</article></div>",  # React's streamed HTML
+        f'<div style="display: none"><div class="tab-panel">{ARTICLE}</div></div>',  # a closed tab
+    ],
+)
 def test_chrome_in_view_and_the_article_hidden_is_revealed(hidden: str) -> None:
     html = page(hidden)
     doc = Document.from_html(html)

@@ -58,7 +58,7 @@ def test_compiled_and_numpy_agree_on_random_deep_trees(monkeypatch):
     rng = np.random.default_rng(7)
     count, depth, features = 30, 5, 6
     nodes = 2 ** (depth + 1) - 1
-    internal = 2 ** depth - 1
+    internal = 2**depth - 1
     feature = rng.integers(0, features, size=(count, nodes))
     threshold = rng.normal(size=(count, nodes))
     threshold[:, internal:] = np.inf

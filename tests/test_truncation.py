@@ -20,9 +20,14 @@ from parsel import Selector
 from webclean_scrapy import document, extract
 from webclean_scrapy.compression import CompressedBodyCheckMiddleware, body_complete, is_truncated
 from webclean_scrapy.document import (
-    LIBXML2_MAX_DEPTH, Document, flatten_markup, has_text_after_html, last_depth, parse_html, parse_page,
+    LIBXML2_MAX_DEPTH,
+    Document,
+    flatten_markup,
+    has_text_after_html,
+    last_depth,
+    parse_html,
+    parse_page,
 )
-
 
 DEEP = "<div>" * 2047 + "deep" + "</div>" * 2047 + "<p>after</p>"
 FONTS = "".join(f"<p><font>paragraph {i} of the page." for i in range(3000))
@@ -70,8 +75,15 @@ def test_unrepairable_tree_is_flagged():
     assert get_extractor("baseline").extract(doc).truncated is True
 
 
-@pytest.mark.parametrize("markup", [DEEP, FONTS, "<table>" + "<tr><td><table>" * 1500 + "cell" + "</table>" * 1500
-                                    + "<p>tail</p>", "<span>" * 5000 + "x" + "<p>y" * 10])
+@pytest.mark.parametrize(
+    "markup",
+    [
+        DEEP,
+        FONTS,
+        "<table>" + "<tr><td><table>" * 1500 + "cell" + "</table>" * 1500 + "<p>tail</p>",
+        "<span>" * 5000 + "x" + "<p>y" * 10,
+    ],
+)
 def test_flattening_never_removes_text(markup):
     flat = flatten_markup(markup)
     assert re.sub("<[^>]*>", "", flat) == re.sub("<[^>]*>", "", markup)  # only tags go
@@ -113,15 +125,17 @@ def test_what_may_follow_html_end_tag():
 
 
 # -- truncated compressed bodies ------------------------------------------------------
-PAGE = ("<html><head><title>Gzip</title></head><body><article>"
-        + "".join(f"<p>Paragraph {i} of a long article that arrives compressed, word by word.</p>"
-                  for i in range(200)) + "</article></body></html>").encode()
+PAGE = (
+    "<html><head><title>Gzip</title></head><body><article>"
+    + "".join(f"<p>Paragraph {i} of a long article that arrives compressed, word by word.</p>" for i in range(200))
+    + "</article></body></html>"
+).encode()
 
 
 def test_body_complete():
     whole = gzip.compress(PAGE)
     assert body_complete(whole, "gzip") is True
-    assert body_complete(whole[:int(len(whole) * 0.6)], "gzip") is False
+    assert body_complete(whole[: int(len(whole) * 0.6)], "gzip") is False
     assert body_complete(whole + gzip.compress(b"more"), "gzip") is True  # two members
     assert body_complete(PAGE, "gzip") is None  # not gzip at all: Scrapy's business
     assert body_complete(zlib.compress(PAGE), "deflate") is True
@@ -138,7 +152,7 @@ def test_middleware_flags_cut_gzip_in_process():
     crawler.stats.open_spider()
     middleware = CompressedBodyCheckMiddleware.from_crawler(crawler)
     whole = gzip.compress(PAGE)
-    for body, cut in ((whole, False), (whole[:len(whole) * 6 // 10], True)):
+    for body, cut in ((whole, False), (whole[: len(whole) * 6 // 10], True)):
         response = Response("http://127.0.0.1/x", body=body, headers={"Content-Encoding": "gzip"})
         assert is_truncated(middleware.process_response(Request(response.url), response)) is cut
     assert crawler.stats.get_value("webclean/truncated/gzip") == 1
@@ -156,14 +170,20 @@ def test_downloader_chain_flags_and_counts_cut_gzip(make_crawler):
     from webclean_scrapy.middleware import WebcleanMiddleware
 
     crawler = make_crawler(WEBCLEAN_OFFLOAD="thread")
-    chain = [build_from_crawler(cls, crawler)
-             for cls in (CompressedBodyCheckMiddleware, HttpCompressionMiddleware, WebcleanMiddleware)]
+    chain = [
+        build_from_crawler(cls, crawler)
+        for cls in (CompressedBodyCheckMiddleware, HttpCompressionMiddleware, WebcleanMiddleware)
+    ]
     whole = gzip.compress(PAGE)
 
     async def download(url: str, body: bytes) -> Response:
         request = Request(url)
-        response = Response(url, body=body, request=request, headers=Headers(
-            {"Content-Type": "text/html; charset=utf-8", "Content-Encoding": "gzip"}))
+        response = Response(
+            url,
+            body=body,
+            request=request,
+            headers=Headers({"Content-Type": "text/html; charset=utf-8", "Content-Encoding": "gzip"}),
+        )
         for middleware in chain:
             response = middleware.process_response(request, response)
             if not isinstance(response, Response):
@@ -171,8 +191,10 @@ def test_downloader_chain_flags_and_counts_cut_gzip(make_crawler):
         return response
 
     base = "http://127.0.0.1"
-    by_path = {path: CleanedPage.from_response(asyncio.run(download(base + path, body)))
-               for path, body in (("/whole", whole), ("/cut", whole[:len(whole) * 6 // 10]))}
+    by_path = {
+        path: CleanedPage.from_response(asyncio.run(download(base + path, body)))
+        for path, body in (("/whole", whole), ("/cut", whole[: len(whole) * 6 // 10]))
+    }
     assert by_path["/whole"]["truncated"] is False and "Paragraph 199" in by_path["/whole"]["text"]
     cut = by_path["/cut"]
     assert cut["truncated"] is True and cut["text"]  # what arrived, flagged

@@ -28,14 +28,18 @@ def test_contact_goes_into_the_project_user_agent():
 
 def test_contact_replaces_scrapys_default_user_agent():
     assert SCRAPY_DEFAULT_UA.startswith("Scrapy/")
-    assert crawler_ua({"WEBCLEAN_CONTACT": "mailto:ops@crawler.example"}) == \
-        f"webclean-scrapy/{__version__} (+mailto:ops@crawler.example)"
+    assert (
+        crawler_ua({"WEBCLEAN_CONTACT": "mailto:ops@crawler.example"})
+        == f"webclean-scrapy/{__version__} (+mailto:ops@crawler.example)"
+    )
     assert crawler_ua({}) == SCRAPY_DEFAULT_UA  # no contact: a project's crawl keeps Scrapy's
 
 
 def test_a_user_agent_of_the_users_own_is_left_alone():
-    assert crawler_ua({"USER_AGENT": "mybot/2 (+https://me.example)",
-                       "WEBCLEAN_CONTACT": "https://crawler.example/about"}) == "mybot/2 (+https://me.example)"
+    assert (
+        crawler_ua({"USER_AGENT": "mybot/2 (+https://me.example)", "WEBCLEAN_CONTACT": "https://crawler.example/about"})
+        == "mybot/2 (+https://me.example)"
+    )
 
 
 @pytest.mark.parametrize("contact", ["two words", "x (y)", 'say "hi"', " "])

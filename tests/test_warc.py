@@ -36,13 +36,16 @@ def story(title: str, place: str, extra: str = "") -> str:
     paragraphs = "".join(
         f"<p>{extra}Paragraph {n} about {title.lower()} in {place}: residents, officials and traders gave their "
         f"views at length, and the council promised a further report on costs, timing and the next steps.</p>"
-        for n in range(1, 7))
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title} | Courier</title>'
-            f'<meta property="og:type" content="article"><meta property="og:title" content="{title}">'
-            f'<script type="application/ld+json">{{"@type": "NewsArticle", "headline": "{title}"}}</script>'
-            f'</head><body><nav><a href="/">Home</a> <a href="/about/">About</a></nav>'
-            f"<article><h1>{title}</h1>{paragraphs}</article><footer>Courier, all rights reserved</footer>"
-            "</body></html>")
+        for n in range(1, 7)
+    )
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title} | Courier</title>'
+        f'<meta property="og:type" content="article"><meta property="og:title" content="{title}">'
+        f'<script type="application/ld+json">{{"@type": "NewsArticle", "headline": "{title}"}}</script>'
+        f'</head><body><nav><a href="/">Home</a> <a href="/about/">About</a></nav>'
+        f"<article><h1>{title}</h1>{paragraphs}</article><footer>Courier, all rights reserved</footer>"
+        "</body></html>"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -50,11 +53,15 @@ def site():
     site = LocalSite()
     site.add_directory(site_dir())
     # Sent gzip-encoded whatever the request asked: the WARC keeps these bytes as received.
-    site.add(GZIPPED, gzip.compress(story("Harbour ferry returns", "Port Carrow").encode()),
-             **{"Content-Encoding": "gzip"})
+    site.add(
+        GZIPPED, gzip.compress(story("Harbour ferry returns", "Port Carrow").encode()), **{"Content-Encoding": "gzip"}
+    )
     # cp1252 bytes declared iso-8859-1 (curly quotes, euro sign): the charset must survive the WARC.
-    site.add(CP1252, story("Market cafe plan", "Old Town", "\u201cCaf\u00e9\u201d \u2014 \u20ac5. ").encode("cp1252"),
-             "text/html; charset=iso-8859-1")
+    site.add(
+        CP1252,
+        story("Market cafe plan", "Old Town", "\u201cCaf\u00e9\u201d \u2014 \u20ac5. ").encode("cp1252"),
+        "text/html; charset=iso-8859-1",
+    )
     site.add("/old-ferry-story", b"", status=301, Location=site.url(GZIPPED))
     with site:
         yield site
@@ -70,9 +77,13 @@ def warc_settings(target: str) -> dict:
 def crawl(site, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("warc")
     start = ",".join(site.url(path) for path in ("/", "/old-ferry-story", CP1252))
-    result = run_crawl("news", tmp, args={"start_urls": start},
-                       settings=warc_settings(str(tmp / "archive" / "crawl-%(name)s-%(time)s.warc.gz")),
-                       timeout=300)
+    result = run_crawl(
+        "news",
+        tmp,
+        args={"start_urls": start},
+        settings=warc_settings(str(tmp / "archive" / "crawl-%(name)s-%(time)s.warc.gz")),
+        timeout=300,
+    )
     files = sorted((tmp / "archive").glob("crawl-news-*.warc.gz"))
     assert len(files) == 1, files
     return result, files[0]
@@ -100,7 +111,7 @@ def test_crawl_records_every_response_as_warc_1_1(site, crawl):
         assert request[1].get_header("WARC-Target-URI") == url
         assert request[1].get_header("WARC-Concurrent-To") == response[1].get_header("WARC-Record-ID")
         assert response[1].get_header("WARC-IP-Address") == "127.0.0.1"
-        assert (request[2].protocol, request[2].statusline) == ("GET", f"{url[len(site.base_url):]} HTTP/1.1")
+        assert (request[2].protocol, request[2].statusline) == ("GET", f"{url[len(site.base_url) :]} HTTP/1.1")
         assert request[2].get_header("User-Agent") == PROJECT_SETTINGS["USER_AGENT"]
         responses[url] = response
         fetched.append(url)
@@ -138,8 +149,22 @@ def test_extract_of_the_warc_gives_the_crawl_texts(site, crawl, tmp_path, capsys
     assert main(["extract", str(path), "-o", str(out)]) == 0
     assert "Traceback" not in capsys.readouterr().err
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert all(list(line)[:10] == ["source", "url", "canonical_url", "title", "text", "extractor", "language",
-                                   "detected_language", "language_confidence", "page_type"] for line in lines)
+    assert all(
+        list(line)[:10]
+        == [
+            "source",
+            "url",
+            "canonical_url",
+            "title",
+            "text",
+            "extractor",
+            "language",
+            "detected_language",
+            "language_confidence",
+            "page_type",
+        ]
+        for line in lines
+    )
     assert {line["source"] for line in lines} == {str(path)}
     extracted = {line["url"]: line for line in lines}
     for url, item in items.items():
@@ -176,12 +201,16 @@ def test_truncated_warc_keeps_the_intact_records(crawl, tmp_path):
     cut = tmp_path / "cut.warc.gz"
     cut.write_bytes(data[: len(data) * 2 // 3])  # as a kill -9 mid-record would leave it
     out = tmp_path / "cut.jsonl"
-    proc = subprocess.run([sys.executable, "-m", "webclean_scrapy.cli", "extract", str(cut), "-o", str(out),
-                           "--keep-going"], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "webclean_scrapy.cli", "extract", str(cut), "-o", str(out), "--keep-going"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert "Traceback" not in proc.stderr
     kept = out.read_text(encoding="utf-8").splitlines()
     assert proc.returncode == 1 and 0 < len(kept) < len(complete)  # the intact records came out; 1: one failed
-    assert [json.loads(line)["text"] for line in kept] == [json.loads(line)["text"] for line in complete[:len(kept)]]
+    assert [json.loads(line)["text"] for line in kept] == [json.loads(line)["text"] for line in complete[: len(kept)]]
     assert f"skipped {cut}: malformed or truncated WARC" in proc.stderr
 
 
@@ -190,7 +219,7 @@ def test_damaged_record_and_non_warc_input(crawl, tmp_path, capsys):
     data = bytearray(path.read_bytes())
     # Overwrite the middle of the file: a gzip member with garbage inside.
     middle = len(data) // 2
-    data[middle:middle + 64] = b"\x00" * 64
+    data[middle : middle + 64] = b"\x00" * 64
     damaged = tmp_path / "damaged.warc.gz"
     damaged.write_bytes(bytes(data))
     plain = tmp_path / "plain.warc"
@@ -212,9 +241,12 @@ def test_kill_9_mid_crawl_loses_at_most_the_record_being_written(site, tmp_path)
     import time
 
     target = tmp_path / "killed.warc.gz"
-    crawl = start_crawl("news", tmp_path, args={"start_urls": site.url("/")},
-                        settings={"DOWNLOAD_DELAY": 0.5, "CONCURRENT_REQUESTS_PER_DOMAIN": 1,
-                                  **warc_settings(str(target))})
+    crawl = start_crawl(
+        "news",
+        tmp_path,
+        args={"start_urls": site.url("/")},
+        settings={"DOWNLOAD_DELAY": 0.5, "CONCURRENT_REQUESTS_PER_DOMAIN": 1, **warc_settings(str(target))},
+    )
     proc = crawl.proc
     try:
         deadline = time.monotonic() + 240
@@ -277,8 +309,10 @@ def test_warc_file_name_template(tmp_path):
 
     spider = Spider(name="news", site="valley")
     moment = datetime(2026, 11, 23, 3, 17, 15, 123456, tzinfo=timezone.utc)
-    assert warc_path(str(tmp_path / "%(name)s-%(site)s-%(time)s.warc.gz"), spider, moment) == \
-        tmp_path / "news-valley-2026-11-23T03-17-15+00-00.warc.gz"
+    assert (
+        warc_path(str(tmp_path / "%(name)s-%(site)s-%(time)s.warc.gz"), spider, moment)
+        == tmp_path / "news-valley-2026-11-23T03-17-15+00-00.warc.gz"
+    )
     assert str(os.getpid()) in str(warc_path("w-%(pid)s.warc.gz", spider, moment))
 
 
@@ -324,8 +358,13 @@ def test_disk_full_stops_recording_not_the_crawl(site, tmp_path):
 
     target = tmp_path / "full.warc.gz"
     # This project's settings list the recorder: -s WEBCLEAN_WARC=... alone turns it on.
-    result = start_crawl("news", tmp_path, args={"start_urls": site.url("/")}, settings={"WEBCLEAN_WARC": str(target)},
-                         preexec_fn=limit_file_size).finish()
+    result = start_crawl(
+        "news",
+        tmp_path,
+        args={"start_urls": site.url("/")},
+        settings={"WEBCLEAN_WARC": str(target)},
+        preexec_fn=limit_file_size,
+    ).finish()
     items, stats = result.items, result.stats
     assert target.stat().st_size <= 30_000
     assert stats["webclean/warc/errors"] >= 1 and stats["webclean/warc/errors/OSError"] >= 1
@@ -337,6 +376,8 @@ def test_disk_full_stops_recording_not_the_crawl(site, tmp_path):
 
 
 def test_reading_warc_files_does_not_import_scrapy():
-    code = ("import sys, webclean_scrapy.cli, webclean_scrapy.warc; "
-            "sys.exit('scrapy' in sys.modules or 'twisted' in sys.modules)")
+    code = (
+        "import sys, webclean_scrapy.cli, webclean_scrapy.warc; "
+        "sys.exit('scrapy' in sys.modules or 'twisted' in sys.modules)"
+    )
     assert subprocess.run([sys.executable, "-c", code], timeout=120).returncode == 0

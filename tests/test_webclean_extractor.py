@@ -7,8 +7,7 @@ import pytest
 from webclean_scrapy import extract
 from webclean_scrapy.document import Document
 from webclean_scrapy.errors import ExtractionError
-from webclean_scrapy.extractors import get_extractor, resolve_extractor_class
-from webclean_scrapy.extractors import webclean
+from webclean_scrapy.extractors import get_extractor, resolve_extractor_class, webclean
 
 PARAGRAPHS = [
     "The river flooded the lower town on Tuesday night, and by morning the water had reached the steps of the old "
@@ -22,8 +21,12 @@ PARAGRAPHS = [
 ]
 
 NAV = ["Home", "World", "Politics", "Business", "Technology", "Science", "Sport", "Weather"]
-RELATED = ["Storm season starts early this year", "Ten tips for protecting your basement",
-           "Why insurance premiums keep rising", "Mayor announces new budget"]
+RELATED = [
+    "Storm season starts early this year",
+    "Ten tips for protecting your basement",
+    "Why insurance premiums keep rising",
+    "Mayor announces new budget",
+]
 
 
 def article_page(body: str = "", extra_head: str = "") -> str:
@@ -69,8 +72,16 @@ def test_article_kept_and_boilerplate_removed():
     text = result.text
     for paragraph in PARAGRAPHS:
         assert paragraph in text.splitlines()
-    for chrome in ["Politics", "Accept all", "Share on Facebook", "Advertisement", "Privacy policy",
-                   "Copyright 2024", "Great article", *RELATED]:
+    for chrome in [
+        "Politics",
+        "Accept all",
+        "Share on Facebook",
+        "Advertisement",
+        "Privacy policy",
+        "Copyright 2024",
+        "Great article",
+        *RELATED,
+    ]:
         assert chrome not in text, chrome
     assert result.title == "Flood in the lower town"
 
@@ -125,7 +136,7 @@ def test_cjk_article_kept():
     nav = "".join(f'<li><a href="/{i}">{w}</a></li>' for i, w in enumerate(["ホーム", "ニュース", "経済", "スポーツ"]))
     html = f"""<html lang="ja"><head><meta charset="utf-8"><title>下町で洪水</title></head><body>
       <nav><ul>{nav}</ul></nav>
-      <article><h1>下町で洪水</h1>{''.join(f'<p>{s}</p>' for s in sentences)}</article>
+      <article><h1>下町で洪水</h1>{"".join(f"<p>{s}</p>" for s in sentences)}</article>
       <footer><a href="/terms">利用規約</a> <a href="/privacy">プライバシー</a></footer></body></html>"""
     result = extract(html.encode("shift_jis", "replace"), extractor="webclean", encoding="shift_jis")
     for sentence in sentences:
@@ -134,8 +145,19 @@ def test_cjk_article_kept():
     assert result.language == "ja"
 
 
-@pytest.mark.parametrize("html", [b"", b"   ", "", "<html></html>", "<html><body><div></div></body></html>",
-                                  "<p", "<<<>>>", "<html><body><p>unclosed <b>bold <i>text"])
+@pytest.mark.parametrize(
+    "html",
+    [
+        b"",
+        b"   ",
+        "",
+        "<html></html>",
+        "<html><body><div></div></body></html>",
+        "<p",
+        "<<<>>>",
+        "<html><body><p>unclosed <b>bold <i>text",
+    ],
+)
 def test_empty_or_broken_input_gives_clean_result(html):
     result = extract(html, extractor="webclean")
     assert isinstance(result.text, str)
@@ -185,12 +207,21 @@ def test_reader_comments_dropped_unless_asked_for():
         f'<li class="comment-entry"><div class="comment-meta">{name} wrote:</div>'
         f'<div class="comment-body"><p>{text}</p></div></li>'
         for name, text in [
-            ("Martha", "I live on the main street and the water came up much faster than the article says, "
-                       "we lost the whole ground floor of the shop within an hour of the first warning."),
-            ("Tom", "The levee has been a problem for years, everyone in the lower town knew it, and the council "
-                    "kept postponing the repairs because the budget was spent on the new ring road instead."),
-        ])
-    page = article_page(f'</article><section class="comments-area"><h3>2 comments</h3><ol>{thread}</ol></section><article>')
+            (
+                "Martha",
+                "I live on the main street and the water came up much faster than the article says, "
+                "we lost the whole ground floor of the shop within an hour of the first warning.",
+            ),
+            (
+                "Tom",
+                "The levee has been a problem for years, everyone in the lower town knew it, and the council "
+                "kept postponing the repairs because the budget was spent on the new ring road instead.",
+            ),
+        ]
+    )
+    page = article_page(
+        f'</article><section class="comments-area"><h3>2 comments</h3><ol>{thread}</ol></section><article>'
+    )
     default = lines(page)
     assert PARAGRAPHS[0] in default
     assert not any("ground floor of the shop" in line or "ring road" in line for line in default)
@@ -200,8 +231,9 @@ def test_reader_comments_dropped_unless_asked_for():
 
 def test_comment_named_wrapper_holding_the_article_is_not_a_thread():
     # Some sites name the whole page or article wrapper after its comment state.
-    page = article_page().replace('<main><article class="article">',
-                                  '<main class="comments-open"><article class="article has-comments">')
+    page = article_page().replace(
+        '<main><article class="article">', '<main class="comments-open"><article class="article has-comments">'
+    )
     got = lines(page)
     for paragraph in PARAGRAPHS:
         assert paragraph in got
@@ -238,8 +270,9 @@ def test_the_fallback_keeps_prose_when_nothing_passes_the_threshold():
 
     def select(doc: Document, probabilities: np.ndarray, fallback: bool = True) -> list[int]:
         blocks = doc.block_columns
-        return webclean.select_blocks(blocks.texts, blocks.chars, blocks.anchor_chars, probabilities, 0.5,
-                                      fallback=fallback)
+        return webclean.select_blocks(
+            blocks.texts, blocks.chars, blocks.anchor_chars, probabilities, 0.5, fallback=fallback
+        )
 
     doc = Document.from_html(f"<html><body><div>{SHORT_NEWS}</div><div><a href='/x'>Home</a></div></body></html>")
     low = np.array([0.02, 0.001])
@@ -252,17 +285,27 @@ def test_forum_posts_marked_up_as_comments_are_the_content():
     """On a forum thread the posts sit in comment-named markup; they are the
     main text there, while the same markup under an article is vetoed."""
     posts = [
-        ("alice", "My first telescope was a small refractor, and I would still recommend one to anybody starting "
-                  "out: it needs no collimation, cools down quickly and shows the moon and planets well."),
-        ("bob", "A six inch dobsonian gives you far more light for the money. The mount is simple, it sets up in "
-                "a minute, and you will see galaxies and clusters that a small refractor cannot show at all."),
-        ("carol", "Whatever you buy, learn the sky with binoculars and a star atlas first. Most beginners give up "
-                  "because they cannot find anything, not because their telescope is not good enough."),
+        (
+            "alice",
+            "My first telescope was a small refractor, and I would still recommend one to anybody starting "
+            "out: it needs no collimation, cools down quickly and shows the moon and planets well.",
+        ),
+        (
+            "bob",
+            "A six inch dobsonian gives you far more light for the money. The mount is simple, it sets up in "
+            "a minute, and you will see galaxies and clusters that a small refractor cannot show at all.",
+        ),
+        (
+            "carol",
+            "Whatever you buy, learn the sky with binoculars and a star atlas first. Most beginners give up "
+            "because they cannot find anything, not because their telescope is not good enough.",
+        ),
     ]
     thread = "".join(
         f'<div class="comment post" id="post_{i}"><div class="comment-meta"><a href="/u/{name}">{name}</a>'
         f' <span class="post-date">Mar {i + 3}</span></div><div class="comment-body cooked"><p>{text}</p></div></div>'
-        for i, (name, text) in enumerate(posts))
+        for i, (name, text) in enumerate(posts)
+    )
     menu = "".join(f'<li><a href="/c/{w.lower()}">{w}</a></li>' for w in NAV)
     page = f"""<html><head><title>Best first telescope? - Beginners - Stargazers Forum</title>
       <meta property="og:type" content="website">
@@ -287,8 +330,10 @@ def test_vetoes_apply_by_predicted_page_type(monkeypatch):
 
     from webclean_scrapy.page_type import page_type_of
 
-    panel = ("Shipping is free on orders over fifty euros, returns are accepted within thirty days, "
-             "and every lamp comes with a two year warranty on the electronics.")
+    panel = (
+        "Shipping is free on orders over fifty euros, returns are accepted within thirty days, "
+        "and every lamp comes with a two year warranty on the electronics."
+    )
     page = article_page(f'<div class="tab-pane hidden"><p>{panel}</p></div>')
     doc = Document.from_html(page)
     index = doc.block_columns.texts.index(panel)
@@ -305,4 +350,3 @@ def test_vetoes_apply_by_predicted_page_type(monkeypatch):
     probabilities = webclean.block_probabilities(doc)
     assert probabilities[index] > 0.0
     assert np.all(probabilities > 0.0)
-

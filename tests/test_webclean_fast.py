@@ -9,7 +9,6 @@ from __future__ import annotations
 import html
 import random
 
-import numpy as np
 import pytest
 
 from webclean_scrapy import document
@@ -21,8 +20,12 @@ COLUMN = {name: j for j, name in enumerate(webclean.BLOCK_FEATURES)}
 
 
 def counted_marks(text: str) -> tuple[int, int, int, bool]:
-    return (text.count(".") + text.count("。") + text.count("!") + text.count("?"),
-            text.count(",") + text.count("，") + text.count("、"), text.count(";"), text[-1] in ".!?。！？")
+    return (
+        text.count(".") + text.count("。") + text.count("!") + text.count("?"),
+        text.count(",") + text.count("，") + text.count("、"),
+        text.count(";"),
+        text[-1] in ".!?。！？",
+    )
 
 
 def mark_features(text: str) -> tuple[float, float, float]:
@@ -40,8 +43,15 @@ def marks_of(doc: Document) -> list[tuple[float, float, float]]:
 
 
 TEXTS = [
-    "Plain prose, with a comma; and a stop.", "No marks at all", "标点：你好，世界、再见。", "全角！", "Why?",
-    "Emoji 😀 before, after 😀. And more 😀!", "\U0001d400\U0001d401, wide.", "a\ud800b, lone surrogate.", "x",
+    "Plain prose, with a comma; and a stop.",
+    "No marks at all",
+    "标点：你好，世界、再见。",
+    "全角！",
+    "Why?",
+    "Emoji 😀 before, after 😀. And more 😀!",
+    "\U0001d400\U0001d401, wide.",
+    "a\ud800b, lone surrogate.",
+    "x",
 ]
 
 
@@ -80,8 +90,20 @@ def test_only_counted_marks_can_be_asked_for():
 #: Readability's paragraph containers and tag priors (Arc90/Mozilla).
 RD_SCORED = frozenset({"p", "pre", "td", "div", "section", "article", "main", "blockquote", "dd"})
 RD_TAG_PRIOR = {
-    "div": 5, "pre": 3, "td": 3, "blockquote": 3, "address": -3, "ol": -3, "ul": -3, "dl": -3,
-    "dd": -3, "dt": -3, "li": -3, "form": -3, "th": -5, **{f"h{k}": -5 for k in range(1, 7)},
+    "div": 5,
+    "pre": 3,
+    "td": 3,
+    "blockquote": 3,
+    "address": -3,
+    "ol": -3,
+    "ul": -3,
+    "dl": -3,
+    "dd": -3,
+    "dt": -3,
+    "li": -3,
+    "form": -3,
+    "th": -5,
+    **{f"h{k}": -5 for k in range(1, 7)},
 }
 
 
@@ -115,16 +137,20 @@ def readability_reference(doc: Document) -> tuple[list[float], list[float], floa
     in_top, in_sibling = [0.0] * n, [0.0] * n
     if top is None:
         return in_top, in_sibling, 0.0
-    in_top[top.first_block:top.last_block + 1] = [1.0] * (top.last_block + 1 - top.first_block)
+    in_top[top.first_block : top.last_block + 1] = [1.0] * (top.last_block + 1 - top.first_block)
     for sibling in top.parent.children if top.parent is not None else ():
         if sibling is top or sibling.first_block < 0:
             continue
         keep = final.get(sibling, 0.0) >= max(10.0, best * 0.2)
         if not keep and sibling.tag == "p":
             ld = sibling.anchor_chars / sibling.chars
-            keep = (sibling.chars > 80 and ld < 0.25) or (ld == 0 and doc.blocks[sibling.last_block].text[-1] in "。.!?！？")
+            keep = (sibling.chars > 80 and ld < 0.25) or (
+                ld == 0 and doc.blocks[sibling.last_block].text[-1] in "。.!?！？"
+            )
         if keep:
-            in_sibling[sibling.first_block:sibling.last_block + 1] = [1.0] * (sibling.last_block + 1 - sibling.first_block)
+            in_sibling[sibling.first_block : sibling.last_block + 1] = [1.0] * (
+                sibling.last_block + 1 - sibling.first_block
+            )
     return in_top, in_sibling, top.chars / doc.containers[0].chars
 
 
@@ -183,11 +209,37 @@ _FIRST_WRITTEN = {
     "kw_ad": r"(?<![a-z])ads?(?![a-z])|advert|sponsor|promo|dfp|banner|outbrain|taboola|commercial",
 }
 CLASS_STRINGS = [
-    "hidden", "x-hidden", "hidden-xs", "d-none hide", "shide", "ads", "bads", "ad-slot", "lead ad",
-    "tags", "tag-list", "stagsx", "sr-only", "visually-hidden", "screen-reader-text", "invisible",
-    "comment-content", "side-bar sidebar", "post-body entry-content", "main-nav menu", "related-posts",
-    "share-buttons social", "byline author", "article__body", "PostBody", "footer-legal copyright",
-    "wrapper row col-md-8", "", "   ", "comments-area\tcomment-respond", "readnext read-next",
+    "hidden",
+    "x-hidden",
+    "hidden-xs",
+    "d-none hide",
+    "shide",
+    "ads",
+    "bads",
+    "ad-slot",
+    "lead ad",
+    "tags",
+    "tag-list",
+    "stagsx",
+    "sr-only",
+    "visually-hidden",
+    "screen-reader-text",
+    "invisible",
+    "comment-content",
+    "side-bar sidebar",
+    "post-body entry-content",
+    "main-nav menu",
+    "related-posts",
+    "share-buttons social",
+    "byline author",
+    "article__body",
+    "PostBody",
+    "footer-legal copyright",
+    "wrapper row col-md-8",
+    "",
+    "   ",
+    "comments-area\tcomment-respond",
+    "readnext read-next",
 ]
 
 
@@ -197,7 +249,7 @@ def test_keyword_scan_by_tokens_matches_one_scan_of_the_string(words):
 
     groups = {name: _FIRST_WRITTEN.get(name, pattern) for name, pattern in keywords.KEYWORD_GROUPS.items()}
     reference = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in groups.items()))
-    priority = ["kw_" + name[len("inner_"):] for name in keywords.INNER_NAMES]
+    priority = ["kw_" + name[len("inner_") :] for name in keywords.INNER_NAMES]
     found = {match.lastgroup for match in reference.finditer(words.lower())}
     first = min(found, key=priority.index) if found else None
     keywords.clear_keyword_memos()

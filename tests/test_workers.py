@@ -19,14 +19,18 @@ from webclean_scrapy.outline import page_outline
 from webclean_scrapy.screen import MAX_ATTRIBUTES_PER_ELEMENT, screen_markup
 from webclean_scrapy.settings import WebcleanSettings
 
-PARAGRAPH = ("The council met on Tuesday evening to discuss the bridge, the budget and the new "
-             "library, and residents spoke for over an hour about traffic on the main road. ")
+PARAGRAPH = (
+    "The council met on Tuesday evening to discuss the bridge, the budget and the new "
+    "library, and residents spoke for over an hour about traffic on the main road. "
+)
 
 
 def article(title: str, extra: str = "") -> str:
     body = "".join(f"<p>{title}: {PARAGRAPH * 3}</p>" for _ in range(6))
-    return (f'<html><head><title>{title}</title><meta property="og:type" content="article"></head>'
-            f"<body><h1>{title}</h1>{extra}{body}</body></html>")
+    return (
+        f'<html><head><title>{title}</title><meta property="og:type" content="article"></head>'
+        f"<body><h1>{title}</h1>{extra}{body}</body></html>"
+    )
 
 
 def serve(local_site, pages: dict[str, str], home_links: list[str]) -> str:
@@ -37,9 +41,11 @@ def serve(local_site, pages: dict[str, str], home_links: list[str]) -> str:
     routes["/"] = (200, html, f"<html><body><h1>Home</h1><ul>{links}</ul></body></html>")
     # Relative <loc> values: the spider resolves them against the sitemap's URL.
     urls = "".join(f"<url><loc>{p}</loc></url>" for p in ["/", *pages])
-    routes["/sitemap.xml"] = (200, {"Content-Type": "application/xml"},
-                              f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-                              f"{urls}</urlset>")
+    routes["/sitemap.xml"] = (
+        200,
+        {"Content-Type": "application/xml"},
+        f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>',
+    )
     routes["/robots.txt"] = (200, {"Content-Type": "text/plain"}, "User-agent: *\nAllow: /\nSitemap: /sitemap.xml\n")
     return local_site(routes)
 
@@ -55,22 +61,32 @@ def test_crashing_and_stuck_pages_lose_nothing_else(tmp_path, local_site):
     gives up by itself (Python code) or has to be killed (blocked signals, as in C
     code). Every other page comes out, and the crawl never falls back to threads."""
     good = [f"{DAY}story-{n:02d}-about-the-town-council.html" for n in range(1, 15)]
-    hostile = [f"{DAY}crash-always-first.html", f"{DAY}crash-always-later.html",
-               f"{DAY}crash-once-then-fine.html", f"{DAY}slow-story-of-a-page.html",
-               f"{DAY}stuck-story-of-a-page.html"]
+    hostile = [
+        f"{DAY}crash-always-first.html",
+        f"{DAY}crash-always-later.html",
+        f"{DAY}crash-once-then-fine.html",
+        f"{DAY}slow-story-of-a-page.html",
+        f"{DAY}stuck-story-of-a-page.html",
+    ]
     pages = {path: article(f"Story {i}") for i, path in enumerate(good + hostile)}
     base = serve(local_site, pages, good + hostile[1:])
     markers = tmp_path / "markers"
     markers.mkdir()
-    result = run_crawl("news", tmp_path, args={"start_urls": base + hostile[0], "sitemaps": 1}, settings={
-        "WEBCLEAN_EXTRACTOR": HOSTILE,
-        "WEBCLEAN_EXTRACTOR_OPTIONS": {"marker_dir": str(markers)},
-        "WEBCLEAN_OFFLOAD": "process",
-        "WEBCLEAN_WORKERS": 2,
-        "WEBCLEAN_PAGE_TIMEOUT": 10,  # generous: the machine may be loaded
-        "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": True,
-    }, timeout=600)
-    urls = sorted(item["url"][len(base):] for item in result.items)
+    result = run_crawl(
+        "news",
+        tmp_path,
+        args={"start_urls": base + hostile[0], "sitemaps": 1},
+        settings={
+            "WEBCLEAN_EXTRACTOR": HOSTILE,
+            "WEBCLEAN_EXTRACTOR_OPTIONS": {"marker_dir": str(markers)},
+            "WEBCLEAN_OFFLOAD": "process",
+            "WEBCLEAN_WORKERS": 2,
+            "WEBCLEAN_PAGE_TIMEOUT": 10,  # generous: the machine may be loaded
+            "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": True,
+        },
+        timeout=600,
+    )
+    urls = sorted(item["url"][len(base) :] for item in result.items)
     assert urls == sorted(good + [f"{DAY}crash-once-then-fine.html"])
     recovered = next(i for i in result.items if "crash-once" in i["url"])
     assert PARAGRAPH.strip() in recovered["text"]
@@ -101,16 +117,23 @@ def test_attribute_bomb_is_screened_in_a_crawl(tmp_path, local_site, offload):
     bomb = f"{DAY}bombed-story-about-the-bridge.html"
     pages = {path: article(f"Story {i}") for i, path in enumerate(good)}
     pages[bomb] = attribute_bomb(100_000).replace(
-        "</body>", f'<a href="{DAY}linked-only-from-the-bomb.html">next</a></body>')
+        "</body>", f'<a href="{DAY}linked-only-from-the-bomb.html">next</a></body>'
+    )
     pages[f"{DAY}linked-only-from-the-bomb.html"] = article("Linked from the bomb")
     base = serve(local_site, pages, [bomb, *good])
-    result = run_crawl("news", tmp_path, args={"start_urls": base + "/", "sitemaps": 0}, settings={
-        "WEBCLEAN_EXTRACTOR": "baseline",
-        "WEBCLEAN_OFFLOAD": offload,
-        "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": True,
-        "CLOSESPIDER_TIMEOUT": 120,
-    }, timeout=600)
-    by_path = {item["url"][len(base):]: item for item in result.items}
+    result = run_crawl(
+        "news",
+        tmp_path,
+        args={"start_urls": base + "/", "sitemaps": 0},
+        settings={
+            "WEBCLEAN_EXTRACTOR": "baseline",
+            "WEBCLEAN_OFFLOAD": offload,
+            "WEBCLEAN_ALLOW_PRIVATE_ADDRESSES": True,
+            "CLOSESPIDER_TIMEOUT": 120,
+        },
+        timeout=600,
+    )
+    by_path = {item["url"][len(base) :]: item for item in result.items}
     assert sorted(by_path) == sorted([*good, bomb, f"{DAY}linked-only-from-the-bomb.html"])
     assert "inside the bomb" in by_path[bomb]["text"] and PARAGRAPH.strip() in by_path[bomb]["text"]
     assert result.stat("webclean/screened/attributes") == 1
@@ -135,28 +158,34 @@ def test_screen_cuts_overloaded_elements_only():
     assert Document.from_html(page).screened == ()
 
 
-@pytest.mark.parametrize("markup", [
-    # no blanks between quoted attributes: still separate attributes to libxml2
-    "<div " + "".join(f'a{i}="1"' for i in range(3_000)) + ">x</div>",
-    # unquoted and valueless attributes
-    "<p " + " ".join(f"a{i}" for i in range(3_000)) + ">x</p>",
-    # an overloaded tag right after a comment and a script holding "<" and quotes
-    "<!-- <b '\" --><script>if (a<b) { s = \"'\" }</script><i " + " ".join(f"b{i}=2" for i in range(3_000)) + ">",
-])
+@pytest.mark.parametrize(
+    "markup",
+    [
+        # no blanks between quoted attributes: still separate attributes to libxml2
+        "<div " + "".join(f'a{i}="1"' for i in range(3_000)) + ">x</div>",
+        # unquoted and valueless attributes
+        "<p " + " ".join(f"a{i}" for i in range(3_000)) + ">x</p>",
+        # an overloaded tag right after a comment and a script holding "<" and quotes
+        '<!-- <b \'" --><script>if (a<b) { s = "\'" }</script><i ' + " ".join(f"b{i}=2" for i in range(3_000)) + ">",
+    ],
+)
 def test_screen_sees_through_quotes_and_separators(markup):
     screened, reasons = screen_markup(markup.encode())
     assert reasons == ("attributes",)
     assert len(screened) < len(markup)
 
 
-@pytest.mark.parametrize("markup", [
-    # "<" followed by many words inside a script, a comment, a quoted value: not tags
-    "<script>var x = 1; if (i<n) {" + " y" * 3_000 + "}</script><p>text</p>",
-    "<!-- <b" + " c" * 3_000 + " -->",
-    '<img alt="<svg' + " d" * 3_000 + '">',
-    # many attributes, but within the bound
-    "<div " + " ".join(f"a{i}=1" for i in range(MAX_ATTRIBUTES_PER_ELEMENT)) + ">x</div>",
-])
+@pytest.mark.parametrize(
+    "markup",
+    [
+        # "<" followed by many words inside a script, a comment, a quoted value: not tags
+        "<script>var x = 1; if (i<n) {" + " y" * 3_000 + "}</script><p>text</p>",
+        "<!-- <b" + " c" * 3_000 + " -->",
+        '<img alt="<svg' + " d" * 3_000 + '">',
+        # many attributes, but within the bound
+        "<div " + " ".join(f"a{i}=1" for i in range(MAX_ATTRIBUTES_PER_ELEMENT)) + ">x</div>",
+    ],
+)
 def test_screen_leaves_ordinary_markup_alone(markup):
     assert screen_markup(markup.encode()) == (markup.encode(), ())
 
@@ -243,12 +272,24 @@ def test_news_spider_reads_the_outline_not_the_page():
 
     base = "https://n.example"
     url = base + DAY + "story-01-about-the-town-council.html"
-    page = article("Story", extra='<link rel="alternate" type="application/rss+xml" href="/feed.xml">'
-                                  f'<a href="{DAY}story-02-about-the-bridge.html">next</a>')
+    page = article(
+        "Story",
+        extra='<link rel="alternate" type="application/rss+xml" href="/feed.xml">'
+        f'<a href="{DAY}story-02-about-the-bridge.html">next</a>',
+    )
     # As Crawler.crawl() does: the spider adjusts the settings, then they are applied.
-    crawler = Crawler(NewsSpider, Settings({"WEBCLEAN_OFFLOAD": "process", "WEBCLEAN_WORKERS": 1,
-                                            "WEBCLEAN_EXTRACTOR": "baseline",
-                                            "TELNETCONSOLE_ENABLED": False, **get_reactor_settings()}))
+    crawler = Crawler(
+        NewsSpider,
+        Settings(
+            {
+                "WEBCLEAN_OFFLOAD": "process",
+                "WEBCLEAN_WORKERS": 1,
+                "WEBCLEAN_EXTRACTOR": "baseline",
+                "TELNETCONSOLE_ENABLED": False,
+                **get_reactor_settings(),
+            }
+        ),
+    )
     crawler.spider = NewsSpider.from_crawler(crawler, start_urls=base + "/")
     crawler._apply_settings()
     spider = crawler.spider

@@ -10,9 +10,20 @@ from .views import Block, Container
 __version__ = "0.1.0"
 
 __all__ = [
-    "Addon", "Block", "Container", "Document", "Extraction", "ExtractionError", "Extractor",
-    "NotHTMLError", "UnknownExtractorError", "available_extractors", "extract",
-    "get_extractor", "register", "__version__",
+    "Addon",
+    "Block",
+    "Container",
+    "Document",
+    "Extraction",
+    "ExtractionError",
+    "Extractor",
+    "NotHTMLError",
+    "UnknownExtractorError",
+    "available_extractors",
+    "extract",
+    "get_extractor",
+    "register",
+    "__version__",
 ]
 
 

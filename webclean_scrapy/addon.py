@@ -42,16 +42,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as ScrapyRobotsTxtMiddleware
 from scrapy.settings import SETTINGS_PRIORITIES
 
-from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as ScrapyRobotsTxtMiddleware
-
+from . import __version__
 from .compression import CompressedBodyCheckMiddleware
 from .guard import GUARD_ORDER, AddressGuardMiddleware
 from .middleware import WebcleanMiddleware
 from .pipelines import LanguageFilterPipeline, MinTextFilterPipeline, WebcleanPipeline
 from .robots import RobotsTxtMiddleware
-from . import __version__
 from .settings import WebcleanSettings, default_settings
 from .urls import TrackingParamsFingerprinter
 from .warc import WarcRecorder

@@ -11,8 +11,14 @@ from .extractors import get_extractor
 from .render import check_formats, extract_formats
 
 
-def extract(html: bytes | str, url: str | None = None, extractor: str | type[Extractor] = "default",
-            encoding: str | None = None, output: str | Iterable[str] = "text", **options: Any) -> Extraction:
+def extract(
+    html: bytes | str,
+    url: str | None = None,
+    extractor: str | type[Extractor] = "default",
+    encoding: str | None = None,
+    output: str | Iterable[str] = "text",
+    **options: Any,
+) -> Extraction:
     """Extract the main text of one page.
 
     *html* is raw bytes in any encoding or an already-decoded ``str``.

@@ -80,8 +80,9 @@ class Progress:
             return
         self._drawn = now
         filled = self.width * self.done // self.total
-        self._line = (f"[{'#' * filled}{'.' * (self.width - filled)}] "
-                      f"{self.done}/{self.total} {100 * self.done // self.total}%")
+        self._line = (
+            f"[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} {100 * self.done // self.total}%"
+        )
         self.stream.write("\r" + self._line)
         self.stream.flush()
 
@@ -179,8 +180,9 @@ def read_source(source: str) -> bytes:
         raise UnreadableFileError(exc.strerror or str(exc)) from None
 
 
-def extract_record(source: str, data: bytes, url: str | None = None,
-                   content_type: str | None = None) -> tuple[dict[str, Any], int]:
+def extract_record(
+    source: str, data: bytes, url: str | None = None, content_type: str | None = None
+) -> tuple[dict[str, Any], int]:
     """One output line for one page's bytes, and the characters of its decoded HTML.
 
     A page from a WARC file has its *url* (the record's target URI, also in
@@ -287,8 +289,9 @@ def bounded_map(pool: Executor, func: Callable[[Task], Any], tasks: Iterable[Tas
 def _open_output(path: str | None) -> IO[str]:
     if path is None:
         stream = sys.stdout
-        if (getattr(stream, "encoding", "utf-8") or "").lower().replace("-", "") != "utf8" \
-                and hasattr(stream, "reconfigure"):
+        if (getattr(stream, "encoding", "utf-8") or "").lower().replace("-", "") != "utf8" and hasattr(
+            stream, "reconfigure"
+        ):
             stream.reconfigure(encoding="utf-8")
         return stream
     return open(path, "w", encoding="utf-8")
@@ -312,9 +315,13 @@ def _report_summary(summary: RunSummary, warc_pages: bool) -> None:
         _error(line)
     if summary.failed:
         _error(f"{summary.failed} of {summary.pages} {'page(s)' if warc_pages else 'file(s)'} failed")
+
+
 #: ``--format`` -> (file suffix with ``--output-dir``, formats rendered besides the text).
 OUTPUT_FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "jsonl": (".json", ()), "txt": (".txt", ()), "md": (".md", ("markdown",)),
+    "jsonl": (".json", ()),
+    "txt": (".txt", ()),
+    "md": (".md", ("markdown",)),
 }
 
 
@@ -353,7 +360,7 @@ class PageWriter:
         else:
             stem = Path(record["source"]).name
             for suffix in (".gz", ".html", ".htm", ".xhtml"):
-                stem = stem[:-len(suffix)] if stem.lower().endswith(suffix) else stem
+                stem = stem[: -len(suffix)] if stem.lower().endswith(suffix) else stem
         stem = re.sub(r"[^\w.-]+", "_", stem).strip("._")[:150] or "page"
         name, n = stem + self.suffix, 1
         while name in self._names:
@@ -433,8 +440,11 @@ def cmd_extract(args: argparse.Namespace) -> int:
             going = emit(*_extract_safely(Task("<stdin>", sys.stdin.buffer.read())))
         tasks = iter_tasks(files)
         if going and args.jobs > 1:
-            with ProcessPoolExecutor(max_workers=args.jobs, initializer=init_worker,
-                                     initargs=(BatchWorker.build, args.extractor, options, formats)) as pool:
+            with ProcessPoolExecutor(
+                max_workers=args.jobs,
+                initializer=init_worker,
+                initargs=(BatchWorker.build, args.extractor, options, formats),
+            ) as pool:
                 for result in bounded_map(pool, _extract_safely, tasks, window=8 * args.jobs):
                     if not emit(*result):
                         pool.shutdown(cancel_futures=True)
@@ -460,7 +470,12 @@ def cmd_extract(args: argparse.Namespace) -> int:
 # -- eval ----------------------------------------------------------------
 def cmd_eval(args: argparse.Namespace) -> int:
     from .evaluation import (  # lazy: numpy and the peers are not needed by `extract`
-        Contestants, DatasetError, PeerUnavailableError, evaluate_dataset, format_report, load_dataset,
+        Contestants,
+        DatasetError,
+        PeerUnavailableError,
+        evaluate_dataset,
+        format_report,
+        load_dataset,
         load_peer,
     )
 
@@ -485,9 +500,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
         try:
             pages = load_dataset(directory, limit=args.limit)
             progress = Progress(len(pages), _want_progress(len(pages), args.progress))
-            report = evaluate_dataset(directory, contestants, pages=pages, jobs=args.jobs,
-                                      by_language=args.by_language, by_type=args.by_type,
-                                      on_page=progress.advance)
+            report = evaluate_dataset(
+                directory,
+                contestants,
+                pages=pages,
+                jobs=args.jobs,
+                by_language=args.by_language,
+                by_type=args.by_type,
+                on_page=progress.advance,
+            )
         except DatasetError as exc:
             _error(str(exc))
             status = EXIT_FAILED
@@ -584,8 +605,9 @@ def cmd_dedup(args: argparse.Namespace) -> int:
             kept.append((key, line))
         else:
             of_key = match.of[0] if isinstance(match.of, tuple) else match.of
-            dropped.append(json.dumps({"key": key, "near_duplicate_of": of_key}, ensure_ascii=False)
-                           if args.dropped else "")
+            dropped.append(
+                json.dumps({"key": key, "near_duplicate_of": of_key}, ensure_ascii=False) if args.dropped else ""
+            )
     try:
         out = _open_output(args.output)
         try:
@@ -599,8 +621,11 @@ def cmd_dedup(args: argparse.Namespace) -> int:
     except OSError as exc:
         _error(f"cannot write: {exc.strerror or exc}")
         return EXIT_FAILED
-    print(f"webclean dedup: {len(records)} records, kept {len(kept)}, dropped {len(dropped)} near-duplicates "
-          f"(threshold {args.threshold})", file=sys.stderr)
+    print(
+        f"webclean dedup: {len(records)} records, kept {len(kept)}, dropped {len(dropped)} near-duplicates "
+        f"(threshold {args.threshold})",
+        file=sys.stderr,
+    )
     return EXIT_OK
 
 
@@ -635,8 +660,11 @@ def cmd_explain(args: argparse.Namespace) -> int:
         _error(f"cannot write {args.output}: {exc.strerror or exc}")
         return EXIT_FAILED
     kept = sum(unit.kept for unit in report.units)
-    print(f"{args.output}: {report.extractor}, {report.page_type} page, kept {kept} of {len(report.units)} "
-          f"{report.trace.unit}s", file=sys.stderr)
+    print(
+        f"{args.output}: {report.extractor}, {report.page_type} page, kept {kept} of {len(report.units)} "
+        f"{report.trace.unit}s",
+        file=sys.stderr,
+    )
     return EXIT_OK
 
 
@@ -647,8 +675,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
     if isinstance(report, int):
         return report
     try:
-        figure(report.trace).savefig(args.output, dpi=args.dpi, metadata={"Software": None}
-                                     if args.output.lower().endswith(".png") else None)
+        figure(report.trace).savefig(
+            args.output, dpi=args.dpi, metadata={"Software": None} if args.output.lower().endswith(".png") else None
+        )
     except PlotUnavailableError as exc:
         _error(str(exc))
         return EXIT_FAILED
@@ -689,17 +718,23 @@ class _ParagraphFormatter(argparse.HelpFormatter):
     """Wraps a description or epilog paragraph by paragraph (blank-line separated)."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
-        return "\n\n".join(super(_ParagraphFormatter, self)._fill_text(part, width, indent)
-                             for part in text.split("\n\n"))
+        return "\n\n".join(
+            super(_ParagraphFormatter, self)._fill_text(part, width, indent) for part in text.split("\n\n")
+        )
 
 
 def _add_batch_arguments(extract: argparse.ArgumentParser) -> None:
     """``extract``'s options for batch runs, and what its exit status means."""
-    extract.add_argument("--input-list", action="append", metavar="FILE",
-                         help="read more PATHs from FILE, one per line (blank lines and lines starting with # "
-                              "skipped; relative to the current directory; - for stdin); repeatable")
-    extract.add_argument("-k", "--keep-going", action="store_true",
-                         help="skip inputs that fail and go on (the exit status is still 1)")
+    extract.add_argument(
+        "--input-list",
+        action="append",
+        metavar="FILE",
+        help="read more PATHs from FILE, one per line (blank lines and lines starting with # "
+        "skipped; relative to the current directory; - for stdin); repeatable",
+    )
+    extract.add_argument(
+        "-k", "--keep-going", action="store_true", help="skip inputs that fail and go on (the exit status is still 1)"
+    )
     extract.formatter_class = _ParagraphFormatter
     extract.epilog = (
         "A summary ends every run on stderr: pages, empty ones, failed ones, characters in and out, and "
@@ -707,7 +742,8 @@ def _add_batch_arguments(extract: argparse.ArgumentParser) -> None:
         "Exit status, as make and make -k: 0 when every input was extracted (empty text included); "
         "1 when an input failed (unreadable, not HTML, not gzip though named .gz, a damaged WARC file): "
         "the run stops at the first failure, or with --keep-going skips it, goes on, and still exits 1; "
-        "2 for a usage error (bad option, unknown extractor, unreadable input list).")
+        "2 for a usage error (bad option, unknown extractor, unreadable input list)."
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -718,86 +754,151 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     extract = commands.add_parser(
-        "extract", help="extract the main text of HTML files or WARC files as JSON lines",
+        "extract",
+        help="extract the main text of HTML files or WARC files as JSON lines",
         description="Extract the main text of HTML files (plain or .gz) as JSON lines "
-                    "{source, canonical_url, then the crawl items' fields: title, text, extractor, language, "
-                    "detected_language, language_confidence, page_type, truncated, author, date, date_modified, "
-                    "sitename, description, tags, image}, and of the HTML responses recorded in "
-                    "WARC files (plain or .warc.gz; needs the [warc] extra) with the record's url after source.")
-    extract.add_argument("paths", nargs="*", metavar="PATH",
-                         help="HTML or WARC file, directory (searched recursively for *.html, *.htm, *.gz, "
-                              "*.warc) or - for stdin")
-    extract.add_argument("-e", "--extractor", default="default",
-                         help="extractor name (%(default)s; see `webclean eval --help`) or dotted path")
+        "{source, canonical_url, then the crawl items' fields: title, text, extractor, language, "
+        "detected_language, language_confidence, page_type, truncated, author, date, date_modified, "
+        "sitename, description, tags, image}, and of the HTML responses recorded in "
+        "WARC files (plain or .warc.gz; needs the [warc] extra) with the record's url after source.",
+    )
+    extract.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="HTML or WARC file, directory (searched recursively for *.html, *.htm, *.gz, *.warc) or - for stdin",
+    )
+    extract.add_argument(
+        "-e",
+        "--extractor",
+        default="default",
+        help="extractor name (%(default)s; see `webclean eval --help`) or dotted path",
+    )
     extract.add_argument("-o", "--output", help="write JSON lines here instead of stdout")
-    extract.add_argument("--format", choices=sorted(OUTPUT_FORMATS), default="jsonl",
-                         help="jsonl (%(default)s): a JSON record per page; txt: the text; md: the text as Markdown "
-                              "(headings, lists, tables, code, quotes). Without --output-dir, pages follow each "
-                              "other on stdout (or -o), text and Markdown pages separated by a blank line")
-    extract.add_argument("--output-dir", metavar="DIR",
-                         help="write one file per page in DIR (created if needed), named after the source file "
-                              "or, for WARC records, the URL: NAME.json, NAME.txt or NAME.md")
+    extract.add_argument(
+        "--format",
+        choices=sorted(OUTPUT_FORMATS),
+        default="jsonl",
+        help="jsonl (%(default)s): a JSON record per page; txt: the text; md: the text as Markdown "
+        "(headings, lists, tables, code, quotes). Without --output-dir, pages follow each "
+        "other on stdout (or -o), text and Markdown pages separated by a blank line",
+    )
+    extract.add_argument(
+        "--output-dir",
+        metavar="DIR",
+        help="write one file per page in DIR (created if needed), named after the source file "
+        "or, for WARC records, the URL: NAME.json, NAME.txt or NAME.md",
+    )
     extract.add_argument("-j", "--jobs", type=_positive_int, default=1, help="worker processes (%(default)s)")
-    extract.add_argument("--option", action="append", metavar="KEY=VALUE",
-                         help="extractor parameter, repeatable (values parsed as JSON when possible)")
-    extract.add_argument("--progress", action="store_true", help="show a progress bar even when stderr is not a terminal")
+    extract.add_argument(
+        "--option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="extractor parameter, repeatable (values parsed as JSON when possible)",
+    )
+    extract.add_argument(
+        "--progress", action="store_true", help="show a progress bar even when stderr is not a terminal"
+    )
     _add_batch_arguments(extract)
     extract.set_defaults(func=cmd_extract)
 
     evaluate = commands.add_parser(
-        "eval", help="score extractors on annotated datasets",
+        "eval",
+        help="score extractors on annotated datasets",
         description="Score extractors on datasets laid out as DIR/html/<id>.html.gz + DIR/truth.jsonl. "
-                    "Metrics are described in docs/EVALUATION.md.")
+        "Metrics are described in docs/EVALUATION.md.",
+    )
     evaluate.add_argument("datasets", nargs="+", metavar="DATASET_DIR")
-    evaluate.add_argument("-e", "--extractor", dest="extractors", action="extend", nargs="+", metavar="NAME",
-                          help=f"our extractors to score (default: all registered: {', '.join(available_extractors())})")
-    evaluate.add_argument("--compare", action="extend", nargs="+", metavar="PEER", choices=sorted(PEERS),
-                          help=f"peer libraries to score too: {', '.join(PEERS)} "
-                               f"({install_hint('compare')})")
+    evaluate.add_argument(
+        "-e",
+        "--extractor",
+        dest="extractors",
+        action="extend",
+        nargs="+",
+        metavar="NAME",
+        help=f"our extractors to score (default: all registered: {', '.join(available_extractors())})",
+    )
+    evaluate.add_argument(
+        "--compare",
+        action="extend",
+        nargs="+",
+        metavar="PEER",
+        choices=sorted(PEERS),
+        help=f"peer libraries to score too: {', '.join(PEERS)} ({install_hint('compare')})",
+    )
     evaluate.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     evaluate.add_argument("--limit", type=_positive_int, help="only the first N pages of each dataset")
-    evaluate.add_argument("--by-language", action="store_true",
-                          help="also report word and shingle scores per page language")
-    evaluate.add_argument("--by-type", action="store_true",
-                          help="also report word and shingle scores per page type (page_type of truth.jsonl, as in WCXB)")
-    evaluate.add_argument("-j", "--jobs", type=_positive_int, default=1,
-                          help="worker processes (%(default)s; more makes ms/page less reliable)")
-    evaluate.add_argument("--progress", action="store_true", help="show a progress bar even when stderr is not a terminal")
+    evaluate.add_argument(
+        "--by-language", action="store_true", help="also report word and shingle scores per page language"
+    )
+    evaluate.add_argument(
+        "--by-type",
+        action="store_true",
+        help="also report word and shingle scores per page type (page_type of truth.jsonl, as in WCXB)",
+    )
+    evaluate.add_argument(
+        "-j",
+        "--jobs",
+        type=_positive_int,
+        default=1,
+        help="worker processes (%(default)s; more makes ms/page less reliable)",
+    )
+    evaluate.add_argument(
+        "--progress", action="store_true", help="show a progress bar even when stderr is not a terminal"
+    )
     evaluate.set_defaults(func=cmd_eval)
 
     dedup = commands.add_parser(
-        "dedup", help="drop near-duplicate texts from a JSON lines corpus (needs the [dedup] extra)",
+        "dedup",
+        help="drop near-duplicate texts from a JSON lines corpus (needs the [dedup] extra)",
         description="Drop records whose text is a near-copy of another's (MinHash LSH over word shingles; "
-                    "docs/SCRAPY.md#language-and-near-duplicates). Deterministic: records are considered longest text first (ties: "
-                    "smaller url/canonical_url/source, then smaller line), each kept unless its text is a "
-                    "near-copy of one kept before, and the kept lines are written unchanged, sorted by that "
-                    "key then line, so the same set of lines gives the same output in any order.")
+        "docs/SCRAPY.md#language-and-near-duplicates). Deterministic: records are considered longest text first (ties: "
+        "smaller url/canonical_url/source, then smaller line), each kept unless its text is a "
+        "near-copy of one kept before, and the kept lines are written unchanged, sorted by that "
+        "key then line, so the same set of lines gives the same output in any order.",
+    )
     dedup.add_argument("input", metavar="IN.jsonl", help="JSON lines with a text field (- for stdin)")
     dedup.add_argument("-o", "--output", help="write the kept lines here instead of stdout")
-    dedup.add_argument("--threshold", type=float, default=DEDUP_DEFAULT_THRESHOLD,
-                       help="estimated Jaccard similarity of word shingles from which texts are near-copies "
-                            "(%(default)s, as WEBCLEAN_NEAR_DUPLICATE_THRESHOLD)")
+    dedup.add_argument(
+        "--threshold",
+        type=float,
+        default=DEDUP_DEFAULT_THRESHOLD,
+        help="estimated Jaccard similarity of word shingles from which texts are near-copies "
+        "(%(default)s, as WEBCLEAN_NEAR_DUPLICATE_THRESHOLD)",
+    )
     dedup.add_argument("--num-perm", type=_positive_int, default=128, help="MinHash permutations (%(default)s)")
     dedup.add_argument("--shingle", type=_positive_int, default=5, help="words per shingle (%(default)s)")
-    dedup.add_argument("--dropped", metavar="FILE",
-                       help="also write one {key, near_duplicate_of} line per dropped record here")
+    dedup.add_argument(
+        "--dropped", metavar="FILE", help="also write one {key, near_duplicate_of} line per dropped record here"
+    )
     dedup.set_defaults(func=cmd_dedup)
 
-    for name, helptext in (("explain", "write an HTML report of what an extractor kept on a page, and why"),
-                           ("plot", "draw an extractor's figure for a page (ttr, density, scores)")):
-        sub = commands.add_parser(name, help=helptext, description=helptext[0].upper() + helptext[1:] +
-                                  ". See docs/EXPLAIN.md.")
+    for name, helptext in (
+        ("explain", "write an HTML report of what an extractor kept on a page, and why"),
+        ("plot", "draw an extractor's figure for a page (ttr, density, scores)"),
+    ):
+        sub = commands.add_parser(
+            name, help=helptext, description=helptext[0].upper() + helptext[1:] + ". See docs/EXPLAIN.md."
+        )
         sub.add_argument("page", metavar="PAGE", help="HTML file (plain or .gz) or - for stdin")
         sub.add_argument("-e", "--extractor", default="default", help="extractor name (%(default)s) or dotted path")
         sub.add_argument("--url", help="the page's URL (the page-type classifier reads it; shown in the report)")
-        sub.add_argument("--option", action="append", metavar="KEY=VALUE",
-                         help="extractor parameter, repeatable (values parsed as JSON when possible)")
+        sub.add_argument(
+            "--option",
+            action="append",
+            metavar="KEY=VALUE",
+            help="extractor parameter, repeatable (values parsed as JSON when possible)",
+        )
         if name == "explain":
             sub.add_argument("-o", "--output", required=True, help="the HTML report to write")
             sub.set_defaults(func=cmd_explain)
         else:
-            sub.add_argument("-o", "--output", required=True,
-                             help="the image to write; the format follows the suffix (.png, .svg, .pdf)")
+            sub.add_argument(
+                "-o",
+                "--output",
+                required=True,
+                help="the image to write; the format follows the suffix (.png, .svg, .pdf)",
+            )
             sub.add_argument("--dpi", type=_positive_int, default=120, help="resolution of raster images (%(default)s)")
             sub.set_defaults(func=cmd_plot)
 

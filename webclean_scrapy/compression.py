@@ -110,9 +110,11 @@ class CompressedBodyCheckMiddleware(WebcleanComponent):
     def process_response(self, request: Request, response: Response, spider: object = None) -> Response:
         if request.method == "HEAD" or is_truncated(response) or not response.body:
             return response
-        codings = [value.decode("latin-1").strip().lower()
-                   for header in response.headers.getlist("Content-Encoding")
-                   for value in header.split(b",")]
+        codings = [
+            value.decode("latin-1").strip().lower()
+            for header in response.headers.getlist("Content-Encoding")
+            for value in header.split(b",")
+        ]
         # Only the outermost coding can be checked on the body as received.
         if codings and body_complete(response.body, codings[-1]) is False:
             self.stats.truncated_body(codings[-1])

@@ -34,7 +34,10 @@ import logging
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from .emitted import META_HOLD
 from .errors import install_hint
+from .jobdir import JobDir
+from .settings import WebcleanSettings
 
 SETTING = "WEBCLEAN_REDIS_URL"
 
@@ -45,14 +48,11 @@ try:
 except ImportError as exc:  # an optional dependency
     raise ImportError(f"{SETTING} needs scrapy-redis: {install_hint('redis')} ({exc})") from exc
 
-from .emitted import META_HOLD
-from .jobdir import JobDir
-from .settings import WebcleanSettings
-
 if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
 logger = logging.getLogger(__name__)
 #: Redis keys: ``<spider>:requests`` and ``<spider>:dupefilter`` (scrapy-redis's defaults),
@@ -77,8 +77,12 @@ def redis_server(settings: BaseSettings) -> Any:
     """A client with text replies, for the emitted keys."""
     import redis
 
-    return redis.Redis.from_url(WebcleanSettings.from_settings(settings).redis_url, decode_responses=True, socket_timeout=30,
-                                socket_connect_timeout=30, retry_on_timeout=True)
+    url = WebcleanSettings.from_settings(settings).redis_url
+    if url is None:
+        raise ValueError(f"{SETTING} is not set")
+    return redis.Redis.from_url(
+        url, decode_responses=True, socket_timeout=30, socket_connect_timeout=30, retry_on_timeout=True
+    )
 
 
 def worker_id(crawler: Crawler) -> str:
@@ -100,10 +104,12 @@ def configure_settings(settings: BaseSettings) -> None:
     url = WebcleanSettings.from_settings(settings).redis_url
     if url is None:
         return
-    for name, value in (("SCHEDULER", "webclean_scrapy.distributed.RedisScheduler"),
-                        ("DUPEFILTER_CLASS", "webclean_scrapy.distributed.RedisDupeFilter"),
-                        ("SCHEDULER_PERSIST", True),
-                        ("REDIS_URL", url)):
+    for name, value in (
+        ("SCHEDULER", "webclean_scrapy.distributed.RedisScheduler"),
+        ("DUPEFILTER_CLASS", "webclean_scrapy.distributed.RedisDupeFilter"),
+        ("SCHEDULER_PERSIST", True),
+        ("REDIS_URL", url),
+    ):
         settings.set(name, value, priority="spider")
 
 
@@ -133,7 +139,7 @@ class RedisScheduler(Scheduler):
     crawler: Crawler
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> RedisScheduler:
+    def from_crawler(cls, crawler: Crawler) -> Self:
         scheduler = super().from_crawler(crawler)
         scheduler.crawler = crawler
         return scheduler
@@ -156,8 +162,9 @@ class RedisScheduler(Scheduler):
             self.queue.push(self.queue._decode_request(data))
             self.server.hdel(self.ledger_key, field)
         if leftovers:
-            logger.warning("worker %s: %d requests it had taken before it stopped are queued again",
-                           self.worker, len(leftovers))
+            logger.warning(
+                "worker %s: %d requests it had taken before it stopped are queued again", self.worker, len(leftovers)
+            )
             if self.stats:
                 self.stats.set_value("webclean/redis/requeued_after_crash", len(leftovers))
 
@@ -175,8 +182,10 @@ class RedisScheduler(Scheduler):
         """Also drop the emitted keys and ledgers (``SCHEDULER_FLUSH_ON_START``: a fresh crawl)."""
         super().flush()
         name = self.spider.name
-        keys = [redis_key(self.crawler.settings, name, "emitted"),
-                *self.server.scan_iter(redis_key(self.crawler.settings, name, "inflight:*"))]
+        keys = [
+            redis_key(self.crawler.settings, name, "emitted"),
+            *self.server.scan_iter(redis_key(self.crawler.settings, name, "inflight:*")),
+        ]
         self.server.delete(*keys)
 
     def enqueue_request(self, request: Request) -> bool:
@@ -221,8 +230,11 @@ class RedisScheduler(Scheduler):
         inprogress = getattr(slot, "inprogress", None)
         if inprogress is None or not self._taken:
             return
-        done = [field for field, request in self._taken.items()
-                if request not in inprogress and not request.meta.get(META_HOLD)]
+        done = [
+            field
+            for field, request in self._taken.items()
+            if request not in inprogress and not request.meta.get(META_HOLD)
+        ]
         if done:
             for field in done:
                 del self._taken[field]

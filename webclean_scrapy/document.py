@@ -43,7 +43,8 @@ from .errors import ExtractionError
 from .marks import PUNCTUATION_MARKS
 from .screen import screen_markup
 from .views import Block, Container, build_views
-from .walk import MAX_MARKS, walk as python_walk
+from .walk import MAX_MARKS
+from .walk import walk as python_walk
 
 #: Tags that open a new string (Arias et al.: "structural tags such as <p>,
 #: <table>, <br>, <div>, <h1>...") extended with HTML5 sectioning and list
@@ -83,14 +84,46 @@ _CANONICAL_XPATH = etree.XPath(
 #: in English and in the language itself, mapped to ISO 639-1 so per-language
 #: figures group them with the coded pages.
 _LANGUAGE_NAMES: dict[str, str] = {
-    "english": "en", "german": "de", "deutsch": "de", "french": "fr", "français": "fr",
-    "francais": "fr", "spanish": "es", "español": "es", "espanol": "es", "italian": "it",
-    "italiano": "it", "portuguese": "pt", "português": "pt", "portugues": "pt", "dutch": "nl",
-    "nederlands": "nl", "russian": "ru", "русский": "ru", "chinese": "zh", "中文": "zh",
-    "japanese": "ja", "日本語": "ja", "polish": "pl", "polski": "pl", "czech": "cs",
-    "čeština": "cs", "swedish": "sv", "svenska": "sv", "norwegian": "no", "norsk": "no",
-    "danish": "da", "dansk": "da", "finnish": "fi", "suomi": "fi", "turkish": "tr",
-    "türkçe": "tr", "arabic": "ar", "greek": "el", "korean": "ko", "한국어": "ko",
+    "english": "en",
+    "german": "de",
+    "deutsch": "de",
+    "french": "fr",
+    "français": "fr",
+    "francais": "fr",
+    "spanish": "es",
+    "español": "es",
+    "espanol": "es",
+    "italian": "it",
+    "italiano": "it",
+    "portuguese": "pt",
+    "português": "pt",
+    "portugues": "pt",
+    "dutch": "nl",
+    "nederlands": "nl",
+    "russian": "ru",
+    "русский": "ru",
+    "chinese": "zh",
+    "中文": "zh",
+    "japanese": "ja",
+    "日本語": "ja",
+    "polish": "pl",
+    "polski": "pl",
+    "czech": "cs",
+    "čeština": "cs",
+    "swedish": "sv",
+    "svenska": "sv",
+    "norwegian": "no",
+    "norsk": "no",
+    "danish": "da",
+    "dansk": "da",
+    "finnish": "fi",
+    "suomi": "fi",
+    "turkish": "tr",
+    "türkçe": "tr",
+    "arabic": "ar",
+    "greek": "el",
+    "korean": "ko",
+    "한국어": "ko",
 }
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 
@@ -119,6 +152,7 @@ def prose_chars(blocks: BlockColumns) -> int:
     chars = blocks.chars
     prose = (chars >= PROSE_MIN_CHARS) & (blocks.anchor_chars * 10 < chars * 3)
     return int(chars[prose].sum())
+
 
 #: Pages with more characters of source than this drop their lxml tree
 #: before the extraction method runs (:meth:`Document.release_tree`): the
@@ -150,7 +184,9 @@ def _malloc_trim() -> Callable[[int], int] | None:
     """glibc's ``malloc_trim``, or ``None`` on other C libraries."""
     try:
         import ctypes
-        return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
+
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
+        return trim
     except (OSError, AttributeError):
         return None
 
@@ -169,7 +205,7 @@ def _walk_function(root: etree._Element) -> Callable[..., tuple]:
     """The walk to run on *root*: the compiled one when it was built and
     *root* is an lxml HTML tree (and :data:`COMPILED_WALK` is on), else
     the Python reference (:func:`webclean_scrapy.walk.walk`)."""
-    if COMPILED_WALK and _compiled_walk.is_html_tree(root):
+    if COMPILED_WALK and _compiled_walk is not None and _compiled_walk.is_html_tree(root):
         return _compiled_walk.walk
     return python_walk
 
@@ -196,12 +232,19 @@ class BlockColumns:
     dense table).
     """
 
-    __slots__ = ("texts", "anchor_texts", "positions", "holders", "chars", "anchor_chars",
-                 "_mark_keys", "_mark_counts")
+    __slots__ = ("texts", "anchor_texts", "positions", "holders", "chars", "anchor_chars", "_mark_keys", "_mark_counts")
 
-    def __init__(self, texts: list[str], anchor_texts: list[str], positions: np.ndarray, holders: np.ndarray,
-                 chars: np.ndarray, anchor_chars: np.ndarray, mark_keys: np.ndarray, mark_counts: np.ndarray
-                 ) -> None:
+    def __init__(
+        self,
+        texts: list[str],
+        anchor_texts: list[str],
+        positions: np.ndarray,
+        holders: np.ndarray,
+        chars: np.ndarray,
+        anchor_chars: np.ndarray,
+        mark_keys: np.ndarray,
+        mark_counts: np.ndarray,
+    ) -> None:
         self.texts = texts
         self.anchor_texts = anchor_texts
         self.positions = positions
@@ -233,8 +276,9 @@ class BlockColumns:
         keys = self._mark_keys
         chosen = wanted[keys & (MAX_MARKS - 1)]
         # Sums of whole numbers below 2**53: exact in float64.
-        return np.bincount(keys[chosen] // MAX_MARKS, weights=self._mark_counts[chosen],
-                           minlength=len(self.texts)).astype(np.int64)
+        return np.bincount(
+            keys[chosen] // MAX_MARKS, weights=self._mark_counts[chosen], minlength=len(self.texts)
+        ).astype(np.int64)
 
     @property
     def marks(self) -> np.ndarray:
@@ -243,7 +287,7 @@ class BlockColumns:
         each call (the methods read :meth:`count`)."""
         dense = np.zeros(MAX_MARKS * len(self.texts), dtype=np.int64)
         dense[self._mark_keys] = self._mark_counts
-        return dense.reshape(len(self.texts), MAX_MARKS)[:, :len(PUNCTUATION_MARKS)].T.copy()
+        return dense.reshape(len(self.texts), MAX_MARKS)[:, : len(PUNCTUATION_MARKS)].T.copy()
 
 
 class ContainerColumns:
@@ -260,9 +304,16 @@ class ContainerColumns:
 
     __slots__ = ("tags", "attributes", "parents", "first_blocks", "last_blocks", "chars", "anchor_chars")
 
-    def __init__(self, tags: list[str], attributes: list[dict[str, str]], parents: np.ndarray,
-                 first_blocks: np.ndarray, last_blocks: np.ndarray, chars: np.ndarray,
-                 anchor_chars: np.ndarray) -> None:
+    def __init__(
+        self,
+        tags: list[str],
+        attributes: list[dict[str, str]],
+        parents: np.ndarray,
+        first_blocks: np.ndarray,
+        last_blocks: np.ndarray,
+        chars: np.ndarray,
+        anchor_chars: np.ndarray,
+    ) -> None:
         self.tags = tags
         self.attributes = attributes
         self.parents = parents
@@ -313,10 +364,18 @@ class _ElementFinder:
 
     def __call__(self) -> list[etree._Element]:
         if self.elements is None:
+            assert _compiled_walk is not None  # made by the compiled walk only
             elements: list[etree._Element] = []
             root = self.tree.get()
-            _walk_function(root)(root, _REVEAL_KINDS if self.reveal else _WALK_KINDS, _HIDDEN_STYLE.search,
-                                 _DESCRIPTIVE_BYTES, _MARK_BYTES, elements, self.reveal)
+            _walk_function(root)(
+                root,
+                _REVEAL_KINDS if self.reveal else _WALK_KINDS,
+                _HIDDEN_STYLE.search,
+                _DESCRIPTIVE_BYTES,
+                _MARK_BYTES,
+                elements,
+                self.reveal,
+            )
             if [element.tag for element in elements[1:]] != self.tags[1:]:
                 raise RuntimeError("the tree was modified after the page was walked")
             self.elements = elements
@@ -332,9 +391,15 @@ class Document:
     #: (:func:`~webclean_scrapy.screen.screen_markup`); set by :meth:`from_html`.
     screened: tuple[str, ...] = ()
 
-    def __init__(self, root: etree._Element, *, url: str | None = None,
-                 source: str | None = None, encoding: str | None = None,
-                 truncated: bool | None = None) -> None:
+    def __init__(
+        self,
+        root: etree._Element,
+        *,
+        url: str | None = None,
+        source: str | None = None,
+        encoding: str | None = None,
+        truncated: bool | None = None,
+    ) -> None:
         if truncated is None:  # a tree parsed elsewhere (Scrapy's selector): checked here
             root, truncated = recover_tree(root, source)
         #: Whether the tree holds only part of the page: libxml2 stopped at
@@ -353,8 +418,7 @@ class Document:
 
     # -- construction -------------------------------------------------
     @classmethod
-    def from_html(cls, html: bytes | str, *, url: str | None = None,
-                  encoding: str | None = None) -> Document:
+    def from_html(cls, html: bytes | str, *, url: str | None = None, encoding: str | None = None) -> Document:
         """Decode (for bytes), parse and walk a page.
 
         *encoding* is a charset name or a whole ``Content-Type`` header value,
@@ -364,13 +428,12 @@ class Document:
             content_type = None
             if encoding:
                 content_type = encoding if "=" in encoding or "/" in encoding else f"text/html; charset={encoding}"
-            body: bytes | None = bytes(html)
-            encoding, text = decode_html(body, content_type)
+            data = bytes(html)
+            encoding, text = decode_html(data, content_type)
             # Valid UTF-8 (most of the web) goes to libxml2 as the original
             # bytes: no re-encoding copy. Anything else is parsed from the
             # decoded text (re-encoded as UTF-8), so the charset decision stays ours.
-            if encoding != "utf-8" or "\ufffd" in text or b"\x00" in body:
-                body = None
+            body: bytes | None = None if encoding != "utf-8" or "\ufffd" in text or b"\x00" in data else data
         elif isinstance(html, str):
             text = html
             encoding = encoding or "unicode"
@@ -420,18 +483,24 @@ class Document:
             self._walk_once(True)
             revealed = int(self.container_columns.chars[0]) if len(self.container_columns) else 0
             if (visible < REVEAL_BELOW and revealed > 2 * visible + 100) or (
-                    prose_chars(self.block_columns) > 2 * visible_prose + 500):
+                prose_chars(self.block_columns) > 2 * visible_prose + 500
+            ):
                 self.revealed = True
             else:
                 self.block_columns, self.container_columns, self._elements = kept
 
     def _walk_once(self, reveal: bool) -> None:
         root = self.root
-        texts, anchor_texts, block_numbers, mark_numbers, tags, attributes, container_numbers = _walk_function(
-            root)(root, _REVEAL_KINDS if reveal else _WALK_KINDS, _HIDDEN_STYLE.search, _DESCRIPTIVE_BYTES,
-                  _MARK_BYTES, None, reveal)
-        self.block_columns = BlockColumns(texts, anchor_texts, *map(_int64, block_numbers),
-                                          *map(_int64, mark_numbers))
+        texts, anchor_texts, block_numbers, mark_numbers, tags, attributes, container_numbers = _walk_function(root)(
+            root,
+            _REVEAL_KINDS if reveal else _WALK_KINDS,
+            _HIDDEN_STYLE.search,
+            _DESCRIPTIVE_BYTES,
+            _MARK_BYTES,
+            None,
+            reveal,
+        )
+        self.block_columns = BlockColumns(texts, anchor_texts, *map(_int64, block_numbers), *map(_int64, mark_numbers))
         self.container_columns = ContainerColumns(tags, attributes, *map(_int64, container_numbers))
         self._elements = _ElementFinder(self._tree, tags, reveal=reveal)
 
@@ -518,7 +587,7 @@ class Document:
                 break
             first = int(columns.first_blocks[index])
             if first >= 0:
-                return " ".join(self.block_columns.texts[first:int(columns.last_blocks[index]) + 1])
+                return " ".join(self.block_columns.texts[first : int(columns.last_blocks[index]) + 1])
         for element in self._head_elements("title"):
             value = " ".join("".join(element.itertext()).split())
             if value:
@@ -533,8 +602,7 @@ class Document:
         candidates = [root.get("lang"), root.get("xml:lang")]
         if not any(candidates):
             for meta in self._head_elements("meta"):
-                if ((meta.get("http-equiv") or "").lower() == "content-language"
-                        or meta.get("property") == "og:locale"):
+                if (meta.get("http-equiv") or "").lower() == "content-language" or meta.get("property") == "og:locale":
                     candidates.append(meta.get("content"))
         for value in candidates:
             if value and value.strip():
@@ -629,8 +697,7 @@ FLATTEN_DEPTH = 256
 _HTML_END_TAG = re.compile(r"</html\b[^>]*>", re.I)
 #: What may follow ``</html>`` without loss: nothing the walk would keep.
 #: Possessive, so a long tail of them is read once.
-_NOTHING_KEPT = re.compile(
-    r"(?:\s|<!--.*?-->|<script\b.*?</script\s*>|<style\b.*?</style\s*>)*+\Z", re.I | re.S)
+_NOTHING_KEPT = re.compile(r"(?:\s|<!--.*?-->|<script\b.*?</script\s*>|<style\b.*?</style\s*>)*+\Z", re.I | re.S)
 
 
 def has_text_after_html(text: str) -> bool:
@@ -670,8 +737,19 @@ _VOID_TAGS = frozenset("area base br col embed hr img input keygen link meta par
 _SELF_CLOSING = frozenset("p li dt dd option tr td th".split())
 #: libxml2's end-tag priorities: an end tag does not close elements of a
 #: higher priority on its way (it is ignored instead).
-_END_PRIORITY = {"div": 150, "td": 160, "th": 160, "tr": 170, "thead": 180, "tbody": 180, "tfoot": 180,
-                 "table": 190, "head": 200, "body": 200, "html": 220}
+_END_PRIORITY = {
+    "div": 150,
+    "td": 160,
+    "th": 160,
+    "tr": 170,
+    "thead": 180,
+    "tbody": 180,
+    "tfoot": 180,
+    "table": 190,
+    "head": 200,
+    "body": 200,
+    "html": 220,
+}
 
 
 def flatten_markup(text: str, limit: int = FLATTEN_DEPTH) -> str:
@@ -707,12 +785,12 @@ def flatten_markup(text: str, limit: int = FLATTEN_DEPTH) -> str:
         elif name in stack:
             at = len(stack) - 1 - stack[::-1].index(name)
             priority = _END_PRIORITY.get(name, 100)
-            if all(_END_PRIORITY.get(open_, 100) <= priority for open_ in stack[at + 1:]):
+            if all(_END_PRIORITY.get(open_, 100) <= priority for open_ in stack[at + 1 :]):
                 del stack[at:]
         elif len(stack) >= limit:
             keep = False  # the end of an element dropped above
         if not keep:
-            pieces.append(text[done:match.start()])
+            pieces.append(text[done : match.start()])
             pieces.append("<br>" if name in STRUCTURAL_TAGS else "")
             done = match.end()
     pieces.append(text[done:])

@@ -86,8 +86,7 @@ class MemoryEmittedStore(EmittedStore):
                 self.keys.update(keys)
                 count += 1
         if count:
-            logger.info("JOBDIR %s: %d items written by earlier runs will not be emitted again",
-                        jobdir.root, count)
+            logger.info("JOBDIR %s: %d items written by earlier runs will not be emitted again", jobdir.root, count)
 
 
 #: All of ARGV[2:] absent from hash KEYS[1] -> set them to ARGV[1] (the owner), return 1; else 0.
@@ -133,13 +132,15 @@ class RedisEmittedStore(EmittedStore):
         written: set[str] = set()
         for item in jobdir.previous_items():
             written.update(keys_of(item) or ())
-        mine = [field for field, owner in self.server.hscan_iter(self.key)
-                if owner == self.owner and field not in written]
+        mine = [
+            field for field, owner in self.server.hscan_iter(self.key) if owner == self.owner and field not in written
+        ]
         released = 0
         for start in range(0, len(mine), 500):
-            released += self._release(keys=[self.key], args=[self.owner, *mine[start:start + 500]])
-        logger.warning("worker %s restarted after a crash: released %d keys it claimed but never wrote",
-                       self.owner, released)
+            released += self._release(keys=[self.key], args=[self.owner, *mine[start : start + 500]])
+        logger.warning(
+            "worker %s restarted after a crash: released %d keys it claimed but never wrote", self.owner, released
+        )
 
 
 def open_store(crawler: Crawler, name: str) -> EmittedStore:
@@ -147,6 +148,7 @@ def open_store(crawler: Crawler, name: str) -> EmittedStore:
     if WebcleanSettings.from_settings(crawler.settings).redis_url is not None:
         from .distributed import redis_key, redis_server, worker_id
 
-        return RedisEmittedStore(redis_server(crawler.settings), redis_key(crawler.settings, name, "emitted"),
-                                 worker_id(crawler))
+        return RedisEmittedStore(
+            redis_server(crawler.settings), redis_key(crawler.settings, name, "emitted"), worker_id(crawler)
+        )
     return MemoryEmittedStore()

@@ -28,10 +28,30 @@ from .errors import NotHTMLError
 #: Magic numbers of common binary formats that crawls meet (images, PDF,
 #: archives, office documents, fonts, media). Checked before any decoding.
 BINARY_SIGNATURES: tuple[bytes, ...] = (
-    b"\x89PNG", b"GIF87a", b"GIF89a", b"\xff\xd8\xff", b"%PDF", b"PK\x03\x04",
-    b"\x1f\x8b", b"BM", b"RIFF", b"OggS", b"fLaC", b"ID3", b"\x00\x00\x01\x00",
-    b"wOFF", b"wOF2", b"\x7fELF", b"MZ", b"Rar!", b"7z\xbc\xaf", b"\xd0\xcf\x11\xe0",
-    b"II*\x00", b"MM\x00*", b"%!PS", b"\x00asm",
+    b"\x89PNG",
+    b"GIF87a",
+    b"GIF89a",
+    b"\xff\xd8\xff",
+    b"%PDF",
+    b"PK\x03\x04",
+    b"\x1f\x8b",
+    b"BM",
+    b"RIFF",
+    b"OggS",
+    b"fLaC",
+    b"ID3",
+    b"\x00\x00\x01\x00",
+    b"wOFF",
+    b"wOF2",
+    b"\x7fELF",
+    b"MZ",
+    b"Rar!",
+    b"7z\xbc\xaf",
+    b"\xd0\xcf\x11\xe0",
+    b"II*\x00",
+    b"MM\x00*",
+    b"%!PS",
+    b"\x00asm",
 )
 
 
@@ -49,7 +69,7 @@ _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 27))
 
 
 def _is_wide(encoding: str | None) -> bool:
-    return bool(encoding) and encoding.replace("_", "-").lower().startswith(("utf-16", "utf-32"))
+    return encoding is not None and encoding.replace("_", "-").lower().startswith(("utf-16", "utf-32"))
 
 
 def looks_binary(body: bytes, content_type: str | None = None) -> bool:

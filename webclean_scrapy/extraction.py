@@ -7,12 +7,11 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .options import OptionError, Rule
-
 from .document import RELEASE_TREE_ABOVE, Document
 from .errors import ExtractionError
-from .metadata import METADATA_FIELDS, Metadata, metadata_of
 from .language import detect_language
+from .metadata import METADATA_FIELDS, Metadata, metadata_of
+from .options import OptionError, Rule
 from .page_type import page_type_of
 
 if TYPE_CHECKING:
@@ -23,7 +22,8 @@ if TYPE_CHECKING:
 #: records carry under the same names (``title`` and ``canonical_url`` have
 #: their own places), derived from :data:`~webclean_scrapy.metadata.METADATA_FIELDS`.
 ITEM_METADATA_FIELDS: tuple[str, ...] = tuple(
-    name for name in METADATA_FIELDS if name not in ("title", "canonical_url"))
+    name for name in METADATA_FIELDS if name not in ("title", "canonical_url")
+)
 
 
 @dataclass(slots=True)
@@ -88,8 +88,11 @@ def _check_metadata_fields() -> None:
     ours = {spec.name: spec for spec in fields(Extraction)}
     for spec in fields(Metadata):
         mine = ours.get(spec.name)
-        if mine is None or mine.type != spec.type or (spec.name != "title" and (
-                mine.default != spec.default or mine.default_factory != spec.default_factory)):
+        if (
+            mine is None
+            or mine.type != spec.type
+            or (spec.name != "title" and (mine.default != spec.default or mine.default_factory != spec.default_factory))
+        ):
             raise TypeError(f"Extraction.{spec.name} must match Metadata.{spec.name}")
 
 
@@ -102,13 +105,21 @@ _check_metadata_fields()
 FORMAT_FIELDS: dict[str, str] = {"markdown": "markdown", "html": "content_html"}
 
 _EMPTY_FIELDS: dict[str, Any] = {
-    "title": "", "text": "", "extractor": None, "language": None, "detected_language": None,
-    "language_confidence": None, "page_type": None, "truncated": None,
-    **{name: None for name in ITEM_METADATA_FIELDS}}
+    "title": "",
+    "text": "",
+    "extractor": None,
+    "language": None,
+    "detected_language": None,
+    "language_confidence": None,
+    "page_type": None,
+    "truncated": None,
+    **dict.fromkeys(ITEM_METADATA_FIELDS),
+}
 
 
-def extraction_fields(extraction: Extraction | None, formats: Iterable[str] = (), *,
-                      html_bytes: int | None = None) -> dict[str, Any]:
+def extraction_fields(
+    extraction: Extraction | None, formats: Iterable[str] = (), *, html_bytes: int | None = None
+) -> dict[str, Any]:
     """The fields an extraction fills, the one mapping from :class:`Extraction`
     to output: :class:`~webclean_scrapy.items.CleanedPage` items, the
     pipeline's items and ``webclean extract`` records.
@@ -167,8 +178,9 @@ class Extractor:
             try:
                 self.options[key] = rule(self.options[key])
             except OptionError as exc:
-                raise ExtractionError(f"extractor {self.name!r}: option {key} {exc}, "
-                                      f"got {self.options[key]!r}") from None
+                raise ExtractionError(
+                    f"extractor {self.name!r}: option {key} {exc}, got {self.options[key]!r}"
+                ) from None
 
     def extract_text(self, doc: Document) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -193,6 +205,12 @@ class Extractor:
             trace.method = self.name
             text = self.extract_text(doc, trace=trace)  # type: ignore[call-arg]
         detected, confidence = detect_language(text)
+        # Every Metadata field (tags copied: the Metadata may be cached with the document).
+        fields: dict[str, Any] = {
+            name: list(value) if isinstance(value, list) else value
+            for name in METADATA_FIELDS
+            for value in (getattr(meta, name),)
+        }
         return Extraction(
             text=text,
             extractor=self.name,
@@ -202,9 +220,7 @@ class Extractor:
             truncated=doc.truncated,
             detected_language=detected,
             language_confidence=confidence,
-            # Every Metadata field (tags copied: the Metadata may be cached with the document).
-            **{name: list(value) if isinstance(value, list) else value
-               for name in METADATA_FIELDS for value in (getattr(meta, name),)},
+            **fields,
         )
 
     def __repr__(self) -> str:

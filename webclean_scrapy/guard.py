@@ -43,7 +43,7 @@ import logging
 import socket
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from scrapy import signals
@@ -67,11 +67,12 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from twisted.internet.interfaces import IAddress, IHostResolution
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
 logger = logging.getLogger(__name__)
 
-IPAddress = Union[ipaddress.IPv4Address, ipaddress.IPv6Address]
-IPNetwork = Union[ipaddress.IPv4Network, ipaddress.IPv6Network]
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 #: Order in ``DOWNLOADER_MIDDLEWARES``. Above RetryMiddleware (550), because
 #: ``process_exception`` runs from high numbers to low: the guard must turn a
@@ -96,8 +97,10 @@ class BlockedAddressError(IgnoreRequest):
     """A request was refused because its host is (or resolves to) a forbidden address."""
 
     def __init__(self, url: str, address: str, reason: str) -> None:
-        super().__init__(f"refused {url}: {describe(address, reason)} "
-                         "(set WEBCLEAN_ALLOW_PRIVATE_ADDRESSES or WEBCLEAN_ALLOWED_NETWORKS to allow it)")
+        super().__init__(
+            f"refused {url}: {describe(address, reason)} "
+            "(set WEBCLEAN_ALLOW_PRIVATE_ADDRESSES or WEBCLEAN_ALLOWED_NETWORKS to allow it)"
+        )
         self.url = url
         self.address = address
         self.reason = reason
@@ -229,8 +232,13 @@ class AddressPolicy:
 class _FilteringReceiver:
     """Passes on the allowed answers of one lookup and records the refused ones."""
 
-    def __init__(self, receiver: IResolutionReceiver, host: str, resolver: GuardedNameResolver,
-                 trusted: tuple[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        receiver: IResolutionReceiver,
+        host: str,
+        resolver: GuardedNameResolver,
+        trusted: tuple[str, int] | None = None,
+    ) -> None:
         self.receiver = receiver
         self.host = host
         self.resolver = resolver
@@ -313,12 +321,18 @@ class GuardedNameResolver:
                 return reason
         return None
 
-    def resolveHostName(self, resolutionReceiver: IResolutionReceiver, hostName: str,  # noqa: N802, N803
-                        portNumber: int = 0, addressTypes: Sequence[type[IAddress]] | None = None,  # noqa: N803
-                        transportSemantics: str = "TCP") -> IHostResolution:  # noqa: N803
+    def resolveHostName(
+        self,
+        resolutionReceiver: IResolutionReceiver,
+        hostName: str,  # noqa: N802, N803
+        portNumber: int = 0,
+        addressTypes: Sequence[type[IAddress]] | None = None,  # noqa: N803
+        transportSemantics: str = "TCP",
+    ) -> IHostResolution:  # noqa: N803
         if not self.policies:
-            return self.inner.resolveHostName(resolutionReceiver, hostName, portNumber, addressTypes,
-                                              transportSemantics)
+            return self.inner.resolveHostName(
+                resolutionReceiver, hostName, portNumber, addressTypes, transportSemantics
+            )
         key = (hostName.lower(), portNumber)
         receiver = _FilteringReceiver(resolutionReceiver, hostName, self, key if key in self.trusted else None)
         return self.inner.resolveHostName(receiver, hostName, portNumber, addressTypes, transportSemantics)
@@ -370,11 +384,13 @@ class AddressGuardMiddleware:
             self.resolver = self.resolver.install(self.reactor)
             crawler.signals.connect(self._unregister, signal=signals.engine_stopped)
         else:
-            logger.warning("No Twisted reactor: the address guard checks names when the request is "
-                           "sent, not the address connected to (docs/SECURITY.md)")
+            logger.warning(
+                "No Twisted reactor: the address guard checks names when the request is "
+                "sent, not the address connected to (docs/SECURITY.md)"
+            )
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> AddressGuardMiddleware:
+    def from_crawler(cls, crawler: Crawler) -> Self:
         settings = WebcleanSettings.from_crawler(crawler)
         if settings.allow_private_addresses:
             # A choice the user made, so INFO; a NotConfigured message would be a WARNING.
@@ -430,7 +446,7 @@ class AddressGuardMiddleware:
             return
         key = netloc_key(request.url)
         if key in self.trusted:
-            refused = self._trusted_refusal(request, key)  # type: ignore[arg-type]
+            refused = self._trusted_refusal(request, key)
         else:
             refused = self.policy.check_host(host)
             if refused is None and self.resolver is None and numeric_host(host) is None:

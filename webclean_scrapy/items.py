@@ -119,8 +119,14 @@ class CleanedPage(scrapy.Item):
     rank = scrapy.Field()
 
     @classmethod
-    def from_response(cls, response: Response, extraction: Extraction | None = _MISSING,
-                      *, keep_html: bool | None = None, **extra: Any) -> CleanedPage:
+    def from_response(
+        cls,
+        response: Response,
+        extraction: Extraction | None = _MISSING,
+        *,
+        keep_html: bool | None = None,
+        **extra: Any,
+    ) -> CleanedPage:
         """Build the item for *response*.
 
         *extraction* defaults to what the middleware attached
@@ -136,8 +142,11 @@ class CleanedPage(scrapy.Item):
             keep_html = bool(meta.get(META_KEEP_HTML, False))
         values: dict[str, Any] = {
             "url": response.url,
-            "canonical_url": (meta.get(META_CANONICAL_URL)
-                              or (extraction.canonical_url if extraction is not None else None) or response.url),
+            "canonical_url": (
+                meta.get(META_CANONICAL_URL)
+                or (extraction.canonical_url if extraction is not None else None)
+                or response.url
+            ),
             "status": response.status,
             "fetched_at": utc_timestamp(),
             **extraction_fields(extraction, meta.get(META_FORMATS, ()), html_bytes=len(response.body)),
@@ -153,11 +162,9 @@ class CleanedPage(scrapy.Item):
         return item
 
 
-
 #: The export order of :class:`CleanedPage` fields (use as ``FEED_EXPORT_FIELDS``).
-# In declaration order, read from the class body: Scrapy before 2.14 sorts ``Item.fields`` by name.
-FIELD_ORDER: tuple[str, ...] = tuple(
-    name for name, value in vars(CleanedPage._class).items() if isinstance(value, scrapy.Field))
+# In declaration order: Scrapy keeps ``Item.fields`` so since 2.14 (it sorted them by name before).
+FIELD_ORDER: tuple[str, ...] = tuple(CleanedPage.fields)
 
 
 def _meta(response: Response) -> dict[str, Any]:

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +62,6 @@ STATE_DIR = "webclean"
 #: Scrapy's scheduler state in ``JOBDIR``, untrustworthy after a crash.
 SCHEDULER_STATE = ("requests.seen", "requests.queue")
 DURABLE_STORAGE = "webclean_scrapy.jobdir.DurableFileFeedStorage"
-EXTENSION = "webclean_scrapy.jobdir.JobDirExtension"
 
 
 def _fsync_append(path: Path, line: str) -> None:
@@ -126,7 +126,10 @@ class JobDir:
         logger.warning(
             "JOBDIR %s: the previous run did not stop cleanly (killed?); its request queue is not on "
             "disk, so the crawl starts again from the start URLs (%s set aside). Items already written "
-            "to this job's outputs are not emitted again.", self.root, ", ".join(moved) or "nothing")
+            "to this job's outputs are not emitted again.",
+            self.root,
+            ", ".join(moved) or "nothing",
+        )
 
     # -- outputs ------------------------------------------------------------
     def recorded_outputs(self) -> list[Path]:
@@ -151,8 +154,7 @@ class JobDir:
         """
         for path in self.previous_outputs:
             if not path.exists():
-                logger.warning("JOBDIR %s: recorded output %s is gone; its items may be emitted again",
-                               self.root, path)
+                logger.warning("JOBDIR %s: recorded output %s is gone; its items may be emitted again", self.root, path)
                 continue
             with path.open("rb") as f:
                 for line in f:
@@ -219,8 +221,7 @@ class _DurableFile:
         finally:
             self._raw.close()
         if self._error is not None:
-            logger.warning("fsync of %s failed during the crawl: %s", getattr(self._raw, "name", "a feed"),
-                           self._error)
+            logger.warning("fsync of %s failed during the crawl: %s", getattr(self._raw, "name", "a feed"), self._error)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._raw, name)
@@ -234,22 +235,23 @@ class DurableFileFeedStorage(FileFeedStorage):
     appended to, never overwritten: it holds items the job already emitted.
     """
 
-    def __init__(self, uri: str, *, feed_options: dict[str, Any] | None = None,
-                 jobdir: JobDir | None = None) -> None:
+    def __init__(self, uri: str, *, feed_options: dict[str, Any] | None = None, jobdir: JobDir | None = None) -> None:
         super().__init__(uri, feed_options=feed_options)
         self.jobdir = jobdir
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler, uri: str, *,
-                     feed_options: dict[str, Any] | None = None) -> DurableFileFeedStorage:
+    def from_crawler(cls, crawler: Crawler, uri: str, *, feed_options: dict[str, Any] | None = None) -> Self:
         return cls(uri, feed_options=feed_options, jobdir=JobDir.of(crawler))
 
     def open(self, spider: Spider) -> IO[bytes]:
         path = Path(self.path)
         if self.jobdir is not None:
             if self.write_mode == "wb" and path.resolve() in {p.resolve() for p in self.jobdir.previous_outputs}:
-                logger.warning("%s holds items of an earlier run of this job (JOBDIR %s): appending, "
-                               "not overwriting", path, self.jobdir.root)
+                logger.warning(
+                    "%s holds items of an earlier run of this job (JOBDIR %s): appending, not overwriting",
+                    path,
+                    self.jobdir.root,
+                )
                 self.write_mode = "ab"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.touch()
@@ -270,7 +272,7 @@ class JobDirExtension:
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> JobDirExtension:
+    def from_crawler(cls, crawler: Crawler) -> Self:
         jobdir = JobDir.of(crawler)
         if jobdir is None:
             raise NotConfigured("JOBDIR is not set")
@@ -288,7 +290,7 @@ def configure_settings(settings: BaseSettings) -> None:
     """With ``JOBDIR`` set: durable local feeds and :class:`JobDirExtension` (the project's own choices win)."""
     if not settings.get("JOBDIR"):
         return
-    settings.setdefault_in_component_priority_dict("EXTENSIONS", EXTENSION, 0)
+    settings.setdefault_in_component_priority_dict("EXTENSIONS", JobDirExtension, 0)
     storages = dict(settings.getdict("FEED_STORAGES"))
     for scheme in ("", "file"):
         storages.setdefault(scheme, DURABLE_STORAGE)

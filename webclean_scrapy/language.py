@@ -54,8 +54,11 @@ def _load() -> Any:
                     # py3langid unpacks its model through a temporary file: a full disk fails here.
                     _identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
                 except Exception as exc:  # detection is an extra: never the page's failure
-                    logger.warning("webclean: language detection is off in this process: cannot load "
-                                   "py3langid's model (%s: %s)", type(exc).__name__, exc)
+                    logger.warning(
+                        "webclean: language detection is off in this process: cannot load py3langid's model (%s: %s)",
+                        type(exc).__name__,
+                        exc,
+                    )
                     _unavailable = True
                     return None
     return _identifier

@@ -30,4 +30,3 @@ MODEL_STOPS: str = ".。!?"
 MODEL_COMMAS: str = ",，、"
 #: A block whose last character is one of these ends a sentence (``ends_stop``).
 MODEL_SENTENCE_ENDS: str = ".!?。！？"
-

@@ -75,34 +75,112 @@ METADATA_FIELDS: tuple[str, ...] = tuple(spec.name for spec in fields(Metadata))
 # -- <meta> names, lower-cased (name, property or itemprop) ------------------
 
 _META_FIELDS: dict[str, tuple[str, ...]] = {
-    "title": ("og:title", "twitter:title", "dc.title", "dcterms.title", "parsely-title", "sailthru.title",
-              "citation_title", "headline"),
-    "author": ("author", "article:author", "og:article:author", "book:author", "dc.creator", "dcterms.creator",
-               "parsely-author", "sailthru.author", "byl", "sailthru.byline", "byline",
-               "article.author", "twitter:data1|written by", "cxenseparse:author", "dc.creator.name"),
-    "date": ("article:published_time", "og:article:published_time", "og:published_time", "datepublished",
-             "article.published", "published_time", "published-date", "publish-date", "publish_date",
-             "publishdate", "publication_date", "pubdate", "date", "dc.date", "dc.date.issued", "dc.date.created",
-             "dcterms.date", "dcterms.issued", "dcterms.created", "parsely-pub-date", "sailthru.date",
-             "citation_publication_date", "citation_date", "citation_online_date", "date_published",
-             "release_date", "datecreated", "article:published", "created"),
+    "title": (
+        "og:title",
+        "twitter:title",
+        "dc.title",
+        "dcterms.title",
+        "parsely-title",
+        "sailthru.title",
+        "citation_title",
+        "headline",
+    ),
+    "author": (
+        "author",
+        "article:author",
+        "og:article:author",
+        "book:author",
+        "dc.creator",
+        "dcterms.creator",
+        "parsely-author",
+        "sailthru.author",
+        "byl",
+        "sailthru.byline",
+        "byline",
+        "article.author",
+        "twitter:data1|written by",
+        "cxenseparse:author",
+        "dc.creator.name",
+    ),
+    "date": (
+        "article:published_time",
+        "og:article:published_time",
+        "og:published_time",
+        "datepublished",
+        "article.published",
+        "published_time",
+        "published-date",
+        "publish-date",
+        "publish_date",
+        "publishdate",
+        "publication_date",
+        "pubdate",
+        "date",
+        "dc.date",
+        "dc.date.issued",
+        "dc.date.created",
+        "dcterms.date",
+        "dcterms.issued",
+        "dcterms.created",
+        "parsely-pub-date",
+        "sailthru.date",
+        "citation_publication_date",
+        "citation_date",
+        "citation_online_date",
+        "date_published",
+        "release_date",
+        "datecreated",
+        "article:published",
+        "created",
+    ),
     "citation_author": ("citation_author", "dc.creator.personalname"),
-    "date_modified": ("article:modified_time", "og:article:modified_time", "og:updated_time", "datemodified",
-                      "dc.date.modified", "dcterms.modified", "last-modified", "article.updated",
-                      "modified_time", "lastmod", "revised"),
-    "sitename": ("og:site_name", "application-name", "dc.publisher", "dcterms.publisher", "publisher",
-                 "twitter:site"),
-    "description": ("description", "og:description", "twitter:description", "dc.description",
-                    "dcterms.description", "dcterms.abstract"),
-    "tags": ("article:tag", "og:article:tag", "keywords", "news_keywords", "parsely-tags", "sailthru.tags",
-             "dc.subject", "book:tag"),
-    "image": ("og:image", "og:image:url", "og:image:secure_url", "twitter:image", "twitter:image:src",
-              "thumbnailurl", "image"),
+    "date_modified": (
+        "article:modified_time",
+        "og:article:modified_time",
+        "og:updated_time",
+        "datemodified",
+        "dc.date.modified",
+        "dcterms.modified",
+        "last-modified",
+        "article.updated",
+        "modified_time",
+        "lastmod",
+        "revised",
+    ),
+    "sitename": ("og:site_name", "application-name", "dc.publisher", "dcterms.publisher", "publisher", "twitter:site"),
+    "description": (
+        "description",
+        "og:description",
+        "twitter:description",
+        "dc.description",
+        "dcterms.description",
+        "dcterms.abstract",
+    ),
+    "tags": (
+        "article:tag",
+        "og:article:tag",
+        "keywords",
+        "news_keywords",
+        "parsely-tags",
+        "sailthru.tags",
+        "dc.subject",
+        "book:tag",
+    ),
+    "image": (
+        "og:image",
+        "og:image:url",
+        "og:image:secure_url",
+        "twitter:image",
+        "twitter:image:src",
+        "thumbnailurl",
+        "image",
+    ),
     "url": ("og:url", "twitter:url"),
 }
 #: Meta name -> (field, rank): the rank orders the names of one field.
 _META_INDEX: dict[str, tuple[str, int]] = {
-    name: (key, rank) for key, names in _META_FIELDS.items() for rank, name in enumerate(names)}
+    name: (key, rank) for key, names in _META_FIELDS.items() for rank, name in enumerate(names)
+}
 
 #: Page types whose author may be an organisation (a newsroom, a company blog).
 AUTHORED_PAGE_TYPES = frozenset({"article", "forum"})
@@ -112,22 +190,27 @@ _ARTICLE_TYPES = frozenset(
     """article newsarticle blogposting reportagenewsarticle analysisnewsarticle opinionnewsarticle
     reviewnewsarticle backgroundnewsarticle socialmediaposting liveblogposting techarticle scholarlyarticle
     report review medicalwebpage recipe howto question discussionforumposting posting creativework
-    videoobject podcastepisode event product course""".split())
+    videoobject podcastepisode event product course""".split()
+)
 _PAGE_TYPES = frozenset(
-    "webpage itempage aboutpage collectionpage profilepage faqpage qapage searchresultspage".split())
-_ORGANISATION_TYPES = frozenset("organization newsmediaorganization corporation localbusiness brand "
-                                "educationalorganization governmentorganization ngo".split())
+    "webpage itempage aboutpage collectionpage profilepage faqpage qapage searchresultspage".split()
+)
+_ORGANISATION_TYPES = frozenset(
+    "organization newsmediaorganization corporation localbusiness brand "
+    "educationalorganization governmentorganization ngo".split()
+)
 
-_ITEMPROPS = frozenset({"author", "creator", "datepublished", "datemodified", "datecreated", "headline",
-                        "publisher"})
+_ITEMPROPS = frozenset({"author", "creator", "datepublished", "datemodified", "datecreated", "headline", "publisher"})
 _ITEMPROP_XPATH = etree.XPath(
-    "//*[@itemprop][not(self::meta) and not(self::link) and not(self::time)]", smart_strings=False)
+    "//*[@itemprop][not(self::meta) and not(self::link) and not(self::time)]", smart_strings=False
+)
 
 _SPACE = re.compile(r"\s+")
 _WORD_CHARS = re.compile(r"\w+")
 #: Author values that name nobody.
-_PLACEHOLDERS = frozenset("undefined null none unknown admin administrator anonymous staff author editor "
-                          "guest user webmaster".split())
+_PLACEHOLDERS = frozenset(
+    "undefined null none unknown admin administrator anonymous staff author editor guest user webmaster".split()
+)
 #: A user id, slug or template variable rather than a name: one lower-case
 #: token holding a digit, ``-``, ``_`` or ``.`` (``jdoe_42``, ``page.head.author``),
 #: or digits only.
@@ -137,28 +220,47 @@ _HANDLE = re.compile(r"^@\w+$")
 #: ``/2025/09/04/``, ``/2025-09-04``, ``/20250904/``, ``/2025/09/`` in a URL path.
 _URL_DATE = re.compile(
     r"/((?:19|20)\d\d)[/_-]?(0[1-9]|1[0-2])[/_-]?(0[1-9]|[12]\d|3[01])(?:[/_.-]|$)"
-    r"|/((?:19|20)\d\d)/(0[1-9]|1[0-2])/")
+    r"|/((?:19|20)\d\d)/(0[1-9]|1[0-2])/"
+)
 _ISO = re.compile(
     r"^\s*((?:19|20)\d\d)-?(0[1-9]|1[0-2])-?(0[1-9]|[12]\d|3[01])"
-    r"(?:([T ])([0-2]\d:[0-5]\d(?::[0-5]\d(?:\.\d+)?)?)\s*(Z|[+-][0-2]\d:?[0-5]\d)?)?")
-_ISO_ANYWHERE = re.compile(
-    r"\b((?:19|20)\d\d)-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])\b()()()")
+    r"(?:([T ])([0-2]\d:[0-5]\d(?::[0-5]\d(?:\.\d+)?)?)\s*(Z|[+-][0-2]\d:?[0-5]\d)?)?"
+)
+_ISO_ANYWHERE = re.compile(r"\b((?:19|20)\d\d)-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])\b()()()")
 _HAS_DIGIT = re.compile(r"\d")
 _SLASHED = re.compile(r"\b((?:19|20)\d\d)[/.](0?[1-9]|1[0-2])[/.](0?[1-9]|[12]\d|3[01])\b")
-_MONTHS = {name: number for number, names in enumerate((
-    "january jan janvier januar enero gennaio", "february feb feb. février februar febrero febbraio",
-    "march mar mars märz marzo", "april apr avril abril aprile", "may mai mayo maggio",
-    "june jun juin juni junio giugno", "july jul juillet juli julio luglio",
-    "august aug août agosto", "september sep sept septembre settembre septiembre",
-    "october oct octobre oktober octubre ottobre", "november nov novembre noviembre",
-    "december dec décembre dezember diciembre dicembre"), 1) for name in names.split()}
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            "january jan janvier januar enero gennaio",
+            "february feb feb. février februar febrero febbraio",
+            "march mar mars märz marzo",
+            "april apr avril abril aprile",
+            "may mai mayo maggio",
+            "june jun juin juni junio giugno",
+            "july jul juillet juli julio luglio",
+            "august aug août agosto",
+            "september sep sept septembre settembre septiembre",
+            "october oct octobre oktober octubre ottobre",
+            "november nov novembre noviembre",
+            "december dec décembre dezember diciembre dicembre",
+        ),
+        1,
+    )
+    for name in names.split()
+}
 _MONTH = "|".join(sorted((re.escape(m) for m in _MONTHS), key=len, reverse=True))
 _TEXT_DATES = (
     # September 4, 2025 / Sep. 4th 2025
     (re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)\b", re.I), (3, 1, 2)),
     # 4 September 2025 / 4. September 2025
-    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th|\.)?\s+(?:de\s+)?({_MONTH})\.?,?\s+(?:de\s+)?((?:19|20)\d\d)\b", re.I),
-     (3, 2, 1)),
+    (
+        re.compile(
+            rf"\b(\d{{1,2}})(?:st|nd|rd|th|\.)?\s+(?:de\s+)?({_MONTH})\.?,?\s+(?:de\s+)?((?:19|20)\d\d)\b", re.I
+        ),
+        (3, 2, 1),
+    ),
 )
 #: Class / id words of a ``<time>`` or element that holds the publication date.
 _PUBLISHED_HINT = re.compile(r"publish|posted|entry-date|post-date|article-date|dateline|byline|date", re.I)
@@ -181,8 +283,7 @@ def metadata_of(doc: Document) -> Metadata:
     return found
 
 
-def extract_metadata(doc: Document, *, page_type: str | None = None,
-                     use_htmldate: bool = False) -> Metadata:
+def extract_metadata(doc: Document, *, page_type: str | None = None, use_htmldate: bool = False) -> Metadata:
     """The metadata of a walked page (never raises on odd markup: a field
     nothing supports stays empty).
 
@@ -217,19 +318,31 @@ def extract_metadata(doc: Document, *, page_type: str | None = None,
         md.sitename = md.sitename[1:]
     md.title = _title(doc, ld, meta, micro, md.sitename)
 
-    md.author = _author(ld, meta, doc, md.sitename, (urlsplit(base).hostname or "").removeprefix("www."),
-                        people_only=page_type is not None and page_type not in AUTHORED_PAGE_TYPES)
+    md.author = _author(
+        ld,
+        meta,
+        doc,
+        md.sitename,
+        (urlsplit(base).hostname or "").removeprefix("www."),
+        people_only=page_type is not None and page_type not in AUTHORED_PAGE_TYPES,
+    )
     # Most precise first (measured on wcxb-dev, docs/EVALUATION.md): a day
     # in the URL path, the explicit <meta> names, JSON-LD, <time>, microdata,
     # then a date printed next to the heading.
-    md.date = (_url_date(doc.url or doc.canonical_url or "") or _first_date(meta.values("date"))
-               or _iso_date(ld.date) or _time_date(tagged_elements(doc)["time"])
-               or _iso_date(micro.get("datepublished")) or _iso_date(micro.get("datecreated"))
-               or _text_date(doc))
+    md.date = (
+        _url_date(doc.url or doc.canonical_url or "")
+        or _first_date(meta.values("date"))
+        or _iso_date(ld.date)
+        or _time_date(tagged_elements(doc)["time"])
+        or _iso_date(micro.get("datepublished"))
+        or _iso_date(micro.get("datecreated"))
+        or _text_date(doc)
+    )
     if md.date is None and use_htmldate:
         md.date = _htmldate(doc)
-    md.date_modified = (_iso_date(ld.date_modified) or _first_date(meta.values("date_modified"))
-                        or _iso_date(micro.get("datemodified")))
+    md.date_modified = (
+        _iso_date(ld.date_modified) or _first_date(meta.values("date_modified")) or _iso_date(micro.get("datemodified"))
+    )
     md.description = _clean(ld.description or meta.first("description") or "") or None
     md.tags = _tags(ld.keywords, meta.values("tags"))
     image = ld.image or meta.first("image")
@@ -337,7 +450,8 @@ class _JsonLd:
     @property
     def date(self) -> str | None:
         return _text(self._get("datePublished", self.main, self.page)) or _text(
-            self._get("dateCreated", self.main, self.page))
+            self._get("dateCreated", self.main, self.page)
+        )
 
     @property
     def date_modified(self) -> str | None:
@@ -490,17 +604,21 @@ def _title(doc: Document, ld: _JsonLd, meta: _MetaValues, micro: dict[str, Any],
     return _without_site(title, sitename, (urlsplit(doc.url or "").hostname or "").removeprefix("www."))
 
 
-def _author(ld: _JsonLd, meta: _MetaValues, doc: Document, sitename: str | None,
-            host: str, people_only: bool) -> str | None:
+def _author(
+    ld: _JsonLd, meta: _MetaValues, doc: Document, sitename: str | None, host: str, people_only: bool
+) -> str | None:
     """The first source's author names (JSON-LD, ``citation_author``, the
     ``<meta>`` names, then microdata, searched only when all else failed).
     User ids, template placeholders and addresses are no author; with
     *people_only*, neither is an organisation (the site itself, a JSON-LD
     ``Organization``)."""
     not_authors = {_key(sitename), _key(host), _key(host.split(".")[0])} - {""} if people_only else set()
-    sources = (lambda: ld.authors(people_only), lambda: meta.values("citation_author"),
-               lambda: meta.values("author")[:1],
-               lambda: [value] if (value := _microdata(doc, whole_tree=True).get("author")) else [])
+    sources = (
+        lambda: ld.authors(people_only),
+        lambda: meta.values("citation_author"),
+        lambda: meta.values("author")[:1],
+        lambda: [value] if (value := _microdata(doc, whole_tree=True).get("author")) else [],
+    )
     for number, source in enumerate(sources):
         names: list[str] = []
         for candidate in source():
@@ -522,8 +640,13 @@ def _author_name(value: str, comma_reversed: bool = False) -> str | None:
     if not value or value.startswith(("http://", "https://", "www.", "/")) or _HANDLE.match(value):
         return None
     value = _BY.sub("", value).strip()
-    if (len(value) > 100 or "@" in value and "." in value.split("@")[-1]
-            or value.lower() in _PLACEHOLDERS or _IDENTIFIER.match(value)):
+    if (
+        len(value) > 100
+        or "@" in value
+        and "." in value.split("@")[-1]
+        or value.lower() in _PLACEHOLDERS
+        or _IDENTIFIER.match(value)
+    ):
         return None
     if comma_reversed and value.count(",") == 1:  # citation_author: "Roy, Aniruddha"
         last, first = (part.strip() for part in value.split(","))
@@ -539,6 +662,7 @@ def _iso_date(value: Any, search: bool = False) -> str | None:
         value = value[0] if value else None
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 1e8:
         from datetime import datetime, timezone
+
         try:
             return datetime.fromtimestamp(value / 1000 if value > 1e11 else value, timezone.utc).date().isoformat()
         except (OverflowError, OSError, ValueError):
@@ -598,8 +722,16 @@ def _time_date(times: list[etree._Element]) -> str | None:
         value = el.get("datetime")
         if not value:
             continue
-        hints = " ".join(filter(None, (el.get("class"), el.get("itemprop"), el.getparent().get("class")
-                                       if el.getparent() is not None else None)))
+        hints = " ".join(
+            filter(
+                None,
+                (
+                    el.get("class"),
+                    el.get("itemprop"),
+                    el.getparent().get("class") if el.getparent() is not None else None,
+                ),
+            )
+        )
         if _UPDATED_HINT.search(hints):
             continue
         if el.get("pubdate") is not None or _PUBLISHED_HINT.search(hints):
@@ -628,7 +760,7 @@ def _text_date(doc: Document) -> str | None:
         start = max(int(columns.first_blocks[h1]), 0)
     except ValueError:
         start = 0
-    texts = doc.block_columns.texts[max(start - _TEXT_DATE_BEFORE, 0):start + _TEXT_DATE_AFTER]
+    texts = doc.block_columns.texts[max(start - _TEXT_DATE_BEFORE, 0) : start + _TEXT_DATE_AFTER]
     for text in texts:
         if len(text) > _TEXT_DATE_BLOCK_CHARS or not _HAS_DIGIT.search(text):
             continue

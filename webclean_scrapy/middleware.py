@@ -118,9 +118,12 @@ def log_extraction_error(crawler: Crawler, url: str | None, exc: BaseException) 
     """
     level = crawler.settings.get("LOG_LEVEL") or "DEBUG"
     debug = (level if isinstance(level, int) else logging.getLevelName(str(level).upper())) == logging.DEBUG
-    logger.warning("Extraction failed for %(url)s: %(error)s: %(message)s",
-                   {"url": url or "<item without url>", "error": type(exc).__name__, "message": exc},
-                   exc_info=debug and logger.isEnabledFor(logging.DEBUG), extra={"crawler": crawler})
+    logger.warning(
+        "Extraction failed for %(url)s: %(error)s: %(message)s",
+        {"url": url or "<item without url>", "error": type(exc).__name__, "message": exc},
+        exc_info=debug and logger.isEnabledFor(logging.DEBUG),
+        extra={"crawler": crawler},
+    )
 
 
 class WebcleanMiddleware(WebcleanComponent):

@@ -48,8 +48,7 @@ def _datasketch() -> Any:
     try:
         import datasketch
     except ImportError as exc:
-        raise DedupUnavailableError(
-            f"near-duplicate detection needs datasketch: {install_hint('dedup')}") from exc
+        raise DedupUnavailableError(f"near-duplicate detection needs datasketch: {install_hint('dedup')}") from exc
     return datasketch
 
 
@@ -62,7 +61,7 @@ def shingles(text: str, size: int = DEFAULT_SHINGLE) -> set[bytes]:
     tokens = _TOKEN.findall(text.lower())
     if len(tokens) <= size:
         return {" ".join(tokens).encode("utf-8")} if tokens else set()
-    return {" ".join(tokens[i:i + size]).encode("utf-8") for i in range(len(tokens) - size + 1)}
+    return {" ".join(tokens[i : i + size]).encode("utf-8") for i in range(len(tokens) - size + 1)}
 
 
 def redis_storage_config(url: str, key: str = DEFAULT_REDIS_KEY) -> dict[str, Any]:
@@ -70,8 +69,7 @@ def redis_storage_config(url: str, key: str = DEFAULT_REDIS_KEY) -> dict[str, An
     try:
         from redis.connection import parse_url
     except ImportError as exc:
-        raise DedupUnavailableError(
-            f"a shared near-duplicate index needs redis: {install_hint('dedup')}") from exc
+        raise DedupUnavailableError(f"a shared near-duplicate index needs redis: {install_hint('dedup')}") from exc
     params = dict(parse_url(url))
     connection_class = params.pop("connection_class", None)
     if "path" in params:
@@ -96,9 +94,14 @@ class NearDuplicateIndex:
     on the same URL and key with the same *threshold* and *num_perm*.
     """
 
-    def __init__(self, threshold: float = DEFAULT_THRESHOLD, num_perm: int = DEFAULT_NUM_PERM,
-                 shingle: int = DEFAULT_SHINGLE, redis_url: str | None = None,
-                 redis_key: str = DEFAULT_REDIS_KEY) -> None:
+    def __init__(
+        self,
+        threshold: float = DEFAULT_THRESHOLD,
+        num_perm: int = DEFAULT_NUM_PERM,
+        shingle: int = DEFAULT_SHINGLE,
+        redis_url: str | None = None,
+        redis_key: str = DEFAULT_REDIS_KEY,
+    ) -> None:
         if not 0 < threshold <= 1:
             raise ValueError(f"the near-duplicate threshold must be in (0, 1], got {threshold}")
         if num_perm < 16:

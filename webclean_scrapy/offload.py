@@ -44,9 +44,10 @@ import queue
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 try:
     from scrapy.utils.asyncio import is_asyncio_available
@@ -56,6 +57,7 @@ except ImportError:  # Scrapy 2.13
     def is_asyncio_available() -> bool:
         """Scrapy 2.13 has no reactorless mode: asyncio means the asyncio reactor, or no reactor at all."""
         return not is_reactor_installed() or is_asyncio_reactor_installed()
+
 
 from .document import Document, built_page
 from .encoding import decoded_alike
@@ -71,6 +73,7 @@ if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
     from multiprocessing.process import BaseProcess
 
+    from scrapy.crawler import Crawler
     from scrapy.http import TextResponse
 
     from .explain.crawl import ExplainPolicy
@@ -106,8 +109,13 @@ class PageResult:
     report_failed: bool = False
 
 
-def _run(extractor: Extractor, doc_factory: Callable[[], Document], outline: bool = False,
-         explain: ExplainPolicy | None = None, formats: tuple[str, ...] = ()) -> PageResult:
+def _run(
+    extractor: Extractor,
+    doc_factory: Callable[[], Document],
+    outline: bool = False,
+    explain: ExplainPolicy | None = None,
+    formats: tuple[str, ...] = (),
+) -> PageResult:
     start = time.perf_counter()
     report, failed = None, False
     with built_page(doc_factory) as doc:
@@ -124,14 +132,23 @@ def _run(extractor: Extractor, doc_factory: Callable[[], Document], outline: boo
             try:
                 report = explain.report(extractor, doc, extraction, trace)
             except Exception as exc:  # a report must never cost the page
-                logger.warning("webclean: could not write the explain report of %s: %s", doc.url, exc,
-                               exc_info=not isinstance(exc, OSError))
+                logger.warning(
+                    "webclean: could not write the explain report of %s: %s",
+                    doc.url,
+                    exc,
+                    exc_info=not isinstance(exc, OSError),
+                )
                 failed = True
     return PageResult(extraction, canonical, seconds, page, screened, report, failed)
 
 
-def extract_response(extractor: Extractor, response: TextResponse, outline: bool = False,
-                     explain: ExplainPolicy | None = None, formats: tuple[str, ...] = ()) -> PageResult:
+def extract_response(
+    extractor: Extractor,
+    response: TextResponse,
+    outline: bool = False,
+    explain: ExplainPolicy | None = None,
+    formats: tuple[str, ...] = (),
+) -> PageResult:
     """Extract from a response, reusing Scrapy's parsed tree (parsed here if not yet).
 
     The bytes are decoded and parsed afresh instead when Scrapy chose another
@@ -145,13 +162,24 @@ def extract_response(extractor: Extractor, response: TextResponse, outline: bool
     header = content_type.decode("latin-1") if content_type else None
     if screen_markup(response.body)[1] or not decoded_alike(response.body, header, response.encoding):
         return extract_markup(extractor, response.body, response.url, header, outline, explain, formats)
-    return _run(extractor, lambda: Document(response.selector.root, url=response.url, source=response.text),
-                outline, explain, formats)
+    return _run(
+        extractor,
+        lambda: Document(response.selector.root, url=response.url, source=response.text),
+        outline,
+        explain,
+        formats,
+    )
 
 
-def extract_markup(extractor: Extractor | None, html: bytes | str, url: str | None,
-                   content_type: str | None, outline: bool = False,
-                   explain: ExplainPolicy | None = None, formats: tuple[str, ...] = ()) -> PageResult:
+def extract_markup(
+    extractor: Extractor | None,
+    html: bytes | str,
+    url: str | None,
+    content_type: str | None,
+    outline: bool = False,
+    explain: ExplainPolicy | None = None,
+    formats: tuple[str, ...] = (),
+) -> PageResult:
     """Extract from raw bytes (decoded with *content_type*'s charset) or a str;
     *formats* (``WEBCLEAN_FORMATS``) are rendered here too, in the worker.
 
@@ -160,8 +188,7 @@ def extract_markup(extractor: Extractor | None, html: bytes | str, url: str | No
     :class:`~webclean_scrapy.errors.NotHTMLError` for binary bytes.
     """
     method = extractor if extractor is not None else worker_state()
-    return _run(method, lambda: Document.from_html(html, url=url, encoding=content_type), outline, explain,
-                formats)
+    return _run(method, lambda: Document.from_html(html, url=url, encoding=content_type), outline, explain, formats)
 
 
 _IN_PAGE = False
@@ -293,8 +320,11 @@ class _Slot:
         pool = self.pool
         parent, child = pool.context.Pipe()
         process = pool.context.Process(  # type: ignore[attr-defined]
-            target=_worker_main, args=(child, pool.name, pool.options, pool.timeout),
-            name="webclean-worker", daemon=True)
+            target=_worker_main,
+            args=(child, pool.name, pool.options, pool.timeout),
+            name="webclean-worker",
+            daemon=True,
+        )
         process.start()
         child.close()
         self.process, self.conn = process, parent
@@ -364,21 +394,32 @@ class _Slot:
             if not ready:  # the deadline passed: stuck in C code
                 self._stop_process(kill=True)
                 pool._timed_out(job, time.monotonic() - started, killed=True)
-                job.future.set_exception(PageTimeoutError(
-                    f"page extraction exceeded WEBCLEAN_PAGE_TIMEOUT ({pool.timeout:g} s); worker replaced"))
+                job.future.set_exception(
+                    PageTimeoutError(
+                        f"page extraction exceeded WEBCLEAN_PAGE_TIMEOUT ({pool.timeout:g} s); worker replaced"
+                    )
+                )
                 return
             process.join(5)
             job.crashes += 1
             job.last_exit = _exit_reason(process)
             self._stop_process(kill=True)
             if job.crashes >= MAX_PAGE_CRASHES:
-                logger.warning("webclean: %s killed %d worker processes (last: %s); page skipped",
-                               job.label, job.crashes, job.last_exit)
-                job.future.set_exception(WorkerCrashError(
-                    f"the page killed {job.crashes} worker processes (last: {job.last_exit})"))
+                logger.warning(
+                    "webclean: %s killed %d worker processes (last: %s); page skipped",
+                    job.label,
+                    job.crashes,
+                    job.last_exit,
+                )
+                job.future.set_exception(
+                    WorkerCrashError(f"the page killed {job.crashes} worker processes (last: {job.last_exit})")
+                )
                 return
-            logger.warning("webclean: a worker process died (%s) on %s; retrying the page in a new worker",
-                           job.last_exit, job.label)
+            logger.warning(
+                "webclean: a worker process died (%s) on %s; retrying the page in a new worker",
+                job.last_exit,
+                job.label,
+            )
 
 
 class WorkerPool:
@@ -392,8 +433,14 @@ class WorkerPool:
     :class:`concurrent.futures.Future`.
     """
 
-    def __init__(self, workers: int, name: Any, options: dict[str, Any], timeout: float | None,
-                 context: BaseContext | None = None) -> None:
+    def __init__(
+        self,
+        workers: int,
+        name: Any,
+        options: dict[str, Any],
+        timeout: float | None,
+        context: BaseContext | None = None,
+    ) -> None:
         if context is None:
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
@@ -424,8 +471,11 @@ class WorkerPool:
         A worker replaced after a crash or a timeout has a new pid; the old
         one's CPU time is not counted any more.
         """
-        return [process.pid for process in (slot.process for slot in self._slots)
-                if process is not None and process.pid is not None]
+        return [
+            process.pid
+            for process in (slot.process for slot in self._slots)
+            if process is not None and process.pid is not None
+        ]
 
     def _started(self) -> None:
         with self._lock:
@@ -449,8 +499,13 @@ class WorkerPool:
             job.future.set_exception(exc)
 
     def _timed_out(self, job: _Job, seconds: float, *, killed: bool) -> None:
-        logger.warning("webclean: %s took over WEBCLEAN_PAGE_TIMEOUT (%g s), abandoned after %.1f s%s",
-                       job.label, self.timeout, seconds, "; its worker was replaced" if killed else "")
+        logger.warning(
+            "webclean: %s took over WEBCLEAN_PAGE_TIMEOUT (%g s), abandoned after %.1f s%s",
+            job.label,
+            self.timeout,
+            seconds,
+            "; its worker was replaced" if killed else "",
+        )
 
     def shutdown(self) -> None:
         """Stop the workers: pages not started yet are cancelled, pages being
@@ -502,6 +557,7 @@ class Offloader:
 
     def __init__(self, settings: WebcleanSettings) -> None:
         self.mode = settings.offload
+        assert settings.workers is not None  # resolved by WebcleanSettings
         self.workers = settings.workers
         self.page_timeout = settings.page_timeout
         self.outline = settings.outline
@@ -527,7 +583,7 @@ class Offloader:
             self._processes = WorkerPool(self.workers, self._name, self._options, self.page_timeout)
 
     @classmethod
-    def for_crawler(cls, crawler: Any, settings: WebcleanSettings) -> Offloader:
+    def for_crawler(cls, crawler: Crawler, settings: WebcleanSettings) -> Offloader:
         """The crawler's shared offloader, created (and its shutdown hooked) on first use."""
         offloader = getattr(crawler, "_webclean_offloader", None)
         if offloader is None or offloader._closed:
@@ -535,20 +591,30 @@ class Offloader:
 
             offloader = cls(settings)
             offloader.log_start(crawler)
-            crawler._webclean_offloader = offloader
+            crawler._webclean_offloader = offloader  # type: ignore[attr-defined]  # per-crawl state
             # spider_closed comes after the pipelines closed: no page is pending then.
             crawler.signals.connect(offloader.close, signal=signals.spider_closed, weak=False)
         return offloader
 
-    def log_start(self, crawler: Any) -> None:
+    def log_start(self, crawler: Crawler) -> None:
         """The crawl's one start-up line: which extractor runs, where, with how many workers."""
         name = getattr(self.extractor, "name", None) or type(self.extractor).__name__
         asked = "" if self._name == name else f" (WEBCLEAN_EXTRACTOR={self._name!r})"
         options = f", options {self._options}" if self._options else ""
-        where = "inline on the reactor thread" if self.mode == "none" else \
-            f"{self.workers} {self.mode} worker{'s' if self.workers != 1 else ''}"
-        logger.info("webclean: extractor %s%s%s, WEBCLEAN_OFFLOAD=%s, %s",
-                    name, asked, options, self.mode, where, extra={"crawler": crawler})
+        where = (
+            "inline on the reactor thread"
+            if self.mode == "none"
+            else f"{self.workers} {self.mode} worker{'s' if self.workers != 1 else ''}"
+        )
+        logger.info(
+            "webclean: extractor %s%s%s, WEBCLEAN_OFFLOAD=%s, %s",
+            name,
+            asked,
+            options,
+            self.mode,
+            where,
+            extra={"crawler": crawler},
+        )
 
     @property
     def in_process(self) -> bool:
@@ -558,7 +624,8 @@ class Offloader:
     def _thread_pool(self) -> concurrent.futures.ThreadPoolExecutor:
         if self._threads is None:
             self._threads = concurrent.futures.ThreadPoolExecutor(
-                max_workers=self.workers, thread_name_prefix="webclean")
+                max_workers=self.workers, thread_name_prefix="webclean"
+            )
         return self._threads
 
     async def _submit(self, func: Callable[..., _T], *args: Any, label: str = "a page") -> _T:
@@ -575,8 +642,7 @@ class Offloader:
             # same job without that need. (A worker that started and then died
             # is a crash, handled by the pool: never a reason to come here.)
             if self.mode == "process":
-                logger.warning("webclean: worker processes failed to start (%s); extracting in threads instead",
-                               exc)
+                logger.warning("webclean: worker processes failed to start (%s); extracting in threads instead", exc)
                 self.mode = "thread"
             if func is extract_markup and args and args[0] is None:  # the worker's extractor: ours
                 args = (self.extractor, *args[1:])
@@ -597,22 +663,39 @@ class Offloader:
         """Extract an HTML response, with its :class:`~webclean_scrapy.outline.PageOutline`
         when ``WEBCLEAN_OUTLINE`` is on (its raw bytes go to worker processes)."""
         if self.in_process:
-            return await self._submit(extract_response, self.extractor, response, self.outline, self.explain,
-                                      self.formats)
+            return await self._submit(
+                extract_response, self.extractor, response, self.outline, self.explain, self.formats
+            )
         # The same charset rules as Scrapy's (header, BOM, <meta>), applied in the worker.
         content_type = response.headers.get(b"Content-Type")
         return await self._submit(
-            extract_markup, None, response.body, response.url,
-            content_type.decode("latin-1") if content_type else None, self.outline, self.explain, self.formats,
+            extract_markup,
+            None,
+            response.body,
+            response.url,
+            content_type.decode("latin-1") if content_type else None,
+            self.outline,
+            self.explain,
+            self.formats,
             label=response.url,
         )
 
-    async def extract_markup(self, html: bytes | str, url: str | None = None,
-                             content_type: str | None = None) -> PageResult:
+    async def extract_markup(
+        self, html: bytes | str, url: str | None = None, content_type: str | None = None
+    ) -> PageResult:
         """Extract raw markup (bytes in any charset, or str)."""
         extractor = self.extractor if self.in_process else None
-        return await self._submit(extract_markup, extractor, html, url, content_type, self.outline, self.explain,
-                                  self.formats, label=url or "a page")
+        return await self._submit(
+            extract_markup,
+            extractor,
+            html,
+            url,
+            content_type,
+            self.outline,
+            self.explain,
+            self.formats,
+            label=url or "a page",
+        )
 
     def close(self) -> None:
         """Shut the pools down once their pending pages are done (the crawl is over)."""

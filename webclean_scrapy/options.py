@@ -44,10 +44,12 @@ def number(low: float | None = None, high: float | None = None, *, optional: boo
     def rule(value: Any) -> Any:
         if value is None and optional:
             return None
-        if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) \
-                or (low is not None and value < low) or (high is not None and value > high):
+        if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
             raise OptionError(f"must be {expected}")
-        return float(value) if not isinstance(value, Integral) else int(value)
+        result = float(value) if not isinstance(value, Integral) else int(value)
+        if (low is not None and result < low) or (high is not None and result > high):
+            raise OptionError(f"must be {expected}")
+        return result
 
     return rule
 
@@ -57,8 +59,12 @@ def integer(low: int | None = None, high: int | None = None) -> Rule:
     expected = f"an integer{_bounds(low, high)}"
 
     def rule(value: Any) -> Any:
-        if isinstance(value, bool) or not isinstance(value, Integral) \
-                or (low is not None and value < low) or (high is not None and value > high):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, Integral)
+            or (low is not None and int(value) < low)
+            or (high is not None and int(value) > high)
+        ):
             raise OptionError(f"must be {expected}")
         return int(value)
 

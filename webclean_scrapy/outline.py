@@ -84,8 +84,11 @@ def page_outline(doc: Document, extraction: Extraction) -> PageOutline:
         link = resolved[href] if href in resolved else resolved.setdefault(href, _absolute(href, base, url, encoding))
         if link is not None and link not in first:
             first[link] = (not rel_has_nofollow(element.get("rel")), text.strip())
-    links = [(link, text) for link, (followable, text) in first.items()
-             if followable and link.split("://", 1)[0] in _SCHEMES and not _denied_extension(link)]
+    links = [
+        (link, text)
+        for link, (followable, text) in first.items()
+        if followable and link.split("://", 1)[0] in _SCHEMES and not _denied_extension(link)
+    ]
     feeds: dict[str, None] = {}
     for href in FEED_LINKS(doc.root):
         link = _absolute(str(href), base, url, encoding)

@@ -54,13 +54,13 @@ from __future__ import annotations
 import base64
 import json
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from bisect import bisect_right
 from functools import lru_cache
+from importlib import resources
 from itertools import accumulate, compress, repeat
 from operator import itemgetter
-from importlib import resources
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -115,7 +115,7 @@ class _Substrings:
         """Per word: might it occur in *text* (False: it does not)."""
         seen = np.zeros(1 << _TRIGRAM_BITS, dtype=bool)
         seen[_trigrams(text.encode("utf-8", "surrogatepass"))] = True
-        return seen[self._trigrams].all(axis=1).tolist()
+        return np.all(seen[self._trigrams], axis=1).tolist()
 
 
 # -- vocabularies ---------------------------------------------------------------
@@ -123,11 +123,23 @@ class _Substrings:
 #: schema.org types (JSON-LD ``@type``, microdata ``itemtype``) by feature.
 _SCHEMA_GROUPS: dict[str, tuple[str, ...]] = {
     "product": ("product", "productgroup", "individualproduct", "productmodel", "car", "vehicle"),
-    "offer": ("offer", "aggregateoffer", "offershippingdetails", "merchantreturnpolicy", "pricespecification",
-              "unitpricespecification"),
+    "offer": (
+        "offer",
+        "aggregateoffer",
+        "offershippingdetails",
+        "merchantreturnpolicy",
+        "pricespecification",
+        "unitpricespecification",
+    ),
     "article": ("article", "report", "scholarlyarticle", "medicalwebpage"),
-    "newsarticle": ("newsarticle", "analysisnewsarticle", "opinionnewsarticle", "reportagenewsarticle",
-                    "livebloposting", "liveblogposting"),
+    "newsarticle": (
+        "newsarticle",
+        "analysisnewsarticle",
+        "opinionnewsarticle",
+        "reportagenewsarticle",
+        "livebloposting",
+        "liveblogposting",
+    ),
     "blogposting": ("blogposting", "blog"),
     "techarticle": ("techarticle", "apireference", "softwaresourcecode"),
     "forum": ("discussionforumposting",),
@@ -141,12 +153,39 @@ _SCHEMA_GROUPS: dict[str, tuple[str, ...]] = {
     "breadcrumb": ("breadcrumblist",),
     "webpage": ("webpage", "itempage"),
     "website": ("website", "searchaction"),
-    "organization": ("organization", "corporation", "ngo", "governmentorganization", "educationalorganization",
-                     "collegeoruniversity", "onlinebusiness", "newsmediaorganization", "brand"),
-    "localbusiness": ("localbusiness", "professionalservice", "homeandconstructionbusiness", "legalservice",
-                      "attorney", "dentist", "medicalbusiness", "medicalclinic", "physician", "movingcompany",
-                      "financialservice", "insuranceagency", "realestateagent", "automotivebusiness", "store",
-                      "restaurant", "postaladdress", "geocoordinates", "openinghoursspecification", "place"),
+    "organization": (
+        "organization",
+        "corporation",
+        "ngo",
+        "governmentorganization",
+        "educationalorganization",
+        "collegeoruniversity",
+        "onlinebusiness",
+        "newsmediaorganization",
+        "brand",
+    ),
+    "localbusiness": (
+        "localbusiness",
+        "professionalservice",
+        "homeandconstructionbusiness",
+        "legalservice",
+        "attorney",
+        "dentist",
+        "medicalbusiness",
+        "medicalclinic",
+        "physician",
+        "movingcompany",
+        "financialservice",
+        "insuranceagency",
+        "realestateagent",
+        "automotivebusiness",
+        "store",
+        "restaurant",
+        "postaladdress",
+        "geocoordinates",
+        "openinghoursspecification",
+        "place",
+    ),
     "service": ("service", "financialproduct", "course", "educationaloccupationalprogram", "offercatalog"),
     "software": ("softwareapplication", "webapplication", "mobileapplication", "videogame"),
     "person": ("person", "profilepage"),
@@ -159,9 +198,24 @@ _SCHEMA_GROUPS: dict[str, tuple[str, ...]] = {
 _SCHEMA_OF: dict[str, str] = {name: group for group, names in _SCHEMA_GROUPS.items() for name in names}
 
 #: JSON-LD keys worth counting (``"key":`` occurrences).
-_LD_KEYS: tuple[str, ...] = ("offers", "price", "itemListElement", "datePublished", "author", "answerCount",
-                             "commentCount", "sku", "availability", "articleBody", "mainEntity", "hasPart",
-                             "reviewCount", "serviceType", "areaServed", "telephone")
+_LD_KEYS: tuple[str, ...] = (
+    "offers",
+    "price",
+    "itemListElement",
+    "datePublished",
+    "author",
+    "answerCount",
+    "commentCount",
+    "sku",
+    "availability",
+    "articleBody",
+    "mainEntity",
+    "hasPart",
+    "reviewCount",
+    "serviceType",
+    "areaServed",
+    "telephone",
+)
 _LD_TYPE = re.compile(r'"@type"\s*:\s*(\[[^\]]*\]|"[^"]*")')
 _LD_KEY = re.compile(r'"(' + "|".join(_LD_KEYS) + r')"\s*:')
 _WORD = re.compile(r"[A-Za-z]+")
@@ -169,20 +223,117 @@ _WORD = re.compile(r"[A-Za-z]+")
 #: Platforms seen in ``<meta name=generator>``, script and stylesheet
 #: addresses, by family (what kind of site such software builds).
 _PLATFORMS: dict[str, tuple[str, ...]] = {
-    "shop": ("shopify", "woocommerce", "magento", "bigcommerce", "prestashop", "demandware", "salesforce-commerce",
-             "vtex", "ecwid", "shopware", "oxid", "opencart", "squarespace-commerce", "wix-stores", "sfcc",
-             "/checkout", "cart.js", "product.js", "klarna", "afterpay", "affirm"),
-    "forum": ("discourse", "xenforo", "phpbb", "vbulletin", "invisioncommunity", "ips4", "mybb", "flarum", "nodebb",
-              "vanilla", "bbpress", "khoros", "lithium", "smf", "forum", "stackexchange", "sstatic.net"),
-    "docs": ("sphinx", "docusaurus", "mkdocs", "readthedocs", "gitbook", "vuepress", "vitepress", "starlight",
-             "nextra", "mintlify", "redoc", "swagger", "antora", "doxygen", "javadoc", "rustdoc", "docsearch",
-             "algolia", "highlight", "prism", "hljs", "_static/", "mathjax", "docs"),
-    "blog": ("wordpress", "wp-content", "wp-includes", "ghost", "substack", "blogger", "medium", "hugo", "jekyll",
-             "disqus", "yoast", "rank-math"),
-    "builder": ("wix", "squarespace", "webflow", "hubspot", "hs-scripts", "framer", "elementor", "divi",
-                "unbounce", "leadpages", "calendly", "intercom", "drift", "hotjar", "recaptcha"),
-    "news": ("googletagservices", "doubleclick", "prebid", "taboola", "outbrain", "chartbeat", "parsely", "piano",
-             "cxense", "adsystem"),
+    "shop": (
+        "shopify",
+        "woocommerce",
+        "magento",
+        "bigcommerce",
+        "prestashop",
+        "demandware",
+        "salesforce-commerce",
+        "vtex",
+        "ecwid",
+        "shopware",
+        "oxid",
+        "opencart",
+        "squarespace-commerce",
+        "wix-stores",
+        "sfcc",
+        "/checkout",
+        "cart.js",
+        "product.js",
+        "klarna",
+        "afterpay",
+        "affirm",
+    ),
+    "forum": (
+        "discourse",
+        "xenforo",
+        "phpbb",
+        "vbulletin",
+        "invisioncommunity",
+        "ips4",
+        "mybb",
+        "flarum",
+        "nodebb",
+        "vanilla",
+        "bbpress",
+        "khoros",
+        "lithium",
+        "smf",
+        "forum",
+        "stackexchange",
+        "sstatic.net",
+    ),
+    "docs": (
+        "sphinx",
+        "docusaurus",
+        "mkdocs",
+        "readthedocs",
+        "gitbook",
+        "vuepress",
+        "vitepress",
+        "starlight",
+        "nextra",
+        "mintlify",
+        "redoc",
+        "swagger",
+        "antora",
+        "doxygen",
+        "javadoc",
+        "rustdoc",
+        "docsearch",
+        "algolia",
+        "highlight",
+        "prism",
+        "hljs",
+        "_static/",
+        "mathjax",
+        "docs",
+    ),
+    "blog": (
+        "wordpress",
+        "wp-content",
+        "wp-includes",
+        "ghost",
+        "substack",
+        "blogger",
+        "medium",
+        "hugo",
+        "jekyll",
+        "disqus",
+        "yoast",
+        "rank-math",
+    ),
+    "builder": (
+        "wix",
+        "squarespace",
+        "webflow",
+        "hubspot",
+        "hs-scripts",
+        "framer",
+        "elementor",
+        "divi",
+        "unbounce",
+        "leadpages",
+        "calendly",
+        "intercom",
+        "drift",
+        "hotjar",
+        "recaptcha",
+    ),
+    "news": (
+        "googletagservices",
+        "doubleclick",
+        "prebid",
+        "taboola",
+        "outbrain",
+        "chartbeat",
+        "parsely",
+        "piano",
+        "cxense",
+        "adsystem",
+    ),
 }
 
 _PLATFORM_WORDS = _Substrings(sorted({word for words in _PLATFORMS.values() for word in words}))
@@ -190,30 +341,226 @@ _PLATFORM_WORDS = _Substrings(sorted({word for words in _PLATFORMS.values() for 
 #: URL path / host tokens by family. Single letters count only as a whole
 #: path segment (``/p/``, ``/t/``, ``/c/``).
 _URL_GROUPS: dict[str, tuple[str, ...]] = {
-    "product": ("product", "produkt", "produit", "producto", "prodotto", "produto", "item", "itm", "dp", "gp",
-                "sku", "p", "pd", "buy", "goods", "app", "listing", "model", "detail", "details"),
-    "products": ("products", "produkte", "produits", "productos", "prodotti", "produtos", "items", "shop",
-                 "store", "catalog", "catalogue", "katalog"),
-    "collection": ("collection", "collections", "category", "categories", "cat", "c", "kategorie", "categorie",
-                   "categoria", "department", "departments", "dept", "browse", "l", "s", "b", "brand", "brands",
-                   "sale", "clearance", "all", "plp", "range", "shop-all", "accessories", "women", "men", "kids"),
-    "forum": ("forum", "forums", "foro", "foren", "thread", "threads", "topic", "t", "viewtopic", "showthread",
-              "discussion", "discussions", "discuss", "questions", "question", "q", "board", "boards", "community",
-              "communities", "answers", "r", "comments", "idi", "message", "messages", "m"),
-    "docs": ("doc", "docs", "documentation", "api", "apis", "reference", "ref", "manual", "manuals", "handbook",
-             "tutorial", "tutorials", "library", "lib", "std", "book", "spec", "specs", "sdk", "howto", "man",
-             "wiki", "kb", "learn", "developer", "developers", "dev", "latest", "stable", "current", "v1", "v2",
-             "v3", "guide", "guides", "getting-started", "quickstart", "concepts", "en-us", "html", "core"),
-    "article": ("blog", "blogs", "news", "article", "articles", "post", "posts", "story", "stories", "insights",
-                "resources", "magazine", "journal", "press", "opinion", "review", "reviews", "the-currency",
-                "health", "research", "features", "column"),
-    "listing": ("tag", "tags", "tagged", "archive", "archives", "section", "sections", "page", "search",
-                "results", "directory", "index", "feed", "author", "authors", "topics", "latest", "newest",
-                "popular", "category", "list", "lists"),
-    "service": ("service", "services", "solutions", "solution", "pricing", "plans", "about", "about-us",
-                "contact", "contact-us", "company", "platform", "industries", "consulting", "agency", "work",
-                "careers", "team", "locations", "hire", "repair", "online", "programs", "program", "admissions",
-                "tuition", "department", "what-we-do", "capabilities", "offerings", "insurance", "loans"),
+    "product": (
+        "product",
+        "produkt",
+        "produit",
+        "producto",
+        "prodotto",
+        "produto",
+        "item",
+        "itm",
+        "dp",
+        "gp",
+        "sku",
+        "p",
+        "pd",
+        "buy",
+        "goods",
+        "app",
+        "listing",
+        "model",
+        "detail",
+        "details",
+    ),
+    "products": (
+        "products",
+        "produkte",
+        "produits",
+        "productos",
+        "prodotti",
+        "produtos",
+        "items",
+        "shop",
+        "store",
+        "catalog",
+        "catalogue",
+        "katalog",
+    ),
+    "collection": (
+        "collection",
+        "collections",
+        "category",
+        "categories",
+        "cat",
+        "c",
+        "kategorie",
+        "categorie",
+        "categoria",
+        "department",
+        "departments",
+        "dept",
+        "browse",
+        "l",
+        "s",
+        "b",
+        "brand",
+        "brands",
+        "sale",
+        "clearance",
+        "all",
+        "plp",
+        "range",
+        "shop-all",
+        "accessories",
+        "women",
+        "men",
+        "kids",
+    ),
+    "forum": (
+        "forum",
+        "forums",
+        "foro",
+        "foren",
+        "thread",
+        "threads",
+        "topic",
+        "t",
+        "viewtopic",
+        "showthread",
+        "discussion",
+        "discussions",
+        "discuss",
+        "questions",
+        "question",
+        "q",
+        "board",
+        "boards",
+        "community",
+        "communities",
+        "answers",
+        "r",
+        "comments",
+        "idi",
+        "message",
+        "messages",
+        "m",
+    ),
+    "docs": (
+        "doc",
+        "docs",
+        "documentation",
+        "api",
+        "apis",
+        "reference",
+        "ref",
+        "manual",
+        "manuals",
+        "handbook",
+        "tutorial",
+        "tutorials",
+        "library",
+        "lib",
+        "std",
+        "book",
+        "spec",
+        "specs",
+        "sdk",
+        "howto",
+        "man",
+        "wiki",
+        "kb",
+        "learn",
+        "developer",
+        "developers",
+        "dev",
+        "latest",
+        "stable",
+        "current",
+        "v1",
+        "v2",
+        "v3",
+        "guide",
+        "guides",
+        "getting-started",
+        "quickstart",
+        "concepts",
+        "en-us",
+        "html",
+        "core",
+    ),
+    "article": (
+        "blog",
+        "blogs",
+        "news",
+        "article",
+        "articles",
+        "post",
+        "posts",
+        "story",
+        "stories",
+        "insights",
+        "resources",
+        "magazine",
+        "journal",
+        "press",
+        "opinion",
+        "review",
+        "reviews",
+        "the-currency",
+        "health",
+        "research",
+        "features",
+        "column",
+    ),
+    "listing": (
+        "tag",
+        "tags",
+        "tagged",
+        "archive",
+        "archives",
+        "section",
+        "sections",
+        "page",
+        "search",
+        "results",
+        "directory",
+        "index",
+        "feed",
+        "author",
+        "authors",
+        "topics",
+        "latest",
+        "newest",
+        "popular",
+        "category",
+        "list",
+        "lists",
+    ),
+    "service": (
+        "service",
+        "services",
+        "solutions",
+        "solution",
+        "pricing",
+        "plans",
+        "about",
+        "about-us",
+        "contact",
+        "contact-us",
+        "company",
+        "platform",
+        "industries",
+        "consulting",
+        "agency",
+        "work",
+        "careers",
+        "team",
+        "locations",
+        "hire",
+        "repair",
+        "online",
+        "programs",
+        "program",
+        "admissions",
+        "tuition",
+        "department",
+        "what-we-do",
+        "capabilities",
+        "offerings",
+        "insurance",
+        "loans",
+    ),
 }
 _URL_GROUP_NAMES = tuple(_URL_GROUPS)
 _URL_TOKEN_BITS: dict[str, int] = {}
@@ -221,11 +568,41 @@ for _bit, _name in enumerate(_URL_GROUP_NAMES):
     for _token in _URL_GROUPS[_name]:
         _URL_TOKEN_BITS[_token] = _URL_TOKEN_BITS.get(_token, 0) | (1 << _bit)
 _HOST_GROUPS: dict[str, tuple[str, ...]] = {
-    "docs": ("docs", "doc", "developer", "developers", "dev", "learn", "api", "wiki", "manual", "reference",
-             "help", "support", "kb", "documentation"),
-    "forum": ("forum", "forums", "community", "discuss", "discussion", "answers", "board", "boards", "talk",
-              "groups", "stackexchange", "stackoverflow", "serverfault", "superuser", "askubuntu", "reddit",
-              "quora"),
+    "docs": (
+        "docs",
+        "doc",
+        "developer",
+        "developers",
+        "dev",
+        "learn",
+        "api",
+        "wiki",
+        "manual",
+        "reference",
+        "help",
+        "support",
+        "kb",
+        "documentation",
+    ),
+    "forum": (
+        "forum",
+        "forums",
+        "community",
+        "discuss",
+        "discussion",
+        "answers",
+        "board",
+        "boards",
+        "talk",
+        "groups",
+        "stackexchange",
+        "stackoverflow",
+        "serverfault",
+        "superuser",
+        "askubuntu",
+        "reddit",
+        "quora",
+    ),
     "shop": ("shop", "store", "buy", "boutique", "tienda", "negozio", "eshop"),
     "news": ("news", "blog", "blogs", "press", "magazine", "engineering", "medium", "substack"),
 }
@@ -238,24 +615,140 @@ _ID_LIKE = re.compile(r"\d{4,}|[a-z]*\d+[a-z]+\d+|[A-Z0-9]{8,}")
 
 #: Class/id keyword families, counted over every container's class and id.
 _CLASS_GROUPS: dict[str, tuple[str, ...]] = {
-    "product": ("product", "pdp", "sku", "variant", "swatch", "gallery", "zoom", "spec", "qty", "quantity",
-                "stock", "availability", "addtocart", "add-to-cart", "buy"),
+    "product": (
+        "product",
+        "pdp",
+        "sku",
+        "variant",
+        "swatch",
+        "gallery",
+        "zoom",
+        "spec",
+        "qty",
+        "quantity",
+        "stock",
+        "availability",
+        "addtocart",
+        "add-to-cart",
+        "buy",
+    ),
     "price": ("price", "cost", "amount", "money", "currency", "discount"),
     "cart": ("cart", "basket", "checkout", "wishlist", "bag"),
-    "collection": ("plp", "grid", "tile", "facet", "filter", "refine", "sort", "pagination", "pager", "catalog",
-                   "collection", "category", "results", "listing"),
+    "collection": (
+        "plp",
+        "grid",
+        "tile",
+        "facet",
+        "filter",
+        "refine",
+        "sort",
+        "pagination",
+        "pager",
+        "catalog",
+        "collection",
+        "category",
+        "results",
+        "listing",
+    ),
     "card": ("card", "teaser", "story", "river", "feed", "stream", "tease", "promo", "headline"),
-    "forum": ("post", "message", "reply", "replies", "thread", "topic", "forum", "comment", "avatar", "user",
-              "username", "signature", "vote", "answer", "question", "quote", "reaction", "likes", "member",
-              "bbcode", "discussion", "poster", "solved", "accepted"),
-    "docs": ("doc", "toc", "markdown", "highlight", "code", "api", "sphinx", "rst", "admonition", "note",
-             "warning", "sidebar", "menu", "nav", "tabs", "theme-doc", "md-", "prose", "syntax", "version",
-             "breadcrumb", "anchor", "permalink", "headerlink"),
-    "article": ("article", "entry", "blog", "byline", "author", "published", "dateline", "post-content",
-                "story-body", "single", "share", "social", "related", "read-time", "tags"),
-    "service": ("hero", "cta", "testimonial", "pricing", "plan", "feature", "benefit", "service", "contact",
-                "banner", "logo", "client", "partner", "faq", "accordion", "step", "process", "team", "award",
-                "stat", "counter", "btn", "button", "form", "elementor", "wp-block-cover", "section"),
+    "forum": (
+        "post",
+        "message",
+        "reply",
+        "replies",
+        "thread",
+        "topic",
+        "forum",
+        "comment",
+        "avatar",
+        "user",
+        "username",
+        "signature",
+        "vote",
+        "answer",
+        "question",
+        "quote",
+        "reaction",
+        "likes",
+        "member",
+        "bbcode",
+        "discussion",
+        "poster",
+        "solved",
+        "accepted",
+    ),
+    "docs": (
+        "doc",
+        "toc",
+        "markdown",
+        "highlight",
+        "code",
+        "api",
+        "sphinx",
+        "rst",
+        "admonition",
+        "note",
+        "warning",
+        "sidebar",
+        "menu",
+        "nav",
+        "tabs",
+        "theme-doc",
+        "md-",
+        "prose",
+        "syntax",
+        "version",
+        "breadcrumb",
+        "anchor",
+        "permalink",
+        "headerlink",
+    ),
+    "article": (
+        "article",
+        "entry",
+        "blog",
+        "byline",
+        "author",
+        "published",
+        "dateline",
+        "post-content",
+        "story-body",
+        "single",
+        "share",
+        "social",
+        "related",
+        "read-time",
+        "tags",
+    ),
+    "service": (
+        "hero",
+        "cta",
+        "testimonial",
+        "pricing",
+        "plan",
+        "feature",
+        "benefit",
+        "service",
+        "contact",
+        "banner",
+        "logo",
+        "client",
+        "partner",
+        "faq",
+        "accordion",
+        "step",
+        "process",
+        "team",
+        "award",
+        "stat",
+        "counter",
+        "btn",
+        "button",
+        "form",
+        "elementor",
+        "wp-block-cover",
+        "section",
+    ),
 }
 
 
@@ -280,13 +773,16 @@ _LOWER_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
 #: Keywords of letters only: one occurs in a name only within one of the
 #: name's runs of letters (``product`` in ``product-card__title``).
 _LETTER_KEYWORDS: tuple[tuple[str, int], ...] = tuple(
-    (word, bits) for word, bits in sorted(_class_keywords().items()) if set(word) <= _LOWER_LETTERS)
+    (word, bits) for word, bits in sorted(_class_keywords().items()) if set(word) <= _LOWER_LETTERS
+)
 _LETTER_WORDS = _Substrings(word for word, _ in _LETTER_KEYWORDS)
 #: The others (``add-to-cart``, ``md-``), searched for in the names
 #: themselves; with the indexes of their families.
 _SPANNING_KEYWORDS: tuple[tuple[bytes, list[int]], ...] = tuple(
     (word.encode(), [bit for bit in range(len(_CLASS_GROUP_NAMES)) if bits >> bit & 1])
-    for word, bits in sorted(_class_keywords().items()) if not set(word) <= _LOWER_LETTERS)
+    for word, bits in sorted(_class_keywords().items())
+    if not set(word) <= _LOWER_LETTERS
+)
 _FAMILY_SHIFTS = np.arange(len(_CLASS_GROUP_NAMES), dtype=np.int64)
 #: Family bits of the letter runs seen so far (the same words recur across
 #: pages and sites: ``product``, ``card``, ``title``, ``wrapper``); emptied
@@ -385,40 +881,261 @@ def _class_names(name_counts: dict[str, int]) -> tuple[list[int], set[str]]:
 
 #: Short-block phrases (blocks of at most :data:`_SHORT` characters), by family.
 _PHRASES: dict[str, tuple[str, ...]] = {
-    "cart": ("add to cart", "add to bag", "add to basket", "buy now", "buy it now", "in stock", "out of stock",
-             "add to wishlist", "free shipping", "free delivery", "quantity", "qty", "sku", "ships", "in den warenkorb",
-             "warenkorb", "ajouter au panier", "panier", "añadir al carrito", "carrito", "aggiungi al carrello",
-             "carrello", "in winkelwagen", "winkelwagen", "do koszyka", "koszyk", "в корзину", "корзина",
-             "カートに入れる", "カート", "加入购物车", "购物车", "size guide", "select size", "choose options",
-             "add to order", "pre-order", "notify me", "lieferzeit", "auf lager", "en stock", "disponible"),
-    "forum": ("reply", "replies", "quote", "joined", "posts", "member", "members", "views", "likes", "solved",
-              "answered", "asked", "votes", "vote", "report", "permalink", "thread", "original poster",
-              "registered user", "moderator", "posted", "antworten", "zitieren", "répondre", "citer", "responder",
-              "citar", "rispondi", "cita", "ответить", "цитата", "回复", "引用", "返信", "share improve",
-              "add a comment", "last edited", "junior member", "senior member", "new member", "well-known member"),
-    "docs": ("on this page", "table of contents", "contents", "edit this page", "edit on github", "was this page helpful",
-             "next", "previous", "prev", "parameters", "returns", "return value", "example", "examples",
-             "syntax", "see also", "note", "warning", "tip", "important", "copy", "arguments", "description",
-             "type", "default", "auf dieser seite", "sur cette page", "en esta página", "in questa pagina",
-             "このページ", "本页内容", "last updated", "deprecated", "since", "version"),
-    "listing": ("read more", "load more", "more stories", "see more", "show more", "latest", "most popular",
-                "trending", "more news", "view all", "see all", "older posts", "newer posts", "next page",
-                "weiterlesen", "mehr lesen", "lire la suite", "leer más", "leggi tutto", "continua a leggere",
-                "lees meer", "続きを読む", "阅读更多", "читать далее", "comments", "min read", "hours ago", "ago"),
-    "collection": ("sort by", "sort", "filter", "filters", "refine", "results", "items", "products", "showing",
-                   "compare", "quick view", "quick shop", "clear all", "price", "brand", "color", "colour",
-                   "size", "availability", "sortieren", "filtern", "trier", "filtrer", "ordenar", "filtrar",
-                   "ordina", "filtra", "сортировать", "фильтр", "並び替え", "排序", "筛选", "best selling",
-                   "new arrivals", "featured", "relevance", "low to high", "high to low"),
-    "service": ("contact us", "get started", "get a quote", "request a quote", "book a demo", "request a demo",
-                "free consultation", "call us", "our services", "learn more", "schedule", "sign up", "try free",
-                "start free", "free trial", "testimonials", "our team", "why choose", "how it works",
-                "get in touch", "book now", "apply now", "enroll", "pricing", "plans", "contact",
-                "kontakt", "contactez", "contacto", "contatti", "services", "solutions", "request", "talk to"),
-    "article": ("by", "posted on", "published", "updated", "written by", "share", "related posts",
-                "related articles", "author", "about the author", "tweet", "leave a comment", "comment",
-                "read next", "you may also like", "tags", "min read", "minute read", "reading time",
-                "veröffentlicht", "publié", "publicado", "pubblicato"),
+    "cart": (
+        "add to cart",
+        "add to bag",
+        "add to basket",
+        "buy now",
+        "buy it now",
+        "in stock",
+        "out of stock",
+        "add to wishlist",
+        "free shipping",
+        "free delivery",
+        "quantity",
+        "qty",
+        "sku",
+        "ships",
+        "in den warenkorb",
+        "warenkorb",
+        "ajouter au panier",
+        "panier",
+        "añadir al carrito",
+        "carrito",
+        "aggiungi al carrello",
+        "carrello",
+        "in winkelwagen",
+        "winkelwagen",
+        "do koszyka",
+        "koszyk",
+        "в корзину",
+        "корзина",
+        "カートに入れる",
+        "カート",
+        "加入购物车",
+        "购物车",
+        "size guide",
+        "select size",
+        "choose options",
+        "add to order",
+        "pre-order",
+        "notify me",
+        "lieferzeit",
+        "auf lager",
+        "en stock",
+        "disponible",
+    ),
+    "forum": (
+        "reply",
+        "replies",
+        "quote",
+        "joined",
+        "posts",
+        "member",
+        "members",
+        "views",
+        "likes",
+        "solved",
+        "answered",
+        "asked",
+        "votes",
+        "vote",
+        "report",
+        "permalink",
+        "thread",
+        "original poster",
+        "registered user",
+        "moderator",
+        "posted",
+        "antworten",
+        "zitieren",
+        "répondre",
+        "citer",
+        "responder",
+        "citar",
+        "rispondi",
+        "cita",
+        "ответить",
+        "цитата",
+        "回复",
+        "引用",
+        "返信",
+        "share improve",
+        "add a comment",
+        "last edited",
+        "junior member",
+        "senior member",
+        "new member",
+        "well-known member",
+    ),
+    "docs": (
+        "on this page",
+        "table of contents",
+        "contents",
+        "edit this page",
+        "edit on github",
+        "was this page helpful",
+        "next",
+        "previous",
+        "prev",
+        "parameters",
+        "returns",
+        "return value",
+        "example",
+        "examples",
+        "syntax",
+        "see also",
+        "note",
+        "warning",
+        "tip",
+        "important",
+        "copy",
+        "arguments",
+        "description",
+        "type",
+        "default",
+        "auf dieser seite",
+        "sur cette page",
+        "en esta página",
+        "in questa pagina",
+        "このページ",
+        "本页内容",
+        "last updated",
+        "deprecated",
+        "since",
+        "version",
+    ),
+    "listing": (
+        "read more",
+        "load more",
+        "more stories",
+        "see more",
+        "show more",
+        "latest",
+        "most popular",
+        "trending",
+        "more news",
+        "view all",
+        "see all",
+        "older posts",
+        "newer posts",
+        "next page",
+        "weiterlesen",
+        "mehr lesen",
+        "lire la suite",
+        "leer más",
+        "leggi tutto",
+        "continua a leggere",
+        "lees meer",
+        "続きを読む",
+        "阅读更多",
+        "читать далее",
+        "comments",
+        "min read",
+        "hours ago",
+        "ago",
+    ),
+    "collection": (
+        "sort by",
+        "sort",
+        "filter",
+        "filters",
+        "refine",
+        "results",
+        "items",
+        "products",
+        "showing",
+        "compare",
+        "quick view",
+        "quick shop",
+        "clear all",
+        "price",
+        "brand",
+        "color",
+        "colour",
+        "size",
+        "availability",
+        "sortieren",
+        "filtern",
+        "trier",
+        "filtrer",
+        "ordenar",
+        "filtrar",
+        "ordina",
+        "filtra",
+        "сортировать",
+        "фильтр",
+        "並び替え",
+        "排序",
+        "筛选",
+        "best selling",
+        "new arrivals",
+        "featured",
+        "relevance",
+        "low to high",
+        "high to low",
+    ),
+    "service": (
+        "contact us",
+        "get started",
+        "get a quote",
+        "request a quote",
+        "book a demo",
+        "request a demo",
+        "free consultation",
+        "call us",
+        "our services",
+        "learn more",
+        "schedule",
+        "sign up",
+        "try free",
+        "start free",
+        "free trial",
+        "testimonials",
+        "our team",
+        "why choose",
+        "how it works",
+        "get in touch",
+        "book now",
+        "apply now",
+        "enroll",
+        "pricing",
+        "plans",
+        "contact",
+        "kontakt",
+        "contactez",
+        "contacto",
+        "contatti",
+        "services",
+        "solutions",
+        "request",
+        "talk to",
+    ),
+    "article": (
+        "by",
+        "posted on",
+        "published",
+        "updated",
+        "written by",
+        "share",
+        "related posts",
+        "related articles",
+        "author",
+        "about the author",
+        "tweet",
+        "leave a comment",
+        "comment",
+        "read next",
+        "you may also like",
+        "tags",
+        "min read",
+        "minute read",
+        "reading time",
+        "veröffentlicht",
+        "publié",
+        "publicado",
+        "pubblicato",
+    ),
 }
 _PHRASE_OF: dict[str, list[str]] = {}
 for _name, _phrases in _PHRASES.items():
@@ -438,29 +1155,93 @@ _SHORT = 40
 #: position.
 _PRICE = re.compile(
     r"[$€£¥₹₩₽₺₫₱฿₪\d](?:(?<=[$€£¥₹₩₽₺₫₱฿₪])\s?\d"
-    r"|(?<=\d)[\d.,\u00a0\u202f ]*(?:[€£₽₺₹₫円元]|zł|kr|Kč|Ft|lei|лв|руб|EUR|USD|CHF|SEK|NOK|DKK|PLN|GBP))")
+    r"|(?<=\d)[\d.,\u00a0\u202f ]*(?:[€£₽₺₹₫円元]|zł|kr|Kč|Ft|lei|лв|руб|EUR|USD|CHF|SEK|NOK|DKK|PLN|GBP))"
+)
 #: ``\b(?:19[89]\d|20[0-4]\d)\b``, with the opening boundary checked after
 #: the first digit (a lookbehind), so the engine skips to the next 1 or 2.
 _YEAR_TEXT = re.compile(r"(?:1(?<!\w1)9[89]|2(?<!\w2)0[0-4])\d(?!\w)")
 
 #: Structural tags whose text share is a feature (the block's holder or any
 #: ancestor), as bits of one per-container mask.
-_FLAG_TAGS: tuple[str, ...] = ("article", "main", "nav", "header", "footer", "aside", "form", "table", "pre",
-                               "blockquote", "li", "dl", "figure", "section", "button", "details")
+_FLAG_TAGS: tuple[str, ...] = (
+    "article",
+    "main",
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "form",
+    "table",
+    "pre",
+    "blockquote",
+    "li",
+    "dl",
+    "figure",
+    "section",
+    "button",
+    "details",
+)
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _HEADING_TAGS = frozenset(_HEADINGS)
 _TAG_BITS: dict[str, int] = {tag: 1 << i for i, tag in enumerate(_FLAG_TAGS)}
 _HEADING_BIT = 1 << len(_FLAG_TAGS)
-_TAG_BITS.update({h: _HEADING_BIT for h in _HEADINGS})
+_TAG_BITS.update(dict.fromkeys(_HEADINGS, _HEADING_BIT))
 #: The bits whose text share is a feature: :data:`_FLAG_TAGS`', then headings'.
 _SHARE_BITS = np.array([_TAG_BITS[tag] for tag in _FLAG_TAGS] + [_HEADING_BIT], dtype=np.int64)
 _COUNTED_TAGS: tuple[str, ...] = (
-    "article", "section", "nav", "aside", "header", "footer", "main", "form", "button", "label", "textarea",
-    "table", "tr", "td", "th", "ul", "ol", "li", "dl", "dt", "dd", "pre", "blockquote", "figure", "figcaption",
-    "details", "summary", "p", "fieldset", "h1", "h2", "h3", "h4", "h5", "h6")
+    "article",
+    "section",
+    "nav",
+    "aside",
+    "header",
+    "footer",
+    "main",
+    "form",
+    "button",
+    "label",
+    "textarea",
+    "table",
+    "tr",
+    "td",
+    "th",
+    "ul",
+    "ol",
+    "li",
+    "dl",
+    "dt",
+    "dd",
+    "pre",
+    "blockquote",
+    "figure",
+    "figcaption",
+    "details",
+    "summary",
+    "p",
+    "fieldset",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+)
 #: Elements outside the container table, counted by one ``iter`` over the tree.
-_ITER_TAGS: tuple[str, ...] = ("a", "code", "time", "img", "input", "select", "script", "meta", "link", "iframe",
-                               "kbd", "video", "picture", "svg")
+_ITER_TAGS: tuple[str, ...] = (
+    "a",
+    "code",
+    "time",
+    "img",
+    "input",
+    "select",
+    "script",
+    "meta",
+    "link",
+    "iframe",
+    "kbd",
+    "video",
+    "picture",
+    "svg",
+)
 #: Link targets by kind: a few path fragments each (hrefs lower-cased).
 _LINK_KINDS: dict[str, tuple[str, ...]] = {
     "user": ("/u/", "/user", "/member", "/profile"),
@@ -488,6 +1269,8 @@ def _words(text: str) -> set[str]:
     found = set(text.encode("utf-8", "surrogatepass").translate(_NOT_LOWER).decode("ascii").split())
     found -= _SINGLE_LETTERS
     return found
+
+
 #: Headings whose words are tokens (``h_`` prefix).
 _TOKEN_HEADINGS = frozenset({"h1", "h2", "h3"})
 
@@ -495,36 +1278,126 @@ _TOKEN_HEADINGS = frozenset({"h1", "h2", "h3"})
 
 #: The hand-made features (everything but the token model's scores).
 STRUCTURE_FEATURES: tuple[str, ...] = (
-    *(f"schema_{g}" for g in _SCHEMA_GROUPS), "schema_types", "jsonld_blocks", "microdata_types",
+    *(f"schema_{g}" for g in _SCHEMA_GROUPS),
+    "schema_types",
+    "jsonld_blocks",
+    "microdata_types",
     *(f"ld_{k}" for k in _LD_KEYS),
-    "og_article", "og_product", "og_website", "og_other", "meta_article", "meta_product", "meta_itemprop_price",
-    "twitter_large_image", "twitter_labels", "meta_description_chars",
+    "og_article",
+    "og_product",
+    "og_website",
+    "og_other",
+    "meta_article",
+    "meta_product",
+    "meta_itemprop_price",
+    "twitter_large_image",
+    "twitter_labels",
+    "meta_description_chars",
     *(f"platform_{f}" for f in _PLATFORMS),
-    "url_depth", "url_path_chars", "url_last_chars", "url_last_hyphens", "url_last_digits",
-    "url_last_numeric", "url_id_like", "url_digit_segments", "url_year", "url_date", "url_html", "url_php",
-    "url_trailing_slash", "url_root", "url_query", "url_query_page", "url_query_search", "url_query_id",
+    "url_depth",
+    "url_path_chars",
+    "url_last_chars",
+    "url_last_hyphens",
+    "url_last_digits",
+    "url_last_numeric",
+    "url_id_like",
+    "url_digit_segments",
+    "url_year",
+    "url_date",
+    "url_html",
+    "url_php",
+    "url_trailing_slash",
+    "url_root",
+    "url_query",
+    "url_query_page",
+    "url_query_search",
+    "url_query_id",
     "url_subdomains",
-    *(f"url_{g}" for g in _URL_GROUP_NAMES), *(f"url_parent_{g}" for g in _URL_GROUP_NAMES),
-    *(f"url_first_{g}" for g in _URL_GROUP_NAMES), *(f"host_{g}" for g in _HOST_GROUP_NAMES),
-    "title_chars", "title_separators", "title_docs", "title_forum", "title_shop", "title_news",
+    *(f"url_{g}" for g in _URL_GROUP_NAMES),
+    *(f"url_parent_{g}" for g in _URL_GROUP_NAMES),
+    *(f"url_first_{g}" for g in _URL_GROUP_NAMES),
+    *(f"host_{g}" for g in _HOST_GROUP_NAMES),
+    "title_chars",
+    "title_separators",
+    "title_docs",
+    "title_forum",
+    "title_shop",
+    "title_news",
     *(f"tag_{t}" for t in _COUNTED_TAGS),
-    *(f"el_{t}" for t in _ITER_TAGS), "el_time_datetime", "el_input_number", "el_input_search",
-    "el_input_checkbox", "el_input_radio", "el_input_visible", "el_img_per_kchar", "el_time_per_kchar",
-    "slug_links", "slug_links_per_kchar", *(f"links_{k}" for k in _LINK_KINDS), "heading_ids",
-    *(f"share_{t}" for t in _FLAG_TAGS), "share_heading", "share_p", "share_div",
-    *(f"class_{g}" for g in _CLASS_GROUP_NAMES), *(f"class_{g}_rate" for g in _CLASS_GROUP_NAMES),
-    "role_main", "role_navigation", "itemprop_count", "itemprop_price", "itemprop_author", "itemprop_text",
-    "containers", "blocks", "chars", "link_density", "link_blocks", "mean_block_chars",
-    "median_block_chars", "long_block_share", "sentence_share", "marks_per_kchar", "commas_per_kchar",
-    "max_block_share", "max_holder_share", "numeric_blocks", "short_block_share", "prose_chars", "prose_share",
+    *(f"el_{t}" for t in _ITER_TAGS),
+    "el_time_datetime",
+    "el_input_number",
+    "el_input_search",
+    "el_input_checkbox",
+    "el_input_radio",
+    "el_input_visible",
+    "el_img_per_kchar",
+    "el_time_per_kchar",
+    "slug_links",
+    "slug_links_per_kchar",
+    *(f"links_{k}" for k in _LINK_KINDS),
+    "heading_ids",
+    *(f"share_{t}" for t in _FLAG_TAGS),
+    "share_heading",
+    "share_p",
+    "share_div",
+    *(f"class_{g}" for g in _CLASS_GROUP_NAMES),
+    *(f"class_{g}_rate" for g in _CLASS_GROUP_NAMES),
+    "role_main",
+    "role_navigation",
+    "itemprop_count",
+    "itemprop_price",
+    "itemprop_author",
+    "itemprop_text",
+    "containers",
+    "blocks",
+    "chars",
+    "link_density",
+    "link_blocks",
+    "mean_block_chars",
+    "median_block_chars",
+    "long_block_share",
+    "sentence_share",
+    "marks_per_kchar",
+    "commas_per_kchar",
+    "max_block_share",
+    "max_holder_share",
+    "numeric_blocks",
+    "short_block_share",
+    "prose_chars",
+    "prose_share",
     "prose_blocks",
-    "prices", "price_blocks", "prices_per_kchar", "price_distinct", "years_in_text", "time_ago",
+    "prices",
+    "price_blocks",
+    "prices_per_kchar",
+    "price_distinct",
+    "years_in_text",
+    "time_ago",
     *(f"phrase_{g}" for g in _PHRASE_GROUP_NAMES),
-    "headings", "headings_per_kchar", "heading_mean_chars", "h1_count", "linked_headings",
-    "linked_heading_share", "headline_links", "headline_link_share", "headline_links_per_kchar",
-    "rep_groups", "rep_groups5", "rep_max_size", "rep_top_share", "rep_top_size", "rep_top_link_density",
-    "rep_top_item_chars", "rep_top_li", "rep_top_article", "rep_price_items", "rep_heading_items",
-    "rep_long_items", "rep_long_share", "rep_linked_items", "rep_img_like_items",
+    "headings",
+    "headings_per_kchar",
+    "heading_mean_chars",
+    "h1_count",
+    "linked_headings",
+    "linked_heading_share",
+    "headline_links",
+    "headline_link_share",
+    "headline_links_per_kchar",
+    "rep_groups",
+    "rep_groups5",
+    "rep_max_size",
+    "rep_top_share",
+    "rep_top_size",
+    "rep_top_link_density",
+    "rep_top_item_chars",
+    "rep_top_li",
+    "rep_top_article",
+    "rep_price_items",
+    "rep_heading_items",
+    "rep_long_items",
+    "rep_long_share",
+    "rep_linked_items",
+    "rep_img_like_items",
 )
 #: The token model's features: its centred score for each page type, and
 #: how many of the page's words it knows.
@@ -534,6 +1407,7 @@ _INDEX: dict[str, int] = {name: i for i, name in enumerate(STRUCTURE_FEATURES)}
 
 
 # -- extraction -------------------------------------------------------------------
+
 
 def _url_features(f: np.ndarray, url: str, tokens: set[str]) -> None:
     try:
@@ -573,8 +1447,26 @@ def _url_features(f: np.ndarray, url: str, tokens: set[str]) -> None:
     keys = {k.lower() for k in query}
     f[x["url_query_page"]] = bool(keys & {"page", "p", "pg", "start", "offset", "sort", "order", "orderby"})
     f[x["url_query_search"]] = bool(keys & {"q", "s", "query", "search", "keyword", "keywords", "k", "term"})
-    f[x["url_query_id"]] = bool(keys & {"id", "t", "f", "topic", "thread", "tid", "pid", "product_id", "item",
-                                         "itemid", "productid", "article", "cat", "category", "c"})
+    f[x["url_query_id"]] = bool(
+        keys
+        & {
+            "id",
+            "t",
+            "f",
+            "topic",
+            "thread",
+            "tid",
+            "pid",
+            "product_id",
+            "item",
+            "itemid",
+            "productid",
+            "article",
+            "cat",
+            "category",
+            "c",
+        }
+    )
     bits_of = _URL_TOKEN_BITS.get
     everywhere = 0
     for s in segments:
@@ -607,8 +1499,9 @@ def tagged_elements(doc: Document) -> dict[str, list[etree._Element]]:
     return found
 
 
-def _element_features(f: np.ndarray, root: etree._Element, tokens: set[str],
-                      found: dict[str, list[etree._Element]]) -> None:
+def _element_features(
+    f: np.ndarray, root: etree._Element, tokens: set[str], found: dict[str, list[etree._Element]]
+) -> None:
     """One ``iter`` over the few tags outside the container table (the
     head's meta / link / script among them): JSON-LD, meta, platform,
     inline counts; and the microdata types.
@@ -628,8 +1521,11 @@ def _element_features(f: np.ndarray, root: etree._Element, tokens: set[str],
     # of articles (or products) link to. Fewer than three hyphens in the
     # whole address rule a link out before its last segment is cut.
     hrefs = [href for href in [el.get("href") for el in found["a"]] if href]
-    f[x["slug_links"]] = sum(1 for href in hrefs if len(href) > 20 and href.count("-") >= 3
-                             and href.rstrip("/").rsplit("/", 1)[-1].count("-") >= 3)
+    f[x["slug_links"]] = sum(
+        1
+        for href in hrefs
+        if len(href) > 20 and href.count("-") >= 3 and href.rstrip("/").rsplit("/", 1)[-1].count("-") >= 3
+    )
     if hrefs:
         # Counted over the joined addresses: one substring count per fragment.
         joined = "\n".join(hrefs).lower()
@@ -729,16 +1625,24 @@ _TITLE_NEWS = re.compile(r"\b(?:news|blog|magazine|daily|times|post|journal)\b",
 #: Per container tag: 1 paragraph, 2 div, 3 h1-h3 (token headings), 4 any
 #: other tag never counted as a repeated item (:data:`_REPEAT_SKIP`; 1 and 3
 #: are not either).
-_OWN_CODES: dict[str, int] = {"p": 1, "div": 2, **{h: 3 for h in _TOKEN_HEADINGS},
-                              **{t: 4 for t in _REPEAT_SKIP if t not in ("p", "h1", "h2", "h3")}}
+_OWN_CODES: dict[str, int] = {
+    "p": 1,
+    "div": 2,
+    **dict.fromkeys(_TOKEN_HEADINGS, 3),
+    **{t: 4 for t in _REPEAT_SKIP if t not in ("p", "h1", "h2", "h3")},
+}
 #: Per tag, its :data:`_TAG_BITS`, its :data:`_OWN_CODES` above them and
 #: above those, 1 + its index in :data:`_COUNTED_TAGS` (0: not counted).
 _OWN_SHIFT = 24
 _COUNTED_SHIFT = 32
 _TAG_CODES: dict[str, int] = {
-    tag: (_TAG_BITS.get(tag, 0) | _OWN_CODES.get(tag, 0) << _OWN_SHIFT
-          | (_COUNTED_TAGS.index(tag) + 1 if tag in _COUNTED_TAGS else 0) << _COUNTED_SHIFT)
-    for tag in {*_TAG_BITS, *_OWN_CODES, *_COUNTED_TAGS}}
+    tag: (
+        _TAG_BITS.get(tag, 0)
+        | _OWN_CODES.get(tag, 0) << _OWN_SHIFT
+        | (_COUNTED_TAGS.index(tag) + 1 if tag in _COUNTED_TAGS else 0) << _COUNTED_SHIFT
+    )
+    for tag in {*_TAG_BITS, *_OWN_CODES, *_COUNTED_TAGS}
+}
 
 
 def _median(values: np.ndarray) -> float:
@@ -750,7 +1654,7 @@ def _median(values: np.ndarray) -> float:
     middle = size // 2
     if size % 2:
         return float(np.partition(values, middle)[middle])
-    low, high = np.partition(values, (middle - 1, middle))[middle - 1:middle + 1].tolist()
+    low, high = np.partition(values, (middle - 1, middle))[middle - 1 : middle + 1].tolist()
     return (low + high) / 2
 
 
@@ -929,8 +1833,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     tokens.update(map("h_".__add__, _words(heading_text)))
     # Whole short blocks that are a phrase, counted (only those: a count of
     # every distinct block would hold a huge page's texts twice).
-    blocks = Counter(filter(_PHRASE_OF.__contains__,
-                            map(str.strip, _lines(short_text), repeat(_PHRASE_STRIP))))
+    blocks = Counter(filter(_PHRASE_OF.__contains__, map(str.strip, _lines(short_text), repeat(_PHRASE_STRIP))))
     phrase_groups: Counter[str] = Counter()
     for phrase in blocks.keys() & _PHRASE_OF.keys():
         for group in _PHRASE_OF[phrase]:
@@ -994,8 +1897,16 @@ def _first_group(tied: list[int], parents: list[int], tags: list[str], classes: 
     return next(named[key] for key in zip(parents, tags, classes) if key in named)
 
 
-def _repetition_features(f: np.ndarray, cc, parents: list[int], classes: list[str], own: np.ndarray,
-                         total: float, price_mask: np.ndarray, heading_blocks: np.ndarray) -> None:
+def _repetition_features(
+    f: np.ndarray,
+    cc,
+    parents: list[int],
+    classes: list[str],
+    own: np.ndarray,
+    total: float,
+    price_mask: np.ndarray,
+    heading_blocks: np.ndarray,
+) -> None:
     """Sibling containers sharing parent, tag and class (cards, posts,
     rows), in groups of three or more holding text."""
     x = _INDEX
@@ -1015,8 +1926,11 @@ def _repetition_features(f: np.ndarray, cc, parents: list[int], classes: list[st
     # A group's number is the index of its first item (setdefault keeps the
     # first one), and the loop stays in C.
     first_of: dict[tuple[int, str, str], int] = {}
-    group_of = np.fromiter(map(first_of.setdefault, zip(pick(parents), pick(tags), pick(classes)), items.tolist()),
-                           dtype=np.int64, count=len(items))
+    group_of = np.fromiter(
+        map(first_of.setdefault, zip(pick(parents), pick(tags), pick(classes)), items.tolist()),
+        dtype=np.int64,
+        count=len(items),
+    )
     live = np.bincount(group_of, minlength=n)[group_of] >= 3
     if not live.any():
         return
@@ -1069,6 +1983,7 @@ def _repetition_features(f: np.ndarray, cc, parents: list[int], classes: list[st
 
 # -- the models -------------------------------------------------------------------
 
+
 class TokenModel:
     """A linear model over a page's word tokens (see :func:`page_signals`):
     a vocabulary, int8 weights with one scale per page type, intercepts.
@@ -1102,9 +2017,12 @@ class TokenModel:
 
     def to_json(self) -> dict[str, Any]:
         q, scale = _quantize(self.weights)
-        return {"vocabulary": list(self.vocabulary), "scale": [float(s) for s in scale],
-                "intercept": [round(float(v), 6) for v in self.intercept],
-                "weights": base64.b64encode(q.astype(np.int8).tobytes()).decode("ascii")}
+        return {
+            "vocabulary": list(self.vocabulary),
+            "scale": [float(s) for s in scale],
+            "intercept": [round(float(v), 6) for v in self.intercept],
+            "weights": base64.b64encode(q.astype(np.int8).tobytes()).decode("ascii"),
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TokenModel:
@@ -1129,8 +2047,9 @@ class PageTypeModel:
 
     def __init__(self, data: Mapping[str, Any]) -> None:
         if tuple(data.get("features", ())) != PAGE_FEATURES:
-            raise RuntimeError("page_type_model.json does not match PAGE_FEATURES; "
-                               "re-run benchmarks/train_page_type.py")
+            raise RuntimeError(
+                "page_type_model.json does not match PAGE_FEATURES; re-run benchmarks/train_page_type.py"
+            )
         if tuple(data.get("page_types", ())) != PAGE_TYPES:
             raise RuntimeError("page_type_model.json was trained for other page types")
         self.ensemble = ensemble_from_json(data["ensemble"], PAGE_FEATURES)

@@ -78,11 +78,14 @@ class WebcleanPipeline(WebcleanComponent):
             extraction = await self._extract(html, adapter.get("url"))
             size = len(html) if isinstance(html, (bytes, bytearray)) else len(html.encode("utf-8", "replace"))
             text = extraction.text if extraction is not None else ""
-            _set_declared(adapter, {
-                **extraction_fields(extraction, self.settings.formats),
-                "html_bytes": size,
-                "text_chars": len(text),
-            })
+            _set_declared(
+                adapter,
+                {
+                    **extraction_fields(extraction, self.settings.formats),
+                    "html_bytes": size,
+                    "text_chars": len(text),
+                },
+            )
         if not self.settings.keep_html and field in adapter:
             if isinstance(item, MutableMapping):
                 del adapter[field]
@@ -143,8 +146,10 @@ class MinTextFilterPipeline(WebcleanComponent):
             raise DropItem("no main text", log_level=DROP_LOG_LEVELS["empty"])
         if chars < self.min_chars:
             self.stats.dropped("too_short")
-            raise DropItem(f"main text too short ({chars} < WEBCLEAN_MIN_TEXT_CHARS={self.min_chars})",
-                           log_level=DROP_LOG_LEVELS["too_short"])
+            raise DropItem(
+                f"main text too short ({chars} < WEBCLEAN_MIN_TEXT_CHARS={self.min_chars})",
+                log_level=DROP_LOG_LEVELS["too_short"],
+            )
         return item
 
 
@@ -184,8 +189,9 @@ class LanguageFilterPipeline(WebcleanComponent):
         if language in self.languages:
             return item
         self.stats.dropped(f"language/{language or 'unknown'}")
-        raise DropItem(f"language {language or 'unknown'} not in WEBCLEAN_LANGUAGES {sorted(self.languages)}",
-                       log_level="DEBUG")
+        raise DropItem(
+            f"language {language or 'unknown'} not in WEBCLEAN_LANGUAGES {sorted(self.languages)}", log_level="DEBUG"
+        )
 
 
 class NearDuplicatePipeline(WebcleanComponent):
@@ -213,8 +219,10 @@ class NearDuplicatePipeline(WebcleanComponent):
         spider = getattr(crawler, "spider", None)
         name = getattr(spider, "name", None) or getattr(getattr(crawler, "spidercls", None), "name", "") or "webclean"
         self.index = NearDuplicateIndex(
-            threshold=settings.near_duplicate_threshold, num_perm=settings.near_duplicate_num_perm,
-            shingle=settings.near_duplicate_shingle, redis_url=settings.redis_url,
+            threshold=settings.near_duplicate_threshold,
+            num_perm=settings.near_duplicate_num_perm,
+            shingle=settings.near_duplicate_shingle,
+            redis_url=settings.redis_url,
             redis_key=settings.near_duplicate_key % {"spider": name},
         )
         self.stats = WebcleanStats(crawler.stats)

@@ -83,12 +83,12 @@ def check_formats(formats: str | Iterable[str]) -> tuple[str, ...]:
     names = (formats,) if isinstance(formats, str) else tuple(formats)
     unknown = [name for name in names if name not in FORMATS]
     if unknown:
-        raise ExtractionError(f"unknown output format(s) {', '.join(map(repr, unknown))}; "
-                              f"known: {', '.join(FORMATS)}")
+        raise ExtractionError(f"unknown output format(s) {', '.join(map(repr, unknown))}; known: {', '.join(FORMATS)}")
     return tuple(dict.fromkeys(name for name in names if name != "text"))
 
 
 # -- which blocks were kept --------------------------------------------------
+
 
 def kept_blocks(doc: Document, text: str, trace: Trace | None = None) -> list[int] | None:
     """The indexes of the blocks whose texts make *text*, in order; ``None``
@@ -139,8 +139,12 @@ def add_formats(extraction: Extraction, doc: Document, formats: Iterable[str], t
     try:
         nodes = content_tree(doc, kept_blocks(doc, extraction.text, trace), extraction.text)
     except Exception as exc:  # the text is the contract: never lose it to its formatting
-        logger.warning("webclean: could not structure %s (%s: %s); its text's lines are its paragraphs",
-                       doc.url or "a page", type(exc).__name__, exc)
+        logger.warning(
+            "webclean: could not structure %s (%s: %s); its text's lines are its paragraphs",
+            doc.url or "a page",
+            type(exc).__name__,
+            exc,
+        )
         nodes = content_tree(doc, None, extraction.text)
     if "markdown" in wanted:
         extraction.markdown = to_markdown(nodes)
@@ -149,6 +153,7 @@ def add_formats(extraction: Extraction, doc: Document, formats: Iterable[str], t
 
 
 # -- the tree ------------------------------------------------------------------
+
 
 class Node:
     """One piece of the content: ``kind`` is ``p``, ``h`` (``level``),
@@ -292,14 +297,19 @@ class _TreeBuilder:
             tags = self.tags
             inside = range(index + 1, self.subtree_end(index))
             chars = self.doc.container_columns.chars
-            known = (not any(tags[i] in _NOT_IN_DATA_TABLES for i in inside)
-                     and not any(tags[i] in _CELLS and chars[i] > MAX_CELL_CHARS for i in inside)
-                     and any(tags[i] == "tr" and sum(tags[j] in _CELLS and self.parents[j] == i for j in
-                                                     range(i + 1, self.subtree_end(i))) > 1 for i in inside)
-                     # no text outside cells and caption (libxml2 leaves stray text in
-                     # place): the table's rows would move it
-                     and sum(len(self.blocks_of(i)) for i in inside if tags[i] in _CELLS or tags[i] == "caption")
-                     == len(self.blocks_of(index)))
+            known = (
+                not any(tags[i] in _NOT_IN_DATA_TABLES for i in inside)
+                and not any(tags[i] in _CELLS and chars[i] > MAX_CELL_CHARS for i in inside)
+                and any(
+                    tags[i] == "tr"
+                    and sum(tags[j] in _CELLS and self.parents[j] == i for j in range(i + 1, self.subtree_end(i))) > 1
+                    for i in inside
+                )
+                # no text outside cells and caption (libxml2 leaves stray text in
+                # place): the table's rows would move it
+                and sum(len(self.blocks_of(i)) for i in inside if tags[i] in _CELLS or tags[i] == "caption")
+                == len(self.blocks_of(index))
+            )
             self._data_table[index] = known
         return known
 
@@ -316,7 +326,7 @@ class _TreeBuilder:
         top = Node("root")
         stack: list[tuple[int, Node]] = [(-1, top)]
         done_until = -1  # blocks up to here went into a code block or table already
-        last_heading = (-1, None)
+        last_heading: tuple[int, Node | None] = (-1, None)
         holders = self.doc.block_columns.holders
         texts = self.doc.block_columns.texts
         for block in self.kept:
@@ -326,7 +336,7 @@ class _TreeBuilder:
             depth = 0  # how much of the open stack this block shares
             while depth + 1 < len(stack) and depth < len(contexts) and stack[depth + 1][0] == contexts[depth]:
                 depth += 1
-            del stack[depth + 1:]
+            del stack[depth + 1 :]
             for index in contexts[depth:]:
                 self._open(stack, index)
             parent = stack[-1][1]
@@ -337,8 +347,9 @@ class _TreeBuilder:
                 nodes = [self._code(leaf)]
                 done_until = int(self.lasts[leaf])
             elif leaf >= 0:  # a heading: several blocks of one heading make one
-                if last_heading[0] == leaf and parent.children and parent.children[-1] is last_heading[1]:
-                    last_heading[1].text += " " + texts[block]
+                heading_leaf, heading = last_heading
+                if heading_leaf == leaf and heading is not None and parent.children and parent.children[-1] is heading:
+                    heading.text += " " + texts[block]
                     continue
                 node = Node("h", texts[block], level=int(self.tags[leaf][1]))
                 last_heading = (leaf, node)
@@ -376,7 +387,7 @@ class _TreeBuilder:
 
     def _code(self, index: int) -> Node:
         blocks = self.blocks_of(index)
-        if self.kept_mask[blocks.start:blocks.stop].all():
+        if self.kept_mask[blocks.start : blocks.stop].all():
             code = _code_text(self.doc.element(index))
             # Only when the element gives every kept word (a parser quirk must not lose text).
             if code.split() == " ".join(self.doc.block_columns.texts[b] for b in blocks).split():
@@ -408,8 +419,14 @@ class _TreeBuilder:
                 if row_of[row] < len(rows) - 1:  # back to an earlier row: markup the rows would reorder
                     return self._flow(index)
                 element = self.doc.element(i)
-                rows[row_of[row]].append((i, Cell(self.kept_text(i), tag == "th",
-                                                  _span(element.get("colspan")), _span(element.get("rowspan")))))
+                rows[row_of[row]].append(
+                    (
+                        i,
+                        Cell(
+                            self.kept_text(i), tag == "th", _span(element.get("colspan")), _span(element.get("rowspan"))
+                        ),
+                    )
+                )
             elif tag == "caption":
                 caption = self.kept_text(i)
                 if caption and any(rows):
@@ -555,6 +572,7 @@ def to_markdown(nodes: list[Node]) -> str:
 
 # -- HTML ----------------------------------------------------------------------------
 
+
 def _esc(text: str) -> str:
     return html_module.escape(text, quote=False)
 
@@ -575,8 +593,11 @@ def _html(node: Node, out: list[str]) -> None:
             cells = []
             for cell in row:
                 tag = "th" if cell.header else "td"
-                spans = "".join(f' {name}="{value}"' for name, value in
-                                (("colspan", cell.colspan), ("rowspan", cell.rowspan)) if value > 1)
+                spans = "".join(
+                    f' {name}="{value}"'
+                    for name, value in (("colspan", cell.colspan), ("rowspan", cell.rowspan))
+                    if value > 1
+                )
                 cells.append(f"<{tag}{spans}>{_esc(cell.text)}</{tag}>")
             out.append("<tr>" + "".join(cells) + "</tr>")
         out.append("</table>")
@@ -609,4 +630,3 @@ def to_html(nodes: list[Node]) -> str:
     for node in nodes:
         _html(node, out)
     return "\n".join(out)
-

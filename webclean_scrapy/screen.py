@@ -46,19 +46,41 @@ _ALLOWED = rb"{0,%d}+" % MAX_ATTRIBUTES_PER_ELEMENT
 
 
 def _raw_text(name: bytes) -> bytes:
-    return (rb"(?i:<" + name + rb"(?![^\s/>]))" + _ATTRIBUTE + _ALLOWED + _TAG_END
-            + rb"(?:[^<]++|<(?!/(?i:" + name + rb")))*+")
+    return (
+        rb"(?i:<"
+        + name
+        + rb"(?![^\s/>]))"
+        + _ATTRIBUTE
+        + _ALLOWED
+        + _TAG_END
+        + rb"(?:[^<]++|<(?!/(?i:"
+        + name
+        + rb")))*+"
+    )
 
 
 _SCAN = re.compile(
     rb"(?:[^<]++"  # text
     rb"|<!--(?:[^-]++|-(?!->))*+(?:-->)?+"  # comment
-    + rb"|" + _raw_text(rb"script") + rb"|" + _raw_text(rb"style")
-    + rb"|" + _TAG_NAME + _ATTRIBUTE + _ALLOWED + _TAG_END  # start tag
+    rb"|"
+    + _raw_text(rb"script")
+    + rb"|"
+    + _raw_text(rb"style")
+    + rb"|"
+    + _TAG_NAME
+    + _ATTRIBUTE
+    + _ALLOWED
+    + _TAG_END  # start tag
     + rb"|</[^>]*+>?+|<[!?][^>]*+>?+|<(?![A-Za-z/!?])"  # end tag, doctype / PI, a lone "<"
     + rb")*+"
-    + rb"(" + _TAG_NAME + _ATTRIBUTE + _ALLOWED + rb")?+"  # an overloaded tag: its allowed part
-    + rb"(" + _ATTRIBUTE + rb"*+)"  # ... and the attributes cut
+    + rb"("
+    + _TAG_NAME
+    + _ATTRIBUTE
+    + _ALLOWED
+    + rb")?+"  # an overloaded tag: its allowed part
+    + rb"("
+    + _ATTRIBUTE
+    + rb"*+)"  # ... and the attributes cut
 )
 
 
@@ -73,7 +95,7 @@ def screen_attributes(body: bytes) -> bytes | None:
         assert match is not None  # every part of the pattern may be empty
         if match.group(1) is None:
             break
-        parts.append(body[start:match.end(1)])
+        parts.append(body[start : match.end(1)])
         start = match.end()
         if start == len(body):
             break

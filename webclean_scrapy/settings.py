@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
 #: Ways to run extraction; see :mod:`webclean_scrapy.offload`.
 OFFLOAD_MODES = ("thread", "process", "none")
@@ -42,8 +43,14 @@ def default_workers() -> int:
 
 
 #: How a field of each type is read from Scrapy's settings; other types (``str``...) are taken as given.
-_READERS: dict[type, str] = {bool: "getbool", int: "getint", float: "getfloat", dict: "getdict", list: "getlist",
-                             tuple: "getlist"}
+_READERS: dict[type, str] = {
+    bool: "getbool",
+    int: "getint",
+    float: "getfloat",
+    dict: "getdict",
+    list: "getlist",
+    tuple: "getlist",
+}
 
 
 def setting_name(attribute: str) -> str:
@@ -92,8 +99,8 @@ class WebcleanSettings:
     def __post_init__(self) -> None:
         # Normalised here so that WebcleanSettings(...) built in code gets the same rules as settings.
         object.__setattr__(self, "offload", str(self.offload).lower())
-        if self.workers is None:
-            object.__setattr__(self, "workers", default_workers())
+        workers = default_workers() if self.workers is None else self.workers
+        object.__setattr__(self, "workers", workers)
         from .errors import ExtractionError
         from .render import check_formats
 
@@ -103,7 +110,7 @@ class WebcleanSettings:
             raise ValueError(f"WEBCLEAN_FORMATS: {exc}") from None
         if self.offload not in OFFLOAD_MODES:
             raise ValueError(f"WEBCLEAN_OFFLOAD must be one of {', '.join(OFFLOAD_MODES)}, got {self.offload!r}")
-        if self.workers < 1:  # type: ignore[operator]
+        if workers < 1:
             raise ValueError(f"WEBCLEAN_WORKERS must be at least 1, got {self.workers}")
         if self.max_html_bytes < 0 or self.min_text_chars < 0:
             raise ValueError("WEBCLEAN_MAX_HTML_BYTES and WEBCLEAN_MIN_TEXT_CHARS must not be negative")
@@ -112,26 +119,31 @@ class WebcleanSettings:
                 object.__setattr__(self, "page_timeout", None)
             elif not self.page_timeout > 0:
                 raise ValueError(
-                    f"WEBCLEAN_PAGE_TIMEOUT must be a positive number of seconds (0: none), got {self.page_timeout}")
+                    f"WEBCLEAN_PAGE_TIMEOUT must be a positive number of seconds (0: none), got {self.page_timeout}"
+                )
         if not 0 <= self.explain_below <= 1:
             raise ValueError(f"WEBCLEAN_EXPLAIN_BELOW must be between 0 and 1, got {self.explain_below}")
         if self.redis_url is not None and not str(self.redis_url).startswith(("redis://", "rediss://", "unix://")):
             raise ValueError(f"WEBCLEAN_REDIS_URL must be a redis://, rediss:// or unix:// URL, got {self.redis_url!r}")
         object.__setattr__(self, "languages", [str(code).strip().lower() for code in self.languages])
         if not 0 < self.near_duplicate_threshold <= 1:
-            raise ValueError("WEBCLEAN_NEAR_DUPLICATE_THRESHOLD must be in (0, 1], "
-                             f"got {self.near_duplicate_threshold}")
+            raise ValueError(
+                f"WEBCLEAN_NEAR_DUPLICATE_THRESHOLD must be in (0, 1], got {self.near_duplicate_threshold}"
+            )
         if self.near_duplicate_num_perm < 16 or self.near_duplicate_shingle < 1:
-            raise ValueError("WEBCLEAN_NEAR_DUPLICATE_NUM_PERM must be at least 16 and "
-                             "WEBCLEAN_NEAR_DUPLICATE_SHINGLE at least 1")
+            raise ValueError(
+                "WEBCLEAN_NEAR_DUPLICATE_NUM_PERM must be at least 16 and WEBCLEAN_NEAR_DUPLICATE_SHINGLE at least 1"
+            )
         for language in self.languages:
             if not (2 <= len(language) <= 3 and language.isalpha() and language.islower()):
                 raise ValueError(f"WEBCLEAN_LANGUAGES takes ISO 639-1 codes such as 'en', got {language!r}")
         if self.contact is not None:
             contact = str(self.contact).strip()
-            if not contact or any(c.isspace() or c in "()\"" for c in contact):
-                raise ValueError("WEBCLEAN_CONTACT must be a URL or a mailto: address, without spaces, quotes "
-                                 f"or parentheses, got {self.contact!r}")
+            if not contact or any(c.isspace() or c in '()"' for c in contact):
+                raise ValueError(
+                    "WEBCLEAN_CONTACT must be a URL or a mailto: address, without spaces, quotes "
+                    f"or parentheses, got {self.contact!r}"
+                )
             object.__setattr__(self, "contact", contact)
         if self.enabled:
             self.check_extractor()
@@ -145,11 +157,12 @@ class WebcleanSettings:
         try:
             get_extractor(self.extractor, **self.extractor_options)
         except ExtractionError as exc:
-            raise ValueError(f"WEBCLEAN_EXTRACTOR={self.extractor!r}, WEBCLEAN_EXTRACTOR_OPTIONS="
-                             f"{self.extractor_options!r}: {exc}") from exc
+            raise ValueError(
+                f"WEBCLEAN_EXTRACTOR={self.extractor!r}, WEBCLEAN_EXTRACTOR_OPTIONS={self.extractor_options!r}: {exc}"
+            ) from exc
 
     @classmethod
-    def from_settings(cls, settings: BaseSettings) -> WebcleanSettings:
+    def from_settings(cls, settings: BaseSettings) -> Self:
         """Read every field's setting; an absent (or ``None``) setting keeps the field's default."""
         hints = typing.get_type_hints(cls)
         values: dict[str, Any] = {}
@@ -161,7 +174,7 @@ class WebcleanSettings:
         return cls(**values)
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> WebcleanSettings:
+    def from_crawler(cls, crawler: Crawler) -> Self:
         return cls.from_settings(crawler.settings)
 
 
@@ -187,7 +200,9 @@ def _read(settings: BaseSettings, name: str, hint: Any) -> Any:
 def _default(spec: Field[Any]) -> Any:
     if spec.default is not MISSING:
         return spec.default
-    return spec.default_factory()  # type: ignore[misc]
+    if spec.default_factory is not MISSING:
+        return spec.default_factory()
+    raise TypeError(f"WebcleanSettings.{spec.name} has no default")
 
 
 #: Defaults, by setting name, derived from :class:`WebcleanSettings` (never written twice).
@@ -211,7 +226,7 @@ class WebcleanComponent:
         self.settings = settings
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Any:
+    def from_crawler(cls, crawler: Crawler) -> Self:
         from scrapy.exceptions import NotConfigured
 
         settings = WebcleanSettings.from_crawler(crawler)

@@ -51,8 +51,19 @@ class Trace:
     at all, in ``[0, 1]``, or ``None`` when the method has no such number).
     """
 
-    __slots__ = ("unit", "texts", "scores", "score_label", "threshold", "kept", "reasons", "facts", "series",
-                 "confidence", "method")
+    __slots__ = (
+        "unit",
+        "texts",
+        "scores",
+        "score_label",
+        "threshold",
+        "kept",
+        "reasons",
+        "facts",
+        "series",
+        "confidence",
+        "method",
+    )
 
     def __init__(self) -> None:
         self.method: str = ""

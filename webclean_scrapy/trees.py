@@ -39,12 +39,33 @@ COMPILED_TREES: bool = _compiled is not None
 class TreeEnsemble:
     """A padded, level-by-level evaluable tree ensemble (see the module docstring)."""
 
-    __slots__ = ("feature", "threshold", "left", "right", "value", "depth", "classes", "base", "features",
-                 "_flat_feature", "_flat_threshold", "_children")
+    __slots__ = (
+        "feature",
+        "threshold",
+        "left",
+        "right",
+        "value",
+        "depth",
+        "classes",
+        "base",
+        "features",
+        "_flat_feature",
+        "_flat_threshold",
+        "_children",
+    )
 
-    def __init__(self, feature: np.ndarray, threshold: np.ndarray, left: np.ndarray, right: np.ndarray,
-                 value: np.ndarray, depth: int, classes: int = 1, base: Sequence[float] | float = 0.0,
-                 features: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        feature: np.ndarray,
+        threshold: np.ndarray,
+        left: np.ndarray,
+        right: np.ndarray,
+        value: np.ndarray,
+        depth: int,
+        classes: int = 1,
+        base: Sequence[float] | float = 0.0,
+        features: Sequence[str] = (),
+    ) -> None:
         trees, nodes = feature.shape
         self.feature = np.ascontiguousarray(feature, dtype=np.intp)
         self.threshold = np.ascontiguousarray(threshold, dtype=float)
@@ -75,8 +96,17 @@ class TreeEnsemble:
         trees, nodes = self.feature.shape
         if COMPILED_TREES and _compiled is not None:
             out = np.zeros((n, self.classes))
-            _compiled.add_leaves(rows, self._flat_feature, self._flat_threshold, self._children,
-                                 self.value, trees, nodes, self.depth, out)
+            _compiled.add_leaves(
+                rows,
+                self._flat_feature,
+                self._flat_threshold,
+                self._children,
+                self.value,
+                trees,
+                nodes,
+                self.depth,
+                out,
+            )
             out += self.base
             return out[:, 0] if self.classes == 1 else out
         flat_feature = self._flat_feature
@@ -107,7 +137,9 @@ class TreeEnsemble:
         trees, nodes = self.feature.shape
         offset = (np.arange(trees) * nodes)[:, None]
         return {
-            "features": list(self.features), "classes": self.classes, "depth": self.depth,
+            "features": list(self.features),
+            "classes": self.classes,
+            "depth": self.depth,
             "base": [round(float(b), 6) for b in self.base],
             "feature": self.feature.tolist(),
             "threshold": [[_round(t) for t in row] for row in self.threshold.tolist()],
@@ -119,9 +151,17 @@ class TreeEnsemble:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TreeEnsemble:
         threshold = np.array([[np.inf if t is None else t for t in row] for row in data["threshold"]], dtype=float)
-        return cls(np.array(data["feature"]), threshold, np.array(data["left"]), np.array(data["right"]),
-                   np.array(data["value"], dtype=float), data["depth"], data.get("classes", 1),
-                   data.get("base", 0.0), data.get("features", ()))
+        return cls(
+            np.array(data["feature"]),
+            threshold,
+            np.array(data["left"]),
+            np.array(data["right"]),
+            np.array(data["value"], dtype=float),
+            data["depth"],
+            data.get("classes", 1),
+            data.get("base", 0.0),
+            data.get("features", ()),
+        )
 
 
 def _round(value: float) -> float | None:
@@ -176,6 +216,7 @@ def from_lightgbm(dump: Mapping[str, Any], features: Sequence[str] = ()) -> Tree
 
 # -- the compact format (node lists in preorder, leaves rounded) -------------
 
+
 def ensemble_to_json(ensemble: TreeEnsemble, digits: int = 4) -> dict[str, Any]:
     """A compact form of a tree ensemble: each tree as its nodes in
     preorder, an internal node ``[feature, threshold, right]`` (the left
@@ -220,5 +261,6 @@ def ensemble_from_json(data: Mapping[str, Any], features: Iterable[str] = ()) ->
             else:
                 value[t, i] = node
                 depth = max(depth, levels[i])
-    return TreeEnsemble(feature, threshold, left, right, value, depth, int(data["classes"]),
-                        data.get("base", 0.0), tuple(features))
+    return TreeEnsemble(
+        feature, threshold, left, right, value, depth, int(data["classes"]), data.get("base", 0.0), tuple(features)
+    )

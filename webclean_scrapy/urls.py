@@ -19,6 +19,7 @@ from w3lib.url import canonicalize_url
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
 #: Query parameters that only identify a campaign, a click or a share.
 TRACKING_PARAMS: frozenset[str] = frozenset(
@@ -46,8 +47,9 @@ def strip_tracking(url: str, *, keep_fragment: bool = False) -> str:
     parts = urlsplit(url)
     query = parts.query
     if query:
-        kept = [pair for pair in query.split("&")
-                if pair and not is_tracking_param(unquote_plus(pair.partition("=")[0]))]
+        kept = [
+            pair for pair in query.split("&") if pair and not is_tracking_param(unquote_plus(pair.partition("=")[0]))
+        ]
         query = "&".join(kept)
     fragment = parts.fragment if keep_fragment else ""
     if query == parts.query and fragment == parts.fragment:
@@ -80,7 +82,7 @@ class TrackingParamsFingerprinter:
     """
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> TrackingParamsFingerprinter:
+    def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
 
     def __init__(self, crawler: Crawler | None = None) -> None:

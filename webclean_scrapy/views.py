@@ -35,13 +35,33 @@ class Container:
     """
 
     __slots__ = (
-        "index", "_elements", "tag", "attributes", "parent", "depth", "children", "direct_blocks",
-        "chars", "anchor_chars", "block_count", "first_block", "last_block",
+        "index",
+        "_elements",
+        "tag",
+        "attributes",
+        "parent",
+        "depth",
+        "children",
+        "direct_blocks",
+        "chars",
+        "anchor_chars",
+        "block_count",
+        "first_block",
+        "last_block",
     )
 
-    def __init__(self, index: int, elements: Callable[[], list[etree._Element]], tag: str,
-                 attributes: dict[str, str], parent: Container | None, first_block: int, last_block: int,
-                 chars: int, anchor_chars: int) -> None:
+    def __init__(
+        self,
+        index: int,
+        elements: Callable[[], list[etree._Element]],
+        tag: str,
+        attributes: dict[str, str],
+        parent: Container | None,
+        first_block: int,
+        last_block: int,
+        chars: int,
+        anchor_chars: int,
+    ) -> None:
         #: Position in :attr:`Document.containers` (document order), so
         #: per-container data can live in lists instead of dicts.
         self.index = index
@@ -50,7 +70,7 @@ class Container:
         #: The element's descriptive attributes that are present.
         self.attributes = attributes
         self.parent = parent
-        self.depth = 0 if parent is None else parent.depth + 1
+        self.depth: int = 0 if parent is None else parent.depth + 1
         self.children: list[Container] = []
         self.direct_blocks: list[Block] = []
         self.chars = chars
@@ -85,8 +105,16 @@ class Block:
 
     __slots__ = ("index", "position", "text", "container", "chars", "anchor_chars", "anchor_text")
 
-    def __init__(self, index: int, position: int, text: str, container: Container,
-                 chars: int, anchor_text: str, anchor_chars: int) -> None:
+    def __init__(
+        self,
+        index: int,
+        position: int,
+        text: str,
+        container: Container,
+        chars: int,
+        anchor_text: str,
+        anchor_chars: int,
+    ) -> None:
         self.index = index
         self.position = position
         self.text = text
@@ -107,25 +135,40 @@ class Block:
         return f"<Block {self.index} <{self.tag}> {self.text[:40]!r}>"
 
 
-def build_views(blocks: BlockColumns, containers: ContainerColumns,
-                elements: Callable[[], list[etree._Element]]) -> tuple[list[Block], list[Container]]:
+def build_views(
+    blocks: BlockColumns, containers: ContainerColumns, elements: Callable[[], list[etree._Element]]
+) -> tuple[list[Block], list[Container]]:
     """The linked objects of both tables, in document order. *elements*
     gives the containers' lxml elements, in container order, when one is
     first asked for (:attr:`Container.element`)."""
     made: list[Container] = []
-    for index, (tag, attributes, parent, first, last, chars, anchor_chars) in enumerate(zip(
-            containers.tags, containers.attributes, containers.parents.tolist(),
-            containers.first_blocks.tolist(), containers.last_blocks.tolist(), containers.chars.tolist(),
-            containers.anchor_chars.tolist())):
+    for index, (tag, attributes, parent, first, last, chars, anchor_chars) in enumerate(
+        zip(
+            containers.tags,
+            containers.attributes,
+            containers.parents.tolist(),
+            containers.first_blocks.tolist(),
+            containers.last_blocks.tolist(),
+            containers.chars.tolist(),
+            containers.anchor_chars.tolist(),
+        )
+    ):
         above = made[parent] if parent >= 0 else None
         container = Container(index, elements, tag, attributes, above, first, last, chars, anchor_chars)
         if above is not None:
             above.children.append(container)
         made.append(container)
     views: list[Block] = []
-    for index, (text, anchor_text, position, holder, chars, anchor_chars) in enumerate(zip(
-            blocks.texts, blocks.anchor_texts, blocks.positions.tolist(), blocks.holders.tolist(),
-            blocks.chars.tolist(), blocks.anchor_chars.tolist())):
+    for index, (text, anchor_text, position, holder, chars, anchor_chars) in enumerate(
+        zip(
+            blocks.texts,
+            blocks.anchor_texts,
+            blocks.positions.tolist(),
+            blocks.holders.tolist(),
+            blocks.chars.tolist(),
+            blocks.anchor_chars.tolist(),
+        )
+    ):
         container = made[holder]
         block = Block(index, position, text, container, chars, anchor_text, anchor_chars)
         container.direct_blocks.append(block)

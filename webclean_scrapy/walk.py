@@ -38,9 +38,15 @@ def _columns(*columns: list[int]) -> tuple[bytes, ...]:
     return tuple(np.array(column, dtype=np.int64).tobytes() for column in columns)
 
 
-def walk(root: etree._Element, kinds: dict[str, int], hidden_style: Callable[[str], object],
-         descriptive: tuple[bytes, ...], marks: tuple[bytes, ...],
-         elements: list[etree._Element] | None = None, reveal: bool = False) -> tuple:
+def walk(
+    root: etree._Element,
+    kinds: dict[str, int],
+    hidden_style: Callable[[str], object],
+    descriptive: tuple[bytes, ...],
+    marks: tuple[bytes, ...],
+    elements: list[etree._Element] | None = None,
+    reveal: bool = False,
+) -> tuple:
     """Cut the text of *root* into blocks and record its containers, in one pass.
 
     Arguments and result as the compiled walk's (``webclean_scrapy._walk.walk``):
@@ -56,8 +62,9 @@ def walk(root: etree._Element, kinds: dict[str, int], hidden_style: Callable[[st
     Hot loop: local names only; whitespace-only strings (the newlines
     between tags, most of them) never make a block.
     """
-    structural = frozenset(tag for tag, kind in kinds.items()
-                           if kind in (KIND_STRUCTURAL, KIND_BREAK, KIND_DROPPED_STRUCTURAL))
+    structural = frozenset(
+        tag for tag, kind in kinds.items() if kind in (KIND_STRUCTURAL, KIND_BREAK, KIND_DROPPED_STRUCTURAL)
+    )
     breaks = frozenset(tag for tag, kind in kinds.items() if kind == KIND_BREAK)
     dropped = frozenset(tag for tag, kind in kinds.items() if kind in (KIND_DROPPED, KIND_DROPPED_STRUCTURAL))
     anchor_tags = frozenset(tag for tag, kind in kinds.items() if kind == KIND_ANCHOR)
@@ -82,7 +89,8 @@ def walk(root: etree._Element, kinds: dict[str, int], hidden_style: Callable[[st
     # ... and the container table (C_* order).
     tags: list[str] = [root.tag if isinstance(root.tag, str) else "html"]
     attributes_of: list[dict[str, str]] = [
-        {name: value for name, value in root.items() if name in names} or no_attributes]
+        {name: value for name, value in root.items() if name in names} or no_attributes
+    ]
     opened: list[etree._Element] = [root]
     containers: tuple[list[int], ...] = ([-1], [0], [-1], [0], [0])
     parents, firsts, lasts, chars_of, anchor_chars_of = containers
@@ -137,8 +145,9 @@ def walk(root: etree._Element, kinds: dict[str, int], hidden_style: Callable[[st
                 position += 1
                 opens = tag not in breaks
             style = el.get("style")
-            if tag in dropped or (not reveal and (el.get("hidden") is not None
-                                                  or (style is not None and hidden_style(style)))):
+            if tag in dropped or (
+                not reveal and (el.get("hidden") is not None or (style is not None and hidden_style(style)))
+            ):
                 walker.skip_subtree()
                 skipped = el
                 continue
@@ -191,5 +200,12 @@ def walk(root: etree._Element, kinds: dict[str, int], hidden_style: Callable[[st
         current = close()
     if elements is not None:
         elements.extend(opened)
-    return (texts, anchor_texts, _columns(positions, holders, block_chars, block_anchor_chars),
-            _columns(mark_keys, mark_counts), tags, attributes_of, _columns(*containers))
+    return (
+        texts,
+        anchor_texts,
+        _columns(positions, holders, block_chars, block_anchor_chars),
+        _columns(mark_keys, mark_counts),
+        tags,
+        attributes_of,
+        _columns(*containers),
+    )

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
 logger = logging.getLogger(__name__)
 
@@ -118,14 +119,20 @@ class _Exchange:
             reason = HTTPStatus(response.status).phrase
         except ValueError:
             reason = ""
-        protocol = response.protocol if (response.protocol or "").startswith("HTTP/1") else "HTTP/1.1"
+        protocol = response.protocol if response.protocol and response.protocol.startswith("HTTP/1") else "HTTP/1.1"
         ip = getattr(response, "ip_address", None)
         return cls(
-            url=response.url, date=_warc_date(moment),
-            request_line=f"{request.method} {target} HTTP/1.1", request_headers=request_headers,
-            request_body=request.body, status_line=f"{response.status} {reason}".strip(), protocol=protocol,
-            response_headers=_header_pairs(response.headers, _HOP_HEADERS), body=response.body,
-            ip_address=str(ip) if ip is not None else None, truncated="dataloss" in response.flags,
+            url=response.url,
+            date=_warc_date(moment),
+            request_line=f"{request.method} {target} HTTP/1.1",
+            request_headers=request_headers,
+            request_body=request.body,
+            status_line=f"{response.status} {reason}".strip(),
+            protocol=protocol,
+            response_headers=_header_pairs(response.headers, _HOP_HEADERS),
+            body=response.body,
+            ip_address=str(ip) if ip is not None else None,
+            truncated="dataloss" in response.flags,
         )
 
 
@@ -180,8 +187,10 @@ class WarcFile:
             fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             self._file.close()
-            raise OSError(f"{self.path} is being written by another process; "
-                          "give each crawl process its own file, e.g. with %(pid)s in WEBCLEAN_WARC") from None
+            raise OSError(
+                f"{self.path} is being written by another process; "
+                "give each crawl process its own file, e.g. with %(pid)s in WEBCLEAN_WARC"
+            ) from None
 
     def write_warcinfo(self, info: dict[str, str]) -> int:
         start = self._file.tell()
@@ -199,14 +208,21 @@ class WarcFile:
         if exchange.truncated:
             warc_headers["WARC-Truncated"] = "disconnect"
         response = writer.create_warc_record(
-            exchange.url, "response", payload=io.BytesIO(exchange.body), length=len(exchange.body),
+            exchange.url,
+            "response",
+            payload=io.BytesIO(exchange.body),
+            length=len(exchange.body),
             warc_headers_dict=warc_headers,
-            http_headers=StatusAndHeaders(exchange.status_line, exchange.response_headers,
-                                          protocol=exchange.protocol))
+            http_headers=StatusAndHeaders(exchange.status_line, exchange.response_headers, protocol=exchange.protocol),
+        )
         request = writer.create_warc_record(
-            exchange.url, "request", payload=io.BytesIO(exchange.request_body),
-            length=len(exchange.request_body), warc_headers_dict={"WARC-Date": exchange.date},
-            http_headers=StatusAndHeaders(exchange.request_line, exchange.request_headers, is_http_request=True))
+            exchange.url,
+            "request",
+            payload=io.BytesIO(exchange.request_body),
+            length=len(exchange.request_body),
+            warc_headers_dict={"WARC-Date": exchange.date},
+            http_headers=StatusAndHeaders(exchange.request_line, exchange.request_headers, is_http_request=True),
+        )
         start = self._file.tell()
         # Each record ends with a flush to the OS: a kill -9 of the crawl loses
         # at most the record being written.
@@ -237,7 +253,7 @@ class WarcRecorder:
         self._broken = False  # a write failed: recording stopped
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> WarcRecorder:
+    def from_crawler(cls, crawler: Crawler) -> Self:
         from scrapy import signals
         from scrapy.exceptions import NotConfigured
 
@@ -251,6 +267,7 @@ class WarcRecorder:
         recorder = cls(crawler, template)
         # Opened here, not at spider_opened: a bad path fails the crawl at
         # start-up instead of being logged by the signal and ignored.
+        assert crawler.spider is not None  # Scrapy builds downloader middlewares after the spider
         recorder.open(crawler.spider)
         crawler.signals.connect(recorder.spider_closed, signal=signals.spider_closed)
         return recorder
@@ -264,20 +281,21 @@ class WarcRecorder:
 
         self.file = WarcFile(warc_path(self.template, spider))
         settings = self.crawler.settings
-        written = self.file.write_warcinfo({
-            "software": f"webclean-scrapy/{__version__} (Scrapy/{scrapy_version}, warcio/{version('warcio')})",
-            "format": "WARC File Format 1.1",
-            "conformsTo": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
-            "isPartOf": spider.name,
-            "robots": "obey" if settings.getbool("ROBOTSTXT_OBEY") else "ignore",
-            "http-header-user-agent": str(settings.get("USER_AGENT") or ""),
-        })
+        written = self.file.write_warcinfo(
+            {
+                "software": f"webclean-scrapy/{__version__} (Scrapy/{scrapy_version}, warcio/{version('warcio')})",
+                "format": "WARC File Format 1.1",
+                "conformsTo": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
+                "isPartOf": spider.name,
+                "robots": "obey" if settings.getbool("ROBOTSTXT_OBEY") else "ignore",
+                "http-header-user-agent": str(settings.get("USER_AGENT") or ""),
+            }
+        )
         self.stats.warc_written(1, written)
         self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="webclean-warc")
         logger.info("webclean: recording responses in %s", self.file.path)
 
-    async def process_response(self, request: Request, response: Response,
-                               spider: Spider | None = None) -> Response:
+    async def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         # *spider*: passed by Scrapy < 2.14 only; optional, so newer Scrapy does not warn.
         if self._executor is None or self.file is None or "cached" in response.flags:
             return response
@@ -304,8 +322,9 @@ class WarcRecorder:
             return
         self._broken = True
         assert self.file is not None
-        logger.error("webclean: cannot write %s (%s: %s); WARC recording stopped",
-                     self.file.path, type(exc).__name__, exc)
+        logger.error(
+            "webclean: cannot write %s (%s: %s); WARC recording stopped", self.file.path, type(exc).__name__, exc
+        )
         executor, self._executor = self._executor, None
         if executor is not None:
             # Not waited for here (the reactor thread): queued writes are
@@ -488,8 +507,9 @@ def tail_damage(path: str, offset: int) -> str:
     return ""
 
 
-def _html_record(url: str, content_type: str | None, raw: bytes, encoding: str | None, offset: int,
-                 limit: int) -> HtmlRecord:
+def _html_record(
+    url: str, content_type: str | None, raw: bytes, encoding: str | None, offset: int, limit: int
+) -> HtmlRecord:
     if len(raw) > limit:
         return HtmlRecord(url, content_type, b"", offset, f"body over {limit} bytes")
     try:

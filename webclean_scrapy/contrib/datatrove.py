@@ -57,16 +57,17 @@ try:
     from datatrove.utils.logging import logger
     from datatrove.utils.typeshelper import StatHints
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError(f"{exc}; webclean_scrapy.contrib.datatrove needs datatrove: "
-                      + install_hint("datatrove")) from exc
+    raise ImportError(
+        f"{exc}; webclean_scrapy.contrib.datatrove needs datatrove: " + install_hint("datatrove")
+    ) from exc
 
 from ..document import Document, built_page
 from ..encoding import decode_html
 from ..errors import ExtractionError
 from ..extraction import Extraction, Extractor
 from ..extractors import get_extractor
-from ..worker import build_extractor
 from ..warc import _html_record, _html_status
+from ..worker import build_extractor
 
 #: Largest page (in characters of decoded HTML) that is parsed; as the CLI's WARC limit.
 MAX_HTML_CHARS = 10 * 1024 * 1024
@@ -103,9 +104,17 @@ class WebcleanExtractor(BaseExtractor):
     """
 
     name = "🧹 webclean"
+    #: Set by datatrove's BaseExtractor (untyped).
+    _warned_error: bool
 
-    def __init__(self, extractor: str | type[Extractor] = "default", options: dict[str, Any] | None = None, *,
-                 timeout: float = 5.0, max_html_chars: int = MAX_HTML_CHARS) -> None:
+    def __init__(
+        self,
+        extractor: str | type[Extractor] = "default",
+        options: dict[str, Any] | None = None,
+        *,
+        timeout: float = 5.0,
+        max_html_chars: int = MAX_HTML_CHARS,
+    ) -> None:
         super().__init__(timeout)
         self.extractor = extractor
         self.options = dict(options or {})
@@ -149,8 +158,9 @@ class WebcleanExtractor(BaseExtractor):
                         self.stat_update("too_large")
                         continue
                     try:
-                        text, fields = sandbox.process_document((doc.text, doc.metadata.get("url")),
-                                                                self._extract_in_child)
+                        text, fields = sandbox.process_document(
+                            (doc.text, doc.metadata.get("url")), self._extract_in_child
+                        )
                         self.stat_update("extracted")
                     except TimeoutError:
                         self.stat_update("timeout")
@@ -163,8 +173,10 @@ class WebcleanExtractor(BaseExtractor):
                     except Exception as exc:  # noqa: BLE001 - as datatrove's extractors
                         self.stat_update("clean_error")
                         if not self._warned_error:
-                            logger.warning(f'❌ webclean: "{exc}" extracting {doc.id}; skipped. '
-                                           "This message appears once per task.")
+                            logger.warning(
+                                f'❌ webclean: "{exc}" extracting {doc.id}; skipped. '
+                                "This message appears once per task."
+                            )
                             self._warned_error = True
                         continue
                 doc.text = text
@@ -204,8 +216,14 @@ class WebcleanWarcReader(BaseDiskReader):
     name = "🕷 Warc (webclean)"
     _requires_dependencies = ["warcio"]
 
-    def __init__(self, data_folder: Any, *args: Any, compression: str | None = "infer",
-                 max_body_bytes: int = MAX_HTML_CHARS, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        data_folder: Any,
+        *args: Any,
+        compression: str | None = "infer",
+        max_body_bytes: int = MAX_HTML_CHARS,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(data_folder, *args, **kwargs)
         self.compression = compression
         self.max_body_bytes = max_body_bytes
@@ -236,8 +254,9 @@ class WebcleanWarcReader(BaseDiskReader):
             return None
         url = record.rec_headers.get_header("WARC-Target-URI") or ""
         # warcio undoes chunking and Content-Encoding as it streams; limit + 1 bounds a bomb.
-        page = _html_record(url, content_type, record.content_stream().read(self.max_body_bytes + 1), None, 0,
-                            self.max_body_bytes)
+        page = _html_record(
+            url, content_type, record.content_stream().read(self.max_body_bytes + 1), None, 0, self.max_body_bytes
+        )
         if page.error:
             self.stat_update("undecodable")
             return None
@@ -246,5 +265,10 @@ class WebcleanWarcReader(BaseDiskReader):
         except ExtractionError:  # binary under an HTML Content-Type
             self.stat_update("not_html")
             return None
-        return {"text": text, "id": record.rec_headers.get_header("WARC-Record-ID"), "url": url,
-                "date": record.rec_headers.get_header("WARC-Date"), "content_type": content_type}
+        return {
+            "text": text,
+            "id": record.rec_headers.get_header("WARC-Record-ID"),
+            "url": url,
+            "date": record.rec_headers.get_header("WARC-Date"),
+            "content_type": content_type,
+        }

@@ -74,7 +74,8 @@ class DemoSummary:
         lines = [
             f"webclean demo: crawled the Larkford Ledger demo site with the news spider -> {output}",
             f"  items:          {self.items} (gold articles: {self.articles}"
-            + (f"; missing: {', '.join(self.missing)}" if self.missing else "") + ")",
+            + (f"; missing: {', '.join(self.missing)}" if self.missing else "")
+            + ")",
             f"  space saving:   {100 * self.space_saving:.1f}% ({self.html_bytes:,} HTML bytes -> "
             f"{self.text_bytes:,} text bytes)",
             f"  shingle F1:     {self.f1:.3f} (precision {self.precision:.3f}, recall {self.recall:.3f}; "
@@ -89,15 +90,18 @@ def summarise(items: list[dict[str, Any]], gold: dict[str, str], stats: dict[str
     from webclean_scrapy.evaluation import shingle_counts, shingle_dataset_prf
 
     by_path = {urlsplit(item["url"]).path: item for item in items}
-    counts = [shingle_counts(by_path[path]["text"] if path in by_path else "", text)
-              for path, text in gold.items()]
+    counts = [shingle_counts(by_path[path]["text"] if path in by_path else "", text) for path, text in gold.items()]
     prf = shingle_dataset_prf(counts)
     return DemoSummary(
-        items=len(items), articles=len(gold),
+        items=len(items),
+        articles=len(gold),
         html_bytes=sum(item.get("html_bytes") or 0 for item in items),
         text_bytes=sum(len((item.get("text") or "").encode("utf-8")) for item in items),
-        precision=prf.precision, recall=prf.recall, f1=prf.f1,
-        missing=sorted(set(gold) - set(by_path)), stats=stats,
+        precision=prf.precision,
+        recall=prf.recall,
+        f1=prf.f1,
+        missing=sorted(set(gold) - set(by_path)),
+        stats=stats,
     )
 
 
@@ -108,7 +112,8 @@ def crawl(start_url: str, output: Path, *, extractor: str, log_level: str) -> di
     from webclean_scrapy.spiders import PROJECT_SETTINGS, NewsSpider
 
     settings = {
-        **PROJECT_SETTINGS, **DEMO_SETTINGS,
+        **PROJECT_SETTINGS,
+        **DEMO_SETTINGS,
         "LOG_LEVEL": log_level,
         "WEBCLEAN_EXTRACTOR": extractor,
         "FEEDS": {str(output): {"format": "jsonlines", "overwrite": True}},
@@ -124,7 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="webclean demo",
         description="Crawl a bundled news site on 127.0.0.1 with the news spider (no internet needed), "
-                    "write the cleaned articles as JSON lines and score them against gold texts.")
+        "write the cleaned articles as JSON lines and score them against gold texts.",
+    )
     parser.add_argument("-o", "--output", default="demo.jsonl", help="JSON lines output (default: %(default)s)")
     parser.add_argument("--extractor", default="default", help="extractor name (default: %(default)s)")
     parser.add_argument("--log-level", default="WARNING", help="Scrapy log level (default: %(default)s)")
@@ -140,8 +146,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     site.add_directory(site_dir())
     with site:
         stats = crawl(site.url("/"), output, extractor=args.extractor, log_level=args.log_level)
-    items = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines() if line.strip()] \
-        if output.exists() else []
+    items = (
+        [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines() if line.strip()]
+        if output.exists()
+        else []
+    )
     summary = summarise(items, load_gold(), stats)
     print(summary.format(str(output)))
     if not items:

@@ -108,8 +108,7 @@ class LocalSite:
     Use as a context manager, or call :meth:`start` and :meth:`stop`.
     """
 
-    def __init__(self, routes: dict[str, Route] | None = None, *, host: str = "127.0.0.1",
-                 port: int = 0) -> None:
+    def __init__(self, routes: dict[str, Route] | None = None, *, host: str = "127.0.0.1", port: int = 0) -> None:
         self.routes: dict[str, Route] = dict(routes or {})
         self.hits: list[str] = []
         self.lock = threading.Lock()
@@ -126,20 +125,31 @@ class LocalSite:
     @property
     def base_url(self) -> str:
         host = self._server.server_address[0]
+        assert isinstance(host, str)  # an AF_INET server's address: (host, port)
         return f"http://{host}:{self.port}"
 
     def url(self, path: str = "/") -> str:
         return self.base_url + path
 
-    def add(self, path: str, body: bytes | str, content_type: str | None = "text/html; charset=utf-8",
-            status: int = 200, *, delay: float = 0.0, reset_after: int | None = None, **headers: str) -> None:
+    def add(
+        self,
+        path: str,
+        body: bytes | str,
+        content_type: str | None = "text/html; charset=utf-8",
+        status: int = 200,
+        *,
+        delay: float = 0.0,
+        reset_after: int | None = None,
+        **headers: str,
+    ) -> None:
         """Serve *body* at *path*; ``{{BASE}}`` in it becomes :attr:`base_url`.
 
         *delay* and *reset_after* inject faults (see :class:`Route`).
         """
         data = body.encode("utf-8") if isinstance(body, str) else body
-        self.routes[path] = Route(data.replace(BASE_PLACEHOLDER, self.base_url.encode()),
-                                  content_type, status, headers, delay, reset_after)
+        self.routes[path] = Route(
+            data.replace(BASE_PLACEHOLDER, self.base_url.encode()), content_type, status, headers, delay, reset_after
+        )
 
     def add_directory(self, root: str | Path) -> None:
         """Serve every file below *root*; ``dir/index.html`` is also served as ``dir/``."""
@@ -148,16 +158,16 @@ class LocalSite:
             if not file.is_file():
                 continue
             relative = file.relative_to(root).as_posix()
-            content_type = CONTENT_TYPES.get(file.suffix) or mimetypes.guess_type(file.name)[0] \
-                or "application/octet-stream"
+            content_type = (
+                CONTENT_TYPES.get(file.suffix) or mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+            )
             body = file.read_bytes()
             self.add("/" + relative, body, content_type)
             if file.name == "index.html":
                 self.add("/" + relative[: -len("index.html")], body, content_type)
 
     def start(self) -> LocalSite:
-        self._thread = threading.Thread(target=self._server.serve_forever, name="webclean-local-site",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, name="webclean-local-site", daemon=True)
         self._thread.start()
         return self
 
@@ -172,6 +182,7 @@ class LocalSite:
     def __enter__(self) -> LocalSite:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()

@@ -63,8 +63,10 @@ def load_dataset(directory: str | Path, limit: int | None = None) -> list[Page]:
                 page_id = str(record["id"])
             except (ValueError, KeyError, TypeError) as exc:
                 raise DatasetError(f"{truth}:{number}: not a {{'id', 'url', 'text'}} record ({exc})") from exc
-            path = next((p for p in (root / "html" / f"{page_id}.html.gz", root / "html" / f"{page_id}.html")
-                         if p.is_file()), None)
+            path = next(
+                (p for p in (root / "html" / f"{page_id}.html.gz", root / "html" / f"{page_id}.html") if p.is_file()),
+                None,
+            )
             if path is None:
                 continue
             try:

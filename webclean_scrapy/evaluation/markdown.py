@@ -23,8 +23,9 @@ def parser() -> Any:
 
 def inline_text(token: Any) -> str:
     """The text of an ``inline`` token, as read (escapes and emphasis marks gone)."""
-    return "".join(child.content if child.type in ("text", "code_inline", "html_inline") else " "
-                   for child in token.children or ())
+    return "".join(
+        child.content if child.type in ("text", "code_inline", "html_inline") else " " for child in token.children or ()
+    )
 
 
 def markdown_text(markdown: str) -> str:
@@ -56,5 +57,8 @@ def table_shapes(markdown: str) -> list[list[int]]:
 def block_kinds(markdown: str) -> list[str]:
     """The block tokens the parser opens, in order (``heading_open``,
     ``bullet_list_open``, ``blockquote_open``, ``fence``...)."""
-    return [token.type for token in parser().parse(markdown) if token.block and token.nesting >= 0
-            and token.type not in ("inline", "paragraph_open")]
+    return [
+        token.type
+        for token in parser().parse(markdown)
+        if token.block and token.nesting >= 0 and token.type not in ("inline", "paragraph_open")
+    ]

@@ -23,7 +23,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
-from rapidfuzz.distance import Levenshtein, LCSseq
+from rapidfuzz.distance import LCSseq, Levenshtein
 
 from .substring import SuffixAutomaton, longest_common_substring
 from .tokenize import tokenize
@@ -179,8 +179,8 @@ def _frequency_vectors(extracted: Text, gold: Text, unseen_bin: bool = False) ->
     size = len(vocabulary) + unseen_bin
     ev = np.zeros(size)
     gv = np.zeros(size)
-    ev[:len(vocabulary)] = np.fromiter((e.get(w, 0) for w in vocabulary), float, len(vocabulary))
-    gv[:len(vocabulary)] = np.fromiter((g.get(w, 0) for w in vocabulary), float, len(vocabulary))
+    ev[: len(vocabulary)] = np.fromiter((e.get(w, 0) for w in vocabulary), float, len(vocabulary))
+    gv[: len(vocabulary)] = np.fromiter((g.get(w, 0) for w in vocabulary), float, len(vocabulary))
     return ev, gv
 
 
@@ -303,8 +303,20 @@ def snippet_rate(extracted: str | Text, snippets: Iterable[str]) -> float | None
 # -- everything at once -----------------------------------------------
 #: Per-page metrics averaged over a dataset (the shingle scores are
 #: aggregated from :func:`shingle_counts` instead, as the benchmark does).
-MEAN_METRICS = ("word_f1", "word_precision", "word_recall", "lcs_f1", "lcstring_f1", "edr",
-                "cleaneval_f1", "voc_f1", "occ_f1", "kl", "cosine", "euclidean")
+MEAN_METRICS = (
+    "word_f1",
+    "word_precision",
+    "word_recall",
+    "lcs_f1",
+    "lcstring_f1",
+    "edr",
+    "cleaneval_f1",
+    "voc_f1",
+    "occ_f1",
+    "kl",
+    "cosine",
+    "euclidean",
+)
 
 
 def score_page(extracted: str | Text, gold: str | Text) -> dict[str, object]:
@@ -362,11 +374,18 @@ def same_day(extracted: str | None, gold: str) -> float:
     if not extracted:
         return 0.0
     gold = gold.strip()
-    return float(extracted.strip()[:len(gold)] == gold and len(extracted.strip()) >= len(gold))
+    return float(extracted.strip()[: len(gold)] == gold and len(extracted.strip()) >= len(gold))
 
 
-def score_metadata(title: str | None, author: str | None, date: str | None, *, gold_title: str | None,
-                   gold_author: str | None, gold_date: str | None) -> dict[str, float | None]:
+def score_metadata(
+    title: str | None,
+    author: str | None,
+    date: str | None,
+    *,
+    gold_title: str | None,
+    gold_author: str | None,
+    gold_date: str | None,
+) -> dict[str, float | None]:
     """:data:`METADATA_KEYS` of one page: ``None`` for a figure the gold
     cannot judge (no gold title; no gold date -- the date is scored on dated
     pages only). The author is judged on every page that has a gold title,

@@ -19,16 +19,31 @@ from typing import Any
 from ..document import Document, built_page
 from ..encoding import decode_html
 from ..language import detect_language
-from .dataset import Page, dataset_name, load_dataset
 from ..metadata import metadata_of
-from .metrics import METADATA_KEYS, MEAN_METRICS, Text, score_metadata, score_page, shingle_dataset_prf, snippet_rate
-from .peers import load_metadata_peer, load_peer
 from ..worker import build_extractor, init_worker, worker_state
+from .dataset import Page, dataset_name, load_dataset
+from .metrics import MEAN_METRICS, METADATA_KEYS, Text, score_metadata, score_page, shingle_dataset_prf, snippet_rate
+from .peers import load_metadata_peer, load_peer
 
 #: The keys of one extractor's figures in the JSON report, on every dataset.
-REPORT_KEYS = ("shingle_f1", "shingle_precision", "shingle_recall", "word_f1", "word_precision", "word_recall",
-               "lcs_f1", "lcstring_f1", "edr", "cleaneval_f1", "voc_f1", "occ_f1", "kl", "cosine", "euclidean",
-               "ms_per_page")
+REPORT_KEYS = (
+    "shingle_f1",
+    "shingle_precision",
+    "shingle_recall",
+    "word_f1",
+    "word_precision",
+    "word_recall",
+    "lcs_f1",
+    "lcstring_f1",
+    "edr",
+    "cleaneval_f1",
+    "voc_f1",
+    "occ_f1",
+    "kl",
+    "cosine",
+    "euclidean",
+    "ms_per_page",
+)
 
 #: Keys added after :data:`REPORT_KEYS` only on datasets whose pages carry
 #: ``with`` / ``without`` snippet lists (WCXB): absent, not 0, elsewhere.
@@ -37,22 +52,36 @@ SNIPPET_KEYS = ("with_rate", "without_rate")
 #: Table columns: (report key, header, format). A column whose key no
 #: extractor has (the snippet rates on most datasets) is left out.
 COLUMNS = (
-    ("shingle_precision", "P", ".3f"), ("shingle_recall", "R", ".3f"), ("shingle_f1", "F1", ".3f"),
-    ("word_precision", "word P", ".3f"), ("word_recall", "word R", ".3f"), ("word_f1", "word F1", ".3f"),
-    ("lcs_f1", "LCS F1", ".3f"), ("lcstring_f1", "LCStr F1", ".3f"), ("edr", "EDR", ".3f"),
-    ("cleaneval_f1", "CE F1", ".3f"), ("voc_f1", "voc F1", ".3f"), ("occ_f1", "occ F1", ".3f"),
-    ("kl", "KL", ".3f"), ("cosine", "cos", ".3f"), ("euclidean", "eucl", ".3f"),
-    ("with_rate", "with", ".3f"), ("without_rate", "without", ".3f"),
+    ("shingle_precision", "P", ".3f"),
+    ("shingle_recall", "R", ".3f"),
+    ("shingle_f1", "F1", ".3f"),
+    ("word_precision", "word P", ".3f"),
+    ("word_recall", "word R", ".3f"),
+    ("word_f1", "word F1", ".3f"),
+    ("lcs_f1", "LCS F1", ".3f"),
+    ("lcstring_f1", "LCStr F1", ".3f"),
+    ("edr", "EDR", ".3f"),
+    ("cleaneval_f1", "CE F1", ".3f"),
+    ("voc_f1", "voc F1", ".3f"),
+    ("occ_f1", "occ F1", ".3f"),
+    ("kl", "KL", ".3f"),
+    ("cosine", "cos", ".3f"),
+    ("euclidean", "eucl", ".3f"),
+    ("with_rate", "with", ".3f"),
+    ("without_rate", "without", ".3f"),
     ("ms_per_page", "ms/page", ".1f"),
 )
 
 #: Metadata table columns (figures present on datasets with gold metadata, WCXB).
-METADATA_COLUMNS = (("title_exact", "title exact"), ("title_f1", "title F1"), ("author_exact", "author exact"),
-                    ("date_same_day", "date same day"))
+METADATA_COLUMNS = (
+    ("title_exact", "title exact"),
+    ("title_f1", "title F1"),
+    ("author_exact", "author exact"),
+    ("date_same_day", "date same day"),
+)
 
 #: The figures of one group of pages in the per-language and per-type tables.
-GROUP_KEYS = ("pages", "word_precision", "word_recall", "word_f1", "shingle_precision", "shingle_recall",
-              "shingle_f1")
+GROUP_KEYS = ("pages", "word_precision", "word_recall", "word_f1", "shingle_precision", "shingle_recall", "shingle_f1")
 
 
 @dataclass(frozen=True)
@@ -120,13 +149,16 @@ class _Runner:
 
         def score(text: str) -> dict[str, Any]:
             extracted = Text(text)
-            return {**score_page(extracted, gold),
-                    "with_rate": snippet_rate(extracted, page.with_snippets),
-                    "without_rate": snippet_rate(extracted, page.without_snippets)}
+            return {
+                **score_page(extracted, gold),
+                "with_rate": snippet_rate(extracted, page.with_snippets),
+                "without_rate": snippet_rate(extracted, page.without_snippets),
+            }
 
         def judge(title: str | None, author: str | None, date: str | None) -> dict[str, float | None]:
-            return score_metadata(title, author, date, gold_title=page.title, gold_author=page.author,
-                                  gold_date=page.date)
+            return score_metadata(
+                title, author, date, gold_title=page.title, gold_author=page.author, gold_date=page.date
+            )
 
         for name, extractor in self.ours:
             failed = ""
@@ -141,8 +173,8 @@ class _Runner:
             except Exception as exc:  # one bad page never aborts a run
                 text, failed = "", f"{type(exc).__name__}: {exc}"
                 ms = (time.perf_counter() - start) * 1000
-            found = judge(metadata.title, metadata.author, metadata.date) if metadata else judge(None, None, None)
-            scores[name] = {**score(text), **found, "ms": ms, "failed": failed}
+            judged = judge(metadata.title, metadata.author, metadata.date) if metadata else judge(None, None, None)
+            scores[name] = {**score(text), **judged, "ms": ms, "failed": failed}
             first_text = text if first_text is None else first_text
 
         html: str | None = None
@@ -183,8 +215,9 @@ def _run_in_worker(page: Page) -> PageScores:
     return runner.run(page)
 
 
-def run_pages(pages: Sequence[Page], contestants: Contestants, jobs: int = 1,
-              on_page: Callable[[], None] | None = None) -> list[PageScores]:
+def run_pages(
+    pages: Sequence[Page], contestants: Contestants, jobs: int = 1, on_page: Callable[[], None] | None = None
+) -> list[PageScores]:
     """Every contestant on every page, in page order."""
     results: list[PageScores] = []
     if jobs <= 1 or len(pages) <= 1:
@@ -196,8 +229,7 @@ def run_pages(pages: Sequence[Page], contestants: Contestants, jobs: int = 1,
         return results
     # Fail fast in this process on unknown names or missing libraries.
     _Runner(contestants)
-    with ProcessPoolExecutor(max_workers=jobs, initializer=init_worker,
-                             initargs=(_Runner, contestants)) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, initargs=(_Runner, contestants)) as pool:
         for result in pool.map(_run_in_worker, pages, chunksize=4):
             results.append(result)
             if on_page:
@@ -237,13 +269,18 @@ def _group_figures(results: Sequence[PageScores], name: str) -> dict[str, float]
     """:data:`GROUP_KEYS` of one extractor on a group of pages."""
     scores = [r.scores[name] for r in results]
     shingles = shingle_dataset_prf(s["shingle_counts"] for s in scores)
-    figures = {"pages": len(scores), "shingle_precision": shingles.precision,
-               "shingle_recall": shingles.recall, "shingle_f1": shingles.f1}
+    figures = {
+        "pages": len(scores),
+        "shingle_precision": shingles.precision,
+        "shingle_recall": shingles.recall,
+        "shingle_f1": shingles.f1,
+    }
     return {key: figures[key] if key in figures else _mean(s[key] for s in scores) for key in GROUP_KEYS}
 
 
-def _summarise_groups(results: Sequence[PageScores], names: Sequence[str],
-                      key: Callable[[PageScores], str | None]) -> dict[str, dict[str, dict[str, float]]]:
+def _summarise_groups(
+    results: Sequence[PageScores], names: Sequence[str], key: Callable[[PageScores], str | None]
+) -> dict[str, dict[str, dict[str, float]]]:
     """Figures per group of pages, largest group first (pages whose *key* is
     None or empty are left out)."""
     groups: dict[str, list[PageScores]] = {}
@@ -251,11 +288,15 @@ def _summarise_groups(results: Sequence[PageScores], names: Sequence[str],
         group = key(result)
         if group:
             groups.setdefault(group, []).append(result)
-    return {group: {name: _group_figures(groups[group], name) for name in names}
-            for group in sorted(groups, key=lambda g: (-len(groups[g]), g))}
+    return {
+        group: {name: _group_figures(groups[group], name) for name in names}
+        for group in sorted(groups, key=lambda g: (-len(groups[g]), g))
+    }
 
 
-def summarise_by_language(results: Sequence[PageScores], names: Sequence[str]) -> dict[str, dict[str, dict[str, float]]]:
+def summarise_by_language(
+    results: Sequence[PageScores], names: Sequence[str]
+) -> dict[str, dict[str, dict[str, float]]]:
     """Figures per page language: the declared one, else the one detected in
     the first contestant's text (pages with neither are left out)."""
     return _summarise_groups(results, names, lambda r: r.language)
@@ -266,9 +307,17 @@ def summarise_by_type(results: Sequence[PageScores], names: Sequence[str]) -> di
     return _summarise_groups(results, names, lambda r: r.page_type)
 
 
-def evaluate_dataset(directory: str | Path, contestants: Contestants, *, limit: int | None = None,
-                     pages: Sequence[Page] | None = None, jobs: int = 1, by_language: bool = False,
-                     by_type: bool = False, on_page: Callable[[], None] | None = None) -> DatasetReport:
+def evaluate_dataset(
+    directory: str | Path,
+    contestants: Contestants,
+    *,
+    limit: int | None = None,
+    pages: Sequence[Page] | None = None,
+    jobs: int = 1,
+    by_language: bool = False,
+    by_type: bool = False,
+    on_page: Callable[[], None] | None = None,
+) -> DatasetReport:
     """Load a dataset (unless its *pages* are given), run the contestants and summarise."""
     if pages is None:
         pages = load_dataset(directory, limit=limit)
@@ -301,16 +350,21 @@ def _render(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 
 #: Columns of the per-language and per-type tables.
-GROUP_COLUMNS = (("word_precision", "word P"), ("word_recall", "word R"), ("word_f1", "word F1"),
-                 ("shingle_precision", "P"), ("shingle_recall", "R"), ("shingle_f1", "F1"))
+GROUP_COLUMNS = (
+    ("word_precision", "word P"),
+    ("word_recall", "word R"),
+    ("word_f1", "word F1"),
+    ("shingle_precision", "P"),
+    ("shingle_recall", "R"),
+    ("shingle_f1", "F1"),
+)
 
 
 def _format_groups(name: str, kind: str, groups: dict[str, dict[str, dict[str, float]]]) -> list[str]:
     parts: list[str] = []
     for group, figures in groups.items():
         pages = next(iter(figures.values()))["pages"] if figures else 0
-        rows = [[extractor, *(format(f[key], ".3f") for key, _ in GROUP_COLUMNS)]
-                for extractor, f in figures.items()]
+        rows = [[extractor, *(format(f[key], ".3f") for key, _ in GROUP_COLUMNS)] for extractor, f in figures.items()]
         parts.append("")
         parts.append(f"{name} / {kind} {group} ({pages} page{'s' if pages != 1 else ''})")
         parts.append(_render(["extractor", *(header for _, header in GROUP_COLUMNS)], rows))
@@ -322,8 +376,10 @@ def _format_type_overview(report: DatasetReport) -> list[str]:
     one column per extractor."""
     assert report.by_type
     names = list(report.summary)
-    rows = [[group, str(next(iter(figures.values()))["pages"]), *(f"{figures[n]['word_f1']:.3f}" for n in names)]
-            for group, figures in report.by_type.items()]
+    rows = [
+        [group, str(next(iter(figures.values()))["pages"]), *(f"{figures[n]['word_f1']:.3f}" for n in names)]
+        for group, figures in report.by_type.items()
+    ]
     rows.append(["all", str(report.pages), *(f"{report.summary[n]['word_f1']:.3f}" for n in names)])
     return ["", f"{report.name}: word F1 by page type", _render(["page type", "pages", *names], rows)]
 
@@ -334,25 +390,35 @@ def _format_metadata(report: DatasetReport) -> list[str]:
     named = {name: f for name, f in report.summary.items() if any(key in f for key, _ in METADATA_COLUMNS)}
     if not named:
         return []
-    rows = [[name, *(format(f[key], ".3f") if key in f else "-" for key, _ in METADATA_COLUMNS)]
-            for name, f in named.items()]
+    rows = [
+        [name, *(format(f[key], ".3f") if key in f else "-" for key, _ in METADATA_COLUMNS)]
+        for name, f in named.items()
+    ]
     dated = max((int(f.get("dated_pages", 0)) for f in named.values()), default=0)
-    return ["", f"{report.name}: metadata (title: normalised exact match, token F1; author: normalised exact, "
-                f"null gold needs an empty answer; date: same day, on the {dated} dated pages)",
-            _render(["extractor", *(header for _, header in METADATA_COLUMNS)], rows)]
+    return [
+        "",
+        f"{report.name}: metadata (title: normalised exact match, token F1; author: normalised exact, "
+        f"null gold needs an empty answer; date: same day, on the {dated} dated pages)",
+        _render(["extractor", *(header for _, header in METADATA_COLUMNS)], rows),
+    ]
 
 
 def format_report(report: DatasetReport) -> str:
     """The paper-style table of one dataset (plus per-language and per-type tables)."""
     columns = [c for c in COLUMNS if any(c[0] in figures for figures in report.summary.values())]
     headers = ["extractor", *(header for _, header, _ in columns)]
-    rows = [[name, *(format(figures[key], fmt) if key in figures else "-" for key, _, fmt in columns)]
-            for name, figures in report.summary.items()]
+    rows = [
+        [name, *(format(figures[key], fmt) if key in figures else "-" for key, _, fmt in columns)]
+        for name, figures in report.summary.items()
+    ]
     legend = "shingle P/R/F1 = 4-gram shingles, word P/R/F1 = WCXB's bags of words, "
     legend += "EDR/KL/cos/eucl" + ("/without" if any("without_rate" in f for f in report.summary.values()) else "")
     parts = [f"{report.name} ({report.pages} pages; {legend}: lower is better)", _render(headers, rows)]
-    failed = [f"{name}: {count} page(s) failed, scored as empty ({report.errors.get(name, '')})"
-              for name, count in report.failures.items() if count]
+    failed = [
+        f"{name}: {count} page(s) failed, scored as empty ({report.errors.get(name, '')})"
+        for name, count in report.failures.items()
+        if count
+    ]
     parts.extend(failed)
     parts.extend(_format_metadata(report))
     parts.extend(_format_groups(report.name, "language", report.by_language))

@@ -68,7 +68,7 @@ class SuffixAutomaton:
             if matched > best:
                 best = matched
                 best_end = i + 1
-        return other[best_end - best:best_end]
+        return other[best_end - best : best_end]
 
 
 def longest_common_substring(a: str, b: str) -> str:

@@ -169,8 +169,7 @@ def _trace_from_output(trace: Trace, doc: Document, text: str) -> None:
     trace.reason(slice(None), "its text is not in the output (the extractor records no trace)")
 
 
-def _gather(doc: Document, extractor: Extractor, extraction: Extraction, trace: Trace,
-            traced: bool) -> Explanation:
+def _gather(doc: Document, extractor: Extractor, extraction: Extraction, trace: Trace, traced: bool) -> Explanation:
     kind, probabilities = page_type_of(doc)
     blocks = doc.block_columns
     kept = trace.kept if trace.kept is not None else np.zeros(0, dtype=bool)
@@ -180,8 +179,9 @@ def _gather(doc: Document, extractor: Extractor, extraction: Extraction, trace: 
     if trace.unit == "line":
         texts = trace.texts or []
         for i, text in enumerate(texts):
-            units.append(Unit(i, text, bool(kept[i]), scores[i] if scores else None, reasons[i],
-                              "", len(text) - text.count(" ")))
+            units.append(
+                Unit(i, text, bool(kept[i]), scores[i] if scores else None, reasons[i], "", len(text) - text.count(" "))
+            )
     else:
         memo: dict[int, str] = {}
         holders = blocks.holders.tolist()
@@ -189,8 +189,17 @@ def _gather(doc: Document, extractor: Extractor, extraction: Extraction, trace: 
         for i, text in enumerate(blocks.texts):
             if i >= len(kept):
                 break
-            units.append(Unit(i, text, bool(kept[i]), scores[i] if scores else None, reasons[i],
-                              container_path(doc, holders[i], memo), chars[i]))
+            units.append(
+                Unit(
+                    i,
+                    text,
+                    bool(kept[i]),
+                    scores[i] if scores else None,
+                    reasons[i],
+                    container_path(doc, holders[i], memo),
+                    chars[i],
+                )
+            )
     total = int(blocks.chars.sum()) if len(blocks) else 0
     kept_chars = sum(unit.chars for unit in units if unit.kept)
     facts: dict[str, Any] = {}
@@ -202,15 +211,28 @@ def _gather(doc: Document, extractor: Extractor, extraction: Extraction, trace: 
         facts["revealed"] = "under 500 visible characters: <noscript> and hidden subtrees were read too"
     facts.update(trace.facts)
     return Explanation(
-        extraction=extraction, trace=trace, extractor=extractor.name, options=dict(extractor.options),
-        units=units, page_type=kind,
+        extraction=extraction,
+        trace=trace,
+        extractor=extractor.name,
+        options=dict(extractor.options),
+        units=units,
+        page_type=kind,
         page_type_probabilities={name: float(p) for name, p in zip(PAGE_TYPES, probabilities)},
-        metadata=_metadata(doc), facts=facts, total_chars=total, kept_chars=kept_chars, traced=traced,
+        metadata=_metadata(doc),
+        facts=facts,
+        total_chars=total,
+        kept_chars=kept_chars,
+        traced=traced,
     )
 
 
-def explain(html: bytes | str, url: str | None = None, extractor: str | type[Extractor] = "default",
-            encoding: str | None = None, **options: Any) -> Explanation:
+def explain(
+    html: bytes | str,
+    url: str | None = None,
+    extractor: str | type[Extractor] = "default",
+    encoding: str | None = None,
+    **options: Any,
+) -> Explanation:
     """:func:`webclean_scrapy.extract`, explained: the same arguments, an
     :class:`Explanation` instead of an :class:`~webclean_scrapy.Extraction`
     (whose text is identical)."""

@@ -76,8 +76,7 @@ class ExplainPolicy:
         trace = Trace()
         return extractor.extract(doc, trace), trace
 
-    def report(self, extractor: Extractor, doc: Document, extraction: Extraction,
-               trace: Trace | None) -> str | None:
+    def report(self, extractor: Extractor, doc: Document, extraction: Extraction, trace: Trace | None) -> str | None:
         """Write the page's report if it wants one: its path, or ``None``.
 
         Raises :class:`OSError` when the file cannot be written.
@@ -93,8 +92,10 @@ class ExplainPolicy:
             return None
         page = _gather(doc, extractor, extraction, trace, traced)
         page.facts["reported because"] = (
-            "the extracted text is empty" if not extraction.text.strip()
-            else f"confidence {trace.confidence:.3f} < WEBCLEAN_EXPLAIN_BELOW {self.below}")
+            "the extracted text is empty"
+            if not extraction.text.strip()
+            else f"confidence {trace.confidence:.3f} < WEBCLEAN_EXPLAIN_BELOW {self.below}"
+        )
         directory = Path(self.directory)
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / report_name(extraction.url or doc.url)

@@ -52,8 +52,9 @@ def _figure_class() -> type[Figure]:
 
 def can_plot(trace: Trace) -> bool:
     """Whether :func:`figure` has something to draw for *trace*."""
-    return "smoothed" in trace.series or "lengths" in trace.series or (
-        trace.scores is not None and len(trace.scores) > 0)
+    return (
+        "smoothed" in trace.series or "lengths" in trace.series or (trace.scores is not None and len(trace.scores) > 0)
+    )
 
 
 def figure(trace: Trace, width: float = 10.0) -> Figure:
@@ -87,7 +88,7 @@ def svg(fig: Figure) -> str:
     with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": "webclean"}):
         fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     text = buffer.getvalue()
-    return text[text.index("<svg"):]
+    return text[text.index("<svg") :]
 
 
 # -- the figures -----------------------------------------------------------------
@@ -103,8 +104,14 @@ def _ttr_lines(ax: Axes, trace: Trace) -> None:
         ax.plot(lines, smoothed, color=CURVE, linewidth=1.0, label="smoothed")
         for j in range(int(labels.max()) + 1 if len(labels) else 0):
             members = labels == j
-            ax.scatter(lines[members], smoothed[members], s=9, zorder=3,
-                       color=CLUSTER_COLOURS[j % len(CLUSTER_COLOURS)], label=f"cluster {j + 1}")
+            ax.scatter(
+                lines[members],
+                smoothed[members],
+                s=9,
+                zorder=3,
+                color=CLUSTER_COLOURS[j % len(CLUSTER_COLOURS)],
+                label=f"cluster {j + 1}",
+            )
     else:
         ax.plot(lines, smoothed, color=CURVE, linewidth=1.2, label="smoothed")
     if trace.threshold is not None:
@@ -123,8 +130,7 @@ def _ttr_histogram(ax: Axes, trace: Trace) -> None:
         labels = np.asarray(trace.series["labels"])
         groups = [smoothed[labels == j] for j in range(int(labels.max()) + 1 if len(labels) else 0)]
         colours = [CLUSTER_COLOURS[j % len(CLUSTER_COLOURS)] for j in range(len(groups))]
-        ax.hist(groups, bins=40, stacked=True, color=colours,
-                label=[f"cluster {j + 1}" for j in range(len(groups))])
+        ax.hist(groups, bins=40, stacked=True, color=colours, label=[f"cluster {j + 1}" for j in range(len(groups))])
         for j, centre in enumerate(np.asarray(trace.series.get("centres", []))):
             ax.axvline(centre, color=colours[j], linewidth=1)
     else:
@@ -155,8 +161,8 @@ def _density(ax: Axes, trace: Trace) -> None:
     lengths = np.asarray(trace.series["lengths"])
     left, right = trace.series["region"]
     inside = np.zeros(len(lengths), dtype=bool)
-    inside[left:right + 1] = True
-    ax.vlines(positions, 0, lengths, colors=np.where(inside, KEPT, DROPPED), linewidth=1.6)
+    inside[left : right + 1] = True
+    ax.vlines(positions, 0, lengths, colors=np.where(inside, KEPT, DROPPED).tolist(), linewidth=1.6)
     if len(positions):
         ax.axvspan(positions[left] - 0.5, positions[right] + 0.5, color=KEPT, alpha=0.12, label="chosen region")
         best = trace.series["longest"]

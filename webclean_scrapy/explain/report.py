@@ -105,9 +105,11 @@ def _page_types(report: Explanation) -> str:
     rows = []
     for name, probability in sorted(report.page_type_probabilities.items(), key=lambda item: -item[1]):
         top = " class=top" if name == report.page_type else ""
-        rows.append(f"<span{top}>{_e(name)}</span><span class=bar-box><div class=bar "
-                    f"style=\"width:{max(probability, 0.005) * 100:.1f}%\"></div></span>"
-                    f"<span>{probability:.3f}</span>")
+        rows.append(
+            f"<span{top}>{_e(name)}</span><span class=bar-box><div class=bar "
+            f'style="width:{max(probability, 0.005) * 100:.1f}%"></div></span>'
+            f"<span>{probability:.3f}</span>"
+        )
     return "<div class=types>" + "".join(rows) + "</div>"
 
 
@@ -131,20 +133,29 @@ def _unit(unit: Unit, scale: float, threshold: float | None, unit_name: str) -> 
     score = ""
     if unit.score is not None:
         width = min(max(unit.score / scale, 0.0), 1.0) * 100 if scale > 0 else 0
-        mark = (f"<s style=\"left:{min(max(threshold / scale, 0), 1) * 100:.1f}%\"></s>"
-                if threshold is not None and scale > 0 else "")
-        score = (f"<span class=score title=\"score\"><span class=meter><i style=\"width:{width:.1f}%\"></i>{mark}"
-                 f"</span>{_e(_number(unit.score))}</span>")
+        mark = (
+            f'<s style="left:{min(max(threshold / scale, 0), 1) * 100:.1f}%"></s>'
+            if threshold is not None and scale > 0
+            else ""
+        )
+        score = (
+            f'<span class=score title="score"><span class=meter><i style="width:{width:.1f}%"></i>{mark}'
+            f"</span>{_e(_number(unit.score))}</span>"
+        )
     text = unit.text
     if len(text) > SHOWN_CHARS:
-        shown = (f"{_e(text[:SHOWN_CHARS])}<details><summary>{len(text) - SHOWN_CHARS:,} more characters"
-                 f"</summary>{_e(text[SHOWN_CHARS:])}</details>")
+        shown = (
+            f"{_e(text[:SHOWN_CHARS])}<details><summary>{len(text) - SHOWN_CHARS:,} more characters"
+            f"</summary>{_e(text[SHOWN_CHARS:])}</details>"
+        )
     else:
         shown = _e(text) if text else "<span class=note>(no text)</span>"
-    path = f"<div class=path title=\"{_e(unit.path)}\"><bdi>{_e(unit.path)}</bdi></div>" if unit.path else ""
-    return (f"<li class=\"unit {state}\" id=\"{unit_name}-{unit.index}\" data-index=\"{unit.index}\">"
-            f"<div class=head><span class=idx>#{unit.index}</span><span class=verdict>{state}</span>{score}"
-            f"<span class=reason>{_e(unit.reason)}</span></div>{path}<p class=text>{shown}</p></li>")
+    path = f'<div class=path title="{_e(unit.path)}"><bdi>{_e(unit.path)}</bdi></div>' if unit.path else ""
+    return (
+        f'<li class="unit {state}" id="{unit_name}-{unit.index}" data-index="{unit.index}">'
+        f"<div class=head><span class=idx>#{unit.index}</span><span class=verdict>{state}</span>{score}"
+        f"<span class=reason>{_e(unit.reason)}</span></div>{path}<p class=text>{shown}</p></li>"
+    )
 
 
 def _figure(report: Explanation) -> str:
@@ -169,8 +180,12 @@ def render(report: Explanation) -> str:
     if trace.score_label == "content probability":
         scale = 1.0
     units = "".join(_unit(unit, scale, trace.threshold, trace.unit) for unit in report.units)
-    untraced = ("" if report.traced else "<p class=note>This extractor records no trace: a block is marked kept "
-                "when its text is a line of the output.</p>")
+    untraced = (
+        ""
+        if report.traced
+        else "<p class=note>This extractor records no trace: a block is marked kept "
+        "when its text is a line of the output.</p>"
+    )
     what = f"{trace.unit}s" + (" (lines of the cleaned source)" if trace.unit == "line" else "")
     score_note = f"Score: {_e(trace.score_label)}" if trace.score_label else "No per-unit score."
     if trace.threshold is not None:

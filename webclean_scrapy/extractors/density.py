@@ -20,8 +20,14 @@ from ..trace import Trace
 from . import register
 
 
-def density_region(positions: Sequence[int], texts: Sequence[str], c1: float = 0.333, c2: int = 4,
-                   unit: str = "positions", trace: Trace | None = None) -> tuple[int, int]:
+def density_region(
+    positions: Sequence[int],
+    texts: Sequence[str],
+    c1: float = 0.333,
+    c2: int = 4,
+    unit: str = "positions",
+    trace: Trace | None = None,
+) -> tuple[int, int]:
     """The ``(first, last)`` block indexes of the content region, ``(0, -1)`` if none.
 
     *positions* and *texts* are the blocks' (``BlockColumns.positions`` and
@@ -79,19 +85,31 @@ def density_region(positions: Sequence[int], texts: Sequence[str], c1: float = 0
     return strings[left][2], strings[right][3]
 
 
-def _trace_region(trace: Trace, strings: list[list[int]], at: list[int], best: int, left: int, right: int,
-                  cutoff: float, c2: int, count: int) -> None:
+def _trace_region(
+    trace: Trace,
+    strings: list[list[int]],
+    at: list[int],
+    best: int,
+    left: int,
+    right: int,
+    cutoff: float,
+    c2: int,
+    count: int,
+) -> None:
     """Record :func:`density_region`'s strings, cutoff and region in *trace*."""
     trace.units("block", count)
     lengths = [0] * count
     for _, length, first, last in strings:
-        lengths[first:last + 1] = [length] * (last - first + 1)
+        lengths[first : last + 1] = [length] * (last - first + 1)
     trace.score(lengths, "string length (chars)", cutoff)
     first, last = strings[left][2], strings[right][3]
     trace.keep(slice(first, last + 1))
     trace.reason(slice(strings[best][2], strings[best][3] + 1), "the longest string: the region starts here")
     trace.reason(slice(first, last + 1), "inside the densest region")
-    for side, edge, beyond in (("before", left, range(left - 1, -1, -1)), ("after", right, range(right + 1, len(strings)))):
+    for side, edge, beyond in (
+        ("before", left, range(left - 1, -1, -1)),
+        ("after", right, range(right + 1, len(strings))),
+    ):
         for i in beyond:
             group = strings[i]
             if abs(at[i] - at[edge]) <= c2 and group[1] < cutoff:

@@ -61,7 +61,7 @@ class DivScore:
         dividing by zero, and is continuous with a DIV holding one anchor
         character or one anchor full stop.
         """
-        return self.commas ** 3 * (self.chars / max(self.anchor_chars, 1)) / max(self.anchor_punctuation, 1) ** 2
+        return self.commas**3 * (self.chars / max(self.anchor_chars, 1)) / max(self.anchor_punctuation, 1) ** 2
 
 
 def score_divs(doc: Document, owners: list[DivScore | None] | None = None) -> list[DivScore]:
@@ -189,8 +189,11 @@ def _trace_divs(trace: Trace, owners: list[DivScore | None], scores: list[DivSco
     average = sum(values) / len(values)
     best = scores[max(range(len(scores)), key=values.__getitem__)]
     trace.units("block", len(owners))
-    trace.score([owner.score if owner is not None else 0.0 for owner in owners],
-                "nearest DIV's score CS^3 x (CL/ACL) / ACFL^2", average)
+    trace.score(
+        [owner.score if owner is not None else 0.0 for owner in owners],
+        "nearest DIV's score CS^3 x (CL/ACL) / ACFL^2",
+        average,
+    )
     inside = slice(chosen.first_block, chosen.last_block + 1) if chosen.first_block >= 0 else slice(0, 0)
     trace.keep(inside)
     trace.reason(inside, "inside the chosen DIV")
@@ -201,6 +204,8 @@ def _trace_divs(trace: Trace, owners: list[DivScore | None], scores: list[DivSco
     trace.fact("DIVs scored", len(scores))
     trace.fact("average DIV score (selection cut)", round(average, 1))
     trace.fact("best DIV", f"container {best.index} <div>, score {best.score:.1f}")
-    trace.fact("chosen DIV (after the parent check)",
-               f"container {chosen.index} <div>, blocks {chosen.first_block}..{chosen.last_block}")
+    trace.fact(
+        "chosen DIV (after the parent check)",
+        f"container {chosen.index} <div>, blocks {chosen.first_block}..{chosen.last_block}",
+    )
     trace.confidence = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -103,7 +103,7 @@ def tagged_lines(doc: Document, break_at_structural: bool = False) -> list[Sourc
 MAX_ITERATIONS = 100
 
 
-def tag_ratios(lines: list[tuple[str, int]]) -> np.ndarray:
+def tag_ratios(lines: Sequence[tuple[str, int]]) -> np.ndarray:
     """TTR per line: characters / tags, or the characters when there is no tag."""
     chars = np.fromiter((len(text) for text, _ in lines), dtype=float, count=len(lines))
     tags = np.fromiter((count for _, count in lines), dtype=float, count=len(lines))
@@ -148,6 +148,7 @@ def absolute_derivative(smoothed: np.ndarray, alpha: int = 3) -> np.ndarray:
 # Each returns a cluster label per value, labels ordered by ascending centre;
 # a value equidistant from two centres goes to the lower one.
 
+
 def _nearest(values: np.ndarray, centres: np.ndarray) -> np.ndarray:
     return np.abs(values[:, None] - centres[None, :]).argmin(axis=1)
 
@@ -180,8 +181,7 @@ def em_1d(values: np.ndarray, k: int) -> np.ndarray:
     previous = -np.inf
     resp = np.zeros((len(values), k))
     for _ in range(MAX_ITERATIONS):
-        log_p = (np.log(weights) - 0.5 * np.log(2 * np.pi * variances)
-                 - 0.5 * (values[:, None] - means) ** 2 / variances)
+        log_p = np.log(weights) - 0.5 * np.log(2 * np.pi * variances) - 0.5 * (values[:, None] - means) ** 2 / variances
         top = log_p.max(axis=1, keepdims=True)
         log_norm = top + np.log(np.exp(log_p - top).sum(axis=1, keepdims=True))
         resp = np.exp(log_p - log_norm)
@@ -234,7 +234,7 @@ def kmeans_fixed_origin(points: np.ndarray, k: int) -> np.ndarray:
     order = np.argsort(norms, kind="stable")
     picks = [order[int(round(i / (k - 1) * (len(points) - 1)))] for i in range(1, k)]
     centres = np.vstack([np.zeros(2), points[picks]]).astype(float)
-    labels = None
+    labels: np.ndarray | None = None
     for _ in range(MAX_ITERATIONS):
         distance = ((points[:, None, :] - centres[None, :, :]) ** 2).sum(axis=2)
         new = distance.argmin(axis=1)  # ties go to the origin (index 0)
@@ -245,6 +245,7 @@ def kmeans_fixed_origin(points: np.ndarray, k: int) -> np.ndarray:
             members = points[labels == j]
             if len(members):
                 centres[j] = members.mean(axis=0)
+    assert labels is not None  # MAX_ITERATIONS >= 1
     return labels != 0
 
 
@@ -290,11 +291,13 @@ class TTRExtractor(Extractor):
     def __init__(self, **options: object) -> None:
         super().__init__(**options)
         if self.options["clustering"] == "prediction" and self.options["clusters"] < 2:
-            raise ExtractionError("extractor 'ttr': option clusters must be an integer in [2, 3] with "
-                                  f"clustering='prediction' (it counts the origin cluster), "
-                                  f"got {self.options['clusters']!r}")
+            raise ExtractionError(
+                "extractor 'ttr': option clusters must be an integer in [2, 3] with "
+                f"clustering='prediction' (it counts the origin cluster), "
+                f"got {self.options['clusters']!r}"
+            )
 
-    def content_mask(self, lines: list[tuple[str, int]], trace: Trace | None = None) -> np.ndarray:
+    def content_mask(self, lines: Sequence[tuple[str, int]], trace: Trace | None = None) -> np.ndarray:
         """Which of *lines* are content (boolean array)."""
         o = self.options
         if trace is not None:

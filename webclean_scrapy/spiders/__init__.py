@@ -25,8 +25,13 @@ if TYPE_CHECKING:
 
 __all__ = ["HarvestSpider", "NewsSpider", "PROJECT_SETTINGS", "USER_AGENT", "user_agent"]
 
-_MODULES = {"HarvestSpider": ".harvest", "NewsSpider": ".news", "PROJECT_SETTINGS": ".project",
-            "USER_AGENT": ".project", "user_agent": ".project"}
+_MODULES = {
+    "HarvestSpider": ".harvest",
+    "NewsSpider": ".news",
+    "PROJECT_SETTINGS": ".project",
+    "USER_AGENT": ".project",
+    "user_agent": ".project",
+}
 
 
 def __getattr__(name: str) -> Any:

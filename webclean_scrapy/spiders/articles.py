@@ -121,8 +121,9 @@ class PageSignals:
     listed_as_story: bool = False
 
     @classmethod
-    def from_selector(cls, selector: Any, url: str, text: str, page_type: str | None = None, *,
-                      listed_as_story: bool = False) -> PageSignals:
+    def from_selector(
+        cls, selector: Any, url: str, text: str, page_type: str | None = None, *, listed_as_story: bool = False
+    ) -> PageSignals:
         """Read the signals from a parsel/Scrapy selector of the page (no reparse).
 
         *text* is the extracted main text (``Extraction.text``), *page_type*
@@ -131,8 +132,16 @@ class PageSignals:
         return cls.from_root(selector.root, url, text, page_type, listed_as_story=listed_as_story)
 
     @classmethod
-    def from_root(cls, root: Any, url: str, text: str, page_type: str | None = None, *,
-                  listed_as_story: bool = False, anchors: Sequence[str] | None = None) -> PageSignals:
+    def from_root(
+        cls,
+        root: Any,
+        url: str,
+        text: str,
+        page_type: str | None = None,
+        *,
+        listed_as_story: bool = False,
+        anchors: Sequence[str] | None = None,
+    ) -> PageSignals:
         """Read the signals from the page's lxml root (what extraction workers hold).
 
         *anchors*: the text of every ``<a>`` of the page, in document order
@@ -177,9 +186,9 @@ def linked_share(text: str, anchors: Iterable[str]) -> float:
     """
     index: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
     for anchor in anchors:
-        words = tuple(_WORD.findall(anchor.lower()))
-        if len(words) >= MIN_LINK_WORDS:
-            index.setdefault(words[:MIN_LINK_WORDS], set()).add(words)
+        anchor_words = tuple(_WORD.findall(anchor.lower()))
+        if len(anchor_words) >= MIN_LINK_WORDS:
+            index.setdefault(anchor_words[:MIN_LINK_WORDS], set()).add(anchor_words)
     words = _WORD.findall(text.lower())
     total = sum(map(len, words))
     if not index or not total:
@@ -187,9 +196,12 @@ def linked_share(text: str, anchors: Iterable[str]) -> float:
     linked = 0
     i, end = 0, len(words) - MIN_LINK_WORDS + 1
     while i < end:
-        candidates = index.get(tuple(words[i:i + MIN_LINK_WORDS]))
-        match = max((c for c in candidates if tuple(words[i:i + len(c)]) == c), key=len, default=None) \
-            if candidates else None
+        candidates = index.get(tuple(words[i : i + MIN_LINK_WORDS]))
+        match = (
+            max((c for c in candidates if tuple(words[i : i + len(c)]) == c), key=len, default=None)
+            if candidates
+            else None
+        )
         if match is None:
             i += 1
             continue
@@ -213,8 +225,11 @@ def prose_share(text: str) -> float:
     total = nonspace_chars(text)
     if not total:
         return 0.0
-    prose = sum(nonspace_chars(line) for line in text.splitlines()
-                if len(line) >= PROSE_LINE_CHARS and _SENTENCE_END.search(line))
+    prose = sum(
+        nonspace_chars(line)
+        for line in text.splitlines()
+        if len(line) >= PROSE_LINE_CHARS and _SENTENCE_END.search(line)
+    )
     return prose / total
 
 
@@ -268,6 +283,7 @@ def jsonld_types(blocks: Iterable[str]) -> Iterator[str]:
 
 
 # -- the rules ----------------------------------------------------------
+
 
 def _path_segments(url: str) -> list[str]:
     return [s for s in urlsplit(url).path.split("/") if s]
@@ -401,8 +417,9 @@ class Verdict:
         return "article" if self.is_article else "hub"
 
 
-def classify(signals: PageSignals, *, threshold: int = ARTICLE_THRESHOLD,
-             rules: dict[str, Rule] | None = None) -> Verdict:
+def classify(
+    signals: PageSignals, *, threshold: int = ARTICLE_THRESHOLD, rules: dict[str, Rule] | None = None
+) -> Verdict:
     """Score *signals* with *rules* (default :data:`RULES`)."""
     score = 0
     reasons = []

@@ -17,14 +17,14 @@ from scrapy.utils.log import logformatter_adapter
 try:
     from scrapy.exceptions import DownloadCancelledError
 except ImportError:  # Scrapy < 2.14: DOWNLOAD_MAXSIZE cancels with Twisted's own exception
-    from twisted.internet.defer import CancelledError as DownloadCancelledError
+    from twisted.internet.defer import CancelledError as DownloadCancelledError  # type: ignore[assignment]
 
 from webclean_scrapy.addon import Addon
 from webclean_scrapy.emitted import EmittedStore, open_store
 from webclean_scrapy.guard import BlockedAddressError
-from webclean_scrapy.middleware import META_KEY
 from webclean_scrapy.jobdir import JobDir
 from webclean_scrapy.jobdir import configure_settings as configure_jobdir
+from webclean_scrapy.middleware import META_KEY
 from webclean_scrapy.settings import WebcleanSettings
 from webclean_scrapy.urls import canonical_key
 
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from scrapy.settings import BaseSettings
     from twisted.python.failure import Failure
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
 
 def parse_bool(value: Any) -> bool:
@@ -60,6 +61,8 @@ def configure_crawl_state(settings: BaseSettings) -> None:
         from webclean_scrapy.distributed import configure_settings as configure_redis
 
         configure_redis(settings)
+
+
 #: A host name: labels of letters (any script), digits, ``-`` and ``_``, joined by dots.
 _HOST_NAME = re.compile(r"^[^\W_]([\w-]*[^\W_])?(\.[^\W_]([\w-]*[^\W_])?)*\.?$")
 
@@ -91,7 +94,7 @@ def parse_url(value: Any, name: str) -> str:
                 raise ValueError(error + " (a URL without a scheme needs a domain name, like news.example)")
             url = "https://" + url
         parts = urlsplit(url)
-        host = parts.hostname
+        host = parts.hostname or ""
         parts.port  # noqa: B018 -- raises ValueError for a port that is not a number
     except ValueError as exc:
         raise ValueError(str(exc) if str(exc).startswith(error) else error) from None
@@ -154,7 +157,7 @@ class WebcleanSpider(scrapy.Spider):
         settings.setdefault_in_component_priority_dict("ADDONS", Addon, 0)
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> WebcleanSpider:
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         configure_crawl_state(crawler.settings)
         spider = super().from_crawler(crawler, *args, **kwargs)
         crawler.signals.connect(spider.request_dropped, signal=signals.request_dropped)
@@ -215,12 +218,14 @@ class WebcleanSpider(scrapy.Spider):
         if self.gave_up_retrying(failure):
             return
         if failure.check(HttpError):  # before IgnoreRequest, its base class
-            self.logger.info("Ignoring response %(response)r: HTTP status code is not handled or not allowed",
-                             {"response": failure.value.response})
+            self.logger.info(
+                "Ignoring response %(response)r: HTTP status code is not handled or not allowed",
+                {"response": failure.value.response},
+            )
             return
         if failure.check(IgnoreRequest, DownloadCancelledError):
             return
-        request = failure.request  # set by Scrapy on every errback failure
+        request = failure.request  # type: ignore[attr-defined]  # set by Scrapy on every errback failure
         reason = failure.getErrorMessage() or type(failure.value).__name__
         logkws = self.crawler.logformatter.download_error(failure, request, self, reason)
         if logkws is not None:
@@ -229,7 +234,7 @@ class WebcleanSpider(scrapy.Spider):
     def gave_up_retrying(self, failure: Failure) -> bool:
         """Whether Scrapy's ``RetryMiddleware`` handled (and so logged) this failure's last attempt."""
         retry = self._retry_middleware()
-        if retry is None or failure.request.meta.get("dont_retry", False):
+        if retry is None or failure.request.meta.get("dont_retry", False):  # type: ignore[attr-defined]  # Scrapy sets Failure.request
             return False
         if failure.check(HttpError):
             return failure.value.response.status in retry.retry_http_codes

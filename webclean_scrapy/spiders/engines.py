@@ -156,19 +156,24 @@ def get_engine(name: str, settings: BaseSettings, search_url: str | None = None)
         if unknown:
             raise SearchEngineError(f"search engine {name!r}: unknown key(s) {', '.join(sorted(unknown))}")
         try:
-            return HtmlResultsEngine(name=name, url=str(config["url"]),
-                                     result_selector=str(config.get("result_selector") or ""),
-                                     first_page=int(config.get("first_page", 1)),
-                                     page_step=int(config.get("page_step", 1)),
-                                     result_param=config.get("result_param"))
+            return HtmlResultsEngine(
+                name=name,
+                url=str(config["url"]),
+                result_selector=str(config.get("result_selector") or ""),
+                first_page=int(config.get("first_page", 1)),
+                page_step=int(config.get("page_step", 1)),
+                result_param=config.get("result_param"),
+            )
         except KeyError as exc:
             raise SearchEngineError(f"search engine {name!r}: missing {exc.args[0]!r}") from None
     if name == "searxng":
         url = search_url or webclean_settings.searxng_url
         if not url:
-            raise SearchEngineError("the searxng engine needs -a search_url=http://HOST/search "
-                                    "(or the WEBCLEAN_SEARXNG_URL setting)")
+            raise SearchEngineError(
+                "the searxng engine needs -a search_url=http://HOST/search (or the WEBCLEAN_SEARXNG_URL setting)"
+            )
         return SearxngEngine(search_url=_checked_url(url, "-a search_url" if search_url else "WEBCLEAN_SEARXNG_URL"))
     known = ", ".join(sorted({"searxng", *configured}))
-    raise SearchEngineError(f"unknown search engine {name!r}; known: {known} "
-                            "(add HTML engines with the WEBCLEAN_SEARCH_ENGINES setting)")
+    raise SearchEngineError(
+        f"unknown search engine {name!r}; known: {known} (add HTML engines with the WEBCLEAN_SEARCH_ENGINES setting)"
+    )

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
     from twisted.python.failure import Failure
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
 #: Stop after this many result pages even when ``max_results`` is not reached
 #: (engines repeat results across pages; this bounds a query that keeps doing so).
@@ -73,10 +74,17 @@ class HarvestSpider(WebcleanSpider):
     # Result pages come one after another; their depth is not a crawl depth.
     custom_settings = {"DEPTH_LIMIT": 0}
 
-    def __init__(self, query: str | None = None, max_results: str | int = 200, engine: str = "searxng",
-                 search_url: str | None = None, save_html: str | None = None,
-                 max_search_pages: str | int = DEFAULT_MAX_SEARCH_PAGES, search_robots: str = "obey",
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        query: str | None = None,
+        max_results: str | int = 200,
+        engine: str = "searxng",
+        search_url: str | None = None,
+        save_html: str | None = None,
+        max_search_pages: str | int = DEFAULT_MAX_SEARCH_PAGES,
+        search_robots: str = "obey",
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         if not query or not str(query).strip():
             raise ValueError("the harvest spider needs -a query=WORDS")
@@ -97,10 +105,10 @@ class HarvestSpider(WebcleanSpider):
         self._seen: set[str] = set()
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> HarvestSpider:
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         spider = super().from_crawler(crawler, *args, **kwargs)
         spider.engine = get_engine(spider.engine_name, crawler.settings, spider.search_url)
-        return spider  # type: ignore[return-value]
+        return spider
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         yield self.search_request(0)
@@ -112,8 +120,13 @@ class HarvestSpider(WebcleanSpider):
         meta: dict[str, Any] = {META_SKIP: True, "harvest_page": index, META_TRUSTED_HOST: True}
         if self.ignore_search_robots:
             meta["dont_obey_robotstxt"] = True
-        return scrapy.Request(self.engine.page_url(self.query, index), callback=self.parse_search,
-                              errback=self.search_failed, meta=meta, dont_filter=True)
+        return scrapy.Request(
+            self.engine.page_url(self.query, index),
+            callback=self.parse_search,
+            errback=self.search_failed,
+            meta=meta,
+            dont_filter=True,
+        )
 
     @property
     def offloader(self) -> Offloader:
@@ -128,9 +141,14 @@ class HarvestSpider(WebcleanSpider):
         index = response.meta["harvest_page"]
         content_type = response.headers.get(b"Content-Type")
         try:
-            urls = await self.offloader.run(read_result_page, self.engine, response.body, response.url,
-                                            content_type.decode("latin-1") if content_type else None,
-                                            label=response.url)
+            urls = await self.offloader.run(
+                read_result_page,
+                self.engine,
+                response.body,
+                response.url,
+                content_type.decode("latin-1") if content_type else None,
+                label=response.url,
+            )
         except Exception as exc:  # not JSON, not the expected shape, over WEBCLEAN_PAGE_TIMEOUT...
             self.inc("bad_search_pages")
             self.search_broken(index, response.url, f"unreadable answer ({type(exc).__name__}: {exc})")
@@ -169,8 +187,13 @@ class HarvestSpider(WebcleanSpider):
             self.inc("results_taken")
             # dont_filter: every taken result must reach parse_result or result_failed,
             # so the stats add up even when two results redirect to one page.
-            yield scrapy.Request(url, callback=self.parse_result, errback=self.result_failed,
-                                 meta={"harvest_rank": self.taken}, dont_filter=True)
+            yield scrapy.Request(
+                url,
+                callback=self.parse_result,
+                errback=self.result_failed,
+                meta={"harvest_rank": self.taken},
+                dont_filter=True,
+            )
 
     def search_failed(self, failure: Failure) -> None:
         self.count_failure(failure, "search_errors")
@@ -178,7 +201,7 @@ class HarvestSpider(WebcleanSpider):
             reason = f"HTTP {failure.value.response.status}"
         else:
             reason = f"{type(failure.value).__name__}: {failure.value}"
-        self.search_broken(failure.request.meta["harvest_page"], failure.request.url, reason)
+        self.search_broken(failure.request.meta["harvest_page"], failure.request.url, reason)  # type: ignore[attr-defined]  # Scrapy sets Failure.request
 
     def search_broken(self, index: int, url: str, reason: str) -> None:
         """Log a result page that brought no results because the engine failed, at ERROR.
@@ -187,8 +210,14 @@ class HarvestSpider(WebcleanSpider):
         crawl closes with ``finish_reason = "search_failed"``. A later page
         only ends the paging; the results taken so far are still fetched.
         """
-        self.logger.error("Search engine %s failed on result page %d (%s): %s; %d result(s) taken so far",
-                          self.engine_name, index + 1, url, reason, self.taken)
+        self.logger.error(
+            "Search engine %s failed on result page %d (%s): %s; %d result(s) taken so far",
+            self.engine_name,
+            index + 1,
+            url,
+            reason,
+            self.taken,
+        )
         if self.taken == 0:
             raise CloseSpider("search_failed")
 

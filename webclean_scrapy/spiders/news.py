@@ -34,20 +34,26 @@ from scrapy.http import TextResponse
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
-from .articles import (
-    MIN_LINK_WORDS, classify, content_fingerprint, headline_matches, headline_word_list, is_hub_url,
-)
 from webclean_scrapy.emitted import META_HOLD
 from webclean_scrapy.items import CleanedPage
 from webclean_scrapy.middleware import META_CANONICAL_URL, META_SKIP, extraction_of, outline_of
 from webclean_scrapy.urls import canonical_key, site_of, strip_tracking
 
+from .articles import (
+    MIN_LINK_WORDS,
+    classify,
+    content_fingerprint,
+    headline_matches,
+    headline_word_list,
+    is_hub_url,
+)
 from .base import WebcleanSpider, is_html, parse_bool, parse_positive_int, parse_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
     from twisted.python.failure import Failure
+    from typing_extensions import Self  # typing.Self: Python 3.11
 
     from webclean_scrapy.extraction import Extraction
 
@@ -60,8 +66,9 @@ PRIORITY_DISCOVERY = 20
 PRIORITY_LISTED = 10
 PRIORITY_CANONICAL = 15
 
-_XML_PARSER = etree.XMLParser(recover=True, resolve_entities=False, no_network=True,
-                              remove_comments=True, remove_pis=True)
+_XML_PARSER = etree.XMLParser(
+    recover=True, resolve_entities=False, no_network=True, remove_comments=True, remove_pis=True
+)
 
 #: Meta keys this spider sets on its requests.
 META_URL_KEY = "news_key"
@@ -102,15 +109,23 @@ class NewsSpider(WebcleanSpider):
         "WEBCLEAN_OUTLINE": True,
     }
 
-    def __init__(self, start_urls: str | Iterable[str] | None = None, start_urls_file: str | None = None,
-                 max_pages: str | int | None = None, max_depth: str | int | None = None,
-                 sitemaps: str | bool = True, feeds: str | bool = True, follow_links: str | bool = True,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        start_urls: str | Iterable[str] | None = None,
+        start_urls_file: str | None = None,
+        max_pages: str | int | None = None,
+        max_depth: str | int | None = None,
+        sitemaps: str | bool = True,
+        feeds: str | bool = True,
+        follow_links: str | bool = True,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.start_urls = read_start_urls(start_urls, start_urls_file)
         self.max_pages = parse_positive_int("max_pages", max_pages) if max_pages not in (None, "") else None
-        self.max_depth = parse_positive_int("max_depth", max_depth, allow_zero=True) \
-            if max_depth not in (None, "") else None
+        self.max_depth = (
+            parse_positive_int("max_depth", max_depth, allow_zero=True) if max_depth not in (None, "") else None
+        )
         self.use_sitemaps = parse_bool(sitemaps)
         self.use_feeds = parse_bool(feeds)
         self.follow_links = parse_bool(follow_links)
@@ -118,15 +133,15 @@ class NewsSpider(WebcleanSpider):
         # OffsiteMiddleware backs up our own site check (it also admits subdomains).
         self.allowed_domains = sorted(self.sites)
         self.pages = 0
-        self._requested: set[str] = set()      # keys of page requests made
-        self._done: set[str] = set()           # keys of page requests answered (any outcome)
+        self._requested: set[str] = set()  # keys of page requests made
+        self._done: set[str] = set()  # keys of page requests answered (any outcome)
         self._fallbacks: dict[str, CleanedPage] = {}  # canonical key -> item of a variant
-        self._hubs: set[str] = set()           # keys of pages judged hubs (never a story's canonical)
+        self._hubs: set[str] = set()  # keys of pages judged hubs (never a story's canonical)
         self._holding: dict[str, scrapy.Request] = {}  # canonical key -> request of that variant (META_HOLD)
         self._feeds: set[str] = set()
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> NewsSpider:
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         spider = super().from_crawler(crawler, *args, **kwargs)
         settings = crawler.settings
         if spider.max_depth is not None:
@@ -134,7 +149,7 @@ class NewsSpider(WebcleanSpider):
         elif settings.getpriority("DEPTH_LIMIT") == 0:  # still Scrapy's default
             settings.set("DEPTH_LIMIT", DEFAULT_MAX_DEPTH, priority="spider")
         crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
-        return spider  # type: ignore[return-value]
+        return spider
 
     # -- start ------------------------------------------------------------
     async def start(self) -> AsyncIterator[Any]:
@@ -145,9 +160,13 @@ class NewsSpider(WebcleanSpider):
             roots.setdefault(f"{parts.scheme}://{parts.netloc}", url)
         if self.use_sitemaps:
             for root in roots:
-                yield scrapy.Request(root + "/robots.txt", callback=self.parse_robots,
-                                     errback=self.robots_failed, priority=PRIORITY_DISCOVERY,
-                                     meta={META_SKIP: True, "news_root": root})
+                yield scrapy.Request(
+                    root + "/robots.txt",
+                    callback=self.parse_robots,
+                    errback=self.robots_failed,
+                    priority=PRIORITY_DISCOVERY,
+                    meta={META_SKIP: True, "news_root": root},
+                )
 
     # -- requests -----------------------------------------------------------
     def in_site(self, url: str) -> bool:
@@ -160,8 +179,7 @@ class NewsSpider(WebcleanSpider):
         meta: dict[str, Any] = {META_URL_KEY: key}
         if headline:
             meta[META_HEADLINE] = headline
-        return scrapy.Request(url, callback=self.parse_page, errback=self.page_failed,
-                              priority=priority, meta=meta)
+        return scrapy.Request(url, callback=self.parse_page, errback=self.page_failed, priority=priority, meta=meta)
 
     def budget_left(self) -> bool:
         return self.max_pages is None or self.pages < self.max_pages
@@ -175,8 +193,9 @@ class NewsSpider(WebcleanSpider):
         limit = self.crawler.settings.getint("DEPTH_LIMIT")
         return not limit or response.meta.get("depth", 0) < limit
 
-    def follow(self, urls: Iterable[str], response: Response, *, priority: int = 0,
-               headlines: dict[str, str] | None = None) -> Iterator[scrapy.Request]:
+    def follow(
+        self, urls: Iterable[str], response: Response, *, priority: int = 0, headlines: dict[str, str] | None = None
+    ) -> Iterator[scrapy.Request]:
         """Requests for the in-site, not yet requested page URLs among *urls* linked from *response*.
 
         *headlines*: URL -> the headline a listing gave it (see :meth:`headlines`).
@@ -194,9 +213,13 @@ class NewsSpider(WebcleanSpider):
             yield self.page_request(url, priority=priority, headline=(headlines or {}).get(url))
 
     def sitemap_request(self, url: str, *, probe: bool = False) -> scrapy.Request:
-        return scrapy.Request(url, callback=self.parse_sitemap,
-                              errback=self.probe_failed if probe else self.discovery_failed,
-                              priority=PRIORITY_DISCOVERY, meta={META_SKIP: True, "news_probe": probe})
+        return scrapy.Request(
+            url,
+            callback=self.parse_sitemap,
+            errback=self.probe_failed if probe else self.discovery_failed,
+            priority=PRIORITY_DISCOVERY,
+            meta={META_SKIP: True, "news_probe": probe},
+        )
 
     # -- robots.txt and sitemaps ----------------------------------------------
     def parse_robots(self, response: Response) -> Iterator[scrapy.Request]:
@@ -208,7 +231,7 @@ class NewsSpider(WebcleanSpider):
             yield from self.probe_sitemaps(response.meta["news_root"])
 
     def robots_failed(self, failure: Failure) -> Iterator[scrapy.Request]:
-        yield from self.probe_sitemaps(failure.request.meta["news_root"])
+        yield from self.probe_sitemaps(failure.request.meta["news_root"])  # type: ignore[attr-defined]  # Scrapy sets Failure.request
 
     def probe_sitemaps(self, root: str) -> Iterator[scrapy.Request]:
         for path in COMMON_SITEMAP_PATHS:
@@ -266,8 +289,13 @@ class NewsSpider(WebcleanSpider):
             if url in self._feeds or not self.in_site(url):
                 continue
             self._feeds.add(url)
-            yield scrapy.Request(url, callback=self.parse_feed, errback=self.discovery_failed,
-                                 priority=PRIORITY_DISCOVERY, meta={META_SKIP: True})
+            yield scrapy.Request(
+                url,
+                callback=self.parse_feed,
+                errback=self.discovery_failed,
+                priority=PRIORITY_DISCOVERY,
+                meta={META_SKIP: True},
+            )
 
     def parse_feed(self, response: Response) -> Iterator[scrapy.Request]:
         links = feed_links(response.body)
@@ -305,8 +333,9 @@ class NewsSpider(WebcleanSpider):
             self.inc("unextracted")
         else:
             headline = response.meta.get(META_HEADLINE)
-            signals = replace(outline.signals,
-                              listed_as_story=bool(headline) and headline_matches(headline, extraction.title or ""))
+            signals = replace(
+                outline.signals, listed_as_story=bool(headline and headline_matches(headline, extraction.title or ""))
+            )
             verdict = classify(signals)
             self.logger.debug("%s: %s %+d %s", response.url, verdict.kind, verdict.score, verdict.reasons)
             if verdict.is_article:
@@ -326,8 +355,11 @@ class NewsSpider(WebcleanSpider):
         if outline is not None and self.use_feeds:
             yield from self.discover_feeds(outline.feeds)
         if outline is not None and self.follow_links:
-            headlines = self.headlines(zip(outline.links, outline.link_texts), extraction.text) \
-                if is_hub and extraction else None
+            headlines = (
+                self.headlines(zip(outline.links, outline.link_texts), extraction.text)
+                if is_hub and extraction
+                else None
+            )
             yield from self.follow(outline.links, response, headlines=headlines)
         if not self.budget_left():
             raise CloseSpider("max_pages")
@@ -406,8 +438,9 @@ class NewsSpider(WebcleanSpider):
         url, canonical, text = item.get("url"), item.get("canonical_url"), item.get("text")
         if not url or text is None:
             return None
-        return emitted_keys((canonical_key(url), canonical_key(canonical or url)),
-                            content_fingerprint(text, item.get("title") or ""))
+        return emitted_keys(
+            (canonical_key(url), canonical_key(canonical or url)), content_fingerprint(text, item.get("title") or "")
+        )
 
     def defer(self, key: str, item: CleanedPage, response: Response) -> None:
         """Keep *item* until its canonical URL *key* is answered; its request stays in a
@@ -448,8 +481,9 @@ class NewsSpider(WebcleanSpider):
         """
         if not self._fallbacks:
             return
-        self.crawler.engine.crawl(scrapy.Request("data:,", callback=self.flush_fallbacks, dont_filter=True,
-                                                 meta={META_SKIP: True}))
+        self.crawler.engine.crawl(
+            scrapy.Request("data:,", callback=self.flush_fallbacks, dont_filter=True, meta={META_SKIP: True})
+        )
         raise DontCloseSpider
 
     def flush_fallbacks(self, response: Response) -> Iterator[CleanedPage]:
@@ -459,7 +493,7 @@ class NewsSpider(WebcleanSpider):
     def page_failed(self, failure: Failure) -> Iterator[CleanedPage]:
         self.count_failure(failure)
         self.log_failure(failure)
-        key = failure.request.meta.get(META_URL_KEY) or canonical_key(failure.request.url)
+        key = failure.request.meta.get(META_URL_KEY) or canonical_key(failure.request.url)  # type: ignore[attr-defined]  # Scrapy sets Failure.request
         self._done.add(key)
         yield from self.release_fallback(key)
 
@@ -467,6 +501,8 @@ class NewsSpider(WebcleanSpider):
 def emitted_keys(url_keys: Iterable[str], text_key: str) -> list[str]:
     """Store keys (:mod:`webclean_scrapy.emitted`) of an item's URL keys and text fingerprint."""
     return [*(f"url:{key}" for key in url_keys), f"text:{text_key}"]
+
+
 def robots_sitemaps(body: bytes, base_url: str) -> list[str]:
     """The ``Sitemap:`` URLs of a robots.txt, by Scrapy's own reader.
 
@@ -509,10 +545,7 @@ def feed_links(body: bytes) -> list[str] | None:
     if kind in ("rss", "rdf"):
         links = root.xpath("//*[local-name()='item']/*[local-name()='link']/text()")
     elif kind == "feed":
-        links = root.xpath(
-            "//*[local-name()='entry']/*[local-name()='link']"
-            "[not(@rel) or @rel='alternate']/@href"
-        )
+        links = root.xpath("//*[local-name()='entry']/*[local-name()='link'][not(@rel) or @rel='alternate']/@href")
     else:
         return None
     return [str(link).strip() for link in links if str(link).strip()]

@@ -35,19 +35,35 @@ import numpy as np
 from ...document import Document
 from ...extraction import Extractor
 from ...options import boolean, integer, number
+from ...page_type import page_type_of
 from ...trace import Trace
 from .. import register
-from ...page_type import PAGE_TYPES, page_type_of
-from .features import BLOCK_FEATURES, MODEL_FEATURES, _Page, block_features, block_matrix, iter_block_matrices
+from .features import BLOCK_FEATURES, MODEL_FEATURES, _Page, block_features, iter_block_matrices
 from .keywords import (
-    _AREA, _CHROME_NIBBLES, _HIDDEN_CODE, _INNER_MASK, _KIND_SHIFT, _WIDGET_KIND, clear_keyword_memos,
+    _AREA,
+    _CHROME_NIBBLES,
+    _HIDDEN_CODE,
+    _INNER_MASK,
+    _KIND_SHIFT,
+    _WIDGET_KIND,
+    clear_keyword_memos,
 )
 from .model import VETOES, BlockModel, load_model
 
 __all__ = [
-    "BLOCK_FEATURES", "DEDUPLICATE_BELOW", "MODEL_FEATURES", "VETOES", "BlockModel", "WebcleanExtractor",
-    "block_features", "block_probabilities", "clear_keyword_memos", "content_indexes", "load_model",
-    "select_blocks", "veto_masks",
+    "BLOCK_FEATURES",
+    "DEDUPLICATE_BELOW",
+    "MODEL_FEATURES",
+    "VETOES",
+    "BlockModel",
+    "WebcleanExtractor",
+    "block_features",
+    "block_probabilities",
+    "clear_keyword_memos",
+    "content_indexes",
+    "load_model",
+    "select_blocks",
+    "veto_masks",
 ]
 
 #: Repeats shorter than this many characters are dropped (see ``deduplicate``).
@@ -77,12 +93,14 @@ def veto_masks(doc: Document) -> np.ndarray:
 
 def _veto_masks(page: _Page) -> np.ndarray:
     codes, chars, anchors = page.block_codes, page.chars, page.anchors
-    return np.vstack([
-        codes & _AREA != 0,
-        codes >> _KIND_SHIFT & 15 == _WIDGET_KIND,
-        codes & _HIDDEN_CODE != 0,
-        _CHROME_NIBBLES[codes & _INNER_MASK] & (anchors * 10 >= chars * 9),
-    ])
+    return np.vstack(
+        [
+            codes & _AREA != 0,
+            codes >> _KIND_SHIFT & 15 == _WIDGET_KIND,
+            codes & _HIDDEN_CODE != 0,
+            _CHROME_NIBBLES[codes & _INNER_MASK] & (anchors * 10 >= chars * 9),
+        ]
+    )
 
 
 #: With ``comments=True``, a comment-area block of at least this many
@@ -115,8 +133,8 @@ def block_probabilities(doc: Document, comments: bool = False, trace: Trace | No
     # million blocks would take a gigabyte (:func:`iter_block_matrices`).
     probabilities = np.empty(page.n)
     for start, rows in iter_block_matrices(page, len(MODEL_FEATURES)):
-        rows[:, len(BLOCK_FEATURES):] = types
-        probabilities[start:start + len(rows)] = model.probabilities(rows)
+        rows[:, len(BLOCK_FEATURES) :] = types
+        probabilities[start : start + len(rows)] = model.probabilities(rows)
         del rows
     masks = _veto_masks(page)
     applied = model.vetoes_for(kind)
@@ -132,27 +150,42 @@ def block_probabilities(doc: Document, comments: bool = False, trace: Trace | No
     return probabilities
 
 
-def _trace_vetoes(trace: Trace, probabilities: np.ndarray, masks: np.ndarray, applied: tuple[str, ...],
-                  kind: str, comments: bool, page: _Page) -> None:
+def _trace_vetoes(
+    trace: Trace,
+    probabilities: np.ndarray,
+    masks: np.ndarray,
+    applied: tuple[str, ...],
+    kind: str,
+    comments: bool,
+    page: _Page,
+) -> None:
     """Record the model's view of the page before the vetoes apply."""
     trace.series["model"] = probabilities.copy()
     trace.fact("page type", kind)
     trace.fact(f"vetoes applied on {kind} pages", ", ".join(applied) or "none")
     if comments:
         in_area = masks[VETOES.index("comment_area")]
-        trace.reason(in_area & (page.chars >= COMMENT_MIN_CHARS) & (page.anchors * 2 < page.chars),
-                     "comments=True: readers' comment that reads as prose")
+        trace.reason(
+            in_area & (page.chars >= COMMENT_MIN_CHARS) & (page.anchors * 2 < page.chars),
+            "comments=True: readers' comment that reads as prose",
+        )
     for reason in applied:
         trace.reason(masks[VETOES.index(reason)], f"veto: {reason}")
     for reason in VETOES:
         if reason not in applied and masks[VETOES.index(reason)].any():
-            trace.fact(f"veto {reason} (not applied on {kind} pages) matches blocks",
-                       np.flatnonzero(masks[VETOES.index(reason)]).tolist()[:50])
+            trace.fact(
+                f"veto {reason} (not applied on {kind} pages) matches blocks",
+                np.flatnonzero(masks[VETOES.index(reason)]).tolist()[:50],
+            )
 
 
-def content_indexes(doc: Document, threshold: float | None = None,
-                    deduplicate: int = DEDUPLICATE_BELOW, comments: bool = False,
-                    trace: Trace | None = None) -> list[int]:
+def content_indexes(
+    doc: Document,
+    threshold: float | None = None,
+    deduplicate: int = DEDUPLICATE_BELOW,
+    comments: bool = False,
+    trace: Trace | None = None,
+) -> list[int]:
     """The indexes of the content blocks of *doc*, in document order.
 
     A block whose text was already kept is dropped when it is shorter than
@@ -167,8 +200,16 @@ def content_indexes(doc: Document, threshold: float | None = None,
     if trace is not None:
         trace.fact("threshold" if threshold is not None else f"threshold for {page_type_of(doc)[0]} pages", cut)
     blocks = doc.block_columns
-    return select_blocks(blocks.texts, blocks.chars, blocks.anchor_chars, probabilities, cut,
-                         deduplicate, fallback=threshold is None, trace=trace)
+    return select_blocks(
+        blocks.texts,
+        blocks.chars,
+        blocks.anchor_chars,
+        probabilities,
+        cut,
+        deduplicate,
+        fallback=threshold is None,
+        trace=trace,
+    )
 
 
 #: A page with no block above the threshold still has its main text when
@@ -177,9 +218,16 @@ def content_indexes(doc: Document, threshold: float | None = None,
 FALLBACK_MIN_CHARS = 200
 
 
-def select_blocks(texts: list[str], chars: np.ndarray, anchor_chars: np.ndarray, probabilities: np.ndarray,
-                  cut: float, deduplicate: int = DEDUPLICATE_BELOW, fallback: bool = True,
-                  trace: Trace | None = None) -> list[int]:
+def select_blocks(
+    texts: list[str],
+    chars: np.ndarray,
+    anchor_chars: np.ndarray,
+    probabilities: np.ndarray,
+    cut: float,
+    deduplicate: int = DEDUPLICATE_BELOW,
+    fallback: bool = True,
+    trace: Trace | None = None,
+) -> list[int]:
     """The kept blocks, given their probabilities: those reaching *cut*,
     in document order, repeats shorter than *deduplicate* characters
     dropped (``0``: every repeat; ``-1``: none). The training script scores
@@ -218,8 +266,11 @@ def select_blocks(texts: list[str], chars: np.ndarray, anchor_chars: np.ndarray,
         trace.keep(unique)
         trace.reason(sorted(set(kept) - set(unique)), "a repeat of a kept block's text")
         if fell_back is not None:
-            trace.fact("fallback", f"no block reached {cut}: kept those at or above {fell_back:.3f}, "
-                                   "half the best prose block's probability")
+            trace.fact(
+                "fallback",
+                f"no block reached {cut}: kept those at or above {fell_back:.3f}, "
+                "half the best prose block's probability",
+            )
             trace.reason(unique, "fallback: at least half the best prose block's probability")
             trace.reason(slice(None), "below the fallback's cut")
         trace.reason(unique, "probability at or above the threshold")
@@ -257,5 +308,6 @@ class WebcleanExtractor(Extractor):
         page type with its probabilities, and as confidence the page's
         highest block probability."""
         o = self.options
-        return doc.block_columns.text(content_indexes(doc, o["threshold"], o["deduplicate"], bool(o["comments"]),
-                                                      trace))
+        return doc.block_columns.text(
+            content_indexes(doc, o["threshold"], o["deduplicate"], bool(o["comments"]), trace)
+        )

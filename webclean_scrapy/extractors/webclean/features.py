@@ -40,8 +40,15 @@ from ...document import Document
 from ...marks import MODEL_COMMAS, MODEL_SENTENCE_ENDS, MODEL_STOPS, SEMICOLONS
 from ...page_type import PAGE_TYPES
 from .keywords import (
-    _AREA, _BINARY_MASKS, _BINARY_VALUES, _KIND_SHIFT, _RD, _RD_TAG_PRIOR, FLAG_NAMES, INNER_NAMES,
-    KIND_NAMES, _container_flags,
+    _AREA,
+    _BINARY_MASKS,
+    _BINARY_VALUES,
+    _RD,
+    _RD_TAG_PRIOR,
+    FLAG_NAMES,
+    INNER_NAMES,
+    KIND_NAMES,
+    _container_flags,
 )
 
 #: Thermometer codes of length and link density: a linear model over them
@@ -52,18 +59,30 @@ _LD_STEPS = (0.1, 0.33, 0.66, 0.9)
 #: Block features computed per block (dense), then per container (the
 #: same for every block a container directly holds, so computed once).
 BLOCK_DENSE: tuple[str, ...] = (
-    "bias", "log_chars", "link_density", "log_prev", "log_next", "prev_ld", "next_ld",
-    "stops", "commas", "ends_stop", "linked_short", "position", "duplicate",
-    "rd_top", "rd_sibling", "rd_share",
+    "bias",
+    "log_chars",
+    "link_density",
+    "log_prev",
+    "log_next",
+    "prev_ld",
+    "next_ld",
+    "stops",
+    "commas",
+    "ends_stop",
+    "linked_short",
+    "position",
+    "duplicate",
+    "rd_top",
+    "rd_sibling",
+    "rd_share",
 )
 CONTAINER_DENSE: tuple[str, ...] = (
-    "log_parent", "parent_ld", "log_grand", "grand_ld", "parent_share", "doc_ld",
-)
-#: Block feature names, in row order.
-BLOCK_FEATURES: tuple[str, ...] = (
-    *BLOCK_DENSE,
-    *(f"chars_ge_{c}" for c in _CHAR_STEPS), *(f"ld_ge_{x}" for x in _LD_STEPS),
-    *CONTAINER_DENSE, *KIND_NAMES, *INNER_NAMES, *FLAG_NAMES,
+    "log_parent",
+    "parent_ld",
+    "log_grand",
+    "grand_ld",
+    "parent_share",
+    "doc_ld",
 )
 #: Groups of class/id words that name the repeated units of today's page
 #: types (forum posts, product details, cards, tabs, code, landing-page
@@ -77,19 +96,55 @@ STRUCTURE_GROUPS: dict[str, str] = {
     "section": r"hero|jumbotron|intro|lead|summary|section|feature|pricing|cta|testimonial",
 }
 STRUCTURE_FEATURES: tuple[str, ...] = (
-    "depth", "key_count0", "key_share0", "sib_same0", "key_count1", "key_share1", "sib_same1",
-    "key_count2", "key_share2", "sib_same2", "parent_children", "parent_blocks", "grand_blocks",
-    "heading_level", "before_h1", "is_title", "char_position", "page_log_chars", "page_log_blocks",
-    "page_ld", "page_log_containers", "top_key_share", "in_area", "up_share1", "up_share2", "up_share3",
-    "key_ld0", "key_prose0", "key_ld1", "key_prose1", "key_ld2", "key_prose2",
-    "prose_ratio1", "prose_ratio2", "prose_ratio3", "in_prose_top",
-    *(f"x_{name}" for name in STRUCTURE_GROUPS), *(f"own_{name}" for name in STRUCTURE_GROUPS),
+    "depth",
+    "key_count0",
+    "key_share0",
+    "sib_same0",
+    "key_count1",
+    "key_share1",
+    "sib_same1",
+    "key_count2",
+    "key_share2",
+    "sib_same2",
+    "parent_children",
+    "parent_blocks",
+    "grand_blocks",
+    "heading_level",
+    "before_h1",
+    "is_title",
+    "char_position",
+    "page_log_chars",
+    "page_log_blocks",
+    "page_ld",
+    "page_log_containers",
+    "top_key_share",
+    "in_area",
+    "up_share1",
+    "up_share2",
+    "up_share3",
+    "key_ld0",
+    "key_prose0",
+    "key_ld1",
+    "key_prose1",
+    "key_ld2",
+    "key_prose2",
+    "prose_ratio1",
+    "prose_ratio2",
+    "prose_ratio3",
+    "in_prose_top",
+    *(f"x_{name}" for name in STRUCTURE_GROUPS),
+    *(f"own_{name}" for name in STRUCTURE_GROUPS),
 )
 #: Feature names, in row order.
 BLOCK_FEATURES: tuple[str, ...] = (
     *BLOCK_DENSE,
-    *(f"chars_ge_{c}" for c in _CHAR_STEPS), *(f"ld_ge_{x}" for x in _LD_STEPS),
-    *CONTAINER_DENSE, *KIND_NAMES, *INNER_NAMES, *FLAG_NAMES, *STRUCTURE_FEATURES,
+    *(f"chars_ge_{c}" for c in _CHAR_STEPS),
+    *(f"ld_ge_{x}" for x in _LD_STEPS),
+    *CONTAINER_DENSE,
+    *KIND_NAMES,
+    *INNER_NAMES,
+    *FLAG_NAMES,
+    *STRUCTURE_FEATURES,
 )
 
 #: What the model scores: the block's features, then its page's page-type
@@ -105,7 +160,6 @@ _STRUCTURE_AT = _KIND_AT + len(KIND_NAMES) + len(INNER_NAMES) + len(FLAG_NAMES)
 #: densities count :data:`~webclean_scrapy.marks.MODEL_STOPS` and
 #: :data:`~webclean_scrapy.marks.MODEL_COMMAS` with the semicolon.
 _STOPS = MODEL_SENTENCE_ENDS
-
 
 
 #: Counts below this have their ``math.log1p`` in a table (512 KiB).
@@ -140,8 +194,23 @@ class _Page:
     list items do, so per-block Python loops would dominate."""
 
     __slots__ = (
-        "doc", "n", "texts", "chars", "anchors", "lds", "logs", "holder", "signs", "block_codes",
-        "prefix_chars", "parent", "lineage", "first", "last", "cchars", "canchors",
+        "doc",
+        "n",
+        "texts",
+        "chars",
+        "anchors",
+        "lds",
+        "logs",
+        "holder",
+        "signs",
+        "block_codes",
+        "prefix_chars",
+        "parent",
+        "lineage",
+        "first",
+        "last",
+        "cchars",
+        "canchors",
     )
 
     def __init__(self, doc: Document) -> None:
@@ -179,6 +248,7 @@ class _Page:
 
 
 # -- the block's own features ----------------------------------------------------
+
 
 def _marks(page: _Page) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per block: the number of stops (". 。 ! ?"), of commas (", ， 、",
@@ -256,7 +326,7 @@ def _readability(page: _Page, commas: np.ndarray) -> tuple[np.ndarray, np.ndarra
     # A tie goes to the container scored first, as in Readability's walk.
     top = min(np.flatnonzero(final == best).tolist(), key=lambda i: int((nodes == i).argmax()))
     first, last = page.first.tolist(), page.last.tolist()
-    in_top[first[top]:last[top] + 1] = 1.0
+    in_top[first[top] : last[top] + 1] = 1.0
     parents = page.doc.container_columns.parents
     if parents[top] >= 0:
         threshold = max(10.0, best * 0.2)
@@ -270,9 +340,8 @@ def _readability(page: _Page, commas: np.ndarray) -> tuple[np.ndarray, np.ndarra
                 ld = anchors[sibling] / chars[sibling] if chars[sibling] else 1.0
                 keep = (chars[sibling] > 80 and ld < 0.25) or (ld == 0 and texts[last[sibling]][-1] in _STOPS)
             if keep:
-                in_sibling[first[sibling]:last[sibling] + 1] = 1.0
+                in_sibling[first[sibling] : last[sibling] + 1] = 1.0
     return in_top, in_sibling, page.cchars[top] / (page.cchars[0] or 1)
-
 
 
 _CHAR_STEP_ARRAY = np.array(_CHAR_STEPS, dtype=float)
@@ -322,12 +391,12 @@ class _BlockFeatures:
         matrix[:, at["log_chars"]] = logs
         matrix[:, at["link_density"]] = lds
         before, after = max(start - 1, 0), min(stop + 1, n)
-        matrix[before - start + 1:, at["log_prev"]] = page.logs[before:stop - 1]
-        matrix[:after - start - 1, at["log_next"]] = page.logs[start + 1:after]
-        matrix[before - start + 1:, at["prev_ld"]] = page.lds[before:stop - 1]
+        matrix[before - start + 1 :, at["log_prev"]] = page.logs[before : stop - 1]
+        matrix[: after - start - 1, at["log_next"]] = page.logs[start + 1 : after]
+        matrix[before - start + 1 :, at["prev_ld"]] = page.lds[before : stop - 1]
         if start == 0:
             matrix[0, at["prev_ld"]] = 1.0
-        matrix[:after - start - 1, at["next_ld"]] = page.lds[start + 1:after]
+        matrix[: after - start - 1, at["next_ld"]] = page.lds[start + 1 : after]
         if stop == n:
             matrix[-1, at["next_ld"]] = 1.0
         matrix[:, at["stops"]] = np.minimum(stops * 40.0 / chars, 3.0)
@@ -338,7 +407,10 @@ class _BlockFeatures:
         matrix[:, at["duplicate"]] = self.duplicates[rows]
         in_top, in_sibling, share = self.readability
         matrix[:, at["rd_top"]], matrix[:, at["rd_sibling"]], matrix[:, at["rd_share"]] = (
-            in_top[rows], in_sibling[rows], share)
+            in_top[rows],
+            in_sibling[rows],
+            share,
+        )
         matrix[:, _CHARS_AT:_LD_AT] = chars[:, None] >= _CHAR_STEP_ARRAY
         matrix[:, _LD_AT:_CONTAINER_AT] = lds[:, None] >= _LD_STEP_ARRAY
         # Per holding container (:data:`CONTAINER_DENSE`): its parent's and
@@ -352,11 +424,12 @@ class _BlockFeatures:
         matrix[:, at["doc_ld"]] = page.canchors[0] / doc_chars
         # The holder's kind, innermost named group and evidence bits.
         matrix[:, _KIND_AT:_STRUCTURE_AT] = page.block_codes[rows, None] & _BINARY_MASKS == _BINARY_VALUES
-        self.structure.fill(matrix[:, _STRUCTURE_AT:len(BLOCK_FEATURES)], start, stop)
+        self.structure.fill(matrix[:, _STRUCTURE_AT : len(BLOCK_FEATURES)], start, stop)
 
 
-def iter_block_matrices(page: _Page, width: int = len(BLOCK_FEATURES),
-                        chunk: int = CHUNK_ROWS) -> Iterator[tuple[int, np.ndarray]]:
+def iter_block_matrices(
+    page: _Page, width: int = len(BLOCK_FEATURES), chunk: int = CHUNK_ROWS
+) -> Iterator[tuple[int, np.ndarray]]:
     """The feature rows (:data:`BLOCK_FEATURES`) of *page*'s blocks, *chunk*
     rows at a time: ``(start, matrix)`` pairs, each matrix *width* columns
     wide (zeros past :data:`BLOCK_FEATURES`, for the caller to fill) and
@@ -420,9 +493,25 @@ class _Structure:
     shape) marks its blocks."""
 
     __slots__ = (
-        "page", "total", "count_log", "share", "same_log", "key_ld", "key_prose", "keys", "depth",
-        "child_log", "spans_log", "heading", "first_h1", "title", "top_key_share", "prose_ratio",
-        "prose_top", "own", "inherited",
+        "page",
+        "total",
+        "count_log",
+        "share",
+        "same_log",
+        "key_ld",
+        "key_prose",
+        "keys",
+        "depth",
+        "child_log",
+        "spans_log",
+        "heading",
+        "first_h1",
+        "title",
+        "top_key_share",
+        "prose_ratio",
+        "prose_top",
+        "own",
+        "inherited",
     )
 
     def __init__(self, page: _Page) -> None:
@@ -528,7 +617,7 @@ class _Structure:
         out[:, at["grand_blocks"]] = self.spans_log[lineage[:, 2]]
         out[:, at["heading_level"]] = self.heading[rows]
         if self.first_h1 > start:
-            out[:self.first_h1 - start, at["before_h1"]] = 1.0
+            out[: self.first_h1 - start, at["before_h1"]] = 1.0
         if self.title:
             title = self.title
             texts = page.texts[rows]
@@ -553,7 +642,7 @@ class _Structure:
         if self.prose_top is not None:
             first, last = self.prose_top
             if first < stop and last > start:
-                out[max(first, start) - start:min(last, stop) - start, at["in_prose_top"]] = 1.0
+                out[max(first, start) - start : min(last, stop) - start, at["in_prose_top"]] = 1.0
         own_bits = self.own[holder]
         inherited_bits = self.inherited[holder]
         for j, name in enumerate(STRUCTURE_GROUPS):

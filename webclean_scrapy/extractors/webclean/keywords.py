@@ -30,7 +30,7 @@ KEYWORD_GROUPS: dict[str, str] = {
     # with no letter or hyphen before it"), so the regex engine skips to the
     # positions where some keyword may start (docs/BENCHMARKS.md).
     "kw_hidden": r"h(?<![a-z-]h)(?:idden|ide)(?![a-z-])|i(?<![a-z-]i)nvisible(?![a-z-])"
-                 r"|s(?<![a-z-]s)(?:r-only|creen-reader-text)(?![a-z-])|v(?<![a-z-]v)isually-hidden(?![a-z-])",
+    r"|s(?<![a-z-]s)(?:r-only|creen-reader-text)(?![a-z-])|v(?<![a-z-]v)isually-hidden(?![a-z-])",
     # Navigation and page chrome.
     "kw_nav": r"nav|menu|breadcrumb|pagination|pager|paging|toolbar|skip|masthead|topbar|tabs",
     "kw_foot": r"foot|copyright|legal|disclaimer|bottom",
@@ -56,30 +56,58 @@ _MATCH_GROUPS: dict[str, str] = {}
 def _group_of(text: str) -> str:
     group = _MATCH_GROUPS.get(text)
     if group is None:
-        group = _MATCH_GROUPS[text] = next(
-            name for name, pattern in _GROUP_PATTERNS.items() if pattern.fullmatch(text))
+        group = _MATCH_GROUPS[text] = next(name for name, pattern in _GROUP_PATTERNS.items() if pattern.fullmatch(text))
     return group
+
+
 #: When one class/id matches several groups ("comment-content"), the first
 #: of these names the container; the innermost named ancestor of a block is
 #: a feature of its own, so "sidebar" inside a page whose ``<body>`` says
 #: "single-post" still counts.
 _PRIORITY: tuple[str, ...] = (
-    "kw_hidden", "kw_comment", "kw_related", "kw_social", "kw_ad", "kw_nav", "kw_foot", "kw_side",
-    "kw_meta", "kw_strong", "kw_content",
+    "kw_hidden",
+    "kw_comment",
+    "kw_related",
+    "kw_social",
+    "kw_ad",
+    "kw_nav",
+    "kw_foot",
+    "kw_side",
+    "kw_meta",
+    "kw_strong",
+    "kw_content",
 )
 INNER_NAMES: tuple[str, ...] = tuple("inner_" + name[3:] for name in _PRIORITY)
 
 #: Tags whose presence among a block's ancestors is evidence by itself.
 _TAG_FLAGS: dict[str, str] = {
-    "article": "in_article", "main": "in_main", "nav": "in_nav", "aside": "in_aside",
-    "footer": "in_footer", "header": "in_header", "form": "in_form", "ul": "in_list",
-    "ol": "in_list", "dl": "in_list", "menu": "in_nav", "table": "in_table",
-    "blockquote": "in_quote", "figure": "in_figure", "pre": "in_quote",
+    "article": "in_article",
+    "main": "in_main",
+    "nav": "in_nav",
+    "aside": "in_aside",
+    "footer": "in_footer",
+    "header": "in_header",
+    "form": "in_form",
+    "ul": "in_list",
+    "ol": "in_list",
+    "dl": "in_list",
+    "menu": "in_nav",
+    "table": "in_table",
+    "blockquote": "in_quote",
+    "figure": "in_figure",
+    "pre": "in_quote",
 }
 _ROLE_FLAGS: dict[str, str] = {
-    "navigation": "in_nav", "menu": "in_nav", "menubar": "in_nav", "banner": "in_header",
-    "contentinfo": "in_footer", "complementary": "in_aside", "main": "in_main",
-    "article": "in_article", "dialog": "kw_social", "search": "in_form",
+    "navigation": "in_nav",
+    "menu": "in_nav",
+    "menubar": "in_nav",
+    "banner": "in_header",
+    "contentinfo": "in_footer",
+    "complementary": "in_aside",
+    "main": "in_main",
+    "article": "in_article",
+    "dialog": "kw_social",
+    "search": "in_form",
 }
 
 FLAG_NAMES: tuple[str, ...] = tuple(dict.fromkeys([*KEYWORD_GROUPS, *_TAG_FLAGS.values(), *_ROLE_FLAGS.values()]))
@@ -93,19 +121,47 @@ _COMMENT_BIT = _BIT["kw_comment"]
 
 #: The tag that directly holds a block, in a few classes.
 _KINDS: dict[str, str] = {
-    "p": "k_p", "li": "k_li", "dd": "k_li", "dt": "k_li", "td": "k_td", "th": "k_td",
-    "pre": "k_pre", "blockquote": "k_pre", "caption": "k_caption", "figcaption": "k_caption",
-    "button": "k_form", "label": "k_form", "option": "k_form", "textarea": "k_form", "legend": "k_form",
-    "div": "k_div", "section": "k_div", "article": "k_div", "main": "k_div", "body": "k_div",
-    **{h: "k_heading" for h in HEADING_TAGS},
+    "p": "k_p",
+    "li": "k_li",
+    "dd": "k_li",
+    "dt": "k_li",
+    "td": "k_td",
+    "th": "k_td",
+    "pre": "k_pre",
+    "blockquote": "k_pre",
+    "caption": "k_caption",
+    "figcaption": "k_caption",
+    "button": "k_form",
+    "label": "k_form",
+    "option": "k_form",
+    "textarea": "k_form",
+    "legend": "k_form",
+    "div": "k_div",
+    "section": "k_div",
+    "article": "k_div",
+    "main": "k_div",
+    "body": "k_div",
+    **dict.fromkeys(HEADING_TAGS, "k_heading"),
 }
 KIND_NAMES: tuple[str, ...] = tuple(dict.fromkeys(["k_other", *_KINDS.values()]))
 
 #: Readability's paragraph containers and tag priors.
 _RD_SCORED = frozenset({"p", "pre", "td", "div", "section", "article", "main", "blockquote", "dd"})
 _RD_TAG_PRIOR = {
-    "div": 5, "pre": 3, "td": 3, "blockquote": 3, "address": -3, "ol": -3, "ul": -3, "dl": -3,
-    "dd": -3, "dt": -3, "li": -3, "form": -3, "th": -5, **{h: -5 for h in HEADING_TAGS},
+    "div": 5,
+    "pre": 3,
+    "td": 3,
+    "blockquote": 3,
+    "address": -3,
+    "ol": -3,
+    "ul": -3,
+    "dl": -3,
+    "dd": -3,
+    "dt": -3,
+    "li": -3,
+    "form": -3,
+    "th": -5,
+    **dict.fromkeys(HEADING_TAGS, -5),
 }
 
 _PRIORITY_RANK = {name: rank for rank, name in enumerate(_PRIORITY)}
@@ -141,9 +197,11 @@ _STRONG_CODE = _STRONG << _EVIDENCE_SHIFT | (_STRONG_RANK + 1)
 _ROLE_CODES = {role: bit << _EVIDENCE_SHIFT for role, bit in _ROLE_BITS.items()}
 #: The own part of a container's code, by tag (absent: ``k_other``, nothing).
 _TAG_CODES: dict[str, int] = {
-    tag: (_TAG_BITS.get(tag, 0) << _EVIDENCE_SHIFT
-          | (KIND_NAMES.index(_KINDS[tag]) if tag in _KINDS else 0) << _KIND_SHIFT
-          | (_RD if tag in _RD_SCORED else 0))
+    tag: (
+        _TAG_BITS.get(tag, 0) << _EVIDENCE_SHIFT
+        | (KIND_NAMES.index(_KINDS[tag]) if tag in _KINDS else 0) << _KIND_SHIFT
+        | (_RD if tag in _RD_SCORED else 0)
+    )
     for tag in {*_TAG_BITS, *_KINDS, *_RD_SCORED}
 }
 _HEADING_KIND = KIND_NAMES.index("k_heading")
@@ -264,7 +322,7 @@ def _container_flags(doc: Document) -> tuple[list[int], list[int]]:
             itemprop = attributes.get("itemprop")
             if cls or ident:
                 words = f"{cls} {ident}" if cls and ident else cls or ident
-                evidence, own, sign = cached(words) or _keywords(words)  # type: ignore[arg-type]
+                evidence, own, sign = cached(words) or _keywords(words)
                 if own == _HIDDEN_RANK and chars > half_page:
                     # Most of the page "hidden": a class a script removes on load.
                     evidence &= ~_HIDDEN_CODE
@@ -289,13 +347,18 @@ def _container_flags(doc: Document) -> tuple[list[int], list[int]]:
     return codes, signs
 
 
-
 #: The binary features of a code (kind, innermost group, evidence bits) as
 #: ``code & mask == value`` tests, one column each: KIND_NAMES, INNER_NAMES,
 #: then FLAG_NAMES.
 _BINARY_MASKS = np.array(
-    [15 << _KIND_SHIFT] * len(KIND_NAMES) + [_INNER_MASK] * len(INNER_NAMES)
-    + [1 << (_EVIDENCE_SHIFT + j) for j in range(len(FLAG_NAMES))], dtype=np.int64)
+    [15 << _KIND_SHIFT] * len(KIND_NAMES)
+    + [_INNER_MASK] * len(INNER_NAMES)
+    + [1 << (_EVIDENCE_SHIFT + j) for j in range(len(FLAG_NAMES))],
+    dtype=np.int64,
+)
 _BINARY_VALUES = np.array(
-    [k << _KIND_SHIFT for k in range(len(KIND_NAMES))] + [r + 1 for r in range(len(INNER_NAMES))]
-    + [1 << (_EVIDENCE_SHIFT + j) for j in range(len(FLAG_NAMES))], dtype=np.int64)
+    [k << _KIND_SHIFT for k in range(len(KIND_NAMES))]
+    + [r + 1 for r in range(len(INNER_NAMES))]
+    + [1 << (_EVIDENCE_SHIFT + j) for j in range(len(FLAG_NAMES))],
+    dtype=np.int64,
+)

@@ -60,12 +60,16 @@ def load_model() -> BlockModel:
     text = resources.files("webclean_scrapy").joinpath(MODEL_FILE).read_text("utf-8")
     data = json.loads(text)
     if data.get("features") != list(MODEL_FEATURES):
-        raise RuntimeError(f"{MODEL_FILE} does not match this extractor's features; "
-                           "re-run benchmarks/train_webclean.py")
+        raise RuntimeError(
+            f"{MODEL_FILE} does not match this extractor's features; re-run benchmarks/train_webclean.py"
+        )
     vetoes = {kind: tuple(reasons) for kind, reasons in data.get("vetoes_by_page_type", {}).items()}
     unknown = {reason for reasons in vetoes.values() for reason in reasons} - set(VETOES)
     if unknown:
         raise RuntimeError(f"{MODEL_FILE} names unknown vetoes {sorted(unknown)}")
-    return BlockModel(TreeEnsemble.from_json(data["ensemble"]), float(data["threshold"]),
-                      {kind: float(value) for kind, value in data.get("thresholds_by_page_type", {}).items()},
-                      vetoes)
+    return BlockModel(
+        TreeEnsemble.from_json(data["ensemble"]),
+        float(data["threshold"]),
+        {kind: float(value) for kind, value in data.get("thresholds_by_page_type", {}).items()},
+        vetoes,
+    )
