@@ -152,7 +152,8 @@ MARKUP = st.recursive(
 )
 
 
-def _columns(doc: Document) -> tuple:
+def walk_columns(doc: Document) -> tuple:
+    """Every column both walks fill, and whether the page was revealed (for comparing walks)."""
     blocks, containers = doc.block_columns, doc.container_columns
     return (
         blocks.texts,
@@ -179,9 +180,9 @@ def check_walks(markup: str) -> None:
     if not document.COMPILED_WALK:
         return
     try:
-        compiled = _columns(Document(root, truncated=False))
+        compiled = walk_columns(Document(root, truncated=False))
         document.COMPILED_WALK = False
-        python = _columns(Document(root, truncated=False))
+        python = walk_columns(Document(root, truncated=False))
     finally:
         document.COMPILED_WALK = True
     assert compiled == python

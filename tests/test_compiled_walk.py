@@ -16,6 +16,7 @@ import pytest
 from lxml import etree
 from parsel import Selector
 
+from _fuzz import walk_columns
 from webclean_scrapy import document
 from webclean_scrapy.document import Document, parse_html
 from webclean_scrapy.encoding import decode_html
@@ -66,23 +67,7 @@ def test_a_page_with_visible_text_is_not_revealed() -> None:
 
 
 def snapshot(doc: Document) -> tuple[list, list, tuple]:
-    blocks, containers = doc.block_columns, doc.container_columns
-    columns = (
-        blocks.texts,
-        blocks.anchor_texts,
-        blocks.positions.tolist(),
-        blocks.holders.tolist(),
-        blocks.chars.tolist(),
-        blocks.anchor_chars.tolist(),
-        blocks.marks.tolist(),
-        containers.tags,
-        containers.attributes,
-        containers.parents.tolist(),
-        containers.first_blocks.tolist(),
-        containers.last_blocks.tolist(),
-        containers.chars.tolist(),
-        containers.anchor_chars.tolist(),
-    )
+    columns = walk_columns(doc)
     container_views = [
         (
             c.index,

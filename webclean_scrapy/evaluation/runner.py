@@ -26,24 +26,7 @@ from .metrics import MEAN_METRICS, METADATA_KEYS, Text, score_metadata, score_pa
 from .peers import load_metadata_peer, load_peer
 
 #: The keys of one extractor's figures in the JSON report, on every dataset.
-REPORT_KEYS = (
-    "shingle_f1",
-    "shingle_precision",
-    "shingle_recall",
-    "word_f1",
-    "word_precision",
-    "word_recall",
-    "lcs_f1",
-    "lcstring_f1",
-    "edr",
-    "cleaneval_f1",
-    "voc_f1",
-    "occ_f1",
-    "kl",
-    "cosine",
-    "euclidean",
-    "ms_per_page",
-)
+REPORT_KEYS = ("shingle_f1", "shingle_precision", "shingle_recall", *MEAN_METRICS, "ms_per_page")
 
 #: Keys added after :data:`REPORT_KEYS` only on datasets whose pages carry
 #: ``with`` / ``without`` snippet lists (WCXB): absent, not 0, elsewhere.
