@@ -65,7 +65,6 @@ from webclean_scrapy.document import Document  # noqa: E402
 from webclean_scrapy.evaluation.metrics import prf, shingle_dataset_prf  # noqa: E402
 from webclean_scrapy.evaluation.tokenize import tokenize  # noqa: E402
 from webclean_scrapy.extractors import webclean  # noqa: E402
-from webclean_scrapy.extractors.webclean.features import _Page, block_matrix  # noqa: E402
 from webclean_scrapy.page_type import PAGE_TYPES, page_signals  # noqa: E402
 from webclean_scrapy.trees import from_lightgbm  # noqa: E402
 
@@ -151,12 +150,11 @@ def load_page(job: tuple[str, str, dict]) -> dict | None:
     record["tokens"] = sorted(tokens)
     if not record["n"]:
         return record
-    page = _Page(doc)
     texts = doc.block_columns.texts
     block_tokens = [tokenize(text) for text in texts]
     labels, weights = labels_and_weights(block_tokens, record["gold_tokens"])
     record.update(
-        rows=block_matrix(page).astype(np.float32),
+        rows=webclean.block_features(doc).astype(np.float32),
         labels=labels,
         weights=weights,
         texts=texts,
