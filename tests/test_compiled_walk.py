@@ -310,6 +310,6 @@ def test_same_survey_on_dataset_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     assert files
     for path in files:
         root = parse_html(decode_html(gzip.decompress(path.read_bytes()))[1])
-        assert document.survey(root, SURVEY_TAGS, ("itemtype",), ("itemprop",)) == python_survey(
-            root, monkeypatch
-        ), path
+        assert document.survey(root, SURVEY_TAGS, ("itemtype",), ("itemprop",)) == python_survey(root, monkeypatch), (
+            path
+        )

@@ -40,7 +40,7 @@ _unavailable = False
 _lock = threading.Lock()
 
 
-def _compiled(base: type) -> type:
+def _compiled(base: Any) -> Any:
     """py3langid's ``LanguageIdentifier`` (*base*) with its byte automaton
     walked in C (:mod:`webclean_scrapy._langid`): the Python loop over the
     sample's bytes was most of a detection's time. Everything else,
@@ -49,13 +49,14 @@ def _compiled(base: type) -> type:
     (``tests/test_language.py`` compares them). *base* itself when the
     module was not built or this py3langid keeps its tables otherwise."""
     try:
-        from . import _langid
+        from . import _langid as compiled
     except ImportError:
         return base
+    _langid: Any = compiled
     if not all(hasattr(base, name) for name in ("_raw_score", "_sparse_score", "_rowbase", "tk_output")):
         return base
 
-    class CompiledAutomaton(base):  # type: ignore[misc, valid-type]
+    class CompiledAutomaton(base):
         __slots__ = ("_tables",)
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:

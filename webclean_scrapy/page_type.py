@@ -1519,12 +1519,9 @@ def _element_features(
     # Links to slug-named pages (``/how-to-fix-a-leaking-tap``): what lists
     # of articles (or products) link to. Fewer than three hyphens in the
     # whole address rule a link out before its last segment is cut.
-    hrefs = [href for href in [el.get("href") for el in found["a"]] if href]
-    f[x["slug_links"]] = sum(
-        1
-        for href in hrefs
-        if len(href) > 20 and href.count("-") >= 3 and href.rstrip("/").rsplit("/", 1)[-1].count("-") >= 3
-    )
+    hrefs = list(filter(None, map(etree._Element.get, found["a"], repeat("href"))))
+    slugs = [href for href in hrefs if len(href) > 20 and href.count("-") >= 3]
+    f[x["slug_links"]] = sum(1 for href in slugs if href.rstrip("/").rsplit("/", 1)[-1].count("-") >= 3)
     if hrefs:
         # Counted over the joined addresses: one substring count per fragment.
         joined = "\n".join(hrefs).lower()
@@ -1720,7 +1717,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     # Class / id keyword families (and tokens), role and itemprop. Ids,
     # roles and itemprops sit on few containers: one loop gathers them.
     attributes = cc.attributes
-    classes = [a.get("class", "") for a in attributes]
+    classes = list(map(dict.get, attributes, repeat("class"), repeat("")))
     ids: list[str] = []
     roles: list[str] = []
     itemprops: list[str] = []
