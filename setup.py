@@ -1,4 +1,4 @@
-"""Build hook for the compiled modules, ``webclean_scrapy._walk`` and ``webclean_scrapy._trees``.
+"""Build hook for the compiled modules: ``webclean_scrapy._walk``, ``._trees``, ``._langid``, ``._screen``.
 
 Everything else about the package lives in ``pyproject.toml``. Each module is
 an accelerator: it is built against the headers lxml ships (``lxml.get_include()``)
@@ -20,6 +20,8 @@ else:
                 "webclean_scrapy._walk", ["webclean_scrapy/_walk.pyx"], include_dirs=lxml.get_include(), optional=True
             ),
             Extension("webclean_scrapy._trees", ["webclean_scrapy/_trees.pyx"], optional=True),
+            Extension("webclean_scrapy._langid", ["webclean_scrapy/_langid.pyx"], optional=True),
+            Extension("webclean_scrapy._screen", ["webclean_scrapy/_screen.pyx"], optional=True),
         ],
         language_level=3,
     )

@@ -268,3 +268,48 @@ def test_elements_are_found_again_on_demand() -> None:
     assert len(changed.containers) == 6  # the tables and views stand as walked
     with pytest.raises(RuntimeError, match="modified"):
         changed.containers[2].element  # noqa: B018 (the access raises)
+
+
+SURVEYED = (
+    '<html itemscope itemtype="https://schema.org/WebPage"><head><meta name="a" content="1">'
+    '<link rel="canonical" href="/c"><script type="application/ld+json">{}</script></head>'
+    '<body><div itemprop="author" itemtype="https://schema.org/Person">Ann</div>'
+    '<span itemprop="price" itemtype="x y">9</span><meta itemprop="datePublished" content="2025-01-02">'
+    '<a href="/one">one</a><svg><a href="/in-svg">s</a></svg><time itemprop="x" datetime="2025">t</time>'
+    "<template><a href='/t' itemprop='name'>t</a></template><img src=i itemprop></body></html>"
+)
+SURVEY_TAGS = ("a", "meta", "link", "script", "time", "img", "svg")
+
+
+def python_survey(root: etree._Element, monkeypatch: pytest.MonkeyPatch) -> tuple:
+    with monkeypatch.context() as patch:
+        patch.setattr(document, "COMPILED_WALK", False)
+        return document.survey(root, SURVEY_TAGS, ("itemtype",), ("itemprop",))
+
+
+@pytest.mark.compiled_walk
+def test_the_survey_finds_what_iter_and_xpath_find(monkeypatch: pytest.MonkeyPatch) -> None:
+    root = parse_html(SURVEYED)
+    compiled = document.survey(root, SURVEY_TAGS, ("itemtype",), ("itemprop",))
+    assert compiled == python_survey(root, monkeypatch)
+    tags, values, holders = compiled
+    assert [el.get("href") for el in tags["a"]] == ["/one", "/in-svg", "/t"]
+    assert values == [["https://schema.org/WebPage", "https://schema.org/Person", "x y"]]
+    assert [el.tag for el in holders[0]] == ["div", "span", "meta", "time", "a", "img"]
+    # From a subtree: its own tagged elements, the whole document's attributes (as ``//`` reads them).
+    body = root.find("body")
+    compiled = document.survey(body, SURVEY_TAGS, ("itemtype",), ("itemprop",))
+    assert compiled == python_survey(body, monkeypatch)
+    assert compiled[0]["meta"] == [root.find(".//body/meta")] and len(compiled[1][0]) == 3
+
+
+@pytest.mark.compiled_walk
+@pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data is absent")
+def test_same_survey_on_dataset_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    files = sorted(DATA.glob("*/html/*.html.gz"))[::23]
+    assert files
+    for path in files:
+        root = parse_html(decode_html(gzip.decompress(path.read_bytes()))[1])
+        assert document.survey(root, SURVEY_TAGS, ("itemtype",), ("itemprop",)) == python_survey(root, monkeypatch), (
+            path
+        )

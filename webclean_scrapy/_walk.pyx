@@ -623,3 +623,88 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
         free(opened.nodes)
     return (state.texts, state.anchor_texts, state.blocks.take(), state.mark_counts.take(),
             tags, container_attributes, state.containers.take())
+
+
+def survey(root, tuple tag_names, tuple value_names, tuple element_names) -> tuple:
+    """One pass over *root*'s document for what the page type and the
+    metadata look up outside the walk's tables, instead of one search each:
+
+    * the elements of *root*'s subtree (itself included) with each tag of
+      *tag_names* (``str``): ``root.iter(*tag_names)``, sorted by tag;
+    * per attribute of *value_names* (``bytes``), the values of every
+      element's attribute of that name (no namespace) in the document:
+      ``//*/@name``;
+    * per attribute of *element_names* (``bytes``), the elements having
+      it: ``//*[@name]``.
+
+    Each in document order; element proxies are made only for the
+    elements returned. Returns ``(tags, values, elements)``: a dict of
+    lists keyed by tag, and two lists of lists in the order of the names.
+    """
+    cdef tree.xmlNode* root_node = (<cetree._Element> root)._c_node
+    cdef cetree._Document doc = (<cetree._Element> root)._doc
+    cdef tree.xmlNode* top = <tree.xmlNode*> root_node.doc
+    cdef tree.xmlNode* node
+    cdef tree.xmlAttr* attr
+    cdef bint inside = False
+    cdef Py_ssize_t k, slot, n_values = len(value_names), n_elements = len(element_names)
+    cdef bytes name
+    cdef int index
+    cdef const unsigned char* cache_names[TAG_CACHE_SIZE]
+    cdef int cache_index[TAG_CACHE_SIZE]
+    cdef dict by_tag = {tag: [] for tag in tag_names}
+    cdef list tag_lists = [by_tag[tag] for tag in tag_names]
+    cdef list wanted_tags = [tag.encode() for tag in tag_names]
+    cdef list values = [[] for _ in range(n_values)]
+    cdef list elements = [[] for _ in range(n_elements)]
+    cdef list found
+    memset(cache_names, 0, sizeof(cache_names))
+    node = top.children
+    while node is not NULL:
+        if node.type == tree.XML_ELEMENT_NODE:
+            if node is root_node:
+                inside = True
+            if inside and node.ns is NULL:
+                slot = (<size_t> node.name >> 4) & (TAG_CACHE_SIZE - 1)
+                if cache_names[slot] == node.name:
+                    index = cache_index[slot]
+                else:
+                    index = -1
+                    for k in range(len(wanted_tags)):
+                        name = wanted_tags[k]
+                        if strcmp(<const char*> node.name, <const char*> name) == 0:
+                            index = k
+                            break
+                    cache_names[slot] = node.name
+                    cache_index[slot] = index
+                if index >= 0:
+                    (<list> tag_lists[index]).append(cetree.elementFactory(doc, node))
+            attr = node.properties
+            while attr is not NULL:
+                if attr.ns is NULL:
+                    for k in range(n_values):
+                        name = value_names[k]
+                        if strcmp(<const char*> attr.name, <const char*> name) == 0:
+                            (<list> values[k]).append(attribute_value(attr))
+                    for k in range(n_elements):
+                        name = element_names[k]
+                        if strcmp(<const char*> attr.name, <const char*> name) == 0:
+                            found = elements[k]
+                            # once per element (a repeated attribute is one element)
+                            if not found or (<cetree._Element> found[len(found) - 1])._c_node is not node:
+                                found.append(cetree.elementFactory(doc, node))
+                attr = attr.next
+            if node.children is not NULL:
+                node = node.children
+                continue
+        # leave the node, then each ancestor whose last child it was
+        while True:
+            if node is root_node:
+                inside = False
+            if node.next is not NULL:
+                node = node.next
+                break
+            node = node.parent
+            if node is NULL or node is top:
+                return by_tag, values, elements
+    return by_tag, values, elements

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import logging
 import threading
+from array import array
+from itertools import islice
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -38,6 +40,48 @@ _unavailable = False
 _lock = threading.Lock()
 
 
+def _compiled(base: Any) -> Any:
+    """py3langid's ``LanguageIdentifier`` (*base*) with its byte automaton
+    walked in C (:mod:`webclean_scrapy._langid`): the Python loop over the
+    sample's bytes was most of a detection's time. Everything else,
+    scoring included, is py3langid's own, and the automaton's counts are
+    the ones its ``visit_counts`` makes, so the results are the same
+    (``tests/test_language.py`` compares them). *base* itself when the
+    module was not built or this py3langid keeps its tables otherwise."""
+    try:
+        from . import _langid as compiled
+    except ImportError:
+        return base
+    _langid: Any = compiled
+    if not all(hasattr(base, name) for name in ("_raw_score", "_sparse_score", "_rowbase", "tk_output")):
+        return base
+
+    class CompiledAutomaton(base):
+        __slots__ = ("_tables",)
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            try:
+                self._tables: tuple[Any, ...] | None = (
+                    self.tk_nextmove,
+                    array("q", self._rowbase),
+                    array("i", self.tk_output),
+                )
+                _langid.visit_counts(*self._tables, b"tables of the expected types")
+            except (TypeError, ValueError, OverflowError):
+                self._tables = None  # py3langid's own loop
+
+        def _raw_score(self, text: bytes) -> Any:
+            if self._tables is None or not isinstance(text, bytes):
+                return super()._raw_score(text)
+            visits = _langid.visit_counts(*self._tables, text)
+            if visits:
+                return self._sparse_score(visits, self.nb_ptc)
+            return super()._raw_score(text)  # no feature: py3langid's own answer
+
+    return CompiledAutomaton
+
+
 def _load() -> Any:
     """The py3langid identifier, loaded once per process (about 0.2 s); ``None``
     when py3langid is not installed."""
@@ -52,7 +96,7 @@ def _load() -> Any:
                     return None
                 try:
                     # py3langid unpacks its model through a temporary file: a full disk fails here.
-                    _identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+                    _identifier = _compiled(LanguageIdentifier).from_model_file(MODEL_FILE, norm_probs=True)
                 except Exception as exc:  # detection is an extra: never the page's failure
                     logger.warning(
                         "webclean: language detection is off in this process: cannot load py3langid's model (%s: %s)",
@@ -78,7 +122,9 @@ def detect_language(text: str | None, sample_chars: int = SAMPLE_CHARS) -> tuple
     if not text:
         return None, None
     sample = text[:sample_chars]
-    if sum(1 for char in sample if char.isalpha()) < MIN_LETTERS:
+    # At least MIN_LETTERS letters: the count stops at the last one needed
+    # (text is mostly letters: a few dozen characters read, not a thousand).
+    if MIN_LETTERS > 0 and next(islice(filter(str.isalpha, sample), MIN_LETTERS - 1, None), None) is None:
         return None, None
     identifier = _load()
     if identifier is None:

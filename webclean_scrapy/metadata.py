@@ -44,7 +44,7 @@ from urllib.parse import urljoin, urlsplit
 from lxml import etree
 
 from .document import Document
-from .page_type import page_type_of, tagged_elements
+from .page_type import attribute_survey, page_type_of, tagged_elements
 
 
 @dataclass(slots=True)
@@ -201,9 +201,8 @@ _ORGANISATION_TYPES = frozenset(
 )
 
 _ITEMPROPS = frozenset({"author", "creator", "datepublished", "datemodified", "datecreated", "headline", "publisher"})
-_ITEMPROP_XPATH = etree.XPath(
-    "//*[@itemprop][not(self::meta) and not(self::link) and not(self::time)]", smart_strings=False
-)
+#: Elements whose ``itemprop`` :func:`_microdata` reads from the tagged lists.
+_TAGGED_ITEMPROP = frozenset({"meta", "link", "time"})
 
 _SPACE = re.compile(r"\s+")
 _WORD_CHARS = re.compile(r"\w+")
@@ -564,9 +563,9 @@ def _microdata(doc: Document, whole_tree: bool = False) -> dict[str, Any]:
     date (``datetime`` / ``content``) or its text; authors hold a ``name``.
 
     Without *whole_tree*, only the ``<meta>``, ``<time>`` and ``<link>``
-    elements already at hand are read (free); the whole-tree search costs
-    a pass over every element, so it is made only for what nothing else gave
-    (the author, :func:`_author`).
+    elements are read; with it, every element with an ``itemprop`` (found
+    by the same pass as they: :func:`~webclean_scrapy.page_type.attribute_survey`),
+    read only for what nothing else gave (the author, :func:`_author`).
     """
     found: dict[str, Any] = {}
     elements = tagged_elements(doc)
@@ -575,8 +574,9 @@ def _microdata(doc: Document, whole_tree: bool = False) -> dict[str, Any]:
         if prop:
             _microdata_value(el, prop, found)
     if whole_tree:
-        for el in _ITEMPROP_XPATH(doc.root):
-            _microdata_value(el, el.get("itemprop", ""), found)
+        for el in attribute_survey(doc)[1]:
+            if el.tag not in _TAGGED_ITEMPROP:
+                _microdata_value(el, el.get("itemprop", ""), found)
     return found
 
 

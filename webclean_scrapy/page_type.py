@@ -67,7 +67,7 @@ from urllib.parse import parse_qsl, urlsplit
 import numpy as np
 from lxml import etree
 
-from .document import Document
+from .document import Document, survey
 from .marks import COMMAS, FULL_STOPS
 from .trees import ensemble_from_json
 
@@ -1249,11 +1249,6 @@ _LINK_KINDS: dict[str, tuple[str, ...]] = {
     "cart": ("cart", "checkout"),
     "docs": ("/docs/", "/api/", "/reference/", "/guide", ".html#"),
 }
-#: Microdata types (``itemtype`` on any element: prices sit on spans).
-#: ``//*/@itemtype`` is ``//@itemtype`` (only elements have attributes)
-#: without collecting every text node first, and plain strings are cheaper
-#: than lxml's "smart" ones: a third of the time.
-_ITEMTYPE_XPATH = etree.XPath("//*/@itemtype", smart_strings=False)
 _REPEAT_SKIP = frozenset({"p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "dd", "dt", "option"})
 
 #: Words of the token model: lower-case ASCII letter runs of two or more.
@@ -1491,41 +1486,42 @@ def tagged_elements(doc: Document) -> dict[str, list[etree._Element]]:
     them; :mod:`webclean_scrapy.metadata` reads the same lists."""
     found = doc.__dict__.get("_tagged_elements")
     if found is None:
-        found = {tag: [] for tag in _ITER_TAGS}
-        keep = {tag: elements.append for tag, elements in found.items()}
-        for el in doc.root.iter(*_ITER_TAGS):
-            keep[el.tag](el)
+        found, values, holders = survey(doc.root, _ITER_TAGS, ("itemtype",), ("itemprop",))
         doc.__dict__["_tagged_elements"] = found
+        doc.__dict__["_attribute_survey"] = values[0], holders[0]
+    return found
+
+
+def attribute_survey(doc: Document) -> tuple[list[str], list[etree._Element]]:
+    """The page's ``itemtype`` values (microdata types: on any element,
+    prices sit on spans) and its elements with an ``itemprop``, in
+    document order: found by the same pass as :func:`tagged_elements`."""
+    found = doc.__dict__.get("_attribute_survey")
+    if found is None:
+        doc.__dict__.pop("_tagged_elements", None)
+        tagged_elements(doc)
+        found = doc.__dict__["_attribute_survey"]
     return found
 
 
 def _element_features(
-    f: np.ndarray, root: etree._Element, tokens: set[str], found: dict[str, list[etree._Element]]
+    f: np.ndarray, itemtypes: list[str], tokens: set[str], found: dict[str, list[etree._Element]]
 ) -> None:
-    """One ``iter`` over the few tags outside the container table (the
-    head's meta / link / script among them): JSON-LD, meta, platform,
-    inline counts; and the microdata types.
-
-    The walk only sorts the elements by tag (lxml filters the tags in C;
-    making the element proxies is most of its cost); each tag's elements
-    are then read by a loop of its own.
+    """The few tags outside the container table (the head's meta / link /
+    script among them), as :func:`tagged_elements` sorted them by tag:
+    JSON-LD, meta, platform, inline counts; and the microdata types
+    (*itemtypes*). Each tag's elements are read by a loop of its own.
     """
     x = _INDEX
-    # The microdata types first: their search reads every element's
-    # attributes, which the walk below then finds in cache.
-    itemtypes = _ITEMTYPE_XPATH(root)
     for tag, elements in found.items():
         f[x[f"el_{tag}"]] = len(elements)
 
     # Links to slug-named pages (``/how-to-fix-a-leaking-tap``): what lists
     # of articles (or products) link to. Fewer than three hyphens in the
     # whole address rule a link out before its last segment is cut.
-    hrefs = [href for href in [el.get("href") for el in found["a"]] if href]
-    f[x["slug_links"]] = sum(
-        1
-        for href in hrefs
-        if len(href) > 20 and href.count("-") >= 3 and href.rstrip("/").rsplit("/", 1)[-1].count("-") >= 3
-    )
+    hrefs = list(filter(None, map(etree._Element.get, found["a"], repeat("href"))))
+    slugs = [href for href in hrefs if len(href) > 20 and href.count("-") >= 3]
+    f[x["slug_links"]] = sum(1 for href in slugs if href.rstrip("/").rsplit("/", 1)[-1].count("-") >= 3)
     if hrefs:
         # Counted over the joined addresses: one substring count per fragment.
         joined = "\n".join(hrefs).lower()
@@ -1694,7 +1690,8 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     url = url or doc.url or doc.canonical_url
     if url:
         _url_features(f, url, tokens)
-    _element_features(f, doc.root, tokens, tagged_elements(doc))
+    found = tagged_elements(doc)
+    _element_features(f, attribute_survey(doc)[0], tokens, found)
 
     title = doc.title or ""
     tokens.update(map("t_".__add__, _words(title.lower())))
@@ -1720,7 +1717,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     # Class / id keyword families (and tokens), role and itemprop. Ids,
     # roles and itemprops sit on few containers: one loop gathers them.
     attributes = cc.attributes
-    classes = [a.get("class", "") for a in attributes]
+    classes = list(map(dict.get, attributes, repeat("class"), repeat("")))
     ids: list[str] = []
     roles: list[str] = []
     itemprops: list[str] = []

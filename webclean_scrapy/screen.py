@@ -42,16 +42,15 @@ MAX_ATTRIBUTES_PER_ELEMENT = 1000
 _ATTRIBUTE = rb"""(?:[\s/]*+[^\s/>][^\s/>=]*+(?:\s*+=\s*+(?:"[^"]*+"|'[^']*+'|[^\s>]*+))?+)"""
 _TAG_NAME = rb"<[A-Za-z][^\s/>]*+"
 _TAG_END = rb"(?!" + _ATTRIBUTE + rb")[\s/]*+>?+"
-_ALLOWED = rb"{0,%d}+" % MAX_ATTRIBUTES_PER_ELEMENT
 
 
-def _raw_text(name: bytes) -> bytes:
+def _raw_text(name: bytes, allowed: bytes) -> bytes:
     return (
         rb"(?i:<"
         + name
         + rb"(?![^\s/>]))"
         + _ATTRIBUTE
-        + _ALLOWED
+        + allowed
         + _TAG_END
         + rb"(?:[^<]++|<(?!/(?i:"
         + name
@@ -59,44 +58,71 @@ def _raw_text(name: bytes) -> bytes:
     )
 
 
-_SCAN = re.compile(
-    rb"(?:[^<]++"  # text
-    rb"|<!--(?:[^-]++|-(?!->))*+(?:-->)?+"  # comment
-    rb"|"
-    + _raw_text(rb"script")
-    + rb"|"
-    + _raw_text(rb"style")
-    + rb"|"
-    + _TAG_NAME
-    + _ATTRIBUTE
-    + _ALLOWED
-    + _TAG_END  # start tag
-    + rb"|</[^>]*+>?+|<[!?][^>]*+>?+|<(?![A-Za-z/!?])"  # end tag, doctype / PI, a lone "<"
-    + rb")*+"
-    + rb"("
-    + _TAG_NAME
-    + _ATTRIBUTE
-    + _ALLOWED
-    + rb")?+"  # an overloaded tag: its allowed part
-    + rb"("
-    + _ATTRIBUTE
-    + rb"*+)"  # ... and the attributes cut
-)
+def scan_pattern(limit: int) -> re.Pattern[bytes]:
+    """The scan for tags with more than *limit* attributes (:data:`_SCAN`
+    allows :data:`MAX_ATTRIBUTES_PER_ELEMENT`; the tests build smaller ones
+    to compare with the compiled scan)."""
+    allowed = rb"{0,%d}+" % limit
+    return re.compile(
+        rb"(?:[^<]++"  # text
+        rb"|<!--(?:[^-]++|-(?!->))*+(?:-->)?+"  # comment
+        rb"|"
+        + _raw_text(rb"script", allowed)
+        + rb"|"
+        + _raw_text(rb"style", allowed)
+        + rb"|"
+        + _TAG_NAME
+        + _ATTRIBUTE
+        + allowed
+        + _TAG_END  # start tag
+        + rb"|</[^>]*+>?+|<[!?][^>]*+>?+|<(?![A-Za-z/!?])"  # end tag, doctype / PI, a lone "<"
+        + rb")*+"
+        + rb"("
+        + _TAG_NAME
+        + _ATTRIBUTE
+        + allowed
+        + rb")?+"  # an overloaded tag: its allowed part
+        + rb"("
+        + _ATTRIBUTE
+        + rb"*+)"  # ... and the attributes cut
+    )
+
+
+_SCAN = scan_pattern(MAX_ATTRIBUTES_PER_ELEMENT)
+
+
+try:
+    from ._screen import scan as _compiled_scan
+except ImportError:  # not built (no C compiler at install): the regular expression runs
+    _compiled_scan = None
+
+
+def _overloaded(body: bytes, start: int) -> tuple[int, int] | None:
+    """Where :data:`_SCAN` matched from *start* finds the first tag with
+    too many attributes: the end of its allowed part and of the attributes
+    cut, or ``None``. The compiled scan (:mod:`webclean_scrapy._screen`,
+    the same tokenizer in C, about five times faster) when it was built."""
+    if _compiled_scan is not None:
+        found: tuple[int, int] | None = _compiled_scan(body, start, MAX_ATTRIBUTES_PER_ELEMENT)
+        return found
+    match = _SCAN.match(body, start)
+    assert match is not None  # every part of the pattern may be empty
+    return None if match.group(1) is None else (match.end(1), match.end())
 
 
 def screen_attributes(body: bytes) -> bytes | None:
     """*body* with every element cut to :data:`MAX_ATTRIBUTES_PER_ELEMENT`
     attributes, or ``None`` when no element has more (the common case: one
-    pass of the regular-expression engine, nothing copied)."""
+    pass of the scan, nothing copied)."""
     parts: list[bytes] = []
     start = 0
     while True:
-        match = _SCAN.match(body, start)
-        assert match is not None  # every part of the pattern may be empty
-        if match.group(1) is None:
+        found = _overloaded(body, start)
+        if found is None:
             break
-        parts.append(body[start : match.end(1)])
-        start = match.end()
+        allowed, cut = found
+        parts.append(body[start:allowed])
+        start = cut
         if start == len(body):
             break
     if not parts:

@@ -1,0 +1,59 @@
+"""Language detection: the compiled byte automaton gives py3langid's own answers."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from webclean_scrapy.language import MIN_LETTERS, SAMPLE_CHARS, _load, detect_language
+
+py3langid = pytest.importorskip("py3langid.langid")
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+TEXTS = [
+    "The quick brown fox jumps over the lazy dog, again and again, until it is tired.",
+    "Der schnelle braune Fuchs springt über den faulen Hund, immer wieder.",
+    "Le renard brun rapide saute par-dessus le chien paresseux, encore et encore.",
+    "Быстрая коричневая лиса прыгает через ленивую собаку снова и снова.",
+    "日本語のテキストです。これは言語識別のテストのための文章です。",
+    "中文段落，测试。这是一个用于语言识别测试的句子。",
+    "ALL CAPITALS TEXT IS LOWERED BY PY3LANGID BEFORE IT IS READ, SO THIS TOO.",
+    "Café naïve résumé \u0301 combining marks, NFC-normalised first " * 3,
+    "\U0001f600 emoji and 12345 numbers 67890 with few words here and there",
+    "x",
+    "",
+]
+
+
+def reference():
+    return py3langid.LanguageIdentifier.from_model_file(py3langid.MODEL_FILE, norm_probs=True)
+
+
+def test_the_compiled_automaton_is_used_when_built() -> None:
+    try:
+        from webclean_scrapy import _langid  # noqa: F401
+    except ImportError:
+        pytest.skip("webclean_scrapy._langid was not built")
+    identifier = _load()
+    assert type(identifier).__name__ == "CompiledAutomaton" and identifier._tables is not None
+
+
+def test_same_scores_as_py3langid() -> None:
+    ours, theirs = _load(), reference()
+    texts = list(TEXTS)
+    if DATA.is_dir():
+        for path in sorted(DATA.glob("*/html/*.html.gz"))[::97]:
+            texts.append(gzip.decompress(path.read_bytes()).decode("utf-8", "replace")[-SAMPLE_CHARS:])
+    for text in texts:
+        assert ours.classify(text) == theirs.classify(text), text[:60]
+        assert (ours._decide(text) == theirs._decide(text)).all()
+
+
+def test_too_few_letters_give_no_language() -> None:
+    assert detect_language("1234 5678 " * 50) == (None, None)
+    assert detect_language("a1" * (MIN_LETTERS - 1)) == (None, None)
+    assert detect_language("a1" * MIN_LETTERS)[0] is not None
+    assert detect_language("The quick brown fox jumps over the lazy dog.")[0] == "en"
