@@ -197,7 +197,7 @@ BIG_PAGE = (
 )
 
 
-def test_a_large_page_reads_the_same_from_its_pruned_tree():
+def test_a_large_page_reads_the_same_from_its_pruned_tree(monkeypatch):
     # Before its metadata and page type are read, a large page's tree is
     # cut down to what those readers look at; every field comes out as
     # from the whole tree.
@@ -211,16 +211,21 @@ def test_a_large_page_reads_the_same_from_its_pruned_tree():
     assert len(pruned.element(0).findall(".//p")) == 20_002  # the object views read the whole page again
     fields = list(extraction.Extraction.__dataclass_fields__)
     outputs = []
-    for limit in (RELEASE_TREE_ABOVE, 10**9):  # pruned, and not
-        original = extraction.RELEASE_TREE_ABOVE
-        extraction.RELEASE_TREE_ABOVE = limit
-        try:
-            doc = Document.from_html(BIG_PAGE, url="https://example.com/a")
-            for name in ("default", "punctuation"):
-                result = get_extractor(name).extract(doc)
-                outputs.append({field: getattr(result, field) for field in fields})
-        finally:
-            extraction.RELEASE_TREE_ABOVE = original
+    pruning = []
+    prune_tree = Document.prune_tree
+
+    def spy(doc, *args, **kwargs):
+        pruning.append(prune_tree(doc, *args, **kwargs))
+        return pruning[-1]
+
+    monkeypatch.setattr(Document, "prune_tree", spy)
+    for limit in (0, 10**9):  # pruned, and not (the page has fewer containers than a pruned one)
+        monkeypatch.setattr(extraction, "PRUNE_TREE_ABOVE", limit)
+        doc = Document.from_html(BIG_PAGE, url="https://example.com/a")
+        for name in ("default", "punctuation"):
+            result = get_extractor(name).extract(doc)
+            outputs.append({field: getattr(result, field) for field in fields})
+    assert pruning == [True, False]  # pruned once (the second extractor found it done); not at all after
     assert outputs[:2] == outputs[2:]
     assert outputs[0]["author"] == "Ada Lovelace" and outputs[0]["language"] == "de"
     assert outputs[0]["title"] == "Headline from JSON-LD" and outputs[0]["date"] == "2024-05-06"

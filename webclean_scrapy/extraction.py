@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .document import RELEASE_TREE_ABOVE, Document
+from .document import PRUNE_TREE_ABOVE, RELEASE_TREE_ABOVE, Document
 from .errors import ExtractionError
 from .language import detect_language
 from .metadata import METADATA_FIELDS, Metadata, metadata_of
@@ -203,7 +203,8 @@ class Extractor:
         :meth:`extract_text` (which must then accept it)."""
         # What is read from the tree first: a large page then drops its tree
         # before the method runs (the methods read the walk's columns).
-        doc.prune_tree(*TREE_READS, larger_than=RELEASE_TREE_ABOVE)
+        if len(doc.container_columns) > PRUNE_TREE_ABOVE:
+            doc.prune_tree(*TREE_READS, larger_than=RELEASE_TREE_ABOVE)
         try:
             meta = metadata_of(doc)
             page_type = page_type_of(doc)[0]
