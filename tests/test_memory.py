@@ -17,8 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import webclean_scrapy.document as document
+import webclean_scrapy.extraction as extraction
 from webclean_scrapy.document import RELEASE_TREE_ABOVE, Document, parse_html
 from webclean_scrapy.extraction import Extractor
+from webclean_scrapy.extractors import get_extractor
 from webclean_scrapy.extractors.webclean import MODEL_FEATURES, block_probabilities
 from webclean_scrapy.extractors.webclean.features import BLOCK_FEATURES, _Page, block_matrix, iter_block_matrices
 from webclean_scrapy.marks import PUNCTUATION_MARKS
@@ -115,3 +118,116 @@ def test_a_large_page_drops_its_tree_before_the_method_runs():
     assert small._tree.root is not None  # a small page keeps its tree
     parsed_elsewhere = Document(parse_html(html), source=html, truncated=False)
     assert not parsed_elsewhere.release_tree()  # not ours to drop
+
+
+def test_the_scoring_stage_holds_little_per_block():
+    # Everything block_probabilities allocates, beyond the walk's tables,
+    # on a page of 100,000 paragraphs (one container each): before, the
+    # per-block ancestors, densities and log lengths lived for the whole
+    # scoring and the structure tables' temporaries all lived to its end
+    # (about 470 bytes a block at the peak); now about 310 (50 of them the
+    # 4,096-row chunk, which does not grow with the page).
+    blocks = 100_000
+    doc = Document.from_html("<html><body>" + "".join(f"<p>p{i:06d}</p>" for i in range(blocks)) + "</body></html>")
+    page_type_of(doc)
+    doc.title  # noqa: B018 - cached, as the extraction reads it before
+    tracemalloc.start()
+    try:
+        probabilities = block_probabilities(doc)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert probabilities.shape == (blocks,)
+    assert peak < 400 * blocks, peak / blocks
+
+
+def _walk_calls(html: str) -> list[tuple[bool, int]]:
+    """Each walk a Document of *html* makes: (revealing, subtrees concealed)."""
+    calls = []
+    original = Document._walk_once
+
+    def spy(doc, reveal):
+        concealed = original(doc, reveal)
+        calls.append((reveal, concealed))
+        return concealed
+
+    Document._walk_once = spy
+    try:
+        Document.from_html(html)
+    finally:
+        Document._walk_once = original
+    return calls
+
+
+def test_the_revealing_walk_is_made_only_when_something_was_concealed():
+    # A page with little prose is walked again, revealing, only if the
+    # first walk skipped something that walk would read; otherwise it would
+    # give the same tables (on a huge page, a second copy of them).
+    short = "<p>Short text.</p>" * 5
+    assert _walk_calls(f"<html><head><noscript>x</noscript></head><body>{short}</body></html>") == [(False, 0)]
+    assert _walk_calls(f"<html><body>{short}<noscript><p>Enable JS</p></noscript></body></html>") == [
+        (False, 1),
+        (True, 0),
+    ]
+    assert _walk_calls(f"<html><body>{short}<div hidden><p>Tab</p></div><p style='display:none'>x</p></body></html>")[
+        0
+    ] == (False, 2)
+    # Both walks count alike.
+    html = f"<html><body>{short}<div style='display: none'><noscript>a</noscript></div><noscript>b</noscript></body></html>"
+    compiled = _walk_calls(html)
+    document.COMPILED_WALK = False
+    try:
+        assert _walk_calls(html) == compiled == [(False, 2), (True, 0)]
+    finally:
+        document.COMPILED_WALK = True
+
+
+BIG_PAGE = (
+    "<html lang='de'><head><title>Big page</title><meta property='og:type' content='article'>"
+    "<meta name='description' content='A description of the page'>"
+    "<link rel='canonical' href='https://example.com/big'>"
+    '<script type="application/ld+json">{"@type": "NewsArticle", "headline": "Headline from JSON-LD",'
+    ' "datePublished": "2024-05-06"}</script></head><body><div class="wrap"><article>'
+    + "<p>A paragraph of the article, with words enough to count as prose in the end, and more.</p>" * 10_000
+    + "<div itemprop='author' itemscope><span itemprop='name'>Ada <b>Lovelace</b></span></div>"
+    + "<p>Read <a href='/more-about-this-long-slug-name'>more</a> <time datetime='2024-05-07'>then</time>.</p>"
+    + "<div itemscope itemtype='https://schema.org/Product'><p>x</p></div>"
+    + "<p>Tail paragraph.</p>" * 10_000
+    + "</article></div><title>Second title</title></body></html>"
+)
+
+
+def test_a_large_page_reads_the_same_from_its_pruned_tree(monkeypatch):
+    # Before its metadata and page type are read, a large page's tree is
+    # cut down to what those readers look at; every field comes out as
+    # from the whole tree.
+    assert len(BIG_PAGE) > RELEASE_TREE_ABOVE
+    pruned = Document.from_html(BIG_PAGE, url="https://example.com/a")
+    assert pruned.prune_tree(*extraction.TREE_READS)
+    root = pruned.root
+    assert len(root.findall(".//p")) == 2  # the one holding <a> and <time>, the one in the Product
+    assert root.find(".//span[@itemprop='name']").xpath("string()") == "Ada Lovelace"
+    assert not pruned.prune_tree(*extraction.TREE_READS)  # once
+    assert len(pruned.element(0).findall(".//p")) == 20_002  # the object views read the whole page again
+    fields = list(extraction.Extraction.__dataclass_fields__)
+    outputs = []
+    pruning = []
+    prune_tree = Document.prune_tree
+
+    def spy(doc, *args, **kwargs):
+        pruning.append(prune_tree(doc, *args, **kwargs))
+        return pruning[-1]
+
+    monkeypatch.setattr(Document, "prune_tree", spy)
+    for limit in (0, 10**9):  # pruned, and not (the page has fewer containers than a pruned one)
+        monkeypatch.setattr(extraction, "PRUNE_TREE_ABOVE", limit)
+        doc = Document.from_html(BIG_PAGE, url="https://example.com/a")
+        for name in ("default", "punctuation"):
+            result = get_extractor(name).extract(doc)
+            outputs.append({field: getattr(result, field) for field in fields})
+    assert pruning == [True, False]  # pruned once (the second extractor found it done); not at all after
+    assert outputs[:2] == outputs[2:]
+    assert outputs[0]["author"] == "Ada Lovelace" and outputs[0]["language"] == "de"
+    assert outputs[0]["title"] == "Headline from JSON-LD" and outputs[0]["date"] == "2024-05-06"
+    # After the extraction the tree is whole again (parsed anew).
+    assert len(doc.root.findall(".//p")) == 20_002

@@ -465,12 +465,13 @@ cdef class _Walk:
         self.current = parent
 
 
-def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list elements=None, bint reveal=False):
+def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list elements=None, bint reveal=False,
+         frozenset revealable=frozenset()):
     """Walk *root* exactly as :func:`webclean_scrapy.walk.walk` (the
     reference, in Python) does; return its tables.
 
     Returns ``(texts, anchor_texts, block_columns, mark_columns, tags,
-    attributes, container_columns)``: per block its text and the text
+    attributes, container_columns, concealed)``: per block its text and the text
     inside its links, per container its tag and its *descriptive*
     attributes (a dict; the containers without any share one empty dict),
     and each table's numbers as a tuple of ``bytearray``, one per column,
@@ -481,7 +482,10 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     With *elements* a list, each container's element proxy is appended to
     it, in container order (only when asked: a proxy costs more than the
     rest of a container). With *reveal*, the ``hidden`` attribute and
-    hiding inline styles are ignored (see ``Document._walk``).
+    hiding inline styles are ignored (see ``Document._walk``). *concealed*
+    counts the subtrees skipped that a revealing walk would read: hidden by
+    attribute or style, or of a dropped tag in *revealable* (0: revealing
+    would walk the same nodes, so give the same tables).
 
     *kinds* maps a tag to its kind (the module's ``KIND_*`` codes, see
     ``document._WALK_KINDS``), *hidden_style* is the compiled pattern's
@@ -499,7 +503,8 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     # Open <a> elements and open structural elements (the root excluded),
     # innermost last: both nest, so identity with the last one decides.
     cdef NodeStack anchors, opened
-    cdef bint descend, opens, hidden
+    cdef bint descend, opens, hidden, dropped
+    cdef Py_ssize_t concealed = 0
     cdef int kind
     cdef _Walk state = _Walk()
     cdef str tag
@@ -557,7 +562,7 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
                         state.cut()
                     state.position += 1
                     opens = kind != KIND_BREAK
-                hidden = kind == KIND_DROPPED or kind == KIND_DROPPED_STRUCTURAL
+                hidden = dropped = kind == KIND_DROPPED or kind == KIND_DROPPED_STRUCTURAL
                 attributes = None
                 attr = node.properties
                 while attr is not NULL and not hidden:
@@ -576,6 +581,8 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
                     attr = attr.next
                 if hidden:
                     skipped = node
+                    if not dropped or (revealable and tag in revealable):
+                        concealed += 1
                 else:
                     descend = True
                     if opens:
@@ -622,7 +629,7 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
         free(anchors.nodes)
         free(opened.nodes)
     return (state.texts, state.anchor_texts, state.blocks.take(), state.mark_counts.take(),
-            tags, container_attributes, state.containers.take())
+            tags, container_attributes, state.containers.take(), concealed)
 
 
 def survey(root, tuple tag_names, tuple value_names, tuple element_names) -> tuple:

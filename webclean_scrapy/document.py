@@ -139,6 +139,8 @@ _WALK_KINDS: dict[str, int] = {
 #: The walk that reveals (see :meth:`Document._walk`): ``<noscript>`` is a
 #: container like any other, and nothing is hidden by attribute or style.
 _REVEAL_KINDS: dict[str, int] = {**_WALK_KINDS, "noscript": 1}
+#: The tags the visible walk drops and the revealing walk reads.
+_REVEALABLE: frozenset[str] = frozenset(tag for tag, kind in _REVEAL_KINDS.items() if kind != _WALK_KINDS.get(tag))
 #: A page whose visible text is shorter than this is walked again, revealing.
 REVEAL_BELOW = 500
 #: ... and so is a page whose visible *prose* (blocks of at least
@@ -160,6 +162,14 @@ def prose_chars(blocks: BlockColumns) -> int:
 #: tree is the largest thing a page holds, and on smaller pages parsing it
 #: again, should anything ask for it after, would cost more than it frees.
 RELEASE_TREE_ABOVE = 1_000_000
+#: ... and those of them whose walk made more containers than this also
+#: prune it (:meth:`Document.prune_tree`) before their metadata and page
+#: type are read: what those readers compute grows with the containers,
+#: and beside a tree that large it would set the page's peak. Real pages
+#: have a few thousand containers (6,614 at most on the datasets' 60
+#: largest pages), where pruning costs time (up to a tenth of the
+#: extraction) and saves nothing that matters.
+PRUNE_TREE_ABOVE = 100_000
 
 _DESCRIPTIVE_BYTES: tuple[bytes, ...] = tuple(name.encode() for name in DESCRIPTIVE_ATTRIBUTES)
 _MARK_BYTES: tuple[bytes, ...] = tuple(mark.encode() for mark in PUNCTUATION_MARKS)
@@ -200,6 +210,44 @@ def _trim_heap() -> None:
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
+
+
+def _prune(root: etree._Element, tags: tuple[str, ...], attributes: tuple[str, ...]) -> None:
+    """Remove from *root* every subtree holding no element of *tags* and no
+    element carrying one of *attributes* (see :meth:`Document.prune_tree`).
+
+    The kept elements are found by two scans in C (``iter`` and an XPath);
+    only their ancestors' children are then visited, and each run of
+    children to drop goes with one slice deletion (libxml2 frees a removed
+    subtree at once when no Python proxy points into it).
+    """
+    kept: list[etree._Element] = list(root.iter(*tags)) if tags else []
+    if attributes:  # the elements carrying them (``/..``: faster than testing every element)
+        kept += etree.XPath(" | ".join(f"//@{name}/.." for name in attributes))(root)
+    keep = set(kept)
+    paths: set[etree._Element] = {root}  # the kept elements' ancestors
+    for element in kept:
+        parent = element.getparent()
+        while parent is not None and parent not in paths:
+            paths.add(parent)
+            parent = parent.getparent()
+    del kept
+    for parent in paths:
+        if parent in keep:
+            continue  # kept whole
+        # Runs of children neither kept nor on a path, deleted last first.
+        runs: list[list[int]] = []
+        child = None
+        for index, child in enumerate(parent):
+            if child in keep or child in paths:
+                continue
+            if runs and runs[-1][1] == index:
+                runs[-1][1] = index + 1
+            else:
+                runs.append([index, index + 1])
+        del child
+        for start, stop in reversed(runs):
+            del parent[start:stop]
 
 
 def _walk_function(root: etree._Element) -> Callable[..., tuple]:
@@ -367,20 +415,31 @@ class ContainerColumns:
 
 class _Tree:
     """A page's lxml tree, which :meth:`Document.release_tree` may drop and
-    :meth:`get` then parses again from the source it was parsed from."""
+    :meth:`get` then parses again from the source it was parsed from, and
+    :meth:`Document.prune_tree` may cut down (:meth:`whole` then parses it
+    again)."""
 
-    __slots__ = ("root", "source")
+    __slots__ = ("root", "source", "pruned")
 
     def __init__(self, root: etree._Element, source: str | None) -> None:
         self.root: etree._Element | None = root
         #: The markup the tree was parsed from by :meth:`Document.from_html`
         #: (``None``: a tree parsed elsewhere, never dropped).
         self.source = source
+        #: Whether :meth:`Document.prune_tree` cut parts of ``root`` away.
+        self.pruned = False
 
     def get(self) -> etree._Element:
         if self.root is None:
             self.root = parse_page(self.source or "")[0]
+            self.pruned = False
         return self.root
+
+    def whole(self) -> etree._Element:
+        """The tree, parsed again if it was pruned."""
+        if self.pruned:
+            self.root = None
+        return self.get()
 
 
 class _ElementFinder:
@@ -405,7 +464,7 @@ class _ElementFinder:
         if self.elements is None:
             assert _compiled_walk is not None  # made by the compiled walk only
             elements: list[etree._Element] = []
-            root = self.tree.get()
+            root = self.tree.whole()
             _walk_function(root)(
                 root,
                 _REVEAL_KINDS if self.reveal else _WALK_KINDS,
@@ -512,12 +571,15 @@ class Document:
         walk is kept (:attr:`revealed`) when it finds more than twice the
         text of a nearly empty page, or more than twice the prose (plus
         500 characters) of a page whose visible part is mostly chrome.
+        When the first walk skipped nothing the revealing walk would read
+        (no ``<noscript>``, nothing hidden: most pages), the second walk
+        would give the same tables and is not made.
         """
         self.revealed = False
-        self._walk_once(False)
+        concealed = self._walk_once(False)
         visible = int(self.container_columns.chars[0]) if len(self.container_columns) else 0
         visible_prose = prose_chars(self.block_columns) if visible >= REVEAL_BELOW else 0
-        if visible < REVEAL_BELOW or visible_prose < PROSE_BELOW:
+        if concealed and (visible < REVEAL_BELOW or visible_prose < PROSE_BELOW):
             kept = self.block_columns, self.container_columns, self._elements
             self._walk_once(True)
             revealed = int(self.container_columns.chars[0]) if len(self.container_columns) else 0
@@ -528,20 +590,26 @@ class Document:
             else:
                 self.block_columns, self.container_columns, self._elements = kept
 
-    def _walk_once(self, reveal: bool) -> None:
+    def _walk_once(self, reveal: bool) -> int:
+        """Walk the tree (revealing or not) into the columns; return how
+        many subtrees it skipped that a revealing walk would read."""
         root = self.root
-        texts, anchor_texts, block_numbers, mark_numbers, tags, attributes, container_numbers = _walk_function(root)(
-            root,
-            _REVEAL_KINDS if reveal else _WALK_KINDS,
-            _HIDDEN_STYLE.search,
-            _DESCRIPTIVE_BYTES,
-            _MARK_BYTES,
-            None,
-            reveal,
+        texts, anchor_texts, block_numbers, mark_numbers, tags, attributes, container_numbers, concealed = (
+            _walk_function(root)(
+                root,
+                _REVEAL_KINDS if reveal else _WALK_KINDS,
+                _HIDDEN_STYLE.search,
+                _DESCRIPTIVE_BYTES,
+                _MARK_BYTES,
+                None,
+                reveal,
+                _REVEALABLE,
+            )
         )
         self.block_columns = BlockColumns(texts, anchor_texts, *map(_int64, block_numbers), *map(_int64, mark_numbers))
         self.container_columns = ContainerColumns(tags, attributes, *map(_int64, container_numbers))
         self._elements = _ElementFinder(self._tree, tags, reveal=reveal)
+        return int(concealed)
 
     # -- the object views ---------------------------------------------
     @property
@@ -568,8 +636,37 @@ class Document:
     # -- the tree -----------------------------------------------------
     @property
     def root(self) -> etree._Element:
-        """The page's lxml tree (parsed again if :meth:`release_tree` dropped it)."""
+        """The page's lxml tree (parsed again if :meth:`release_tree` dropped
+        it; while :meth:`prune_tree` has it cut down, the pruned tree)."""
         return self._tree.get()
+
+    def prune_tree(self, tags: Iterable[str], attributes: Iterable[str], larger_than: int = 0) -> bool:
+        """Free the parts of this document's tree that hold no element of
+        *tags* and no element with one of *attributes*: what is kept is
+        each such element with its whole subtree, and its ancestors (their
+        attributes, not all their text). On a large page the tree is the
+        largest thing held, and what is read from it after the walk (the
+        metadata, the page type's element signals, the title and language)
+        is in a few such elements: freed first, the tree no longer sits
+        beside the walk's columns and what those readers compute.
+
+        Until :meth:`release_tree`, :attr:`root` is the pruned tree, so the
+        readers must look for nothing else; the elements of the object
+        views, and :attr:`root` once the tree is released, come from the
+        whole page parsed again. Only a tree :meth:`from_html` parsed is
+        pruned, only if its source has more than *larger_than* characters;
+        returns whether it was.
+        """
+        tree = self._tree
+        if tree.source is None or len(tree.source) <= larger_than or tree.root is None or tree.pruned:
+            return False
+        self._elements.elements = None
+        self.__dict__.pop("_tagged_elements", None)  # element lists of page_type.tagged_elements
+        self.__dict__.pop("_attribute_survey", None)  # ... and of page_type.attribute_survey
+        _prune(tree.root, tuple(tags), tuple(attributes))
+        tree.pruned = True
+        _trim_heap()
+        return True
 
     def release_tree(self, larger_than: int = 0) -> bool:
         """Drop this document's references to its lxml tree, so libxml2 frees

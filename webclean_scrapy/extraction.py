@@ -7,12 +7,12 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .document import RELEASE_TREE_ABOVE, Document
+from .document import PRUNE_TREE_ABOVE, RELEASE_TREE_ABOVE, Document
 from .errors import ExtractionError
 from .language import detect_language
 from .metadata import METADATA_FIELDS, Metadata, metadata_of
 from .options import OptionError, Rule
-from .page_type import page_type_of
+from .page_type import _ITER_TAGS, page_type_of
 
 if TYPE_CHECKING:
     from .trace import Trace
@@ -24,6 +24,14 @@ if TYPE_CHECKING:
 ITEM_METADATA_FIELDS: tuple[str, ...] = tuple(
     name for name in METADATA_FIELDS if name not in ("title", "canonical_url")
 )
+
+
+#: What the readers of a page's tree after its walk look at (the tags of
+#: :func:`~webclean_scrapy.page_type.tagged_elements`, ``<head>`` and
+#: ``<title>``; microdata): a large page's tree is cut down to these before
+#: they run (:meth:`Document.prune_tree`). A reader of anything else must
+#: add it here.
+TREE_READS: tuple[tuple[str, ...], tuple[str, ...]] = ((*_ITER_TAGS, "head", "title"), ("itemprop", "itemtype"))
 
 
 @dataclass(slots=True)
@@ -195,10 +203,14 @@ class Extractor:
         :meth:`extract_text` (which must then accept it)."""
         # What is read from the tree first: a large page then drops its tree
         # before the method runs (the methods read the walk's columns).
-        meta = metadata_of(doc)
-        page_type = page_type_of(doc)[0]
-        language = doc.language
-        doc.release_tree(larger_than=RELEASE_TREE_ABOVE)
+        if len(doc.container_columns) > PRUNE_TREE_ABOVE:
+            doc.prune_tree(*TREE_READS, larger_than=RELEASE_TREE_ABOVE)
+        try:
+            meta = metadata_of(doc)
+            page_type = page_type_of(doc)[0]
+            language = doc.language
+        finally:
+            doc.release_tree(larger_than=RELEASE_TREE_ABOVE)
         if trace is None:
             text = self.extract_text(doc)
         else:

@@ -46,18 +46,21 @@ def walk(
     marks: tuple[bytes, ...],
     elements: list[etree._Element] | None = None,
     reveal: bool = False,
+    revealable: frozenset[str] = frozenset(),
 ) -> tuple:
     """Cut the text of *root* into blocks and record its containers, in one pass.
 
     Arguments and result as the compiled walk's (``webclean_scrapy._walk.walk``):
     ``(texts, anchor_texts, block_columns, mark_columns, tags, attributes,
-    container_columns)``, the numbers as one ``bytes`` of ``int64`` per
+    container_columns, concealed)``, the numbers as one ``bytes`` of ``int64`` per
     column. *kinds* maps tags to ``KIND_*``; *hidden_style* says whether an
     inline ``style`` hides its element; *descriptive* names the attributes
     copied onto containers and *marks* the punctuation counted per block
     (both UTF-8 ``bytes``); *elements*, if a list, receives each
     container's element; *reveal* ignores the ``hidden`` attribute and
-    hiding styles.
+    hiding styles; *concealed* counts the subtrees skipped that a revealing
+    walk would read (hidden by attribute or style, or of a dropped tag in
+    *revealable*).
 
     Hot loop: local names only; whitespace-only strings (the newlines
     between tags, most of them) never make a block.
@@ -96,6 +99,7 @@ def walk(
     parents, firsts, lasts, chars_of, anchor_chars_of = containers
     current = 0
     skipped = None
+    concealed = 0
 
     def cut() -> None:
         """End the current string: a block if it holds text, else nothing."""
@@ -150,6 +154,8 @@ def walk(
             ):
                 walker.skip_subtree()
                 skipped = el
+                if tag not in dropped or tag in revealable:
+                    concealed += 1
                 continue
             if opens:
                 attributes = el.items()  # one call; most elements have none
@@ -208,4 +214,5 @@ def walk(
         tags,
         attributes_of,
         _columns(*containers),
+        concealed,
     )

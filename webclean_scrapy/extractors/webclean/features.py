@@ -191,7 +191,10 @@ class _Page:
     gathered from a :class:`Document` once (one attribute read per object
     and field) so that every feature after is a whole-column numpy
     operation: at ~150 blocks a page, a numpy call costs what three Python
-    list items do, so per-block Python loops would dominate."""
+    list items do, so per-block Python loops would dominate. What only the
+    rows need (link densities, log lengths, ancestors) is computed for each
+    chunk of rows (:meth:`densities`, :meth:`lineage`): on a page of a
+    million blocks, 48 bytes a block less held while the rows are scored."""
 
     __slots__ = (
         "doc",
@@ -199,14 +202,11 @@ class _Page:
         "texts",
         "chars",
         "anchors",
-        "lds",
-        "logs",
         "holder",
         "signs",
         "block_codes",
         "prefix_chars",
         "parent",
-        "lineage",
         "first",
         "last",
         "cchars",
@@ -221,8 +221,6 @@ class _Page:
         self.texts = blocks.texts
         self.chars = blocks.chars.astype(float)
         self.anchors = blocks.anchor_chars.astype(float)
-        self.lds = self.anchors / self.chars
-        self.logs = _log1p(self.chars)
         #: Block -> index of the container directly holding it.
         self.holder = blocks.holders
         codes, self.signs = _container_flags(doc)
@@ -231,20 +229,27 @@ class _Page:
         self.prefix_chars = np.zeros(self.n + 1)
         self.chars.cumsum(out=self.prefix_chars[1:])
         #: Container -> its parent's index (the root's own: 0).
-        self.parent = parent = np.maximum(containers.parents, 0)
-        #: Block -> its holder and the holder's three nearest ancestors (the
-        #: root repeating), one column each.
-        lineage = np.empty((self.n, 4), dtype=np.intp)
-        lineage[:, 0] = node = self.holder
-        for k in range(1, 4):
-            lineage[:, k] = node = parent[node]
-        self.lineage = lineage
+        self.parent = np.maximum(containers.parents, 0)
         #: Block range of each container's subtree (both -1 without text).
         self.first = containers.first_blocks
         self.last = containers.last_blocks
         #: Each container's subtree characters, all and inside links.
         self.cchars = containers.chars.astype(float)
         self.canchors = containers.anchor_chars.astype(float)
+
+    def densities(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """The link densities and ``log1p`` lengths of blocks ``start:stop``."""
+        return self.anchors[start:stop] / self.chars[start:stop], _log1p(self.chars[start:stop])
+
+    def lineage(self, rows: slice) -> np.ndarray:
+        """Per block of *rows*: its holder and the holder's three nearest
+        ancestors (the root repeating), one column each."""
+        holder = self.holder[rows]
+        lineage = np.empty((len(holder), 4), dtype=np.intp)
+        lineage[:, 0] = node = holder
+        for k in range(1, 4):
+            lineage[:, k] = node = self.parent[node]
+        return lineage
 
 
 # -- the block's own features ----------------------------------------------------
@@ -384,19 +389,22 @@ class _BlockFeatures:
         n = page.n
         at = _BLOCK_AT
         rows = slice(start, stop)
-        chars, logs, lds = page.chars[rows], page.logs[rows], page.lds[rows]
+        # The rows' blocks and their neighbours on either side.
+        before, after = max(start - 1, 0), min(stop + 1, n)
+        near_lds, near_logs = page.densities(before, after)
+        own = slice(start - before, stop - before)
+        chars, logs, lds = page.chars[rows], near_logs[own], near_lds[own]
         stops, commas, semicolons, ends_stop = (column[rows] for column in self.marks)
         # Per block; the neighbours past either end count as empty and all links.
         matrix[:, at["bias"]] = 1.0
         matrix[:, at["log_chars"]] = logs
         matrix[:, at["link_density"]] = lds
-        before, after = max(start - 1, 0), min(stop + 1, n)
-        matrix[before - start + 1 :, at["log_prev"]] = page.logs[before : stop - 1]
-        matrix[: after - start - 1, at["log_next"]] = page.logs[start + 1 : after]
-        matrix[before - start + 1 :, at["prev_ld"]] = page.lds[before : stop - 1]
+        matrix[before - start + 1 :, at["log_prev"]] = near_logs[: stop - 1 - before]
+        matrix[: after - start - 1, at["log_next"]] = near_logs[start + 1 - before :]
+        matrix[before - start + 1 :, at["prev_ld"]] = near_lds[: stop - 1 - before]
         if start == 0:
             matrix[0, at["prev_ld"]] = 1.0
-        matrix[: after - start - 1, at["next_ld"]] = page.lds[start + 1 : after]
+        matrix[: after - start - 1, at["next_ld"]] = near_lds[start + 1 - before :]
         if stop == n:
             matrix[-1, at["next_ld"]] = 1.0
         matrix[:, at["stops"]] = np.minimum(stops * 40.0 / chars, 3.0)
@@ -416,7 +424,7 @@ class _BlockFeatures:
         # Per holding container (:data:`CONTAINER_DENSE`): its parent's and
         # grandparent's (themselves at the root) size, at least 1, and links.
         doc_chars = page.cchars[0] or 1
-        elders = page.lineage[rows, 1:3]
+        elders = page.lineage(rows)[:, 1:3]
         size = np.maximum(page.cchars[elders], 1.0)
         matrix[:, [at["log_parent"], at["log_grand"]]] = _log1p(size)
         matrix[:, [at["parent_ld"], at["grand_ld"]]] = page.canchors[elders] / size
@@ -531,11 +539,16 @@ class _Structure:
         found = list(map(attributes.__getitem__, held_list))
         classes = [a.get("class") or None for a in found]
         words = [f"{cls or ''} {a.get('id') or ''}" if a else " " for cls, a in zip(classes, found)]
+        del found
         own = np.zeros(nc, dtype=np.int64)
         own[held] = list(map(_GROUP_MEMO.__getitem__, words))
+        del words
         first_of: dict[tuple[str, str | None], int] = {}
         keys = np.zeros(nc, dtype=np.intp)
         keys[held] = list(map(first_of.setdefault, zip([tags[index] for index in held_list], classes), held_list))
+        # Each temporary goes as soon as it is used: on a page of a million
+        # containers, each is 8 MB (the list of indexes, 40).
+        del classes, first_of, held_list
         # Depth (the root 1) and inherited bits (the container's and its
         # ancestors' own) by pointer jumping: log2(depth) numpy passes.
         depth = np.ones(nc + 1, dtype=np.int64)
@@ -550,6 +563,7 @@ class _Structure:
             depth += depth[up]
             inherited |= inherited[up]
             up = up[up]
+        del up
         # Per key: containers sharing it and their text; per (parent, key):
         # siblings sharing it; per container: children holding text.
         self.keys = keys
@@ -560,10 +574,14 @@ class _Structure:
         held_parents = columns.parents[held]
         pairs = held_parents * nc + held_keys
         _, inverse, pair_counts = np.unique(pairs, return_inverse=True, return_counts=True)
+        del pairs
         same = np.zeros(nc)
         same[held] = pair_counts[inverse.ravel()]
+        del inverse, pair_counts
         self.same_log = np.log1p(same)
+        del same
         self.child_log = np.log1p(np.bincount(held_parents[held_parents >= 0], minlength=nc).astype(float))
+        del held_parents
         n = page.n
         chars = page.chars
         prose = np.where((chars >= 80) & (page.anchors < 0.3 * chars), chars, 0.0)
@@ -571,18 +589,25 @@ class _Structure:
         prose.cumsum(out=prose_prefix[1:])
         subtree_prose = np.zeros(nc)
         subtree_prose[held] = prose_prefix[page.last[held] + 1] - prose_prefix[page.first[held]]
+        del prose_prefix
         key_prose = np.bincount(held_keys, weights=subtree_prose[held], minlength=nc)
         key_anchors = np.bincount(held_keys, weights=page.canchors[held], minlength=nc)
+        del held_keys, held
         key_base = np.maximum(key_chars, 1.0)
         self.key_ld = key_anchors / key_base
+        del key_anchors
         self.key_prose = key_prose / key_base
+        del key_prose, key_base
         self.prose_ratio = subtree_prose / np.maximum(cchars, 1.0)
+        del subtree_prose
         unheld = cchars == 0
         depth[:nc][unheld] = 0
         self.depth = depth[:nc].astype(float)
+        del depth
         self.spans_log = np.log1p((page.last - page.first + 1).astype(float))
         level_of = np.fromiter(map(_HEADING_LEVELS.get, tags, repeat(0, nc)), dtype=float, count=nc)
         self.heading = level_of[page.holder]
+        del level_of
         first_h1 = np.flatnonzero(self.heading == 1)
         self.first_h1 = int(first_h1[0]) if first_h1.size else 0
         self.title = doc.title.strip().lower()
@@ -601,8 +626,8 @@ class _Structure:
         page = self.page
         rows = slice(start, stop)
         n, total, keys = page.n, self.total, self.keys
-        lineage = page.lineage[rows]
-        holder = page.holder[rows]
+        lineage = page.lineage(rows)
+        holder = lineage[:, 0]
         at = _STRUCTURE_COLUMN
         for level in range(3):
             node = lineage[:, level]
