@@ -30,11 +30,13 @@ from webclean_scrapy.page_type import page_type_of
 DEMO = Path(__file__).resolve().parent.parent / "webclean_scrapy" / "demo" / "site"
 
 
-def test_scoring_never_holds_the_whole_feature_matrix():
-    blocks = 100_000
+def _scoring_peak(blocks: int) -> int:
+    """What :func:`block_probabilities` allocates at its peak (``tracemalloc``)
+    on a page of *blocks* paragraphs, one container each, beyond the walk's
+    tables and what the extraction reads before (page type, title)."""
     doc = Document.from_html("<html><body>" + "".join(f"<p>p{i:06d}</p>" for i in range(blocks)) + "</body></html>")
-    page_type_of(doc)  # computed once per page, outside what is measured
-    whole_matrix = blocks * len(MODEL_FEATURES) * 8
+    page_type_of(doc)
+    doc.title  # noqa: B018 - cached, as the extraction reads it before
     tracemalloc.start()
     try:
         probabilities = block_probabilities(doc)
@@ -42,6 +44,13 @@ def test_scoring_never_holds_the_whole_feature_matrix():
     finally:
         tracemalloc.stop()
     assert probabilities.shape == (blocks,)
+    return peak
+
+
+def test_scoring_never_holds_the_whole_feature_matrix():
+    blocks = 100_000
+    whole_matrix = blocks * len(MODEL_FEATURES) * 8
+    peak = _scoring_peak(blocks)
     # Before chunking, the rows were built whole, twice over (about 2.5x
     # this); now only per-block vectors and one chunk live at once.
     assert peak < whole_matrix / 2, (peak, whole_matrix)
@@ -128,16 +137,7 @@ def test_the_scoring_stage_holds_little_per_block():
     # (about 470 bytes a block at the peak); now about 310 (50 of them the
     # 4,096-row chunk, which does not grow with the page).
     blocks = 100_000
-    doc = Document.from_html("<html><body>" + "".join(f"<p>p{i:06d}</p>" for i in range(blocks)) + "</body></html>")
-    page_type_of(doc)
-    doc.title  # noqa: B018 - cached, as the extraction reads it before
-    tracemalloc.start()
-    try:
-        probabilities = block_probabilities(doc)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert probabilities.shape == (blocks,)
+    peak = _scoring_peak(blocks)
     assert peak < 400 * blocks, peak / blocks
 
 
