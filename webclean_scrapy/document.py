@@ -660,9 +660,7 @@ class Document:
         tree = self._tree
         if tree.source is None or len(tree.source) <= larger_than or tree.root is None or tree.pruned:
             return False
-        self._elements.elements = None
-        self.__dict__.pop("_tagged_elements", None)  # element lists of page_type.tagged_elements
-        self.__dict__.pop("_attribute_survey", None)  # ... and of page_type.attribute_survey
+        self._forget_elements()
         _prune(tree.root, tuple(tags), tuple(attributes))
         tree.pruned = True
         _trim_heap()
@@ -683,11 +681,18 @@ class Document:
         if tree.source is None or len(tree.source) <= larger_than:
             return False
         tree.root = None
-        self._elements.elements = None
-        self.__dict__.pop("_tagged_elements", None)  # element lists of page_type.tagged_elements
-        self.__dict__.pop("_attribute_survey", None)  # ... and of page_type.attribute_survey
+        self._forget_elements()
         _trim_heap()
         return True
+
+    def _forget_elements(self) -> None:
+        """Drop the element proxies cached from the tree (the containers'
+        elements, the lists of :func:`page_type.tagged_elements` and
+        :func:`page_type.attribute_survey`): they would keep the nodes
+        alive, and they point into a tree about to change or go."""
+        self._elements.elements = None
+        self.__dict__.pop("_tagged_elements", None)
+        self.__dict__.pop("_attribute_survey", None)
 
     # -- views --------------------------------------------------------
     @property
