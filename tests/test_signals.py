@@ -1,0 +1,114 @@
+"""The compiled page-signal loops (``webclean_scrapy._signals``) give exactly
+what their Python references in ``page_type`` give."""
+
+from __future__ import annotations
+
+import gzip
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from webclean_scrapy import page_type
+from webclean_scrapy.document import Document
+
+_signals = pytest.importorskip("webclean_scrapy._signals")
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+#: Pieces of attribute values: keywords of the class families, case,
+#: separators, whitespace of several kinds, non-ASCII letters.
+NAME_PIECES = [
+    "product", "Card", "price", "post", "REPLY", "toc", "nav", "-", "_", "__", " ", "  ", "\t", "\n", "\u00a0",
+    "é", "ß", "İ", "md-", "add-to-cart", "x", "1", "",
+]  # fmt: skip
+TAGS = ["div", "p", "li", "h1", "h2", "h3", "h4", "span", "article", "section", "td"]
+
+
+def random_value(rng: random.Random) -> str:
+    return "".join(rng.choice(NAME_PIECES) for _ in range(rng.randint(0, 6)))
+
+
+def random_containers(rng: random.Random, count: int) -> tuple[list[str], list[dict[str, str]]]:
+    """Tags and attribute dicts as the walk gives them (the empty dict shared)."""
+    empty: dict[str, str] = {}
+    tags, attributes = [], []
+    for _ in range(count):
+        tags.append(rng.choice(TAGS))
+        found = {name: random_value(rng) for name in ("class", "id", "role", "itemprop") if rng.random() < 0.3}
+        attributes.append(found or empty)
+    return tags, attributes
+
+
+def test_attribute_names_on_generated_containers() -> None:
+    rng = random.Random(9)
+    for _ in range(500):
+        tags, attributes = random_containers(rng, rng.randint(0, 60))
+        expected = page_type._python_attribute_names(tags, attributes, page_type._HEADING_TAGS)
+        found = _signals.attribute_names(tags, attributes, page_type._HEADING_TAGS)
+        assert found == expected
+        # The same names in the same order (the name caches fill in that order).
+        assert list(found[4]) == list(expected[4])
+    assert expected[3] >= 0
+
+
+def test_family_counts_on_generated_names() -> None:
+    rng = random.Random(10)
+    groups = len(page_type._CLASS_GROUP_NAMES)
+    for _ in range(500):
+        names = {random_value(rng) + str(i): rng.randint(1, 50) for i in range(rng.randint(0, 40))}
+        bits = {name: rng.randrange(1 << groups) for name in names}
+        words = {name: tuple(page_type._words(name.lower())) for name in names}
+        expected = page_type._python_family_counts(names, bits, words, groups)
+        assert _signals.family_counts(names, bits, words, groups) == expected
+
+
+def test_group_numbers_on_generated_containers() -> None:
+    rng = random.Random(11)
+    for _ in range(300):
+        count = rng.randint(3, 80)
+        parents = [rng.randint(-1, 5) for _ in range(count)]
+        tags = [rng.choice(TAGS[:3]) for _ in range(count)]
+        classes = [rng.choice(["", "a", "b", "a b"]) for _ in range(count)]
+        items = sorted(rng.sample(range(count), rng.randint(3, count)))
+        expected = page_type._python_group_numbers(items, parents, tags, classes)
+        found = _signals.group_numbers(items, parents, tags, classes)
+        assert found.dtype == expected.dtype == np.int64
+        assert np.array_equal(found, expected)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "12", "1,234.56", ",", ".,.", "12a", " 12", "²", "٣٤", "一", "1\u00a02", "Ⅻ", "½", "12.", "-1", "𝟘𝟙"],
+)
+def test_numeric_blocks_follows_str_isdigit(text: str) -> None:
+    assert _signals.numeric_blocks([text]) == page_type._python_numeric_blocks([text])
+
+
+def test_numeric_blocks_counts() -> None:
+    texts = ["12", "x", "1,5", "", "٣", "a1"]
+    assert _signals.numeric_blocks(texts) == page_type._python_numeric_blocks(texts) == 3
+
+
+def test_the_page_signals_of_real_pages_are_the_same_with_either() -> None:
+    """Every dataset's every 40th page: the whole signal vector and tokens,
+    with the compiled loops and with their Python references."""
+    paths = sorted(DATA.glob("*/html/*.html.gz"))[::40]
+    if not paths:
+        pytest.skip(f"evaluation data absent: {DATA}")
+    python = {
+        "_attribute_names": page_type._python_attribute_names,
+        "_family_counts": page_type._python_family_counts,
+        "_group_numbers": page_type._python_group_numbers,
+        "_numeric_blocks": page_type._python_numeric_blocks,
+    }
+    for path in paths:
+        doc = Document.from_html(gzip.decompress(path.read_bytes()))
+        compiled_signals, compiled_tokens = page_type.page_signals(doc)
+        with pytest.MonkeyPatch.context() as patch:
+            for name, function in python.items():
+                patch.setattr(page_type, name, function)
+            python_signals, python_tokens = page_type.page_signals(doc)
+        assert compiled_signals.tobytes() == python_signals.tobytes(), path
+        assert compiled_tokens == python_tokens, path

@@ -1,0 +1,107 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+"""Loops of the page-type signals, compiled (see :mod:`webclean_scrapy.page_type`).
+
+Why it exists: :func:`~webclean_scrapy.page_type.page_signals` reads every
+container's attributes, every class / id name and every repeatable
+container once per page, in Python loops of dictionary and string
+operations that cost a tenth of a bare parse together. These are the same
+loops in C, doing the same operations in the same order: the Python
+functions they replace (``_attribute_names``, ``_family_counts``,
+``_group_numbers``, ``_numeric_blocks`` in ``page_type``) stay the
+reference and the fallback, and ``tests/test_page_type.py`` compares both.
+"""
+
+import numpy as np
+
+
+def attribute_names(list tags, list attributes, heading_tags):
+    """Per container its ``class`` value (``""`` without one); the ``role``
+    and ``itemprop`` values (lower-cased) in document order; how many
+    headings have an ``id``; and each class / id name (the values
+    lower-cased, split at whitespace) with how often it occurs."""
+    cdef Py_ssize_t i, n = len(tags)
+    cdef Py_ssize_t heading_ids = 0
+    cdef list classes = [], ids = [], roles = [], itemprops = []
+    cdef dict values = {}, name_counts = {}
+    cdef dict a
+    cdef object value, name, times
+    for i in range(n):
+        a = <dict> attributes[i]
+        if not a:
+            value = ""
+        else:
+            value = a.get("class", "")
+            if len(a) > ("class" in a):  # an id, role or itemprop
+                if "id" in a:
+                    ids.append(a["id"])
+                    heading_ids += tags[i] in heading_tags
+                if "role" in a:
+                    roles.append(a["role"].lower())
+                if "itemprop" in a:
+                    itemprops.append(a["itemprop"].lower())
+        classes.append(value)
+        values[value] = values.get(value, 0) + 1
+    for value in ids:  # after every class value, as Counter(classes).update(ids)
+        values[value] = values.get(value, 0) + 1
+    for value, times in values.items():
+        for name in value.lower().split():
+            name_counts[name] = name_counts.get(name, 0) + times
+    return classes, roles, itemprops, heading_ids, name_counts
+
+
+def family_counts(dict name_counts, dict name_bits, dict name_words, int groups):
+    """Per family (bit *k* of *name_bits*' values), the summed counts of the
+    names carrying it; and the union of the names' words."""
+    cdef long long[64] counts
+    cdef long long bits, times
+    cdef int k
+    cdef set words = set()
+    cdef object name
+    for k in range(groups):
+        counts[k] = 0
+    for name, count in name_counts.items():
+        bits = name_bits[name]
+        times = count
+        k = 0
+        while bits:
+            if bits & 1:
+                counts[k] += times
+            bits >>= 1
+            k += 1
+        words.update(<tuple> name_words[name])
+    return [counts[k] for k in range(groups)], words
+
+
+def group_numbers(list items, list parents, list tags, list classes):
+    """Per item (a container index), the index of the first item sharing its
+    parent, tag and class: its group's number (int64 array)."""
+    cdef Py_ssize_t k, n = len(items)
+    cdef dict first_of = {}
+    out = np.empty(n, dtype=np.int64)
+    cdef long long[::1] numbers = out
+    cdef object i
+    for k in range(n):
+        i = items[k]
+        numbers[k] = first_of.setdefault((parents[i], tags[i], classes[i]), i)
+    return out
+
+
+def numeric_blocks(list texts):
+    """How many of *texts* are digits alone once ``,`` and ``.`` are taken
+    out (``str.isdigit``: Unicode digits count, an empty rest does not)."""
+    cdef Py_ssize_t found = 0
+    cdef str text
+    cdef Py_UCS4 c
+    cdef bint digits, seen
+    for text in texts:
+        digits = True
+        seen = False
+        for c in text:
+            if c == u"," or c == u".":
+                continue
+            if not c.isdigit():
+                digits = False
+                break
+            seen = True
+        found += digits and seen
+    return found
