@@ -112,3 +112,36 @@ def test_the_page_signals_of_real_pages_are_the_same_with_either() -> None:
             python_signals, python_tokens = page_type.page_signals(doc)
         assert compiled_signals.tobytes() == python_signals.tobytes(), path
         assert compiled_tokens == python_tokens, path
+
+
+def test_container_flags_on_generated_and_real_pages() -> None:
+    """The compiled keyword codes and signs of the block features, against
+    the Python loop: generated containers (class, id, role, itemprop in
+    every combination, hidden and comment classes on large and small
+    subtrees) and every 40th page of the datasets."""
+    from webclean_scrapy.extractors.webclean import keywords
+    from webclean_scrapy.extractors.webclean.keywords import _container_flags
+
+    assert keywords._compiled_flags is _signals.container_flags
+    rng = random.Random(12)
+    pieces = ["hidden", "comments", "article-body", "content", "byline", "nav", "x", "", " ", "Text"]
+    roles = ["main", " Navigation ", "complementary", "", "banner"]
+    pages = []
+    for _ in range(200):
+        body = []
+        for _ in range(rng.randint(1, 25)):
+            attributes = []
+            for name in ("class", "id"):
+                if rng.random() < 0.6:
+                    attributes.append(f'{name}="{" ".join(rng.choice(pieces) for _ in range(rng.randint(0, 3)))}"')
+            if rng.random() < 0.2:
+                attributes.append(f'role="{rng.choice(roles)}"')
+            if rng.random() < 0.1:
+                attributes.append(f'itemprop="{rng.choice(["articleBody", "name", ""])}"')
+            text = "word " * rng.choice([0, 1, 5, 60])
+            body.append(f"<div {' '.join(attributes)}><p>{text}</p>" + "</div>" * rng.randint(0, 1))
+        pages.append(f"<html><body>{''.join(body)}</body></html>".encode())
+    pages += [gzip.decompress(path.read_bytes()) for path in sorted(DATA.glob("*/html/*.html.gz"))[::40]]
+    for page in pages:
+        doc = Document.from_html(page)
+        assert _container_flags(doc) == _container_flags(doc, compiled=False)

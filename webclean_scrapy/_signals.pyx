@@ -105,3 +105,65 @@ def numeric_blocks(list texts):
             seen = True
         found += digits and seen
     return found
+
+
+def container_flags(list tags, list attributes, const long long[::1] parents, const long long[::1] chars,
+                    dict tag_codes, dict keyword_cache, keywords, dict role_codes, tuple constants):
+    """The keyword code of every container holding text and the sign of its
+    own class / id (lists indexed like the containers): the loop of
+    ``webclean_scrapy.extractors.webclean.keywords._container_flags``, its
+    reference, in C. *keywords* reads a class / id string missing from
+    *keyword_cache*; *constants* are that module's code layout."""
+    cdef long long inherited, hidden_code, area, inner_mask, strong_code, code, evidence, parent
+    cdef long long hidden_rank, comment_rank, content_rank, meta_rank, own, inner
+    cdef Py_ssize_t index, n = len(tags)
+    cdef double half_page
+    cdef object a, cls, ident, role, itemprop, words, found, sign
+    (inherited, hidden_rank, hidden_code, comment_rank, area, content_rank, inner_mask, meta_rank,
+     strong_code) = constants
+    cdef list codes = [0] * n, signs = [0] * n
+    if n == 0:
+        return codes, signs
+    # The codes as C integers too: a child reads its parent's.
+    cdef long long[::1] code_of = np.zeros(n, dtype=np.int64)
+    half_page = chars[0] / 2.0
+    for index in range(n):
+        if chars[index] == 0:
+            continue
+        parent = parents[index]
+        code = tag_codes.get(tags[index], 0)
+        if parent >= 0:
+            code |= code_of[parent] & inherited
+        a = attributes[index]
+        if a:
+            cls = a.get("class")
+            ident = a.get("id")
+            role = a.get("role")
+            itemprop = a.get("itemprop")
+            if cls or ident:
+                words = cls + " " + ident if cls and ident else cls or ident
+                found = keyword_cache.get(words)
+                if not found:
+                    found = keywords(words)
+                evidence = found[0]
+                own = found[1]
+                sign = found[2]
+                if own == hidden_rank and chars[index] > half_page:
+                    # Most of the page "hidden": a class a script removes on load.
+                    evidence &= ~hidden_code
+                    own = -1
+                code |= evidence
+                if own >= 0:
+                    if own == comment_rank and chars[index] <= half_page:
+                        code |= area
+                    inner = code & inner_mask
+                    if own != content_rank or not (0 < inner <= meta_rank):
+                        code = code & ~inner_mask | (own + 1)
+                    signs[index] = sign
+            if role:
+                code |= <long long> role_codes.get(role.strip().lower(), 0)
+            if itemprop and "articlebody" in itemprop.lower():
+                code = code & ~inner_mask | strong_code
+        code_of[index] = code
+        codes[index] = code
+    return codes, signs

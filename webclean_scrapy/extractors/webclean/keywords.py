@@ -290,7 +290,7 @@ def class_keywords(words: str) -> tuple[frozenset[str], str | None, int]:
     return groups, (_PRIORITY[own] if own >= 0 else None), sign
 
 
-def _container_flags(doc: Document) -> tuple[list[int], list[int]]:
+def _container_flags(doc: Document, compiled: bool = True) -> tuple[list[int], list[int]]:
     """The code (see above) of every container holding text, and the sign
     (+1 content, -1 boilerplate, 0) of each container's own class/id, both
     indexed like :class:`~webclean_scrapy.document.ContainerColumns`.
@@ -298,8 +298,15 @@ def _container_flags(doc: Document) -> tuple[list[int], list[int]]:
     text are skipped (no block needs them; their entries stay 0). The
     class/id/role/itemprop are the ones the walk copied
     (``ContainerColumns.attributes``), and the rest is kept to a few int
-    operations per container."""
+    operations per container. The same loop runs compiled when it was
+    built (:func:`webclean_scrapy._signals.container_flags`; this one is
+    its reference, ``compiled=False``)."""
     columns = doc.container_columns
+    if compiled and _compiled_flags is not None:
+        return _compiled_flags(
+            columns.tags, columns.attributes, columns.parents, columns.chars, _TAG_CODES, _KEYWORD_CACHE,
+            _keywords, _ROLE_CODES, _FLAG_LAYOUT,
+        )  # fmt: skip
     n = len(columns)
     # One more entry than containers: the root's parent (-1) reads it, 0.
     codes = [0] * (n + 1)
@@ -345,6 +352,16 @@ def _container_flags(doc: Document) -> tuple[list[int], list[int]]:
         codes[index] = code
     codes.pop()
     return codes, signs
+
+
+#: What :func:`webclean_scrapy._signals.container_flags` needs of the code layout.
+_FLAG_LAYOUT = (
+    _INHERITED, _HIDDEN_RANK, _HIDDEN_CODE, _COMMENT_RANK, _AREA, _CONTENT_RANK, _INNER_MASK, _META_RANK, _STRONG_CODE,
+)  # fmt: skip
+try:  # the compiled loop (an optional extension: see setup.py)
+    from ..._signals import container_flags as _compiled_flags
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _compiled_flags = None
 
 
 #: The binary features of a code (kind, innermost group, evidence bits) as
