@@ -64,6 +64,12 @@ def test_family_counts_on_generated_names() -> None:
         assert _signals.family_counts(names, bits, words, groups) == expected
 
 
+def test_unknown_names() -> None:
+    names = {"b": 1, "a": 2, "c": 3, "": 4}
+    known = {"a": 0, "": 1}
+    assert _signals.unknown_names(names, known) == page_type._python_unknown_names(names, known) == ["b", "c"]
+
+
 def test_group_numbers_on_generated_containers() -> None:
     rng = random.Random(11)
     for _ in range(300):
@@ -102,6 +108,7 @@ def test_the_page_signals_of_real_pages_are_the_same_with_either() -> None:
         "_family_counts": page_type._python_family_counts,
         "_group_numbers": page_type._python_group_numbers,
         "_numeric_blocks": page_type._python_numeric_blocks,
+        "_unknown_names": page_type._python_unknown_names,
     }
     for path in paths:
         doc = Document.from_html(gzip.decompress(path.read_bytes()))

@@ -1,14 +1,18 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
-"""Loops of the page-type signals, compiled (see :mod:`webclean_scrapy.page_type`).
+"""Per-container loops of the page-type signals and of the block features'
+keyword codes, compiled (see :mod:`webclean_scrapy.page_type`).
 
 Why it exists: :func:`~webclean_scrapy.page_type.page_signals` reads every
 container's attributes, every class / id name and every repeatable
-container once per page, in Python loops of dictionary and string
-operations that cost a tenth of a bare parse together. These are the same
-loops in C, doing the same operations in the same order: the Python
-functions they replace (``_attribute_names``, ``_family_counts``,
-``_group_numbers``, ``_numeric_blocks`` in ``page_type``) stay the
-reference and the fallback, and ``tests/test_page_type.py`` compares both.
+container once per page, and the block features read every container's
+class, id, role and itemprop again for its keyword code, in Python loops
+of dictionary and string operations that cost a sixth of a bare parse
+together. These are the same loops in C, doing the same operations in the
+same order: the Python
+functions they replace (``_attribute_names``, ``_unknown_names``,
+``_family_counts``, ``_group_numbers``, ``_numeric_blocks`` in ``page_type``;
+``_container_flags`` in the ``webclean`` extractor's ``keywords``) stay the
+references and the fallbacks, and ``tests/test_signals.py`` compares both.
 """
 
 import numpy as np
@@ -47,6 +51,16 @@ def attribute_names(list tags, list attributes, heading_tags):
         for name in value.lower().split():
             name_counts[name] = name_counts.get(name, 0) + times
     return classes, roles, itemprops, heading_ids, name_counts
+
+
+def unknown_names(dict names, dict known):
+    """The keys of *names* not in *known*, in order."""
+    cdef list missing = []
+    cdef object name
+    for name in names:
+        if name not in known:
+            missing.append(name)
+    return missing
 
 
 def family_counts(dict name_counts, dict name_bits, dict name_words, int groups):

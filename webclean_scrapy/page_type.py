@@ -864,8 +864,7 @@ def _class_names(name_counts: dict[str, int]) -> tuple[list[int], set[str]]:
     if len(_NAME_BITS) > _RUN_CACHE_SIZE:
         _NAME_BITS.clear()
         _NAME_WORDS.clear()
-    known = _NAME_BITS
-    missing = [name for name in name_counts if name not in known]
+    missing = _unknown_names(name_counts, _NAME_BITS)
     if missing:
         _NAME_BITS.update(zip(missing, _name_families(missing)))
         _NAME_WORDS.update(zip(missing, map(tuple, map(_words, missing))))
@@ -884,6 +883,12 @@ def _python_family_counts(
     words: set[str] = set()
     words.update(*map(name_words.__getitem__, names))
     return (counts @ ((bits[:, None] >> np.arange(groups, dtype=np.int64)) & 1)).tolist(), words
+
+
+def _python_unknown_names(names: dict[str, int], known: dict[str, int]) -> list[str]:
+    """The keys of *names* not in *known*, in order. The reference for
+    :func:`webclean_scrapy._signals.unknown_names`."""
+    return [name for name in names if name not in known]
 
 
 def _python_attribute_names(
@@ -950,11 +955,13 @@ try:  # the same loops, compiled (an optional extension: see setup.py)
     from ._signals import family_counts as _family_counts
     from ._signals import group_numbers as _group_numbers
     from ._signals import numeric_blocks as _numeric_blocks
+    from ._signals import unknown_names as _unknown_names
 except ImportError:  # pragma: no cover - a build without a C compiler
     _attribute_names = _python_attribute_names
     _family_counts = _python_family_counts
     _group_numbers = _python_group_numbers
     _numeric_blocks = _python_numeric_blocks
+    _unknown_names = _python_unknown_names
 
 
 #: Short-block phrases (blocks of at most :data:`_SHORT` characters), by family.
@@ -1604,7 +1611,7 @@ def _element_features(
         # Counted over the joined addresses: one substring count per fragment.
         joined = "\n".join(hrefs).lower()
         for kind, fragments in _LINK_KINDS.items():
-            f[x[f"links_{kind}"]] = sum(joined.count(fragment) for fragment in fragments)
+            f[x[f"links_{kind}"]] = sum(map(joined.count, fragments))
 
     schema: Counter[str] = Counter()
     ld_keys: Counter[str] = Counter()
