@@ -64,6 +64,15 @@ def test_family_counts_on_generated_names() -> None:
         assert _signals.family_counts(names, bits, words, groups) == expected
 
 
+def test_name_words_on_generated_names() -> None:
+    rng = random.Random(13)
+    names = ["", "a", "ab", "a-b", "product-card__title", "x1y2zz", "caf\u00e9bar", "\ud800ab", "AbC"]
+    names += [random_value(rng).lower() for _ in range(2000)]
+    expected = page_type._python_name_words(names, page_type._SINGLE_LETTERS)
+    assert _signals.name_words(names, page_type._SINGLE_LETTERS) == expected
+    assert ("bar", "caf") in expected or ("caf", "bar") in expected
+
+
 def test_unknown_names() -> None:
     names = {"b": 1, "a": 2, "c": 3, "": 4}
     known = {"a": 0, "": 1}
@@ -109,6 +118,7 @@ def test_the_page_signals_of_real_pages_are_the_same_with_either() -> None:
         "_group_numbers": page_type._python_group_numbers,
         "_numeric_blocks": page_type._python_numeric_blocks,
         "_unknown_names": page_type._python_unknown_names,
+        "_name_words": page_type._python_name_words,
     }
     for path in paths:
         doc = Document.from_html(gzip.decompress(path.read_bytes()))
@@ -151,4 +161,10 @@ def test_container_flags_on_generated_and_real_pages() -> None:
     pages += [gzip.decompress(path.read_bytes()) for path in sorted(DATA.glob("*/html/*.html.gz"))[::40]]
     for page in pages:
         doc = Document.from_html(page)
-        assert _container_flags(doc) == _container_flags(doc, compiled=False)
+        # From empty memos each time: the compiled loop reads new strings itself.
+        keywords.clear_keyword_memos()
+        compiled = _container_flags(doc)
+        memo = dict(keywords._KEYWORD_CACHE)
+        keywords.clear_keyword_memos()
+        assert compiled == _container_flags(doc, compiled=False)
+        assert memo == keywords._KEYWORD_CACHE

@@ -121,20 +121,49 @@ def numeric_blocks(list texts):
     return found
 
 
+cdef tuple string_keywords(str words, dict keyword_cache, dict token_cache, token_keywords,
+                           Py_ssize_t cache_size, long long strong_rank, long long meta_rank,
+                           long long evidence_shift):
+    """``keywords._keywords(words)`` for a string missing from *keyword_cache*
+    (which it then holds): each token's packed bits from *token_cache*, or
+    from *token_keywords* (the regular expression, which fills it)."""
+    cdef long long bits = 0, own = -1, rank, packed, sign
+    cdef object token, known
+    for token in words.lower().split():
+        known = token_cache.get(token)
+        if known is None:
+            known = token_keywords(token)
+        packed = known
+        bits |= packed >> 4
+        rank = (packed & 15) - 1
+        if rank >= 0 and (own < 0 or rank < own):
+            own = rank
+        # (own: the best group rank of any token, -1 for none)
+    sign = 0 if own < 0 else 1 if own >= strong_rank else -1 if own < meta_rank else 0
+    found = (bits << evidence_shift, own, sign)
+    if len(keyword_cache) >= cache_size:
+        keyword_cache.clear()
+    keyword_cache[words] = found
+    return found
+
+
 def container_flags(list tags, list attributes, const long long[::1] parents, const long long[::1] chars,
-                    dict tag_codes, dict keyword_cache, keywords, dict role_codes, tuple constants):
+                    dict tag_codes, dict keyword_cache, dict token_cache, token_keywords, dict role_codes,
+                    tuple constants):
     """The keyword code of every container holding text and the sign of its
     own class / id (lists indexed like the containers): the loop of
     ``webclean_scrapy.extractors.webclean.keywords._container_flags``, its
-    reference, in C. *keywords* reads a class / id string missing from
-    *keyword_cache*; *constants* are that module's code layout."""
+    reference, in C, with the reading of a class / id string missing from
+    *keyword_cache* (``keywords._keywords``); *token_keywords* reads a token
+    missing from *token_cache*, and *constants* are that module's code
+    layout and memo bound."""
     cdef long long inherited, hidden_code, area, inner_mask, strong_code, code, evidence, parent
-    cdef long long hidden_rank, comment_rank, content_rank, meta_rank, own, inner
-    cdef Py_ssize_t index, n = len(tags)
+    cdef long long hidden_rank, comment_rank, content_rank, meta_rank, strong_rank, evidence_shift, own, inner
+    cdef Py_ssize_t index, n = len(tags), cache_size
     cdef double half_page
     cdef object a, cls, ident, role, itemprop, words, found, sign
     (inherited, hidden_rank, hidden_code, comment_rank, area, content_rank, inner_mask, meta_rank,
-     strong_code) = constants
+     strong_code, strong_rank, evidence_shift, cache_size) = constants
     cdef list codes = [0] * n, signs = [0] * n
     if n == 0:
         return codes, signs
@@ -158,7 +187,8 @@ def container_flags(list tags, list attributes, const long long[::1] parents, co
                 words = cls + " " + ident if cls and ident else cls or ident
                 found = keyword_cache.get(words)
                 if not found:
-                    found = keywords(words)
+                    found = string_keywords(words, keyword_cache, token_cache, token_keywords, cache_size,
+                                            strong_rank, meta_rank, evidence_shift)
                 evidence = found[0]
                 own = found[1]
                 sign = found[2]
@@ -181,3 +211,33 @@ def container_flags(list tags, list attributes, const long long[::1] parents, co
         code_of[index] = code
         codes[index] = code
     return codes, signs
+
+
+def name_words(list names, singles):
+    """Per name, ``tuple(page_type._words(name))``: its runs of ASCII
+    lower-case letters, single letters (*singles*) dropped. The set is built
+    the same way (from the runs in order, then the singles taken out), so
+    even the tuple's order is the reference's."""
+    cdef list out = [], runs
+    cdef str name
+    cdef Py_ssize_t i, start, n
+    cdef Py_UCS4 c
+    cdef set found
+    for name in names:
+        runs = []
+        n = len(name)
+        start = -1
+        for i in range(n):
+            c = name[i]
+            if 97 <= c <= 122:
+                if start < 0:
+                    start = i
+            elif start >= 0:
+                runs.append(name[start:i])
+                start = -1
+        if start >= 0:
+            runs.append(name[start:n])
+        found = set(runs)
+        found -= singles
+        out.append(tuple(found))
+    return out

@@ -867,7 +867,7 @@ def _class_names(name_counts: dict[str, int]) -> tuple[list[int], set[str]]:
     missing = _unknown_names(name_counts, _NAME_BITS)
     if missing:
         _NAME_BITS.update(zip(missing, _name_families(missing)))
-        _NAME_WORDS.update(zip(missing, map(tuple, map(_words, missing))))
+        _NAME_WORDS.update(zip(missing, _name_words(missing, _SINGLE_LETTERS)))
     return _family_counts(name_counts, _NAME_BITS, _NAME_WORDS, len(_CLASS_GROUP_NAMES))
 
 
@@ -889,6 +889,13 @@ def _python_unknown_names(names: dict[str, int], known: dict[str, int]) -> list[
     """The keys of *names* not in *known*, in order. The reference for
     :func:`webclean_scrapy._signals.unknown_names`."""
     return [name for name in names if name not in known]
+
+
+def _python_name_words(names: list[str], singles: frozenset[str]) -> list[tuple[str, ...]]:
+    """Per name, its words (:func:`_words`, whose single letters are
+    *singles*) as a tuple. The reference for
+    :func:`webclean_scrapy._signals.name_words`."""
+    return list(map(tuple, map(_words, names)))
 
 
 def _python_attribute_names(
@@ -954,12 +961,14 @@ try:  # the same loops, compiled (an optional extension: see setup.py)
     from ._signals import attribute_names as _attribute_names
     from ._signals import family_counts as _family_counts
     from ._signals import group_numbers as _group_numbers
+    from ._signals import name_words as _name_words
     from ._signals import numeric_blocks as _numeric_blocks
     from ._signals import unknown_names as _unknown_names
 except ImportError:  # pragma: no cover - a build without a C compiler
     _attribute_names = _python_attribute_names
     _family_counts = _python_family_counts
     _group_numbers = _python_group_numbers
+    _name_words = _python_name_words
     _numeric_blocks = _python_numeric_blocks
     _unknown_names = _python_unknown_names
 

@@ -305,7 +305,7 @@ def _container_flags(doc: Document, compiled: bool = True) -> tuple[list[int], l
     if compiled and _compiled_flags is not None:
         return _compiled_flags(
             columns.tags, columns.attributes, columns.parents, columns.chars, _TAG_CODES, _KEYWORD_CACHE,
-            _keywords, _ROLE_CODES, _FLAG_LAYOUT,
+            _TOKEN_CACHE, _token_keywords, _ROLE_CODES, _FLAG_LAYOUT,
         )  # fmt: skip
     n = len(columns)
     # One more entry than containers: the root's parent (-1) reads it, 0.
@@ -354,9 +354,11 @@ def _container_flags(doc: Document, compiled: bool = True) -> tuple[list[int], l
     return codes, signs
 
 
-#: What :func:`webclean_scrapy._signals.container_flags` needs of the code layout.
+#: What :func:`webclean_scrapy._signals.container_flags` needs of the code
+#: layout (and :func:`_keywords`' memo bound).
 _FLAG_LAYOUT = (
     _INHERITED, _HIDDEN_RANK, _HIDDEN_CODE, _COMMENT_RANK, _AREA, _CONTENT_RANK, _INNER_MASK, _META_RANK, _STRONG_CODE,
+    _STRONG_RANK, _EVIDENCE_SHIFT, _KEYWORD_CACHE_SIZE,
 )  # fmt: skip
 try:  # the compiled loop (an optional extension: see setup.py)
     from ..._signals import container_flags as _compiled_flags
