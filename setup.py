@@ -23,7 +23,12 @@ else:
             Extension("webclean_scrapy._trees", ["webclean_scrapy/_trees.pyx"], optional=True),
             Extension("webclean_scrapy._langid", ["webclean_scrapy/_langid.pyx"], optional=True),
             Extension("webclean_scrapy._screen", ["webclean_scrapy/_screen.pyx"], optional=True),
-            Extension("webclean_scrapy._signals", ["webclean_scrapy/_signals.pyx"], optional=True),
+            Extension(
+                "webclean_scrapy._signals",
+                ["webclean_scrapy/_signals.pyx"],
+                include_dirs=lxml.get_include(),
+                optional=True,
+            ),
         ],
         language_level=3,
     )

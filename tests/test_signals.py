@@ -73,6 +73,25 @@ def test_name_words_on_generated_names() -> None:
     assert ("bar", "caf") in expected or ("caf", "bar") in expected
 
 
+def test_link_hrefs_read_as_lxml_gives_them() -> None:
+    """Hrefs with entities, non-ASCII, bare or empty values, upper-case
+    names, slashes at the end, and anchors without one."""
+    rng = random.Random(14)
+    pieces = ["/", "-", "a", "&amp;", "&#233;", "é", "%20", "how-to-fix-a-tap", "//", "?q=a-b-c", "x" * 20]
+    for _ in range(300):
+        anchors = []
+        for _ in range(rng.randint(0, 12)):
+            href = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+            anchors.append(
+                rng.choice([f'<a href="{href}">x</a>', f"<A HREF='{href}'>x</a>", "<a href>x</a>", "<a name=n>x</a>"])
+            )
+        doc = Document.from_html(f"<html><body><p>{''.join(anchors)}</p></body></html>".encode())
+        found = page_type.tagged_elements(doc)["a"]
+        expected = page_type._python_link_hrefs(found)
+        assert _signals.link_hrefs(found) == expected
+    assert expected[0] or not found
+
+
 def test_unknown_names() -> None:
     names = {"b": 1, "a": 2, "c": 3, "": 4}
     known = {"a": 0, "": 1}
@@ -119,6 +138,7 @@ def test_the_page_signals_of_real_pages_are_the_same_with_either() -> None:
         "_numeric_blocks": page_type._python_numeric_blocks,
         "_unknown_names": page_type._python_unknown_names,
         "_name_words": page_type._python_name_words,
+        "_link_hrefs": page_type._python_link_hrefs,
     }
     for path in paths:
         doc = Document.from_html(gzip.decompress(path.read_bytes()))

@@ -15,7 +15,75 @@ functions they replace (``_attribute_names``, ``_unknown_names``,
 references and the fallbacks, and ``tests/test_signals.py`` compares both.
 """
 
+cimport lxml.includes.etreepublic as cetree
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.string cimport strcmp, strlen
+from lxml.includes cimport tree
+
 import numpy as np
+
+cetree.import_lxml__etree()
+
+
+cdef object href_of(element):
+    """``element.get("href")``, read from the libxml2 node when the value is
+    one text node (the HTML parser's way), else asked of lxml."""
+    cdef tree.xmlNode* node
+    cdef tree.xmlAttr* attr
+    cdef tree.xmlNode* part
+    if not isinstance(element, cetree._Element):
+        return element.get("href")
+    node = (<cetree._Element> element)._c_node
+    if node is NULL:
+        return element.get("href")
+    attr = node.properties
+    while attr is not NULL:
+        if attr.ns is NULL and strcmp(<const char*> attr.name, b"href") == 0:
+            break
+        attr = attr.next
+    if attr is NULL:
+        return None
+    part = attr.children
+    if part is NULL:
+        return ""
+    if part.next is not NULL or part.type != tree.XML_TEXT_NODE or part.content is NULL:
+        return element.get("href")
+    try:
+        return PyUnicode_DecodeUTF8(<char*> part.content, strlen(<char*> part.content), NULL)
+    except UnicodeDecodeError:
+        return element.get("href")
+
+
+cdef Py_ssize_t hyphens(str text, Py_ssize_t start, Py_ssize_t stop):
+    cdef Py_ssize_t i, found = 0
+    for i in range(start, stop):
+        found += text[i] == u"-"
+    return found
+
+
+def link_hrefs(list anchors):
+    """The ``<a>`` elements' non-empty ``href`` values, in order, and how
+    many of them name a slug (three hyphens or more in an address of more
+    than 20 characters, and in its last path segment)."""
+    cdef list hrefs = []
+    cdef Py_ssize_t slugs = 0, end, cut
+    cdef str href
+    for element in anchors:
+        value = href_of(element)
+        if not value:
+            continue
+        hrefs.append(value)
+        href = value
+        if len(href) <= 20 or hyphens(href, 0, len(href)) < 3:
+            continue
+        end = len(href)
+        while end > 0 and href[end - 1] == u"/":
+            end -= 1
+        cut = end - 1
+        while cut >= 0 and href[cut] != u"/":
+            cut -= 1
+        slugs += hyphens(href, cut + 1, end) >= 3
+    return hrefs, slugs
 
 
 def attribute_names(list tags, list attributes, heading_tags):

@@ -885,6 +885,17 @@ def _python_family_counts(
     return (counts @ ((bits[:, None] >> np.arange(groups, dtype=np.int64)) & 1)).tolist(), words
 
 
+def _python_link_hrefs(anchors: list[etree._Element]) -> tuple[list[str], int]:
+    """The ``<a>`` elements' non-empty ``href`` values, in order, and how
+    many of them name a slug (``/how-to-fix-a-leaking-tap``: three hyphens or
+    more in the last path segment; fewer than three in the whole address of
+    more than 20 characters rule a link out before its last segment is
+    cut). The reference for :func:`webclean_scrapy._signals.link_hrefs`."""
+    hrefs = list(filter(None, map(etree._Element.get, anchors, repeat("href"))))
+    slugs = [href for href in hrefs if len(href) > 20 and href.count("-") >= 3]
+    return hrefs, sum(1 for href in slugs if href.rstrip("/").rsplit("/", 1)[-1].count("-") >= 3)
+
+
 def _python_unknown_names(names: dict[str, int], known: dict[str, int]) -> list[str]:
     """The keys of *names* not in *known*, in order. The reference for
     :func:`webclean_scrapy._signals.unknown_names`."""
@@ -961,6 +972,7 @@ try:  # the same loops, compiled (an optional extension: see setup.py)
     from ._signals import attribute_names as _attribute_names
     from ._signals import family_counts as _family_counts
     from ._signals import group_numbers as _group_numbers
+    from ._signals import link_hrefs as _link_hrefs
     from ._signals import name_words as _name_words
     from ._signals import numeric_blocks as _numeric_blocks
     from ._signals import unknown_names as _unknown_names
@@ -968,6 +980,7 @@ except ImportError:  # pragma: no cover - a build without a C compiler
     _attribute_names = _python_attribute_names
     _family_counts = _python_family_counts
     _group_numbers = _python_group_numbers
+    _link_hrefs = _python_link_hrefs
     _name_words = _python_name_words
     _numeric_blocks = _python_numeric_blocks
     _unknown_names = _python_unknown_names
@@ -1613,9 +1626,7 @@ def _element_features(
     # Links to slug-named pages (``/how-to-fix-a-leaking-tap``): what lists
     # of articles (or products) link to. Fewer than three hyphens in the
     # whole address rule a link out before its last segment is cut.
-    hrefs = list(filter(None, map(etree._Element.get, found["a"], repeat("href"))))
-    slugs = [href for href in hrefs if len(href) > 20 and href.count("-") >= 3]
-    f[x["slug_links"]] = sum(1 for href in slugs if href.rstrip("/").rsplit("/", 1)[-1].count("-") >= 3)
+    hrefs, f[x["slug_links"]] = _link_hrefs(found["a"])
     if hrefs:
         # Counted over the joined addresses: one substring count per fragment.
         joined = "\n".join(hrefs).lower()
