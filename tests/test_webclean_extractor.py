@@ -281,26 +281,30 @@ def test_the_fallback_keeps_prose_when_nothing_passes_the_threshold():
     assert select(hub, np.full(30, 0.02)) == []
 
 
+#: A short discussion thread: (author, post) pairs.
+TELESCOPE_POSTS = [
+    (
+        "alice",
+        "My first telescope was a small refractor, and I would still recommend one to anybody starting "
+        "out: it needs no collimation, cools down quickly and shows the moon and planets well.",
+    ),
+    (
+        "bob",
+        "A six inch dobsonian gives you far more light for the money. The mount is simple, it sets up in "
+        "a minute, and you will see galaxies and clusters that a small refractor cannot show at all.",
+    ),
+    (
+        "carol",
+        "Whatever you buy, learn the sky with binoculars and a star atlas first. Most beginners give up "
+        "because they cannot find anything, not because their telescope is not good enough.",
+    ),
+]
+
+
 def test_forum_posts_marked_up_as_comments_are_the_content():
     """On a forum thread the posts sit in comment-named markup; they are the
     main text there, while the same markup under an article is vetoed."""
-    posts = [
-        (
-            "alice",
-            "My first telescope was a small refractor, and I would still recommend one to anybody starting "
-            "out: it needs no collimation, cools down quickly and shows the moon and planets well.",
-        ),
-        (
-            "bob",
-            "A six inch dobsonian gives you far more light for the money. The mount is simple, it sets up in "
-            "a minute, and you will see galaxies and clusters that a small refractor cannot show at all.",
-        ),
-        (
-            "carol",
-            "Whatever you buy, learn the sky with binoculars and a star atlas first. Most beginners give up "
-            "because they cannot find anything, not because their telescope is not good enough.",
-        ),
-    ]
+    posts = TELESCOPE_POSTS
     thread = "".join(
         f'<div class="comment post" id="post_{i}"><div class="comment-meta"><a href="/u/{name}">{name}</a>'
         f' <span class="post-date">Mar {i + 3}</span></div><div class="comment-body cooked"><p>{text}</p></div></div>'
@@ -374,23 +378,7 @@ def test_thread_in_comment_markup_is_kept_when_the_veto_would_leave_nothing(monk
     heading of what the model keeps, so it gives way."""
     import dataclasses
 
-    posts = [
-        (
-            "alice",
-            "My first telescope was a small refractor, and I would still recommend one to anybody starting "
-            "out: it needs no collimation, cools down quickly and shows the moon and planets well.",
-        ),
-        (
-            "bob",
-            "A six inch dobsonian gives you far more light for the money. The mount is simple, it sets up in "
-            "a minute, and you will see galaxies and clusters that a small refractor cannot show at all.",
-        ),
-        (
-            "carol",
-            "Whatever you buy, learn the sky with binoculars and a star atlas first. Most beginners give up "
-            "because they cannot find anything, not because their telescope is not good enough.",
-        ),
-    ]
+    posts = TELESCOPE_POSTS
     thread = "".join(
         f'<li class="comment" id="comment-{i}"><div class="comment-author"><a href="/u/{name}">{name}</a></div>'
         f'<div class="comment-content"><p>{text}</p></div></li>'
