@@ -326,11 +326,27 @@ def kept_under(page: dict, probabilities: np.ndarray, policy: Policy) -> list[in
     if not page["n"]:
         return []
     reasons, threshold = policy
+    reasons = webclean.vetoes_that_hold(probabilities, page["veto_masks"], reasons, threshold, page["chars"])
     if reasons:
         probabilities = probabilities.copy()
         for reason in reasons:
             probabilities[page["veto_masks"][webclean.VETOES.index(reason)]] = 0.0
     return kept(page, probabilities, threshold)
+
+
+def steadiest(score_at: dict[float, float]) -> float:
+    """The threshold of *score_at* (a score per threshold of the grid) whose
+    score is highest *around* it: the mean over it and its neighbours on
+    the grid. A single high point between two low ones is noise of the
+    pages the score was measured on; a plateau carries over to other pages
+    (a tie at the top of the objective once moved the global threshold by
+    two steps and CleanPortalEval with it). Ties go to the higher own score."""
+    grid = sorted(score_at)
+
+    def around(i: int) -> float:
+        return float(np.mean([score_at[grid[j]] for j in range(max(i - 1, 0), min(i + 2, len(grid)))]))
+
+    return grid[max(range(len(grid)), key=lambda i: (around(i), score_at[grid[i]]))]
 
 
 def default_policy(kind: str, threshold: float) -> Policy:
@@ -367,21 +383,23 @@ def choose_policies(
         for _ in range(2):
             current = max(((reasons, current[1]) for reasons in VETO_SETS), key=lambda p: (mean_f1(p), p == current))
             if kind != "article":
-                current = max(((current[0], float(t)) for t in THRESHOLDS), key=lambda p: (mean_f1(p), p == current))
+                current = (current[0], steadiest({float(t): mean_f1((current[0], float(t))) for t in THRESHOLDS}))
         policies[kind] = current
     return policies
 
 
 def cross_validate(
-    pages: list[dict], folds: int, oof: Path | None = None
+    pages: list[dict], folds: int, oof: Path | None = None, reuse: Path | None = None
 ) -> tuple[float, dict[str, Policy], dict[str, float]]:
     """Out-of-fold probabilities of every page, then the policies: the
     global threshold (best mean of the datasets' scores, default vetoes),
     and for each page type its vetoes and threshold (:func:`choose_policies`).
     The figures returned are cross-validated twice over: each fold's pages
     are scored by a model that did not see their domains, under policies
-    chosen on the other folds' pages. Returns the global threshold, the
-    policies chosen on all pages and the figures."""
+    chosen on the other folds' pages. With *reuse* (a file *oof* wrote for
+    the same pages and folds), the out-of-fold probabilities are read from
+    it instead of fitted: the policies alone are chosen again. Returns the
+    global threshold, the policies chosen on all pages and the figures."""
     from sklearn.model_selection import GroupKFold
 
     groups = [p["domain"] for p in pages]
@@ -389,7 +407,17 @@ def cross_validate(
     kinds = [""] * len(pages)
     fold_of = [0] * len(pages)
     types_of: list[np.ndarray] = [np.zeros(0)] * len(pages)
+    saved = pickle.loads(reuse.read_bytes()) if reuse else None
     for k, (train, test) in enumerate(GroupKFold(n_splits=folds).split(np.zeros(len(pages)), groups=groups)):
+        if saved is not None:
+            for i in test:
+                out[i], kinds[i], types_of[i], fold_of[i] = (
+                    saved["probabilities"][i],
+                    saved["kinds"][i],
+                    saved["types"][i],
+                    saved["folds"][i],
+                )
+            continue
         start = time.time()
         assign_page_types([pages[i] for i in train], [pages[i] for i in test])
         model = fit([pages[i] for i in train])
@@ -399,7 +427,7 @@ def cross_validate(
             types_of[i] = pages[i]["types"]
             fold_of[i] = k
         print(f"  fold {k + 1}/{folds}: {len(test)} pages held out ({time.time() - start:.0f} s)", flush=True)
-    if oof:
+    if oof and saved is None:
         oof.write_bytes(pickle.dumps({"probabilities": out, "kinds": kinds, "folds": fold_of, "types": types_of}))
     table = {
         float(t): scores(
@@ -407,7 +435,7 @@ def cross_validate(
         )
         for t in THRESHOLDS
     }
-    best = max(table, key=lambda t: objective(table[t]))
+    best = steadiest({t: objective(figures) for t, figures in table.items()})
     print(f"global threshold {best:.3f}: wcxb-dev {table[best][MODERN]:.4f} (default vetoes)", flush=True)
     kept_blocks: list[list[int]] = [[] for _ in pages]
     everyone = range(len(pages))
@@ -448,6 +476,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--oof", type=Path, help="write the out-of-fold probabilities here (pickle, outside the repository)"
     )
+    parser.add_argument(
+        "--reuse-oof",
+        type=Path,
+        help="read the out-of-fold probabilities from this --oof file (same pages) and only choose the policies again",
+    )
     args = parser.parse_args(argv)
     if not args.data.is_dir():
         print(f"no evaluation data at {args.data}; nothing to train")
@@ -459,7 +492,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.cache:
             args.cache.write_bytes(pickle.dumps(pages, protocol=pickle.HIGHEST_PROTOCOL))
     print(f"cross-validating: {args.folds} folds grouped by domain", flush=True)
-    threshold, policies, figures = cross_validate(pages, args.folds, args.oof)
+    threshold, policies, figures = cross_validate(pages, args.folds, args.oof, args.reuse_oof)
     print(f"threshold {threshold:.3f}; by predicted page type:")
     for kind, (reasons, cut) in policies.items():
         print(f"  {kind:14s} threshold {cut:.2f}, vetoes {', '.join(reasons) or 'none'}")

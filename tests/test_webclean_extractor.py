@@ -350,3 +350,69 @@ def test_vetoes_apply_by_predicted_page_type(monkeypatch):
     probabilities = webclean.block_probabilities(doc)
     assert probabilities[index] > 0.0
     assert np.all(probabilities > 0.0)
+
+
+def test_vetoes_that_hold_give_way_when_they_would_leave_almost_nothing():
+    import numpy as np
+
+    chars = np.array([100, 400, 400, 100])
+    probabilities = np.array([0.6, 0.8, 0.9, 0.1])
+    comments = np.array([[False, True, True, False]])  # one row: the comment-area veto
+    everything = ("comment_area",)
+    # The veto would leave 100 of the 900 characters the model keeps at 0.5: over 10%, it holds.
+    assert webclean.vetoes_that_hold(probabilities, comments, everything, 0.5, chars) == everything
+    # At a cut that keeps only the two vetoed blocks, it would leave nothing: it gives way.
+    assert webclean.vetoes_that_hold(probabilities, comments, everything, 0.75, chars) == ()
+    # Where the model keeps nothing, the vetoes stay (the fallback picks among what they leave).
+    assert webclean.vetoes_that_hold(probabilities, comments, everything, 0.95, chars) == everything
+    assert webclean.vetoes_that_hold(probabilities, comments, (), 0.75, chars) == ()
+
+
+def test_thread_in_comment_markup_is_kept_when_the_veto_would_leave_nothing(monkeypatch):
+    """A discussion whose posts are marked up as a comment list, on a page
+    no forum markup announces: the comment-area veto would leave only the
+    heading of what the model keeps, so it gives way."""
+    import dataclasses
+
+    posts = [
+        (
+            "alice",
+            "My first telescope was a small refractor, and I would still recommend one to anybody starting "
+            "out: it needs no collimation, cools down quickly and shows the moon and planets well.",
+        ),
+        (
+            "bob",
+            "A six inch dobsonian gives you far more light for the money. The mount is simple, it sets up in "
+            "a minute, and you will see galaxies and clusters that a small refractor cannot show at all.",
+        ),
+        (
+            "carol",
+            "Whatever you buy, learn the sky with binoculars and a star atlas first. Most beginners give up "
+            "because they cannot find anything, not because their telescope is not good enough.",
+        ),
+    ]
+    thread = "".join(
+        f'<li class="comment" id="comment-{i}"><div class="comment-author"><a href="/u/{name}">{name}</a></div>'
+        f'<div class="comment-content"><p>{text}</p></div></li>'
+        for i, (name, text) in enumerate(posts)
+    )
+    links = "".join(
+        f'<li><a href="/topic/{i}">Another discussion about telescopes number {i}</a></li>' for i in range(40)
+    )
+    page = f"""<html><head><title>Best first telescope?</title></head><body>
+      <div id="content"><h1>Best first telescope?</h1><ol class="comment-list">{thread}</ol></div>
+      <aside><ul>{links}</ul></aside>
+      <footer><p>Copyright 2025 Example Astronomy Club. All rights reserved.</p></footer></body></html>"""
+    doc = Document.from_html(page)
+    in_area = webclean.veto_masks(doc)[webclean.VETOES.index("comment_area")]
+    assert all(in_area[doc.block_columns.texts.index(text)] for _, text in posts)
+    shipped = webclean.load_model()
+    every_veto = dataclasses.replace(
+        shipped, vetoes_by_page_type=dict.fromkeys(shipped.vetoes_by_page_type, webclean.VETOES)
+    )
+    monkeypatch.setattr(webclean, "load_model", lambda: every_veto)
+    url = "https://example.org/best-first-telescope"
+    kept = extract(page, extractor="webclean", url=url).text
+    assert all(text in kept for _, text in posts)
+    monkeypatch.setattr(webclean, "VETOES_YIELD_BELOW", 0.0)
+    assert not any(text in extract(page, extractor="webclean", url=url).text for _, text in posts)

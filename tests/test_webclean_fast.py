@@ -254,3 +254,21 @@ def test_keyword_scan_by_tokens_matches_one_scan_of_the_string(words):
     first = min(found, key=priority.index) if found else None
     keywords.clear_keyword_memos()
     assert keywords.class_keywords(words)[:2] == (found, first)
+
+
+@pytest.mark.parametrize(
+    "words", [*CLASS_STRINGS, "cartab", "product-card__title", "docsapi DOCS", "spec\u00a0tab", "İtem x\x1fcard"]
+)
+def test_structure_groups_by_tokens_match_one_scan_of_the_string(words):
+    """The :data:`STRUCTURE_GROUPS` bits memoised token by token are the bits
+    of one scan of the whole string (``cartab``: ``cart`` is matched, the
+    ``tab`` it overlaps is not, in either)."""
+    from webclean_scrapy.extractors.webclean import features
+
+    bits = 0
+    for match in features._GROUP_RE.finditer(words.lower()):
+        bits |= features._GROUP_BITS[match.lastgroup]
+    features._GROUP_MEMO.clear()
+    features._GROUP_TOKENS.clear()
+    assert features._GROUP_MEMO[words] == bits
+    assert features._GROUP_MEMO[words] == bits  # memoised

@@ -864,19 +864,126 @@ def _class_names(name_counts: dict[str, int]) -> tuple[list[int], set[str]]:
     if len(_NAME_BITS) > _RUN_CACHE_SIZE:
         _NAME_BITS.clear()
         _NAME_WORDS.clear()
+    missing = _unknown_names(name_counts, _NAME_BITS)
+    if missing:
+        _NAME_BITS.update(zip(missing, _name_families(missing)))
+        _NAME_WORDS.update(zip(missing, _name_words(missing, _SINGLE_LETTERS)))
+    return _family_counts(name_counts, _NAME_BITS, _NAME_WORDS, len(_CLASS_GROUP_NAMES))
+
+
+def _python_family_counts(
+    name_counts: dict[str, int], name_bits: dict[str, int], name_words: dict[str, tuple[str, ...]], groups: int
+) -> tuple[list[int], set[str]]:
+    """Per family (bit *k* of a name's *name_bits*, *k* below *groups*), the
+    summed counts of the names carrying it; and the union of the names'
+    words. The reference for :func:`webclean_scrapy._signals.family_counts`."""
     names = list(name_counts)
-    bits = np.fromiter(map(_NAME_BITS.get, names, repeat(-1)), dtype=np.int64, count=len(names))
-    unknown = np.flatnonzero(bits < 0).tolist()
-    if unknown:
-        missing = [names[i] for i in unknown]
-        found = _name_families(missing)
-        bits[unknown] = found
-        _NAME_BITS.update(zip(missing, found))
-        _NAME_WORDS.update(zip(missing, map(tuple, map(_words, missing))))
+    bits = np.fromiter(map(name_bits.__getitem__, names), dtype=np.int64, count=len(names))
     counts = np.fromiter(name_counts.values(), dtype=np.int64, count=len(names))
     words: set[str] = set()
-    words.update(*map(_NAME_WORDS.__getitem__, names))
-    return (counts @ ((bits[:, None] >> _FAMILY_SHIFTS) & 1)).tolist(), words
+    words.update(*map(name_words.__getitem__, names))
+    return (counts @ ((bits[:, None] >> np.arange(groups, dtype=np.int64)) & 1)).tolist(), words
+
+
+def _python_link_hrefs(anchors: list[etree._Element]) -> tuple[list[str], int]:
+    """The ``<a>`` elements' non-empty ``href`` values, in order, and how
+    many of them name a slug (``/how-to-fix-a-leaking-tap``: three hyphens or
+    more in the last path segment; fewer than three in the whole address of
+    more than 20 characters rule a link out before its last segment is
+    cut). The reference for :func:`webclean_scrapy._signals.link_hrefs`."""
+    hrefs = list(filter(None, map(etree._Element.get, anchors, repeat("href"))))
+    slugs = [href for href in hrefs if len(href) > 20 and href.count("-") >= 3]
+    return hrefs, sum(1 for href in slugs if href.rstrip("/").rsplit("/", 1)[-1].count("-") >= 3)
+
+
+def _python_unknown_names(names: dict[str, int], known: dict[str, int]) -> list[str]:
+    """The keys of *names* not in *known*, in order. The reference for
+    :func:`webclean_scrapy._signals.unknown_names`."""
+    return [name for name in names if name not in known]
+
+
+def _python_name_words(names: list[str], singles: frozenset[str]) -> list[tuple[str, ...]]:
+    """Per name, its words (:func:`_words`, whose single letters are
+    *singles*) as a tuple. The reference for
+    :func:`webclean_scrapy._signals.name_words`."""
+    return list(map(tuple, map(_words, names)))
+
+
+def _python_attribute_names(
+    tags: list[str], attributes: list[dict[str, str]], heading_tags: frozenset[str]
+) -> tuple[list[str], list[str], list[str], int, dict[str, int]]:
+    """Per container its ``class`` value (``""`` without one); the ``role``
+    and ``itemprop`` values (lower-cased) in document order; how many
+    headings (*heading_tags*) have an ``id``; and each class / id name (the
+    values lower-cased, split at whitespace) with how often it occurs. The
+    reference for :func:`webclean_scrapy._signals.attribute_names`.
+
+    Ids, roles and itemprops sit on few containers: one loop over the
+    containers with attributes gathers them. Each distinct value is split
+    once, counted as often as it occurs (pages repeat their class values:
+    a third are distinct).
+    """
+    classes = list(map(dict.get, attributes, repeat("class"), repeat("")))
+    ids: list[str] = []
+    roles: list[str] = []
+    itemprops: list[str] = []
+    heading_ids = 0
+    for tag, a in compress(zip(tags, attributes), attributes):  # the containers with attributes
+        if len(a) > ("class" in a):  # an id, role or itemprop
+            if "id" in a:
+                ids.append(a["id"])
+                heading_ids += tag in heading_tags
+            if "role" in a:
+                roles.append(a["role"].lower())
+            if "itemprop" in a:
+                itemprops.append(a["itemprop"].lower())
+    values = Counter(classes)
+    values.update(ids)
+    name_counts: dict[str, int] = {}
+    seen = name_counts.get
+    for value, times in values.items():
+        for name in value.lower().split():
+            name_counts[name] = seen(name, 0) + times
+    return classes, roles, itemprops, heading_ids, name_counts
+
+
+def _python_group_numbers(items: list[int], parents: list[int], tags: list[str], classes: list[str]) -> np.ndarray:
+    """Per item (a container index, three or more of them), the index of the
+    first item sharing its parent, tag and class: its group's number (int64).
+    The reference for :func:`webclean_scrapy._signals.group_numbers`.
+
+    ``setdefault`` keeps the first index, and the loop stays in C."""
+    pick = itemgetter(*items)
+    first_of: dict[tuple[int, str, str], int] = {}
+    return np.fromiter(
+        map(first_of.setdefault, zip(pick(parents), pick(tags), pick(classes)), items),
+        dtype=np.int64,
+        count=len(items),
+    )
+
+
+def _python_numeric_blocks(texts: list[str]) -> int:
+    """How many of *texts* are digits alone once ``,`` and ``.`` are taken
+    out. The reference for :func:`webclean_scrapy._signals.numeric_blocks`."""
+    return sum(map(str.isdigit, [t.replace(",", "").replace(".", "") for t in texts]))
+
+
+try:  # the same loops, compiled (an optional extension: see setup.py)
+    from ._signals import attribute_names as _attribute_names
+    from ._signals import family_counts as _family_counts
+    from ._signals import group_numbers as _group_numbers
+    from ._signals import link_hrefs as _link_hrefs
+    from ._signals import name_words as _name_words
+    from ._signals import numeric_blocks as _numeric_blocks
+    from ._signals import unknown_names as _unknown_names
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _attribute_names = _python_attribute_names
+    _family_counts = _python_family_counts
+    _group_numbers = _python_group_numbers
+    _link_hrefs = _python_link_hrefs
+    _name_words = _python_name_words
+    _numeric_blocks = _python_numeric_blocks
+    _unknown_names = _python_unknown_names
 
 
 #: Short-block phrases (blocks of at most :data:`_SHORT` characters), by family.
@@ -1519,14 +1626,12 @@ def _element_features(
     # Links to slug-named pages (``/how-to-fix-a-leaking-tap``): what lists
     # of articles (or products) link to. Fewer than three hyphens in the
     # whole address rule a link out before its last segment is cut.
-    hrefs = list(filter(None, map(etree._Element.get, found["a"], repeat("href"))))
-    slugs = [href for href in hrefs if len(href) > 20 and href.count("-") >= 3]
-    f[x["slug_links"]] = sum(1 for href in slugs if href.rstrip("/").rsplit("/", 1)[-1].count("-") >= 3)
+    hrefs, f[x["slug_links"]] = _link_hrefs(found["a"])
     if hrefs:
         # Counted over the joined addresses: one substring count per fragment.
         joined = "\n".join(hrefs).lower()
         for kind, fragments in _LINK_KINDS.items():
-            f[x[f"links_{kind}"]] = sum(joined.count(fragment) for fragment in fragments)
+            f[x[f"links_{kind}"]] = sum(map(joined.count, fragments))
 
     schema: Counter[str] = Counter()
     ld_keys: Counter[str] = Counter()
@@ -1714,32 +1819,8 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     headings = sum(tag_counts[h] for h in _HEADINGS)
     f[x["headings"]] = headings
 
-    # Class / id keyword families (and tokens), role and itemprop. Ids,
-    # roles and itemprops sit on few containers: one loop gathers them.
-    attributes = cc.attributes
-    classes = list(map(dict.get, attributes, repeat("class"), repeat("")))
-    ids: list[str] = []
-    roles: list[str] = []
-    itemprops: list[str] = []
-    heading_ids = 0
-    for tag, a in compress(zip(tags, attributes), attributes):  # the containers with attributes
-        if len(a) > ("class" in a):  # an id, role or itemprop
-            if "id" in a:
-                ids.append(a["id"])
-                heading_ids += tag in _HEADING_TAGS
-            if "role" in a:
-                roles.append(a["role"].lower())
-            if "itemprop" in a:
-                itemprops.append(a["itemprop"].lower())
-    # The names of each distinct class / id value, counted as often as the
-    # value occurs (pages repeat their class values: a third are distinct).
-    values = Counter(classes)
-    values.update(ids)
-    name_counts: dict[str, int] = {}
-    seen = name_counts.get
-    for value, times in values.items():
-        for name in value.lower().split():
-            name_counts[name] = seen(name, 0) + times
+    # Class / id keyword families (and tokens), role and itemprop.
+    classes, roles, itemprops, heading_ids, name_counts = _attribute_names(tags, cc.attributes, _HEADING_TAGS)
     family_counts, words = _class_names(name_counts)
     tokens.update(map("c_".__add__, words))
     for group, named in zip(_CLASS_GROUP_NAMES, family_counts):
@@ -1837,7 +1918,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
             phrase_groups[group] += blocks[phrase]
     for group in _PHRASE_GROUP_NAMES:
         f[x[f"phrase_{group}"]] = phrase_groups[group]
-    f[x["numeric_blocks"]] = sum(map(str.isdigit, [t.replace(",", "").replace(".", "") for t in short_texts])) / m
+    f[x["numeric_blocks"]] = _numeric_blocks(short_texts) / m
     f[x["years_in_text"]] = len(_YEAR_TEXT.findall(short_text))
     f[x["time_ago"]] = short_text.count(" ago")
 
@@ -1919,15 +2000,7 @@ def _repetition_features(
     items = np.flatnonzero(candidate)
     if len(items) < 3:
         return
-    pick = itemgetter(*items.tolist())
-    # A group's number is the index of its first item (setdefault keeps the
-    # first one), and the loop stays in C.
-    first_of: dict[tuple[int, str, str], int] = {}
-    group_of = np.fromiter(
-        map(first_of.setdefault, zip(pick(parents), pick(tags), pick(classes)), items.tolist()),
-        dtype=np.int64,
-        count=len(items),
-    )
+    group_of = _group_numbers(items.tolist(), parents, tags, classes)
     live = np.bincount(group_of, minlength=n)[group_of] >= 3
     if not live.any():
         return
@@ -1999,10 +2072,10 @@ class TokenModel:
         self.intercept = np.asarray(intercept, dtype=float).reshape(len(PAGE_TYPES))
 
     def features(self, tokens: Iterable[str]) -> np.ndarray:
-        get = self.vocabulary.get
+        vocabulary = self.vocabulary
         # Summed in vocabulary order: a set's order follows the per-process
         # string hash, and float sums in another order differ in the last bit.
-        rows = sorted(i for i in map(get, tokens) if i is not None)
+        rows = sorted(map(vocabulary.__getitem__, vocabulary.keys() & tokens))
         scores = self.weights[rows].sum(axis=0) + self.intercept
         return np.append(scores - scores.mean(), len(rows))
 

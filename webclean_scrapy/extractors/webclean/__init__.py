@@ -64,6 +64,7 @@ __all__ = [
     "load_model",
     "select_blocks",
     "veto_masks",
+    "vetoes_that_hold",
 ]
 
 #: Repeats shorter than this many characters are dropped (see ``deduplicate``).
@@ -108,12 +109,42 @@ def _veto_masks(page: _Page) -> np.ndarray:
 COMMENT_MIN_CHARS = 80
 
 
-def block_probabilities(doc: Document, comments: bool = False, trace: Trace | None = None) -> np.ndarray:
+#: The vetoes give way when together they would leave less than this share
+#: of the characters the model keeps at the page's threshold: markup that
+#: names the whole of what the model reads as content a "comment" area or
+#: "hidden" is the page's own convention (a forum thread predicted an
+#: article, a tabbed service page), not boilerplate.
+VETOES_YIELD_BELOW = 0.1
+
+
+def vetoes_that_hold(
+    probabilities: np.ndarray, masks: np.ndarray, applied: tuple[str, ...], cut: float, chars: np.ndarray
+) -> tuple[str, ...]:
+    """The vetoes of *applied* that apply on this page: all of them, or none
+    when together they would rule out all but :data:`VETOES_YIELD_BELOW` of
+    the characters of the blocks whose *probabilities* (before the vetoes)
+    reach *cut*. A page where the model keeps nothing keeps its vetoes (the
+    fallback then chooses among the blocks they leave)."""
+    if not applied:
+        return applied
+    kept = probabilities >= cut
+    before = int(chars[kept].sum())
+    if not before:
+        return applied
+    vetoed = np.logical_or.reduce([masks[VETOES.index(reason)] for reason in applied])
+    return applied if int(chars[kept & ~vetoed].sum()) >= VETOES_YIELD_BELOW * before else ()
+
+
+def block_probabilities(
+    doc: Document, comments: bool = False, trace: Trace | None = None, threshold: float | None = None
+) -> np.ndarray:
     """The content probability of each block of *doc*, vetoes applied (0).
 
     The model sees each block's :data:`BLOCK_FEATURES` and its page's
     page-type probabilities (:func:`webclean_scrapy.page_type.page_type_of`);
-    then the :data:`VETOES` the model ships for the predicted type apply.
+    then the :data:`VETOES` the model ships for the predicted type apply,
+    unless together they would leave almost nothing of what the model keeps
+    at *threshold* (default: the predicted type's; :func:`vetoes_that_hold`).
     Readers' comment areas are content on a forum thread and vetoed on
     most other pages, as today's benchmarks want; with *comments* true
     they are never vetoed and their prose blocks (:data:`COMMENT_MIN_CHARS`,
@@ -143,9 +174,11 @@ def block_probabilities(doc: Document, comments: bool = False, trace: Trace | No
         in_area = masks[VETOES.index("comment_area")]
         probabilities[in_area & (page.chars >= COMMENT_MIN_CHARS) & (page.anchors * 2 < page.chars)] = 1.0
         applied = tuple(reason for reason in applied if reason != "comment_area")
+    cut = model.threshold_for(kind) if threshold is None else threshold
+    holding = vetoes_that_hold(probabilities, masks, applied, cut, page.chars)
     if trace is not None:
-        _trace_vetoes(trace, probabilities, masks, applied, kind, comments, page)
-    for reason in applied:
+        _trace_vetoes(trace, probabilities, masks, applied, holding, kind, comments, page)
+    for reason in holding:
         probabilities[masks[VETOES.index(reason)]] = 0.0
     return probabilities
 
@@ -155,6 +188,7 @@ def _trace_vetoes(
     probabilities: np.ndarray,
     masks: np.ndarray,
     applied: tuple[str, ...],
+    holding: tuple[str, ...],
     kind: str,
     comments: bool,
     page: _Page,
@@ -163,18 +197,24 @@ def _trace_vetoes(
     trace.series["model"] = probabilities.copy()
     trace.fact("page type", kind)
     trace.fact(f"vetoes applied on {kind} pages", ", ".join(applied) or "none")
+    if holding != applied:
+        trace.fact(
+            "vetoes gave way",
+            f"{', '.join(applied)} would leave under {VETOES_YIELD_BELOW:.0%} of what the model keeps",
+        )
     if comments:
         in_area = masks[VETOES.index("comment_area")]
         trace.reason(
             in_area & (page.chars >= COMMENT_MIN_CHARS) & (page.anchors * 2 < page.chars),
             "comments=True: readers' comment that reads as prose",
         )
-    for reason in applied:
+    for reason in holding:
         trace.reason(masks[VETOES.index(reason)], f"veto: {reason}")
     for reason in VETOES:
-        if reason not in applied and masks[VETOES.index(reason)].any():
+        if reason not in holding and masks[VETOES.index(reason)].any():
+            why = "gave way on this page" if reason in applied else f"not applied on {kind} pages"
             trace.fact(
-                f"veto {reason} (not applied on {kind} pages) matches blocks",
+                f"veto {reason} ({why}) matches blocks",
                 np.flatnonzero(masks[VETOES.index(reason)]).tolist()[:50],
             )
 
@@ -191,12 +231,12 @@ def content_indexes(
     A block whose text was already kept is dropped when it is shorter than
     *deduplicate* characters (``0``: always dropped; ``-1``: never).
     *trace*: see :class:`WebcleanExtractor`."""
-    probabilities = block_probabilities(doc, comments, trace)
+    cut = load_model().threshold_for(page_type_of(doc)[0]) if threshold is None else threshold
+    probabilities = block_probabilities(doc, comments, trace, cut)
     if not probabilities.size:
         if trace is not None:
             trace.confidence = 0.0
         return []
-    cut = load_model().threshold_for(page_type_of(doc)[0]) if threshold is None else threshold
     if trace is not None:
         trace.fact("threshold" if threshold is not None else f"threshold for {page_type_of(doc)[0]} pages", cut)
     blocks = doc.block_columns

@@ -503,15 +503,36 @@ _GROUP_RE = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in ST
 _GROUP_BITS = {name: 1 << j for j, name in enumerate(STRUCTURE_GROUPS)}
 
 
+#: Lower-cased class/id token -> its :data:`STRUCTURE_GROUPS` bits. Tokens
+#: (``product-card``, ``row``) recur across sites far more than whole
+#: strings do. No group's pattern matches whitespace or looks around, so a
+#: string's matches are its tokens' matches: its bits, the OR of theirs.
+_GROUP_TOKENS: dict[str, int] = {}
+
+
+def _token_groups(token: str) -> int:
+    """The :data:`STRUCTURE_GROUPS` bits of one lower-cased token, memoised."""
+    bits = 0
+    for match in _GROUP_RE.finditer(token):
+        bits |= _GROUP_BITS[match.lastgroup]  # type: ignore[index]
+    if len(_GROUP_TOKENS) >= 100_000:
+        _GROUP_TOKENS.clear()
+    _GROUP_TOKENS[token] = bits
+    return bits
+
+
 class _GroupMemo(dict):
     """class/id string -> its :data:`STRUCTURE_GROUPS` bits, memoised
-    (bounded): ``memo[words]`` computes a string it has not seen, so a
-    page's strings are looked up by one ``map`` in C."""
+    (bounded): ``memo[words]`` computes a string it has not seen (from its
+    tokens' memoised bits), so a page's strings are looked up by one
+    ``map`` in C."""
 
     def __missing__(self, words: str) -> int:
         bits = 0
-        for match in _GROUP_RE.finditer(words.lower()):
-            bits |= _GROUP_BITS[match.lastgroup]  # type: ignore[index]
+        known = _GROUP_TOKENS.get
+        for token in words.lower().split():
+            found = known(token)
+            bits |= _token_groups(token) if found is None else found
         if len(self) >= 50_000:
             self.clear()
         self[words] = bits

@@ -295,7 +295,7 @@ def class_keywords(words: str) -> tuple[frozenset[str], str | None, int]:
 _FLAGS_SLICE = 1 << 16
 
 
-def _container_flags(doc: Document) -> tuple[np.ndarray, np.ndarray]:
+def _container_flags(doc: Document, compiled: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """The code (see above) of every container holding text, and the sign
     (+1 content, -1 boilerplate, 0) of each container's own class/id, both
     indexed like :class:`~webclean_scrapy.document.ContainerColumns`.
@@ -303,10 +303,18 @@ def _container_flags(doc: Document) -> tuple[np.ndarray, np.ndarray]:
     text are skipped (no block needs them; their entries stay 0). The
     class/id/role/itemprop are the ones the walk copied
     (``ContainerColumns.attributes``), and the rest is kept to a few int
-    operations per container. Returned as arrays (int64 codes, int8 signs):
-    held for the whole scoring, lists of Python ints would take 16 bytes a
-    container and more (a code above 256 is an object of its own)."""
+    operations per container. The same loop runs compiled when it was
+    built (:func:`webclean_scrapy._signals.container_flags`; this one is
+    its reference, ``compiled=False``). Returned as arrays (int64 codes,
+    int8 signs): held for the whole scoring, lists of Python ints would
+    take 16 bytes a container and more (a code above 256 is an object of
+    its own)."""
     columns = doc.container_columns
+    if compiled and _compiled_flags is not None:
+        return _compiled_flags(
+            columns.tags, columns.attributes, columns.parents, columns.chars, _TAG_CODES, _KEYWORD_CACHE,
+            _TOKEN_CACHE, _token_keywords, _ROLE_CODES, _FLAG_LAYOUT,
+        )  # fmt: skip
     n = len(columns)
     # One more code than containers: the root's parent, -1, reads it, 0.
     # Lists are the fastest to read and write item by item; on a page of
@@ -365,6 +373,18 @@ def _container_flags(doc: Document) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(codes, array) and isinstance(signs, array):  # read as they are, no copy
         return np.frombuffer(codes, dtype=np.int64)[:n], np.frombuffer(signs, dtype=np.int8)
     return np.array(codes, dtype=np.int64)[:n], np.array(signs, dtype=np.int8)
+
+
+#: What :func:`webclean_scrapy._signals.container_flags` needs of the code
+#: layout (and :func:`_keywords`' memo bound).
+_FLAG_LAYOUT = (
+    _INHERITED, _HIDDEN_RANK, _HIDDEN_CODE, _COMMENT_RANK, _AREA, _CONTENT_RANK, _INNER_MASK, _META_RANK, _STRONG_CODE,
+    _STRONG_RANK, _EVIDENCE_SHIFT, _KEYWORD_CACHE_SIZE,
+)  # fmt: skip
+try:  # the compiled loop (an optional extension: see setup.py)
+    from ..._signals import container_flags as _compiled_flags
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _compiled_flags = None
 
 
 #: The binary features of a code (kind, innermost group, evidence bits) as

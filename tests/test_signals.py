@@ -1,0 +1,192 @@
+"""The compiled page-signal loops (``webclean_scrapy._signals``) give exactly
+what their Python references in ``page_type`` give."""
+
+from __future__ import annotations
+
+import gzip
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from webclean_scrapy import page_type
+from webclean_scrapy.document import Document
+
+_signals = pytest.importorskip("webclean_scrapy._signals")
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+#: Pieces of attribute values: keywords of the class families, case,
+#: separators, whitespace of several kinds, non-ASCII letters.
+NAME_PIECES = [
+    "product", "Card", "price", "post", "REPLY", "toc", "nav", "-", "_", "__", " ", "  ", "\t", "\n", "\u00a0",
+    "é", "ß", "İ", "md-", "add-to-cart", "x", "1", "",
+]  # fmt: skip
+TAGS = ["div", "p", "li", "h1", "h2", "h3", "h4", "span", "article", "section", "td"]
+
+
+def random_value(rng: random.Random) -> str:
+    return "".join(rng.choice(NAME_PIECES) for _ in range(rng.randint(0, 6)))
+
+
+def random_containers(rng: random.Random, count: int) -> tuple[list[str], list[dict[str, str]]]:
+    """Tags and attribute dicts as the walk gives them (the empty dict shared)."""
+    empty: dict[str, str] = {}
+    tags, attributes = [], []
+    for _ in range(count):
+        tags.append(rng.choice(TAGS))
+        found = {name: random_value(rng) for name in ("class", "id", "role", "itemprop") if rng.random() < 0.3}
+        attributes.append(found or empty)
+    return tags, attributes
+
+
+def test_attribute_names_on_generated_containers() -> None:
+    rng = random.Random(9)
+    for _ in range(500):
+        tags, attributes = random_containers(rng, rng.randint(0, 60))
+        expected = page_type._python_attribute_names(tags, attributes, page_type._HEADING_TAGS)
+        found = _signals.attribute_names(tags, attributes, page_type._HEADING_TAGS)
+        assert found == expected
+        # The same names in the same order (the name caches fill in that order).
+        assert list(found[4]) == list(expected[4])
+    assert expected[3] >= 0
+
+
+def test_family_counts_on_generated_names() -> None:
+    rng = random.Random(10)
+    groups = len(page_type._CLASS_GROUP_NAMES)
+    for _ in range(500):
+        names = {random_value(rng) + str(i): rng.randint(1, 50) for i in range(rng.randint(0, 40))}
+        bits = {name: rng.randrange(1 << groups) for name in names}
+        words = {name: tuple(page_type._words(name.lower())) for name in names}
+        expected = page_type._python_family_counts(names, bits, words, groups)
+        assert _signals.family_counts(names, bits, words, groups) == expected
+
+
+def test_name_words_on_generated_names() -> None:
+    rng = random.Random(13)
+    names = ["", "a", "ab", "a-b", "product-card__title", "x1y2zz", "caf\u00e9bar", "\ud800ab", "AbC"]
+    names += [random_value(rng).lower() for _ in range(2000)]
+    expected = page_type._python_name_words(names, page_type._SINGLE_LETTERS)
+    assert _signals.name_words(names, page_type._SINGLE_LETTERS) == expected
+    assert ("bar", "caf") in expected or ("caf", "bar") in expected
+
+
+def test_link_hrefs_read_as_lxml_gives_them() -> None:
+    """Hrefs with entities, non-ASCII, bare or empty values, upper-case
+    names, slashes at the end, and anchors without one."""
+    rng = random.Random(14)
+    pieces = ["/", "-", "a", "&amp;", "&#233;", "é", "%20", "how-to-fix-a-tap", "//", "?q=a-b-c", "x" * 20]
+    for _ in range(300):
+        anchors = []
+        for _ in range(rng.randint(0, 12)):
+            href = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+            anchors.append(
+                rng.choice([f'<a href="{href}">x</a>', f"<A HREF='{href}'>x</a>", "<a href>x</a>", "<a name=n>x</a>"])
+            )
+        doc = Document.from_html(f"<html><body><p>{''.join(anchors)}</p></body></html>".encode())
+        found = page_type.tagged_elements(doc)["a"]
+        expected = page_type._python_link_hrefs(found)
+        assert _signals.link_hrefs(found) == expected
+    assert expected[0] or not found
+
+
+def test_unknown_names() -> None:
+    names = {"b": 1, "a": 2, "c": 3, "": 4}
+    known = {"a": 0, "": 1}
+    assert _signals.unknown_names(names, known) == page_type._python_unknown_names(names, known) == ["b", "c"]
+
+
+def test_group_numbers_on_generated_containers() -> None:
+    rng = random.Random(11)
+    for _ in range(300):
+        count = rng.randint(3, 80)
+        parents = [rng.randint(-1, 5) for _ in range(count)]
+        tags = [rng.choice(TAGS[:3]) for _ in range(count)]
+        classes = [rng.choice(["", "a", "b", "a b"]) for _ in range(count)]
+        items = sorted(rng.sample(range(count), rng.randint(3, count)))
+        expected = page_type._python_group_numbers(items, parents, tags, classes)
+        found = _signals.group_numbers(items, parents, tags, classes)
+        assert found.dtype == expected.dtype == np.int64
+        assert np.array_equal(found, expected)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "12", "1,234.56", ",", ".,.", "12a", " 12", "²", "٣٤", "一", "1\u00a02", "Ⅻ", "½", "12.", "-1", "𝟘𝟙"],
+)
+def test_numeric_blocks_follows_str_isdigit(text: str) -> None:
+    assert _signals.numeric_blocks([text]) == page_type._python_numeric_blocks([text])
+
+
+def test_numeric_blocks_counts() -> None:
+    texts = ["12", "x", "1,5", "", "٣", "a1"]
+    assert _signals.numeric_blocks(texts) == page_type._python_numeric_blocks(texts) == 3
+
+
+def test_the_page_signals_of_real_pages_are_the_same_with_either() -> None:
+    """Every dataset's every 40th page: the whole signal vector and tokens,
+    with the compiled loops and with their Python references."""
+    paths = sorted(DATA.glob("*/html/*.html.gz"))[::40]
+    if not paths:
+        pytest.skip(f"evaluation data absent: {DATA}")
+    python = {
+        "_attribute_names": page_type._python_attribute_names,
+        "_family_counts": page_type._python_family_counts,
+        "_group_numbers": page_type._python_group_numbers,
+        "_numeric_blocks": page_type._python_numeric_blocks,
+        "_unknown_names": page_type._python_unknown_names,
+        "_name_words": page_type._python_name_words,
+        "_link_hrefs": page_type._python_link_hrefs,
+    }
+    for path in paths:
+        doc = Document.from_html(gzip.decompress(path.read_bytes()))
+        compiled_signals, compiled_tokens = page_type.page_signals(doc)
+        with pytest.MonkeyPatch.context() as patch:
+            for name, function in python.items():
+                patch.setattr(page_type, name, function)
+            python_signals, python_tokens = page_type.page_signals(doc)
+        assert compiled_signals.tobytes() == python_signals.tobytes(), path
+        assert compiled_tokens == python_tokens, path
+
+
+def test_container_flags_on_generated_and_real_pages() -> None:
+    """The compiled keyword codes and signs of the block features, against
+    the Python loop: generated containers (class, id, role, itemprop in
+    every combination, hidden and comment classes on large and small
+    subtrees) and every 40th page of the datasets."""
+    from webclean_scrapy.extractors.webclean import keywords
+    from webclean_scrapy.extractors.webclean.keywords import _container_flags
+
+    assert keywords._compiled_flags is _signals.container_flags
+    rng = random.Random(12)
+    pieces = ["hidden", "comments", "article-body", "content", "byline", "nav", "x", "", " ", "Text"]
+    roles = ["main", " Navigation ", "complementary", "", "banner"]
+    pages = []
+    for _ in range(200):
+        body = []
+        for _ in range(rng.randint(1, 25)):
+            attributes = []
+            for name in ("class", "id"):
+                if rng.random() < 0.6:
+                    attributes.append(f'{name}="{" ".join(rng.choice(pieces) for _ in range(rng.randint(0, 3)))}"')
+            if rng.random() < 0.2:
+                attributes.append(f'role="{rng.choice(roles)}"')
+            if rng.random() < 0.1:
+                attributes.append(f'itemprop="{rng.choice(["articleBody", "name", ""])}"')
+            text = "word " * rng.choice([0, 1, 5, 60])
+            body.append(f"<div {' '.join(attributes)}><p>{text}</p>" + "</div>" * rng.randint(0, 1))
+        pages.append(f"<html><body>{''.join(body)}</body></html>".encode())
+    pages += [gzip.decompress(path.read_bytes()) for path in sorted(DATA.glob("*/html/*.html.gz"))[::40]]
+    for page in pages:
+        doc = Document.from_html(page)
+        # From empty memos each time: the compiled loop reads new strings itself.
+        keywords.clear_keyword_memos()
+        compiled = _container_flags(doc)
+        memo = dict(keywords._KEYWORD_CACHE)
+        keywords.clear_keyword_memos()
+        reference = _container_flags(doc, compiled=False)
+        assert [column.dtype for column in compiled] == [column.dtype for column in reference]
+        assert [column.tolist() for column in compiled] == [column.tolist() for column in reference]
+        assert memo == keywords._KEYWORD_CACHE
