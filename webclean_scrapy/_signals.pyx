@@ -219,7 +219,7 @@ def container_flags(list tags, list attributes, const long long[::1] parents, co
                     dict tag_codes, dict keyword_cache, dict token_cache, token_keywords, dict role_codes,
                     tuple constants):
     """The keyword code of every container holding text and the sign of its
-    own class / id (lists indexed like the containers): the loop of
+    own class / id (int64 and int8 arrays indexed like the containers): the loop of
     ``webclean_scrapy.extractors.webclean.keywords._container_flags``, its
     reference, in C, with the reading of a class / id string missing from
     *keyword_cache* (``keywords._keywords``); *token_keywords* reads a token
@@ -232,11 +232,15 @@ def container_flags(list tags, list attributes, const long long[::1] parents, co
     cdef object a, cls, ident, role, itemprop, words, found, sign
     (inherited, hidden_rank, hidden_code, comment_rank, area, content_rank, inner_mask, meta_rank,
      strong_code, strong_rank, evidence_shift, cache_size) = constants
-    cdef list codes = [0] * n, signs = [0] * n
+    # Arrays, not lists: held for the whole scoring (a list holds a pointer
+    # and, for a code above 256, an object per container); a child reads
+    # its parent's code from the array.
+    codes = np.zeros(n, dtype=np.int64)
+    signs = np.zeros(n, dtype=np.int8)
     if n == 0:
         return codes, signs
-    # The codes as C integers too: a child reads its parent's.
-    cdef long long[::1] code_of = np.zeros(n, dtype=np.int64)
+    cdef long long[::1] code_of = codes
+    cdef signed char[::1] sign_of = signs
     half_page = chars[0] / 2.0
     for index in range(n):
         if chars[index] == 0:
@@ -271,13 +275,12 @@ def container_flags(list tags, list attributes, const long long[::1] parents, co
                     inner = code & inner_mask
                     if own != content_rank or not (0 < inner <= meta_rank):
                         code = code & ~inner_mask | (own + 1)
-                    signs[index] = sign
+                    sign_of[index] = sign
             if role:
                 code |= <long long> role_codes.get(role.strip().lower(), 0)
             if itemprop and "articlebody" in itemprop.lower():
                 code = code & ~inner_mask | strong_code
         code_of[index] = code
-        codes[index] = code
     return codes, signs
 
 

@@ -4,7 +4,8 @@
 Why it exists: walking the tree through lxml's Python API costs two events
 and an element proxy per element plus a Python call per text piece -- more
 than parsing the page. This module reads the same libxml2 nodes directly
-(the tree lxml already built: nothing is re-parsed or mutated) and returns
+(the tree lxml already built: nothing is re-parsed, nor changed unless
+asked to free what it has read, see :func:`walk`) and returns
 the same tables as :func:`webclean_scrapy.walk.walk`, the pure-Python walk,
 which stays the reference (the tests compare both, column by column, on
 edge cases and on dataset pages) and the fallback when this extension was
@@ -37,6 +38,38 @@ cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
 
 cetree.import_lxml__etree()
+
+# libxml2's own functions to unlink and free a node, for the walk that frees
+# what it has read (see :func:`walk`'s *release*). lxml links libxml2 into
+# its extension and exports its symbols, so they are looked up there at run
+# time (``dlsym``); not found, nothing is freed and the walk is the same.
+ctypedef void (*node_function)(tree.xmlNode*) noexcept nogil
+cdef node_function xml_unlink_node = NULL
+cdef node_function xml_free_node = NULL
+
+
+def _bind_node_functions() -> bool:
+    """Find ``xmlUnlinkNode`` and ``xmlFreeNode`` in lxml's extension;
+    whether both were found."""
+    global xml_unlink_node, xml_free_node
+    try:
+        import ctypes
+        import lxml.etree
+
+        library = ctypes.CDLL(lxml.etree.__file__)
+        unlink = ctypes.cast(library.xmlUnlinkNode, ctypes.c_void_p).value
+        free_node = ctypes.cast(library.xmlFreeNode, ctypes.c_void_p).value
+    except (OSError, AttributeError):
+        return False
+    if not unlink or not free_node:
+        return False
+    xml_unlink_node = <node_function> <size_t> unlink
+    xml_free_node = <node_function> <size_t> free_node
+    return True
+
+
+#: Whether :func:`walk` can free the nodes it has read (*release*).
+CAN_RELEASE: bool = _bind_node_functions()
 
 #: Tag kinds, as :func:`walk`'s *kinds* mapping gives them.
 cdef enum:
@@ -322,6 +355,90 @@ cdef int count_nodes(tree.xmlNode* top, dict kinds, Py_ssize_t* containers, Py_s
     return 0
 
 
+cdef bint named_in(const unsigned char* name, tuple names):
+    """Whether *name* is one of *names* (``bytes``)."""
+    cdef bytes candidate
+    for candidate in names:
+        if strcmp(<const char*> name, <const char*> candidate) == 0:
+            return True
+    return False
+
+
+cdef bint is_kept(tree.xmlNode* node, tuple tags, tuple attributes):
+    """Whether the freeing walk must keep *node* with its subtree: an element
+    of *tags* or carrying one of *attributes* (by local name, whatever the
+    namespace), or any node a Python proxy points to."""
+    cdef tree.xmlAttr* attr
+    if node._private is not NULL:
+        return True
+    if node.type != tree.XML_ELEMENT_NODE:
+        return False
+    if named_in(node.name, tags):
+        return True
+    attr = node.properties
+    while attr is not NULL:
+        if named_in(attr.name, attributes):
+            return True
+        attr = attr.next
+    return False
+
+
+cdef bint holds_kept(tree.xmlNode* top, tuple tags, tuple attributes):
+    """Whether *top* or a node below it is kept (:func:`is_kept`): the
+    subtrees the walk skips are scanned for it before they are freed."""
+    cdef tree.xmlNode* node = top
+    while True:
+        if is_kept(node, tags, attributes):
+            return True
+        if node.type == tree.XML_ELEMENT_NODE and node.children is not NULL:
+            node = node.children
+            continue
+        while node is not top and node.next is NULL:
+            node = node.parent
+        if node is top:
+            return False
+        node = node.next
+
+
+cdef bint prune_below(tree.xmlNode* parent, tuple tags, tuple attributes) noexcept:
+    """Free what the freeing walk would below *parent*, a subtree it skips
+    (hidden) that holds a kept node: each child kept whole, holding one
+    (pruned in turn), or freed with the text nodes following it. Returns
+    whether anything was freed."""
+    cdef tree.xmlNode* child = parent.children
+    cdef tree.xmlNode* following
+    cdef bint after_freed = False, freed = False
+    while child is not NULL:
+        following = child.next
+        if child.type == tree.XML_TEXT_NODE or child.type == tree.XML_CDATA_SECTION_NODE:
+            if after_freed:
+                xml_unlink_node(child)
+                xml_free_node(child)
+        elif is_kept(child, tags, attributes):
+            after_freed = False
+        elif holds_kept(child, tags, attributes):
+            freed |= prune_below(child, tags, attributes)
+            after_freed = False
+        else:
+            xml_unlink_node(child)
+            xml_free_node(child)
+            after_freed = freed = True
+        child = following
+    return freed
+
+
+cdef int flags_reserve(unsigned char** flags, Py_ssize_t* capacity, Py_ssize_t needed) except -1:
+    """Room for ``needed`` entries in the array of one flag per open level."""
+    cdef unsigned char* grown
+    if needed > capacity[0]:
+        grown = <unsigned char*> realloc(flags[0], needed * 2 + 64)
+        if grown is NULL:
+            raise MemoryError()
+        flags[0] = grown
+        capacity[0] = needed * 2 + 64
+    return 0
+
+
 cdef str attribute_value(tree.xmlAttr* attr):
     """An attribute's value as lxml's ``get`` returns it (``""`` for a bare one)."""
     cdef tree.xmlNode* part = attr.children
@@ -466,7 +583,7 @@ cdef class _Walk:
 
 
 def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list elements=None, bint reveal=False,
-         frozenset revealable=frozenset()):
+         frozenset revealable=frozenset(), tuple release=None):
     """Walk *root* exactly as :func:`webclean_scrapy.walk.walk` (the
     reference, in Python) does; return its tables.
 
@@ -491,9 +608,22 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     ``document._WALK_KINDS``), *hidden_style* is the compiled pattern's
     ``search`` and *descriptive* the names (``bytes``) of the attributes
     copied; passing them in keeps one definition of each rule, in
-    ``document.py``. Only struct fields of libxml2 are read, never its
-    functions: lxml links libxml2 statically, so its symbols are not ours
-    to call.
+    ``document.py``. Only struct fields of libxml2 are read, and of its
+    functions only the two the freeing walk needs, found in lxml's
+    extension (:data:`CAN_RELEASE`).
+
+    *release*, ``(containers, tags, attributes, trim)``, frees the tree as it
+    is read when the page opens more than *containers* containers (counted
+    before the walk): each node left, unless it or a node below it is an
+    element of *tags* (``bytes``), carries one of *attributes*, or has a
+    Python proxy, is unlinked and freed with its subtree, and so are the
+    text nodes following a freed one (its ``tail``); the kept ones are
+    whole, with their ancestors -- what ``document._prune`` keeps. *trim*
+    (a callable) hands the freed memory back to the system every so often,
+    so the walk's tables do not grow beside the whole tree. The caller
+    must own the tree and want no more of it than that; *release* is
+    ignored when *elements* is asked for. The last item returned is then
+    whether anything was freed.
     """
     cdef tree.xmlNode* top_node = (<cetree._Element> root)._c_node
     cdef cetree._Document doc = (<cetree._Element> root)._doc
@@ -517,6 +647,17 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     cdef int cache_kinds[TAG_CACHE_SIZE]
     cdef size_t slot
     cdef Py_ssize_t element_count, text_count
+    # The freeing walk (*release*): a flag per open level, set when the
+    # subtree of the node open at that level holds a kept node; the level
+    # of the kept element being read (-1: none); whether the last node left
+    # at this level was freed (then a text node following it is its tail).
+    cdef bint freeing = False, after_freed = False, kept, freed_any = False
+    cdef unsigned char* holds = NULL
+    cdef Py_ssize_t holds_capacity = 0, depth = 0, kept_depth = -1, freed = 0
+    cdef tuple keep_tags = (), keep_attributes = ()
+    cdef object trim = None
+    cdef tree.xmlNode* following
+    cdef tree.xmlNode* parent_node
     memset(cache_names, 0, sizeof(cache_names))
 
     anchors.nodes = opened.nodes = NULL
@@ -525,6 +666,11 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     state.anchor_texts = []
     marks_init(&state.marks, marks)
     count_nodes(top_node, kinds, &element_count, &text_count)
+    if release is not None and elements is None and CAN_RELEASE and element_count > release[0]:
+        freeing = True
+        keep_tags, keep_attributes, trim = release[1], release[2], release[3]
+        flags_reserve(&holds, &holds_capacity, 1)
+        holds[0] = 1  # the top is never freed
     state.containers.reserve(element_count)
     state.blocks.reserve(text_count)
     state.position = 0
@@ -579,6 +725,16 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
                                     attributes[name.decode()] = attribute_value(attr)
                                     break
                     attr = attr.next
+                if freeing and node is not top_node:  # the top is never freed (it has a proxy)
+                    kept = kept_depth >= 0 or is_kept(node, keep_tags, keep_attributes)
+                    holds[depth] = kept
+                    if kept and kept_depth < 0:
+                        kept_depth = depth  # kept whole
+                    elif not kept and hidden and holds_kept(node, keep_tags, keep_attributes):
+                        # Not read, but holding a kept node: cut down here.
+                        holds[depth] = 1
+                        if prune_below(node, keep_tags, keep_attributes):
+                            freed_any = True
                 if hidden:
                     skipped = node
                     if not dropped or (revealable and tag in revealable):
@@ -597,10 +753,20 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
             elif node.type == tree.XML_TEXT_NODE or node.type == tree.XML_CDATA_SECTION_NODE:
                 if node.content is not NULL and node.content[0] != 0:
                     state.add_text(<const char*> node.content, anchors.size > 0)
+                if freeing:
+                    holds[depth] = 0
+            elif freeing:
+                # Comments, processing instructions and the rest: children
+                # as lxml counts them, freed like elements.
+                holds[depth] = kept_depth >= 0 or is_kept(node, keep_tags, keep_attributes)
             # Comments, processing instructions and the rest hold no text;
             # the text after them is a sibling node of its own.
             if descend and node.children is not NULL:
                 node = node.children
+                if freeing:
+                    depth += 1
+                    flags_reserve(&holds, &holds_capacity, depth + 1)
+                    after_freed = False
                 continue
             # -- leave ``node``, then each ancestor whose last child it was --
             while True:
@@ -616,20 +782,48 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
                         anchors.size -= 1
                         if state.anchor.size:
                             buffer_append(&state.anchor, b" ", 1)  # two links' texts stay two words
-                if node is top_node or node.next is not NULL:
+                if node is top_node:
                     break
-                node = node.parent
+                following = node.next
+                parent_node = node.parent
+                if freeing:
+                    if node.type == tree.XML_TEXT_NODE or node.type == tree.XML_CDATA_SECTION_NODE:
+                        # A parent's text stays, and so does a kept node's tail.
+                        if after_freed and kept_depth < 0:
+                            xml_unlink_node(node)
+                            xml_free_node(node)
+                    elif holds[depth]:
+                        holds[depth - 1] = 1
+                        after_freed = False
+                        if kept_depth == depth:
+                            kept_depth = -1
+                    else:
+                        xml_unlink_node(node)
+                        xml_free_node(node)
+                        after_freed = freed_any = True
+                        freed += 1
+                        if freed & 0xFFFF == 0 and trim is not None:
+                            trim()
+                if following is not NULL:
+                    node = following
+                    break
+                node = parent_node
+                if freeing:
+                    depth -= 1
             if node is top_node:
                 break
-            node = node.next
         state.cut()
         while state.current >= 0:  # the root, and any left open (unreachable from a whole tree)
             state.close()
     finally:
         free(anchors.nodes)
         free(opened.nodes)
-    return (state.texts, state.anchor_texts, state.blocks.take(), state.mark_counts.take(),
-            tags, container_attributes, state.containers.take(), concealed)
+        free(holds)
+    if freed_any and trim is not None:
+        trim()
+    tables = (state.texts, state.anchor_texts, state.blocks.take(), state.mark_counts.take(),
+             tags, container_attributes, state.containers.take(), concealed)
+    return tables + (freed_any,) if release is not None else tables
 
 
 def survey(root, tuple tag_names, tuple value_names, tuple element_names) -> tuple:

@@ -162,13 +162,15 @@ def prose_chars(blocks: BlockColumns) -> int:
 #: tree is the largest thing a page holds, and on smaller pages parsing it
 #: again, should anything ask for it after, would cost more than it frees.
 RELEASE_TREE_ABOVE = 1_000_000
-#: ... and those of them whose walk made more containers than this also
-#: prune it (:meth:`Document.prune_tree`) before their metadata and page
-#: type are read: what those readers compute grows with the containers,
-#: and beside a tree that large it would set the page's peak. Real pages
-#: have a few thousand containers (6,614 at most on the datasets' 60
-#: largest pages), where pruning costs time (up to a tenth of the
-#: extraction) and saves nothing that matters.
+#: ... and those of them with more containers than this have it pruned
+#: (:meth:`Document.prune_tree`) before their metadata and page type are
+#: read: what those readers compute grows with the containers, and beside a
+#: tree that large it would set the page's peak. A tree :meth:`Document.from_html`
+#: parsed is pruned by its walk, which frees what it has read as it goes
+#: (the containers counted before the walk), so the walk's tables never sit
+#: beside the whole tree either. Real pages have a few thousand containers
+#: (6,614 at most on the datasets' 60 largest pages), where pruning costs
+#: time (up to a tenth of the extraction) and saves nothing that matters.
 PRUNE_TREE_ABOVE = 100_000
 
 _DESCRIPTIVE_BYTES: tuple[bytes, ...] = tuple(name.encode() for name in DESCRIPTIVE_ATTRIBUTES)
@@ -297,6 +299,11 @@ def survey(
     )
 
 
+@lru_cache(maxsize=4)
+def _encoded(names: tuple[str, ...]) -> tuple[bytes, ...]:
+    return tuple(name.encode() for name in names)
+
+
 def _int64(column: bytes) -> np.ndarray:
     """A walk's column (``bytes`` of int64) as a read-only array, no copy."""
     return np.frombuffer(column, dtype=np.int64)
@@ -352,20 +359,30 @@ class BlockColumns:
         texts = self.texts
         return "\n".join([texts[i] for i in indexes])
 
-    def count(self, marks: str) -> np.ndarray:
+    def count(self, marks: str, blocks: slice = slice(None)) -> np.ndarray:
         """How many of the characters *marks* each block's text holds (each
-        of them one of :data:`PUNCTUATION_MARKS`), as int64."""
+        of them one of :data:`PUNCTUATION_MARKS`), as int64: for every
+        block, or for the range *blocks* (a slice, step 1), so that a
+        consumer reading them a range at a time holds no whole-page array."""
         wanted = np.zeros(MAX_MARKS, dtype=bool)
         try:
             wanted[[PUNCTUATION_MARKS.index(mark) for mark in marks]] = True
         except ValueError:
             raise ValueError(f"only {PUNCTUATION_MARKS!r} are counted, not all of {marks!r}") from None
-        keys = self._mark_keys
+        start, stop, step = blocks.indices(len(self.texts))
+        if step != 1:
+            raise ValueError("count() reads a range of blocks, step 1")
+        stop = max(start, stop)
+        keys, counts = self._mark_keys, self._mark_counts
+        if start or stop < len(self.texts):
+            # The entries are in block order (the walk appends them so).
+            low, high = np.searchsorted(keys, [start * MAX_MARKS, stop * MAX_MARKS])
+            keys, counts = keys[low:high], counts[low:high]
         chosen = wanted[keys & (MAX_MARKS - 1)]
         # Sums of whole numbers below 2**53: exact in float64.
-        return np.bincount(
-            keys[chosen] // MAX_MARKS, weights=self._mark_counts[chosen], minlength=len(self.texts)
-        ).astype(np.int64)
+        return np.bincount(keys[chosen] // MAX_MARKS - start, weights=counts[chosen], minlength=stop - start).astype(
+            np.int64
+        )
 
     @property
     def marks(self) -> np.ndarray:
@@ -497,6 +514,7 @@ class Document:
         source: str | None = None,
         encoding: str | None = None,
         truncated: bool | None = None,
+        owns_tree: bool = False,
     ) -> None:
         if truncated is None:  # a tree parsed elsewhere (Scrapy's selector): checked here
             root, truncated = recover_tree(root, source)
@@ -504,7 +522,10 @@ class Document:
         #: its nesting limit and the markup could not be repaired (see
         #: :func:`recover_tree`). The text is then not the whole page's.
         self.truncated = truncated
-        self._tree = _Tree(root, None)
+        #: *owns_tree*: the tree was parsed from *source* for this document
+        #: alone (:meth:`from_html`), so it may be cut down (:meth:`prune_tree`,
+        #: the walk), dropped (:meth:`release_tree`) and parsed again.
+        self._tree = _Tree(root, source if owns_tree and source is not None else None)
         self.url = url
         self.encoding = encoding
         self._source = source
@@ -545,9 +566,8 @@ class Document:
         if screened:
             text = body.decode("utf-8", "replace")
         root, truncated = parse_page(text, body)
-        doc = cls(root, url=url, source=text, encoding=encoding, truncated=truncated)
+        doc = cls(root, url=url, source=text, encoding=encoding, truncated=truncated, owns_tree=True)
         doc.screened = screened
-        doc._tree.source = text  # parsed here: can be parsed again (release_tree)
         return doc
 
     # -- the walk -----------------------------------------------------
@@ -592,20 +612,42 @@ class Document:
 
     def _walk_once(self, reveal: bool) -> int:
         """Walk the tree (revealing or not) into the columns; return how
-        many subtrees it skipped that a revealing walk would read."""
-        root = self.root
-        texts, anchor_texts, block_numbers, mark_numbers, tags, attributes, container_numbers, concealed = (
-            _walk_function(root)(
-                root,
-                _REVEAL_KINDS if reveal else _WALK_KINDS,
-                _HIDDEN_STYLE.search,
-                _DESCRIPTIVE_BYTES,
-                _MARK_BYTES,
-                None,
-                reveal,
-                _REVEALABLE,
-            )
+        many subtrees it skipped that a revealing walk would read.
+
+        The first walk of a large page whose tree is ours (as
+        :meth:`prune_tree` would cut it) frees, as it goes, what the
+        readers after it will not look at (``extraction.TREE_READS``): the
+        walk's tables then grow as the tree shrinks instead of beside the
+        whole of it. The tree is then pruned; a revealing walk after, which
+        must read the whole page, parses it again."""
+        tree = self._tree
+        root = tree.whole() if reveal else tree.get()
+        walk = _walk_function(root)
+        release: tuple[tuple[int, tuple[bytes, ...], tuple[bytes, ...], Callable[[], None]], ...] = ()
+        if (
+            not reveal
+            and walk is not python_walk
+            and tree.source is not None
+            and len(tree.source) > RELEASE_TREE_ABOVE
+            and not tree.pruned
+        ):
+            from .extraction import TREE_READS  # extraction reads Document: imported on use
+
+            tags, names = TREE_READS
+            release = ((PRUNE_TREE_ABOVE, _encoded(tags), _encoded(names), _trim_heap),)
+        texts, anchor_texts, block_numbers, mark_numbers, tags, attributes, container_numbers, concealed, *freed = walk(
+            root,
+            _REVEAL_KINDS if reveal else _WALK_KINDS,
+            _HIDDEN_STYLE.search,
+            _DESCRIPTIVE_BYTES,
+            _MARK_BYTES,
+            None,
+            reveal,
+            _REVEALABLE,
+            *release,
         )
+        if freed and freed[0]:
+            tree.pruned = True
         self.block_columns = BlockColumns(texts, anchor_texts, *map(_int64, block_numbers), *map(_int64, mark_numbers))
         self.container_columns = ContainerColumns(tags, attributes, *map(_int64, container_numbers))
         self._elements = _ElementFinder(self._tree, tags, reveal=reveal)
@@ -637,7 +679,7 @@ class Document:
     @property
     def root(self) -> etree._Element:
         """The page's lxml tree (parsed again if :meth:`release_tree` dropped
-        it; while :meth:`prune_tree` has it cut down, the pruned tree)."""
+        it; while :meth:`prune_tree` or the walk has it cut down, the pruned tree)."""
         return self._tree.get()
 
     def prune_tree(self, tags: Iterable[str], attributes: Iterable[str], larger_than: int = 0) -> bool:
@@ -655,7 +697,8 @@ class Document:
         views, and :attr:`root` once the tree is released, come from the
         whole page parsed again. Only a tree :meth:`from_html` parsed is
         pruned, only if its source has more than *larger_than* characters;
-        returns whether it was.
+        returns whether it was (not when its walk already pruned it, see
+        :data:`PRUNE_TREE_ABOVE`: the same cut, made while walking).
         """
         tree = self._tree
         if tree.source is None or len(tree.source) <= larger_than or tree.root is None or tree.pruned:

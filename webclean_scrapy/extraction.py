@@ -29,7 +29,8 @@ ITEM_METADATA_FIELDS: tuple[str, ...] = tuple(
 #: What the readers of a page's tree after its walk look at (the tags of
 #: :func:`~webclean_scrapy.page_type.tagged_elements`, ``<head>`` and
 #: ``<title>``; microdata): a large page's tree is cut down to these before
-#: they run (:meth:`Document.prune_tree`). A reader of anything else must
+#: they run (:meth:`Document.prune_tree`, or its walk, which frees the rest
+#: as it reads it: ``Document._walk_once``). A reader of anything else must
 #: add it here.
 TREE_READS: tuple[tuple[str, ...], tuple[str, ...]] = ((*_ITER_TAGS, "head", "title"), ("itemprop", "itemtype"))
 

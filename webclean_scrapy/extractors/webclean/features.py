@@ -192,9 +192,12 @@ class _Page:
     and field) so that every feature after is a whole-column numpy
     operation: at ~150 blocks a page, a numpy call costs what three Python
     list items do, so per-block Python loops would dominate. What only the
-    rows need (link densities, log lengths, ancestors) is computed for each
-    chunk of rows (:meth:`densities`, :meth:`lineage`): on a page of a
-    million blocks, 48 bytes a block less held while the rows are scored."""
+    rows need (link densities, log lengths, ancestors, holders' codes) is
+    computed for each chunk of rows (:meth:`densities`, :meth:`lineage`,
+    :attr:`block_codes`), and the walk's int64 counts are read as they are,
+    not copied to float (every use is a float operation, where numpy
+    converts them exactly): on a page of a million blocks, each array per
+    block or container held for the whole scoring is 8 MB."""
 
     __slots__ = (
         "doc",
@@ -203,8 +206,8 @@ class _Page:
         "chars",
         "anchors",
         "holder",
+        "codes",
         "signs",
-        "block_codes",
         "prefix_chars",
         "parent",
         "first",
@@ -219,23 +222,28 @@ class _Page:
         self.doc = doc
         self.n = len(blocks)
         self.texts = blocks.texts
-        self.chars = blocks.chars.astype(float)
-        self.anchors = blocks.anchor_chars.astype(float)
+        #: Each block's characters, all and inside links (the walk's int64 columns).
+        self.chars = blocks.chars
+        self.anchors = blocks.anchor_chars
         #: Block -> index of the container directly holding it.
         self.holder = blocks.holders
-        codes, self.signs = _container_flags(doc)
-        #: Block -> its holder's code.
-        self.block_codes = np.array(codes, dtype=np.int64)[self.holder]
+        #: Container -> its code and its class/id's sign (:func:`.keywords._container_flags`).
+        self.codes, self.signs = _container_flags(doc)
         self.prefix_chars = np.zeros(self.n + 1)
-        self.chars.cumsum(out=self.prefix_chars[1:])
+        np.cumsum(self.chars, out=self.prefix_chars[1:])  # whole numbers below 2**53: exact
         #: Container -> its parent's index (the root's own: 0).
-        self.parent = np.maximum(containers.parents, 0)
+        self.parent = np.maximum(containers.parents, 0).astype(np.int32)
         #: Block range of each container's subtree (both -1 without text).
         self.first = containers.first_blocks
         self.last = containers.last_blocks
-        #: Each container's subtree characters, all and inside links.
-        self.cchars = containers.chars.astype(float)
-        self.canchors = containers.anchor_chars.astype(float)
+        #: Each container's subtree characters, all and inside links (int64 columns).
+        self.cchars = containers.chars
+        self.canchors = containers.anchor_chars
+
+    @property
+    def block_codes(self) -> np.ndarray:
+        """Block -> its holder's code (made on each call)."""
+        return self.codes[self.holder]
 
     def densities(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
         """The link densities and ``log1p`` lengths of blocks ``start:stop``."""
@@ -255,22 +263,48 @@ class _Page:
 # -- the block's own features ----------------------------------------------------
 
 
-def _marks(page: _Page) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per block: the number of stops (". 。 ! ?"), of commas (", ， 、",
-    what Readability counts) and of semicolons, and whether the text ends
-    in a sentence end (:data:`_STOPS`). The walk counted every mark once
-    (:meth:`~webclean_scrapy.document.BlockColumns.count`)."""
+def _marks(page: _Page, rows: slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per block of *rows*: the number of stops (". 。 ! ?"), of commas
+    (", ， 、", what Readability counts) and of semicolons. The walk counted
+    every mark once (:meth:`~webclean_scrapy.document.BlockColumns.count`);
+    read per chunk of rows, they are not held for the whole page."""
     blocks = page.doc.block_columns
-    ends = np.fromiter([text[-1] in _STOPS for text in page.texts], dtype=bool, count=page.n)
-    return blocks.count(MODEL_STOPS), blocks.count(MODEL_COMMAS), blocks.count(SEMICOLONS), ends
+    return blocks.count(MODEL_STOPS, rows), blocks.count(MODEL_COMMAS, rows), blocks.count(SEMICOLONS, rows)
+
+
+def _ends_stop(page: _Page) -> np.ndarray:
+    """Per block: whether its text ends in a sentence end (:data:`_STOPS`)."""
+    return np.fromiter([text[-1] in _STOPS for text in page.texts], dtype=bool, count=page.n)
 
 
 def _duplicates(texts: list[str]) -> np.ndarray:
-    """Which blocks' exact text occurs more than once on the page."""
-    counts = Counter(texts)
-    if len(counts) == len(texts):
-        return np.zeros(len(texts), dtype=bool)
-    return np.fromiter(map(counts.__getitem__, texts), dtype=np.intp, count=len(texts)) > 1
+    """Which blocks' exact text occurs more than once on the page.
+
+    Above :data:`_SLICE` blocks, only the texts whose hash is shared are
+    counted: a counter of every text takes about 60 bytes a block (a
+    dict entry each), the sorted hashes 16."""
+    n = len(texts)
+    if n <= _SLICE:
+        counts = Counter(texts)
+        if len(counts) == n:
+            return np.zeros(n, dtype=bool)
+        return np.fromiter(map(counts.__getitem__, texts), dtype=np.intp, count=n) > 1
+    hashes = np.fromiter(map(hash, texts), dtype=np.int64, count=n)
+    order = np.argsort(hashes)
+    hashes = hashes[order]
+    repeated = hashes[1:] == hashes[:-1]
+    del hashes
+    shared = np.zeros(n, dtype=bool)
+    shared[1:] = repeated
+    shared[:-1] |= repeated
+    del repeated
+    candidates = order[shared].tolist()  # the few texts sharing a hash
+    del order, shared
+    duplicates = np.zeros(n, dtype=bool)
+    if candidates:
+        counts = Counter(map(texts.__getitem__, candidates))
+        duplicates[candidates] = [counts[texts[i]] > 1 for i in candidates]
+    return duplicates
 
 
 #: Readability's share of a paragraph's points for the container's parent
@@ -278,7 +312,7 @@ def _duplicates(texts: list[str]) -> np.ndarray:
 _RD_DIVISORS = np.array([1.0, 2.0, 6.0, 9.0, 12.0])
 
 
-def _readability(page: _Page, commas: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+def _readability(page: _Page) -> tuple[np.ndarray, np.ndarray, float]:
     """Readability's choice of article container, as block features.
 
     Arc90/Mozilla Readability scores each paragraph (1 + commas + one point
@@ -291,14 +325,17 @@ def _readability(page: _Page, commas: np.ndarray) -> tuple[np.ndarray, np.ndarra
     The shares are added one at a time in Readability's own order
     (paragraph by paragraph, nearest ancestor first): summed otherwise, a
     near-tie (4.0 against 3.9999999999999996) can flip.
+
+    The two flags are booleans (one byte a block, held for the whole scoring).
     """
     n = page.n
-    in_top = np.zeros(n)
-    in_sibling = np.zeros(n)
+    in_top = np.zeros(n, dtype=bool)
+    in_sibling = np.zeros(n, dtype=bool)
     scored = np.flatnonzero((page.chars >= 25) & (page.block_codes & _RD != 0))
     if not scored.size:
         return in_top, in_sibling, 0.0
-    points = 1.0 + commas[scored] + np.minimum(page.chars[scored] // 100, 3.0)
+    commas = page.doc.block_columns.count(MODEL_COMMAS)[scored]
+    points = 1.0 + commas + np.minimum(page.chars[scored] // 100, 3.0)
     # The five ancestors each paragraph scores into (-1 past the root) and
     # its share for each, in Readability's order: paragraph by paragraph,
     # nearest ancestor first.
@@ -319,9 +356,11 @@ def _readability(page: _Page, commas: np.ndarray) -> tuple[np.ndarray, np.ndarra
     scored_nodes = np.flatnonzero(touched)
     tags = page.doc.container_columns.tags
     tag_prior = _RD_TAG_PRIOR
-    signs = page.signs
     final = np.zeros(nc)
-    final[scored_nodes] = [tag_prior.get(tags[i], 0) + 25 * signs[i] for i in scored_nodes.tolist()]
+    final[scored_nodes] = [
+        tag_prior.get(tags[i], 0) + 25 * sign
+        for i, sign in zip(scored_nodes.tolist(), page.signs[scored_nodes].tolist())
+    ]
     # ufunc.at adds one share at a time, in order: Readability's own sums.
     np.add.at(final, nodes, shares[reached])
     final[scored_nodes] *= 1 - page.canchors[scored_nodes] / page.cchars[scored_nodes]
@@ -331,7 +370,7 @@ def _readability(page: _Page, commas: np.ndarray) -> tuple[np.ndarray, np.ndarra
     # A tie goes to the container scored first, as in Readability's walk.
     top = min(np.flatnonzero(final == best).tolist(), key=lambda i: int((nodes == i).argmax()))
     first, last = page.first.tolist(), page.last.tolist()
-    in_top[first[top] : last[top] + 1] = 1.0
+    in_top[first[top] : last[top] + 1] = True
     parents = page.doc.container_columns.parents
     if parents[top] >= 0:
         threshold = max(10.0, best * 0.2)
@@ -345,7 +384,7 @@ def _readability(page: _Page, commas: np.ndarray) -> tuple[np.ndarray, np.ndarra
                 ld = anchors[sibling] / chars[sibling] if chars[sibling] else 1.0
                 keep = (chars[sibling] > 80 and ld < 0.25) or (ld == 0 and texts[last[sibling]][-1] in _STOPS)
             if keep:
-                in_sibling[first[sibling] : last[sibling] + 1] = 1.0
+                in_sibling[first[sibling] : last[sibling] + 1] = True
     return in_top, in_sibling, page.cchars[top] / (page.cchars[0] or 1)
 
 
@@ -373,13 +412,13 @@ class _BlockFeatures:
     Every value is computed elementwise as in one whole-page pass, so the
     rows are the same bit for bit (tested)."""
 
-    __slots__ = ("page", "marks", "duplicates", "readability", "structure")
+    __slots__ = ("page", "ends_stop", "duplicates", "readability", "structure")
 
     def __init__(self, page: _Page) -> None:
         self.page = page
-        self.marks = _marks(page)
+        self.ends_stop = _ends_stop(page)
         self.duplicates = _duplicates(page.texts)
-        self.readability = _readability(page, self.marks[1])
+        self.readability = _readability(page)
         self.structure = _Structure(page)
 
     def fill(self, matrix: np.ndarray, start: int, stop: int) -> None:
@@ -394,7 +433,7 @@ class _BlockFeatures:
         near_lds, near_logs = page.densities(before, after)
         own = slice(start - before, stop - before)
         chars, logs, lds = page.chars[rows], near_logs[own], near_lds[own]
-        stops, commas, semicolons, ends_stop = (column[rows] for column in self.marks)
+        stops, commas, semicolons = _marks(page, rows)
         # Per block; the neighbours past either end count as empty and all links.
         matrix[:, at["bias"]] = 1.0
         matrix[:, at["log_chars"]] = logs
@@ -409,7 +448,7 @@ class _BlockFeatures:
             matrix[-1, at["next_ld"]] = 1.0
         matrix[:, at["stops"]] = np.minimum(stops * 40.0 / chars, 3.0)
         matrix[:, at["commas"]] = np.minimum((commas + semicolons) * 40.0 / chars, 3.0)
-        matrix[:, at["ends_stop"]] = ends_stop
+        matrix[:, at["ends_stop"]] = self.ends_stop[rows]
         matrix[:, at["linked_short"]] = np.where(chars < 40, lds, 0.0)
         matrix[:, at["position"]] = np.arange(start, stop) / n
         matrix[:, at["duplicate"]] = self.duplicates[rows]
@@ -431,7 +470,8 @@ class _BlockFeatures:
         matrix[:, at["parent_share"]] = size[:, 0] / doc_chars
         matrix[:, at["doc_ld"]] = page.canchors[0] / doc_chars
         # The holder's kind, innermost named group and evidence bits.
-        matrix[:, _KIND_AT:_STRUCTURE_AT] = page.block_codes[rows, None] & _BINARY_MASKS == _BINARY_VALUES
+        codes = page.codes[page.holder[rows]]
+        matrix[:, _KIND_AT:_STRUCTURE_AT] = codes[:, None] & _BINARY_MASKS == _BINARY_VALUES
         self.structure.fill(matrix[:, _STRUCTURE_AT : len(BLOCK_FEATURES)], start, stop)
 
 
@@ -526,14 +566,13 @@ class _Structure:
         "total",
         "count_log",
         "share",
-        "same_log",
+        "same",
         "key_ld",
         "key_prose",
         "keys",
         "depth",
-        "child_log",
-        "spans_log",
-        "heading",
+        "children",
+        "levels",
         "first_h1",
         "title",
         "top_key_share",
@@ -544,6 +583,11 @@ class _Structure:
     )
 
     def __init__(self, page: _Page) -> None:
+        # What is held for the whole scoring is kept small: per key (not per
+        # container) what containers sharing a key share, counts as int32
+        # and bits as bytes, their logarithms taken per chunk of rows in
+        # :meth:`fill` (elementwise: the same values); about 30 bytes a
+        # container, where one float64 array per figure took 104.
         self.page = page
         doc = page.doc
         columns = doc.container_columns
@@ -552,31 +596,33 @@ class _Structure:
         attributes = columns.attributes
         cchars = page.cchars
         self.total = total = float(cchars[0]) or 1.0
-        held = np.flatnonzero(cchars)
-        held_list = held.tolist()
+        held = np.flatnonzero(cchars).astype(np.int32)
         # Per container holding text (every ancestor of one holds text too):
         # its own STRUCTURE_GROUPS bits, from its class and id (memoised by
-        # that string), and its key, numbered by its first container.
-        found = list(map(attributes.__getitem__, held_list))
-        classes = [a.get("class") or None for a in found]
-        words = [f"{cls or ''} {a.get('id') or ''}" if a else " " for cls, a in zip(classes, found)]
-        del found
-        own = np.zeros(nc, dtype=np.int64)
-        own[held] = list(map(_GROUP_MEMO.__getitem__, words))
-        del words
-        first_of: dict[tuple[str, str | None], int] = {}
-        keys = np.zeros(nc, dtype=np.intp)
-        keys[held] = list(map(first_of.setdefault, zip([tags[index] for index in held_list], classes), held_list))
-        # Each temporary goes as soon as it is used: on a page of a million
-        # containers, each is 8 MB (the list of indexes, 40).
-        del classes, first_of, held_list
+        # that string), and its key, numbered in order of first appearance
+        # (the root's key is 0, which the containers without text read).
+        # Read a slice of containers at a time: on a page of a million, each
+        # list of them would take 8 MB (the list of indexes, 40).
+        own = np.zeros(nc, dtype=np.uint8)  # one bit per group: fewer than 8 groups
+        numbering = _Numbering()
+        keys = np.zeros(nc, dtype=np.int32)
+        for at in range(0, len(held), _SLICE):
+            indexes = held[at : at + _SLICE]
+            indexes_list = indexes.tolist()
+            found = list(map(attributes.__getitem__, indexes_list))
+            classes = [a.get("class") or None for a in found]
+            words = [f"{cls or ''} {a.get('id') or ''}" if a else " " for cls, a in zip(classes, found)]
+            own[indexes] = list(map(_GROUP_MEMO.__getitem__, words))
+            keys[indexes] = list(map(numbering.__getitem__, zip(map(tags.__getitem__, indexes_list), classes)))
+        nk = max(len(numbering), 1)
+        del numbering
         # Depth (the root 1) and inherited bits (the container's and its
         # ancestors' own) by pointer jumping: log2(depth) numpy passes.
-        depth = np.ones(nc + 1, dtype=np.int64)
+        depth = np.ones(nc + 1, dtype=np.int32)
         depth[nc] = 0
-        inherited = np.zeros(nc + 1, dtype=np.int64)
+        inherited = np.zeros(nc + 1, dtype=np.uint8)
         inherited[:nc] = own
-        up = np.empty(nc + 1, dtype=np.intp)
+        up = np.empty(nc + 1, dtype=np.int32)
         up[:nc] = columns.parents
         up[up < 0] = nc
         up[nc] = nc
@@ -589,30 +635,34 @@ class _Structure:
         # siblings sharing it; per container: children holding text.
         self.keys = keys
         held_keys = keys[held]
-        self.count_log = np.log1p(np.bincount(held_keys, minlength=nc).astype(float)[keys])
-        key_chars = np.bincount(held_keys, weights=cchars[held], minlength=nc)
-        self.share = key_chars[keys] / total
+        self.count_log = np.log1p(np.bincount(held_keys, minlength=nk).astype(float))
+        key_chars = np.bincount(held_keys, weights=cchars[held], minlength=nk)
+        self.share = key_chars / total
+        #: Per container: how many of its siblings (itself included) share its key.
+        self.same = _pair_counts(columns.parents[held], held_keys, nk, held, nc)
         held_parents = columns.parents[held]
-        pairs = held_parents * nc + held_keys
-        _, inverse, pair_counts = np.unique(pairs, return_inverse=True, return_counts=True)
-        del pairs
-        same = np.zeros(nc)
-        same[held] = pair_counts[inverse.ravel()]
-        del inverse, pair_counts
-        self.same_log = np.log1p(same)
-        del same
-        self.child_log = np.log1p(np.bincount(held_parents[held_parents >= 0], minlength=nc).astype(float))
+        #: Per container: how many of its children hold text.
+        self.children = np.bincount(held_parents[held_parents >= 0], minlength=nc).astype(np.int32)
         del held_parents
         n = page.n
         chars = page.chars
         prose = np.where((chars >= 80) & (page.anchors < 0.3 * chars), chars, 0.0)
         prose_prefix = np.zeros(n + 1)
         prose.cumsum(out=prose_prefix[1:])
+        self.prose_top: tuple[int, int] | None = None
+        if prose.any():
+            direct = np.bincount(page.holder, weights=prose, minlength=nc)
+            top = int(direct.argmax())
+            self.prose_top = int(page.first[top]), int(page.last[top]) + 1
+            del direct
+        del prose
         subtree_prose = np.zeros(nc)
-        subtree_prose[held] = prose_prefix[page.last[held] + 1] - prose_prefix[page.first[held]]
+        for at in range(0, len(held), _SLICE):
+            part = held[at : at + _SLICE]
+            subtree_prose[part] = prose_prefix[page.last[part] + 1] - prose_prefix[page.first[part]]
         del prose_prefix
-        key_prose = np.bincount(held_keys, weights=subtree_prose[held], minlength=nc)
-        key_anchors = np.bincount(held_keys, weights=page.canchors[held], minlength=nc)
+        key_prose = np.bincount(held_keys, weights=subtree_prose[held], minlength=nk)
+        key_anchors = np.bincount(held_keys, weights=page.canchors[held], minlength=nk)
         del held_keys, held
         key_base = np.maximum(key_chars, 1.0)
         self.key_ld = key_anchors / key_base
@@ -623,21 +673,13 @@ class _Structure:
         del subtree_prose
         unheld = cchars == 0
         depth[:nc][unheld] = 0
-        self.depth = depth[:nc].astype(float)
-        del depth
-        self.spans_log = np.log1p((page.last - page.first + 1).astype(float))
-        level_of = np.fromiter(map(_HEADING_LEVELS.get, tags, repeat(0, nc)), dtype=float, count=nc)
-        self.heading = level_of[page.holder]
-        del level_of
-        first_h1 = np.flatnonzero(self.heading == 1)
+        self.depth = depth[:nc]
+        #: Per container: its heading level (1-6), 0 if not a heading.
+        self.levels = np.fromiter(map(_HEADING_LEVELS.get, tags, repeat(0, nc)), dtype=np.int8, count=nc)
+        first_h1 = np.flatnonzero(self.levels[page.holder] == 1)
         self.first_h1 = int(first_h1[0]) if first_h1.size else 0
         self.title = doc.title.strip().lower()
         self.top_key_share = float(key_chars.max()) / total if key_chars.size else 0.0
-        self.prose_top: tuple[int, int] | None = None
-        if prose.any():
-            direct = np.bincount(page.holder, weights=prose, minlength=nc)
-            top = int(direct.argmax())
-            self.prose_top = int(page.first[top]), int(page.last[top]) + 1
         self.own = own
         inherited[:nc][unheld] = 0
         self.inherited = inherited[:nc]
@@ -652,16 +694,19 @@ class _Structure:
         at = _STRUCTURE_COLUMN
         for level in range(3):
             node = lineage[:, level]
-            out[:, at[f"key_count{level}"]] = self.count_log[node]
-            out[:, at[f"key_share{level}"]] = self.share[node]
-            out[:, at[f"sib_same{level}"]] = self.same_log[node]
-            out[:, at[f"key_ld{level}"]] = self.key_ld[keys[node]]
-            out[:, at[f"key_prose{level}"]] = self.key_prose[keys[node]]
+            key = keys[node]
+            out[:, at[f"key_count{level}"]] = self.count_log[key]
+            out[:, at[f"key_share{level}"]] = self.share[key]
+            out[:, at[f"sib_same{level}"]] = np.log1p(self.same[node].astype(float))
+            out[:, at[f"key_ld{level}"]] = self.key_ld[key]
+            out[:, at[f"key_prose{level}"]] = self.key_prose[key]
         out[:, at["depth"]] = self.depth[holder]
-        out[:, at["parent_children"]] = self.child_log[lineage[:, 1]]
-        out[:, at["parent_blocks"]] = self.spans_log[lineage[:, 1]]
-        out[:, at["grand_blocks"]] = self.spans_log[lineage[:, 2]]
-        out[:, at["heading_level"]] = self.heading[rows]
+        parents, grandparents = lineage[:, 1], lineage[:, 2]
+        out[:, at["parent_children"]] = np.log1p(self.children[parents].astype(float))
+        first, last = page.first, page.last
+        out[:, at["parent_blocks"]] = np.log1p((last[parents] - first[parents] + 1).astype(float))
+        out[:, at["grand_blocks"]] = np.log1p((last[grandparents] - first[grandparents] + 1).astype(float))
+        out[:, at["heading_level"]] = self.levels[holder]
         if self.first_h1 > start:
             out[: self.first_h1 - start, at["before_h1"]] = 1.0
         if self.title:
@@ -681,19 +726,57 @@ class _Structure:
         out[:, at["page_ld"]] = page.canchors[0] / total
         out[:, at["page_log_containers"]] = math.log1p(len(self.depth))
         out[:, at["top_key_share"]] = self.top_key_share
-        out[:, at["in_area"]] = page.block_codes[rows] & _AREA != 0
+        out[:, at["in_area"]] = page.codes[holder] & _AREA != 0
         for level in (1, 2, 3):
             out[:, at[f"up_share{level}"]] = page.cchars[lineage[:, level]] / total
             out[:, at[f"prose_ratio{level}"]] = self.prose_ratio[lineage[:, level]]
         if self.prose_top is not None:
-            first, last = self.prose_top
-            if first < stop and last > start:
-                out[max(first, start) - start : min(last, stop) - start, at["in_prose_top"]] = 1.0
+            first_block, end_block = self.prose_top
+            if first_block < stop and end_block > start:
+                out[max(first_block, start) - start : min(end_block, stop) - start, at["in_prose_top"]] = 1.0
         own_bits = self.own[holder]
         inherited_bits = self.inherited[holder]
         for j, name in enumerate(STRUCTURE_GROUPS):
             out[:, at[f"x_{name}"]] = inherited_bits >> j & 1
             out[:, at[f"own_{name}"]] = own_bits >> j & 1
+
+
+#: Containers read at a time where a Python list per container is made.
+_SLICE = 1 << 16
+
+
+def _pair_counts(parents: np.ndarray, keys: np.ndarray, nk: int, held: np.ndarray, nc: int) -> np.ndarray:
+    """Per container (*nc* of them, int32): how many of the *held*
+    containers share its (parent, key) pair, given the *parents* and *keys*
+    (below *nk*) of the held ones; 0 for the others. Sorted pairs and run
+    lengths: ``np.unique`` with its inverse and counts would hold about
+    twice as many arrays of the held containers' length at once."""
+    counts = np.zeros(nc, dtype=np.int32)
+    if not len(held):
+        return counts
+    pairs = parents.astype(np.int32 if (nc + 1) * nk < 2**31 else np.int64)
+    pairs *= nk
+    pairs += keys
+    order = np.argsort(pairs)
+    pairs = pairs[order]
+    starts = np.empty(len(pairs), dtype=bool)
+    starts[0] = True
+    np.not_equal(pairs[1:], pairs[:-1], out=starts[1:])
+    del pairs
+    runs = np.flatnonzero(starts)
+    del starts
+    lengths = np.diff(runs, append=len(order)).astype(np.int32)
+    del runs
+    counts[held[order]] = np.repeat(lengths, lengths)
+    return counts
+
+
+class _Numbering(dict):
+    """Key -> its number, numbered in order of first use (``numbering[key]``)."""
+
+    def __missing__(self, key: object) -> int:
+        self[key] = number = len(self)
+        return number
 
 
 _STRUCTURE_COLUMN = {name: j for j, name in enumerate(STRUCTURE_FEATURES)}

@@ -12,6 +12,7 @@ class strings over and over.
 from __future__ import annotations
 
 import re
+from array import array
 from itertools import repeat
 
 import numpy as np
@@ -290,7 +291,11 @@ def class_keywords(words: str) -> tuple[frozenset[str], str | None, int]:
     return groups, (_PRIORITY[own] if own >= 0 else None), sign
 
 
-def _container_flags(doc: Document, compiled: bool = True) -> tuple[list[int], list[int]]:
+#: Containers read per slice by :func:`_container_flags`.
+_FLAGS_SLICE = 1 << 16
+
+
+def _container_flags(doc: Document, compiled: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """The code (see above) of every container holding text, and the sign
     (+1 content, -1 boilerplate, 0) of each container's own class/id, both
     indexed like :class:`~webclean_scrapy.document.ContainerColumns`.
@@ -300,7 +305,10 @@ def _container_flags(doc: Document, compiled: bool = True) -> tuple[list[int], l
     (``ContainerColumns.attributes``), and the rest is kept to a few int
     operations per container. The same loop runs compiled when it was
     built (:func:`webclean_scrapy._signals.container_flags`; this one is
-    its reference, ``compiled=False``)."""
+    its reference, ``compiled=False``). Returned as arrays (int64 codes,
+    int8 signs): held for the whole scoring, lists of Python ints would
+    take 16 bytes a container and more (a code above 256 is an object of
+    its own)."""
     columns = doc.container_columns
     if compiled and _compiled_flags is not None:
         return _compiled_flags(
@@ -308,50 +316,63 @@ def _container_flags(doc: Document, compiled: bool = True) -> tuple[list[int], l
             _TOKEN_CACHE, _token_keywords, _ROLE_CODES, _FLAG_LAYOUT,
         )  # fmt: skip
     n = len(columns)
-    # One more entry than containers: the root's parent (-1) reads it, 0.
-    codes = [0] * (n + 1)
-    signs = [0] * n
-    chars_of = columns.chars.tolist()
-    half_page = chars_of[0] / 2
+    # One more code than containers: the root's parent, -1, reads it, 0.
+    # Lists are the fastest to read and write item by item; on a page of
+    # more containers than a slice, arrays of the returned types (a list
+    # holds a pointer and, for a code above 256, an object per container).
+    small = n <= _FLAGS_SLICE
+    codes: list[int] | array[int] = [0] * (n + 1) if small else array("q", bytes(8 * (n + 1)))
+    signs: list[int] | array[int] = [0] * n if small else array("b", bytes(n))
+    column_chars = columns.chars
+    half_page = int(column_chars[0]) / 2 if n else 0.0
     cached = _KEYWORD_CACHE.get
     inherited = _INHERITED
-    parents = columns.parents.tolist()
+    tag_code = _TAG_CODES.get
+    tags = columns.tags
     attributes_of = columns.attributes
-    own_codes = list(map(_TAG_CODES.get, columns.tags, repeat(0, n)))
-    for index in np.flatnonzero(columns.chars).tolist():
-        code = own_codes[index] | codes[parents[index]] & inherited
-        attributes = attributes_of[index]
-        if attributes:
-            chars = chars_of[index]
-            cls = attributes.get("class")
-            ident = attributes.get("id")
-            role = attributes.get("role")
-            itemprop = attributes.get("itemprop")
-            if cls or ident:
-                words = f"{cls} {ident}" if cls and ident else cls or ident
-                evidence, own, sign = cached(words) or _keywords(words)
-                if own == _HIDDEN_RANK and chars > half_page:
-                    # Most of the page "hidden": a class a script removes on load.
-                    evidence &= ~_HIDDEN_CODE
-                    own = -1
-                code |= evidence
-                if own >= 0:
-                    if own == _COMMENT_RANK and chars <= half_page:
-                        # Named first of all a comment thread, and not the whole
-                        # page (a ``<body class="comments-open">``): a comment area.
-                        code |= _AREA
-                    # A generic "content"/"text" token below a negative one (the
-                    # "text-container" of a comment box) does not cancel it.
-                    if own != _CONTENT_RANK or not 0 < code & _INNER_MASK <= _META_RANK:
-                        code = code & ~_INNER_MASK | (own + 1)
-                    signs[index] = sign
-            if role:
-                code |= _ROLE_CODES.get(role.strip().lower(), 0)
-            if itemprop and "articlebody" in itemprop.lower():
-                code = code & ~_INNER_MASK | _STRONG_CODE
-        codes[index] = code
-    codes.pop()
-    return codes, signs
+    held = np.flatnonzero(column_chars)
+    # The containers holding text, a slice at a time: lists of a million
+    # indexes, parents and sizes would outweigh the arrays made here.
+    for at in range(0, len(held), _FLAGS_SLICE):
+        indexes = held[at : at + _FLAGS_SLICE]
+        parents = columns.parents[indexes].tolist()
+        sizes = column_chars[indexes].tolist()
+        indexes_list = indexes.tolist()
+        own_codes = map(tag_code, map(tags.__getitem__, indexes_list), repeat(0))
+        for index, parent, chars, own_code in zip(indexes_list, parents, sizes, own_codes):
+            code = own_code | codes[parent] & inherited
+            attributes = attributes_of[index]
+            if attributes:
+                cls = attributes.get("class")
+                ident = attributes.get("id")
+                role = attributes.get("role")
+                itemprop = attributes.get("itemprop")
+                if cls or ident:
+                    words = f"{cls} {ident}" if cls and ident else cls or ident
+                    evidence, own, sign = cached(words) or _keywords(words)
+                    if own == _HIDDEN_RANK and chars > half_page:
+                        # Most of the page "hidden": a class a script removes on load.
+                        evidence &= ~_HIDDEN_CODE
+                        own = -1
+                    code |= evidence
+                    if own >= 0:
+                        if own == _COMMENT_RANK and chars <= half_page:
+                            # Named first of all a comment thread, and not the whole
+                            # page (a ``<body class="comments-open">``): a comment area.
+                            code |= _AREA
+                        # A generic "content"/"text" token below a negative one (the
+                        # "text-container" of a comment box) does not cancel it.
+                        if own != _CONTENT_RANK or not 0 < code & _INNER_MASK <= _META_RANK:
+                            code = code & ~_INNER_MASK | (own + 1)
+                        signs[index] = sign
+                if role:
+                    code |= _ROLE_CODES.get(role.strip().lower(), 0)
+                if itemprop and "articlebody" in itemprop.lower():
+                    code = code & ~_INNER_MASK | _STRONG_CODE
+            codes[index] = code
+    if isinstance(codes, array) and isinstance(signs, array):  # read as they are, no copy
+        return np.frombuffer(codes, dtype=np.int64)[:n], np.frombuffer(signs, dtype=np.int8)
+    return np.array(codes, dtype=np.int64)[:n], np.array(signs, dtype=np.int8)
 
 
 #: What :func:`webclean_scrapy._signals.container_flags` needs of the code
