@@ -30,7 +30,7 @@ thread per fit):
   (:func:`assign_page_types`). The global keep threshold is the one that
   maximises the mean of the datasets' cross-validated scores (WCXB word
   F1 on ``wcxb-dev``, 4-gram shingle F1 elsewhere); then each predicted
-  page type gets its own vetoes and threshold (:func:`choose_policies`),
+  page type gets its own vetoes, threshold and repeat rule (:func:`choose_policies`),
   themselves cross-validated: each fold is scored with the policies
   chosen on the other folds. The script prints those figures per dataset
   and per page type;
@@ -50,6 +50,7 @@ import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -92,7 +93,9 @@ PARAMS = dict(
     verbose=-1,
 )
 THRESHOLDS = np.round(np.arange(0.10, 0.651, 0.05), 3)
-DEDUPLICATE = webclean.DEDUPLICATE_BELOW
+#: The repeat rules a page type may choose (see the extractor's ``deduplicate``):
+#: drop repeats under 100 characters, or every repeat.
+DEDUPLICATE_CHOICES = (webclean.DEDUPLICATE_BELOW, 0)
 MODEL_PATH = ROOT / "webclean_scrapy" / "data" / "webclean_model.json"
 WORD = re.compile(r"\w+")
 
@@ -264,9 +267,11 @@ def fit(pages: list[dict]):
     return model.fit(rows, labels, sample_weight=weights)
 
 
-def kept(page: dict, probabilities: np.ndarray, threshold: float) -> list[int]:
+def kept(
+    page: dict, probabilities: np.ndarray, threshold: float, deduplicate: int = webclean.DEDUPLICATE_BELOW
+) -> list[int]:
     """The extractor's choice (threshold, fallback, repeats) on cached blocks."""
-    return webclean.select_blocks(page["texts"], page["chars"], page["anchors"], probabilities, threshold, DEDUPLICATE)
+    return webclean.select_blocks(page["texts"], page["chars"], page["anchors"], probabilities, threshold, deduplicate)
 
 
 def word_f1(page: dict, indexes: list[int]) -> float:
@@ -312,8 +317,15 @@ def probabilities_of(model, page: dict) -> np.ndarray:
     return model.predict_proba(with_page_type(page))[:, 1]
 
 
-#: A page-type policy: the vetoes that apply, and the keep threshold.
-Policy = tuple[tuple[str, ...], float]
+class Policy(NamedTuple):
+    """What the extractor does on one predicted page type."""
+
+    vetoes: tuple[str, ...]
+    threshold: float
+    #: Repeats shorter than this many characters are dropped (0: every one).
+    deduplicate: int = webclean.DEDUPLICATE_BELOW
+
+
 #: Every subset of the vetoes, in a fixed order.
 VETO_SETS: list[tuple[str, ...]] = [
     tuple(reason for j, reason in enumerate(webclean.VETOES) if mask >> j & 1)
@@ -325,13 +337,13 @@ def kept_under(page: dict, probabilities: np.ndarray, policy: Policy) -> list[in
     """The blocks the extractor keeps under *policy* (vetoes, then threshold)."""
     if not page["n"]:
         return []
-    reasons, threshold = policy
+    reasons, threshold, deduplicate = policy
     reasons = webclean.vetoes_that_hold(probabilities, page["veto_masks"], reasons, threshold, page["chars"])
     if reasons:
         probabilities = probabilities.copy()
         for reason in reasons:
             probabilities[page["veto_masks"][webclean.VETOES.index(reason)]] = 0.0
-    return kept(page, probabilities, threshold)
+    return kept(page, probabilities, threshold, deduplicate)
 
 
 def steadiest(score_at: dict[float, float]) -> float:
@@ -351,19 +363,20 @@ def steadiest(score_at: dict[float, float]) -> float:
 
 def default_policy(kind: str, threshold: float) -> Policy:
     reasons = webclean.VETOES if kind != "forum" else tuple(r for r in webclean.VETOES if r != "comment_area")
-    return reasons, threshold
+    return Policy(reasons, threshold)
 
 
 def choose_policies(
     pages: list[dict], out: list[np.ndarray], kinds: list[str], chosen_from: list[int], global_threshold: float
 ) -> dict[str, Policy]:
-    """For each predicted page type, the vetoes and threshold that maximise
-    the mean word F1 of the ``wcxb-dev`` pages in *chosen_from* predicted
-    of that type: today's pages, whose gold follows today's conventions
-    (readers' comments under an article are not content; Dragnet's gold
-    keeps them, hence the ``comments`` option). Found by coordinate ascent
-    (vetoes, then threshold, twice) from the default; ``article`` keeps the
-    global threshold, which all the datasets set."""
+    """For each predicted page type, the vetoes, threshold and repeat rule
+    that maximise the mean word F1 of the ``wcxb-dev`` pages in
+    *chosen_from* predicted of that type: today's pages, whose gold follows
+    today's conventions (readers' comments under an article are not
+    content; Dragnet's gold keeps them, hence the ``comments`` option).
+    Found by coordinate ascent (vetoes, threshold, repeat rule; twice) from
+    the default; ``article`` keeps the global threshold and the default
+    repeat rule, which all the datasets set."""
     policies: dict[str, Policy] = {}
     for kind in PAGE_TYPES:
         members = [i for i in chosen_from if kinds[i] == kind and pages[i]["n"] and pages[i]["dataset"] == MODERN]
@@ -381,9 +394,14 @@ def choose_policies(
 
         current = default_policy(kind, global_threshold)
         for _ in range(2):
-            current = max(((reasons, current[1]) for reasons in VETO_SETS), key=lambda p: (mean_f1(p), p == current))
+            current = max((current._replace(vetoes=v) for v in VETO_SETS), key=lambda p: (mean_f1(p), p == current))
             if kind != "article":
-                current = (current[0], steadiest({float(t): mean_f1((current[0], float(t))) for t in THRESHOLDS}))
+                by_threshold = {float(t): mean_f1(current._replace(threshold=float(t))) for t in THRESHOLDS}
+                current = current._replace(threshold=steadiest(by_threshold))
+                current = max(
+                    (current._replace(deduplicate=d) for d in DEDUPLICATE_CHOICES),
+                    key=lambda p: (mean_f1(p), p == current),
+                )
         policies[kind] = current
     return policies
 
@@ -393,7 +411,7 @@ def cross_validate(
 ) -> tuple[float, dict[str, Policy], dict[str, float]]:
     """Out-of-fold probabilities of every page, then the policies: the
     global threshold (best mean of the datasets' scores, default vetoes),
-    and for each page type its vetoes and threshold (:func:`choose_policies`).
+    and for each page type its vetoes, threshold and repeat rule (:func:`choose_policies`).
     The figures returned are cross-validated twice over: each fold's pages
     are scored by a model that did not see their domains, under policies
     chosen on the other folds' pages. With *reuse* (a file *oof* wrote for
@@ -455,8 +473,9 @@ def export(model, threshold: float, policies: dict[str, Policy]) -> dict:
         "trained_on": list(DATASETS),
         "features": list(webclean.MODEL_FEATURES),
         "threshold": threshold,
-        "thresholds_by_page_type": {kind: t for kind, (_, t) in policies.items() if kind != "article"},
-        "vetoes_by_page_type": {kind: list(reasons) for kind, (reasons, _) in policies.items()},
+        "thresholds_by_page_type": {kind: policy.threshold for kind, policy in policies.items() if kind != "article"},
+        "vetoes_by_page_type": {kind: list(policy.vetoes) for kind, policy in policies.items()},
+        "deduplicate_by_page_type": {kind: policy.deduplicate for kind, policy in policies.items()},
         "ensemble": ensemble.to_json(),
     }
 
@@ -494,8 +513,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"cross-validating: {args.folds} folds grouped by domain", flush=True)
     threshold, policies, figures = cross_validate(pages, args.folds, args.oof, args.reuse_oof)
     print(f"threshold {threshold:.3f}; by predicted page type:")
-    for kind, (reasons, cut) in policies.items():
-        print(f"  {kind:14s} threshold {cut:.2f}, vetoes {', '.join(reasons) or 'none'}")
+    for kind, policy in policies.items():
+        print(
+            f"  {kind:14s} threshold {policy.threshold:.2f}, vetoes {', '.join(policy.vetoes) or 'none'}, "
+            + (
+                f"repeats under {policy.deduplicate} characters dropped"
+                if policy.deduplicate
+                else "every repeat dropped"
+            )
+        )
     print("cross-validated (no page scored by a model that saw its domain):")
     for name, value in sorted(figures.items()):
         print(f"  {name:28s} {value:.4f}")

@@ -27,7 +27,7 @@ BAD = [
     ("webclean", {"threshold": -0.5}),
     ("webclean", {"threshold": True}),
     ("webclean", {"deduplicate": "x"}),
-    ("webclean", {"deduplicate": None}),
+    ("webclean", {"deduplicate": -2}),
     ("webclean", {"deduplicate": 2.5}),
     ("webclean", {"comments": "no"}),
     ("ttr", {"coefficient": NAN}),

@@ -8,6 +8,7 @@ from webclean_scrapy import extract
 from webclean_scrapy.document import Document
 from webclean_scrapy.errors import ExtractionError
 from webclean_scrapy.extractors import get_extractor, resolve_extractor_class, webclean
+from webclean_scrapy.page_type import PAGE_TYPES
 
 PARAGRAPHS = [
     "The river flooded the lower town on Tuesday night, and by morning the water had reached the steps of the old "
@@ -124,6 +125,25 @@ def test_no_duplicated_blocks():
     strict = get_extractor("webclean", deduplicate=0).extract_text(Document.from_html(article_page(repeated)))
     assert PARAGRAPHS[1] in strict.splitlines()
     assert len(strict.splitlines()) == len(set(strict.splitlines()))
+
+
+def test_repeats_follow_the_page_types_rule():
+    """By default the repeat rule is the one shipped for the page's
+    predicted type: a long paragraph shown twice stays twice where the rule
+    is :data:`DEDUPLICATE_BELOW` and once where it is ``0``."""
+    model = webclean.load_model()
+    assert set(model.deduplicate_by_page_type) == set(PAGE_TYPES)
+    assert model.deduplicate_for("article") == webclean.DEDUPLICATE_BELOW
+    quote = (
+        "The mayor said that the town would rebuild the levee before the winter, whatever the inquiry finds, "
+        "and that the shops on the main street would get help with their losses."
+    )
+    page = article_page(f"<p>{quote}</p><p>{PARAGRAPHS[2]}</p><p>{quote}</p>")
+    result = extract(page, extractor="webclean")
+    rule = model.deduplicate_for(result.page_type)
+    assert result.text == extract(page, extractor="webclean", deduplicate=rule).text
+    copies = {d: extract(page, extractor="webclean", deduplicate=d).text.count(quote) for d in (-1, 0, 100)}
+    assert copies == {-1: 2, 0: 1, 100: 2}
 
 
 def test_cjk_article_kept():

@@ -54,11 +54,13 @@ def number(low: float | None = None, high: float | None = None, *, optional: boo
     return rule
 
 
-def integer(low: int | None = None, high: int | None = None) -> Rule:
-    """An integer (not a bool) within the bounds."""
-    expected = f"an integer{_bounds(low, high)}"
+def integer(low: int | None = None, high: int | None = None, *, optional: bool = False) -> Rule:
+    """An integer (not a bool) within the bounds; ``None`` too if *optional*."""
+    expected = f"an integer{_bounds(low, high)}" + (" or None" if optional else "")
 
     def rule(value: Any) -> Any:
+        if value is None and optional:
+            return None
         if (
             isinstance(value, bool)
             or not isinstance(value, Integral)

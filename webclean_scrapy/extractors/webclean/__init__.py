@@ -48,7 +48,7 @@ from .keywords import (
     _WIDGET_KIND,
     clear_keyword_memos,
 )
-from .model import VETOES, BlockModel, load_model
+from .model import DEDUPLICATE_BELOW, VETOES, BlockModel, load_model
 
 __all__ = [
     "BLOCK_FEATURES",
@@ -66,9 +66,6 @@ __all__ = [
     "veto_masks",
     "vetoes_that_hold",
 ]
-
-#: Repeats shorter than this many characters are dropped (see ``deduplicate``).
-DEDUPLICATE_BELOW = 100
 
 
 def veto_masks(doc: Document) -> np.ndarray:
@@ -222,23 +219,28 @@ def _trace_vetoes(
 def content_indexes(
     doc: Document,
     threshold: float | None = None,
-    deduplicate: int = DEDUPLICATE_BELOW,
+    deduplicate: int | None = None,
     comments: bool = False,
     trace: Trace | None = None,
 ) -> list[int]:
     """The indexes of the content blocks of *doc*, in document order.
 
     A block whose text was already kept is dropped when it is shorter than
-    *deduplicate* characters (``0``: always dropped; ``-1``: never).
+    *deduplicate* characters (``0``: always dropped; ``-1``: never;
+    ``None``: the shipped rule of the page's predicted type).
     *trace*: see :class:`WebcleanExtractor`."""
-    cut = load_model().threshold_for(page_type_of(doc)[0]) if threshold is None else threshold
+    model = load_model()
+    kind = page_type_of(doc)[0]
+    cut = model.threshold_for(kind) if threshold is None else threshold
+    if deduplicate is None:
+        deduplicate = model.deduplicate_for(kind)
     probabilities = block_probabilities(doc, comments, trace, cut)
     if not probabilities.size:
         if trace is not None:
             trace.confidence = 0.0
         return []
     if trace is not None:
-        trace.fact("threshold" if threshold is not None else f"threshold for {page_type_of(doc)[0]} pages", cut)
+        trace.fact("threshold" if threshold is not None else f"threshold for {kind} pages", cut)
     blocks = doc.block_columns
     return select_blocks(
         blocks.texts,
@@ -330,14 +332,21 @@ class WebcleanExtractor(Extractor):
     #: type). Lower keeps more text.
     #: ``deduplicate``: drop a block whose exact text was already kept when
     #: it is shorter than this many characters -- a caption shown twice, a
-    #: repeated "Share" bar, a mobile copy of a menu. Longer paragraphs that
-    #: a page really repeats stay, as every gold standard keeps them. ``0``
-    #: drops every repeat, ``-1`` none.
+    #: repeated "Share" bar, a mobile copy of a menu. ``None`` (default): the
+    #: rule shipped with the model for the page's predicted type -- articles
+    #: and documentation keep a longer paragraph the page really repeats
+    #: (:data:`DEDUPLICATE_BELOW`), forum, product, collection and service
+    #: pages keep every text once (cross-validated). ``0`` drops every
+    #: repeat, ``-1`` none.
     #: ``comments``: do not let a readers' comment area count against its
     #: blocks (by default the model decides, and it drops comment threads
     #: under articles, as today's benchmarks do, while keeping forum posts).
-    defaults = {"threshold": None, "deduplicate": DEDUPLICATE_BELOW, "comments": False}
-    rules = {"threshold": number(0, optional=True), "deduplicate": integer(-1), "comments": boolean()}
+    defaults = {"threshold": None, "deduplicate": None, "comments": False}
+    rules = {
+        "threshold": number(0, optional=True),
+        "deduplicate": integer(-1, optional=True),
+        "comments": boolean(),
+    }
 
     def extract_text(self, doc: Document, trace: Trace | None = None) -> str:
         """The kept blocks' text. *trace* (:mod:`webclean_scrapy.trace`)

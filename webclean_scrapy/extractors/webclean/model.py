@@ -3,8 +3,9 @@
 A gradient-boosted tree ensemble over :data:`.features.MODEL_FEATURES`,
 fitted by ``benchmarks/train_webclean.py`` (LightGBM, training time only)
 and shipped as ``webclean_scrapy/data/webclean_model.json``, which also
-holds the keep thresholds (one, and one per predicted page type) and the
-vetoes that apply on each predicted page type. At run time the ensemble is evaluated by
+holds the keep thresholds (one, and one per predicted page type), the
+vetoes that apply on each predicted page type and the repeats dropped on
+it. At run time the ensemble is evaluated by
 :mod:`webclean_scrapy.trees` (compiled, or numpy): nothing but numpy is
 needed. Read once, on first use.
 """
@@ -12,7 +13,7 @@ needed. Read once, on first use.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 
@@ -26,6 +27,10 @@ from .features import MODEL_FEATURES
 VETOES: tuple[str, ...] = ("comment_area", "widget", "hidden", "chrome")
 
 MODEL_FILE = "data/webclean_model.json"
+
+#: Repeats shorter than this many characters are dropped unless the page's
+#: predicted type has its own rule (see the extractor's ``deduplicate``).
+DEDUPLICATE_BELOW = 100
 
 
 @dataclass(frozen=True)
@@ -42,12 +47,21 @@ class BlockModel:
     #: apply on each predicted page type (cross-validated); a type not
     #: listed gets them all.
     vetoes_by_page_type: dict[str, tuple[str, ...]]
+    #: Repeats shorter than this many characters are dropped on each
+    #: predicted page type (``0``: every repeat; cross-validated): on forum,
+    #: product and service pages a repeated line is a quoted post, a price
+    #: or a call to action shown twice, and the gold keeps it once. A type
+    #: not listed gets :data:`DEDUPLICATE_BELOW`.
+    deduplicate_by_page_type: dict[str, int] = field(default_factory=dict)
 
     def threshold_for(self, page_type: str) -> float:
         return self.thresholds_by_page_type.get(page_type, self.threshold)
 
     def vetoes_for(self, page_type: str) -> tuple[str, ...]:
         return self.vetoes_by_page_type.get(page_type, VETOES)
+
+    def deduplicate_for(self, page_type: str) -> int:
+        return self.deduplicate_by_page_type.get(page_type, DEDUPLICATE_BELOW)
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
         """Content probability of each feature row."""
@@ -72,4 +86,5 @@ def load_model() -> BlockModel:
         float(data["threshold"]),
         {kind: float(value) for kind, value in data.get("thresholds_by_page_type", {}).items()},
         vetoes,
+        {kind: int(value) for kind, value in data.get("deduplicate_by_page_type", {}).items()},
     )
