@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import threading
 from array import array
+from functools import lru_cache
 from itertools import islice
 from typing import Any
 
@@ -97,17 +98,12 @@ def _compiled(base: Any) -> Any:
     return CompiledAutomaton
 
 
-_HALF_TO_SINGLE: Any = None
-
-
+@lru_cache(maxsize=1)
 def _half_to_single() -> Any:
     """Every float16 bit pattern's float32 value (256 KB, made once per
     process): the model's half-precision table widened by one lookup per
     value."""
-    global _HALF_TO_SINGLE
-    if _HALF_TO_SINGLE is None:
-        _HALF_TO_SINGLE = np.arange(65536, dtype=np.uint16).view(np.float16).astype(np.float32)
-    return _HALF_TO_SINGLE
+    return np.arange(65536, dtype=np.uint16).view(np.float16).astype(np.float32)
 
 
 def _load() -> Any:
