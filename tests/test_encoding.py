@@ -131,3 +131,27 @@ def test_thread_and_process_paths_give_the_same_text(extractor):
             and extractor in ("default", "webclean", "baseline")
         ):
             assert WORDS in processed.text, name
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        page().encode("utf-8"),
+        page().encode("cp1252"),
+        page().encode("cp1252") + b"\x81\x8d",  # bytes cp1252 leaves undefined: replaced
+        b"",
+        b"<p>ascii only</p>",
+        page(extra="<p>\ufffd</p>").encode("utf-8"),
+    ],
+)
+@pytest.mark.parametrize("content_type", [None, "text/html"])
+def test_an_undeclared_charset_decodes_as_w3lib_would(body: bytes, content_type: str | None) -> None:
+    """Without a BOM, header charset or <meta>, :func:`decode_html` decodes
+    once where ``html_to_unicode`` with the UTF-8 / cp1252 detection decoded
+    twice: the same encoding and text."""
+    from w3lib.encoding import html_to_unicode
+
+    from webclean_scrapy.encoding import _detect
+
+    assert html_encoding(body, content_type) is None
+    assert decode_html(body, content_type) == html_to_unicode(None, body, auto_detect_fun=_detect)

@@ -190,3 +190,24 @@ def test_container_flags_on_generated_and_real_pages() -> None:
         assert [column.dtype for column in compiled] == [column.dtype for column in reference]
         assert [column.tolist() for column in compiled] == [column.tolist() for column in reference]
         assert memo == keywords._KEYWORD_CACHE
+
+
+def test_structure_keys_on_generated_and_real_containers() -> None:
+    """The block features' per-container group bits and (tag, class) key
+    numbers, compiled and in Python, from fresh numberings: the same lists,
+    the same numbering (order included) and the same memo entries."""
+    from webclean_scrapy.extractors.webclean import features
+
+    assert features._structure_keys is _signals.structure_keys
+    rng = random.Random(13)
+    cases = [random_containers(rng, rng.randint(0, 60)) for _ in range(300)]
+    for path in sorted(DATA.glob("*/html/*.html.gz"))[::40]:
+        columns = Document.from_html(gzip.decompress(path.read_bytes())).container_columns
+        cases.append((columns.tags, columns.attributes))
+    for tags, attributes in cases:
+        indexes = sorted(rng.sample(range(len(tags)), rng.randint(0, len(tags))))
+        results = []
+        for function in (_signals.structure_keys, features._python_structure_keys):
+            memo, numbering = features._GroupMemo(), features._Numbering()
+            results.append((function(indexes, tags, attributes, memo, numbering), list(numbering.items()), memo))
+        assert results[0] == results[1]

@@ -16,6 +16,8 @@ references and the fallbacks, and ``tests/test_signals.py`` compares both.
 """
 
 cimport lxml.includes.etreepublic as cetree
+from cpython.dict cimport PyDict_GetItem, PyDict_SetItem, PyDict_Size
+from cpython.object cimport PyObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.string cimport strcmp, strlen
 from lxml.includes cimport tree
@@ -312,3 +314,42 @@ def name_words(list names, singles):
         found -= singles
         out.append(tuple(found))
     return out
+
+
+def structure_keys(list indexes, list tags, list attributes, group_memo, numbering):
+    """Per container of *indexes* (in order): its ``STRUCTURE_GROUPS`` bits,
+    read from *group_memo* (a dict subclass) by its ``"class id"`` string
+    (``memo[words]``, which fills the memo for a string not yet seen), and
+    the number of its (tag, class) key in *numbering* (a dict subclass,
+    numbered in order of first use, as its ``__missing__`` does). The
+    reference is ``features._python_structure_keys``."""
+    cdef list own = [], keys = []
+    cdef dict a
+    cdef object index, cls, ident, words, bits, key, number
+    cdef PyObject* found
+    if not isinstance(group_memo, dict) or not isinstance(numbering, dict):
+        raise TypeError("the memo and the numbering are dicts")
+    for index in indexes:
+        a = <dict> attributes[index]
+        if a:
+            cls = a.get("class") or None
+            ident = a.get("id") or ""
+            words = (cls if cls is not None else "") + " " + ident
+        else:
+            cls = None
+            words = " "
+        found = PyDict_GetItem(group_memo, words)
+        if found is NULL:
+            bits = group_memo[words]  # the memo's __missing__ computes and keeps it
+        else:
+            bits = <object> found
+        own.append(bits)
+        key = (tags[index], cls)
+        found = PyDict_GetItem(numbering, key)
+        if found is NULL:
+            number = PyDict_Size(numbering)
+            PyDict_SetItem(numbering, key, number)
+        else:
+            number = <object> found
+        keys.append(number)
+    return own, keys

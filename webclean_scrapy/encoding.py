@@ -21,7 +21,13 @@ same text whichever way they are extracted.
 
 from __future__ import annotations
 
-from w3lib.encoding import html_body_declared_encoding, html_to_unicode, http_content_type_encoding, read_bom
+from w3lib.encoding import (
+    html_body_declared_encoding,
+    html_to_unicode,
+    http_content_type_encoding,
+    read_bom,
+    to_unicode,
+)
 
 from .errors import NotHTMLError
 
@@ -132,6 +138,14 @@ def decode_html(body: bytes, content_type: str | None = None) -> tuple[str, str]
     if looks_binary(body, content_type):
         raise NotHTMLError("input is binary, not HTML")
     encoding = html_encoding(body, content_type)
+    if encoding is None:
+        # No BOM, header or <meta>: html_to_unicode would scan for the <meta>
+        # again, then decode the whole body twice (strictly in :func:`_detect`,
+        # then with replacement). A valid UTF-8 body decodes alike both ways.
+        try:
+            return "utf-8", body.decode("utf-8")
+        except UnicodeDecodeError:
+            return "cp1252", to_unicode(body, "cp1252")
     charset = f"text/html; charset={encoding}" if encoding else None
     encoding, text = html_to_unicode(charset, body, auto_detect_fun=_detect)
     return encoding, text

@@ -608,12 +608,7 @@ class _Structure:
         keys = np.zeros(nc, dtype=np.int32)
         for at in range(0, len(held), _SLICE):
             indexes = held[at : at + _SLICE]
-            indexes_list = indexes.tolist()
-            found = list(map(attributes.__getitem__, indexes_list))
-            classes = [a.get("class") or None for a in found]
-            words = [f"{cls or ''} {a.get('id') or ''}" if a else " " for cls, a in zip(classes, found)]
-            own[indexes] = list(map(_GROUP_MEMO.__getitem__, words))
-            keys[indexes] = list(map(numbering.__getitem__, zip(map(tags.__getitem__, indexes_list), classes)))
+            own[indexes], keys[indexes] = _structure_keys(indexes.tolist(), tags, attributes, _GROUP_MEMO, numbering)
         nk = max(len(numbering), 1)
         del numbering
         # Depth (the root 1) and inherited bits (the container's and its
@@ -777,6 +772,25 @@ class _Numbering(dict):
     def __missing__(self, key: object) -> int:
         self[key] = number = len(self)
         return number
+
+
+def _python_structure_keys(
+    indexes: list[int], tags: list[str], attributes: list[dict[str, str]], memo: _GroupMemo, numbering: _Numbering
+) -> tuple[list[int], list[int]]:
+    """Per container of *indexes*: its :data:`STRUCTURE_GROUPS` bits (*memo*,
+    by its ``"class id"`` string) and its (tag, class) key's number in
+    *numbering*. The reference for :func:`webclean_scrapy._signals.structure_keys`."""
+    found = list(map(attributes.__getitem__, indexes))
+    classes = [a.get("class") or None for a in found]
+    words = [f"{cls or ''} {a.get('id') or ''}" if a else " " for cls, a in zip(classes, found)]
+    bits = list(map(memo.__getitem__, words))
+    return bits, list(map(numbering.__getitem__, zip(map(tags.__getitem__, indexes), classes)))
+
+
+try:  # the same loop, compiled (an optional extension: see setup.py)
+    from ..._signals import structure_keys as _structure_keys
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _structure_keys = _python_structure_keys
 
 
 _STRUCTURE_COLUMN = {name: j for j, name in enumerate(STRUCTURE_FEATURES)}
