@@ -333,8 +333,8 @@ class WebcleanExtractor(Extractor):
     #: ``deduplicate``: drop a block whose exact text was already kept when
     #: it is shorter than this many characters -- a caption shown twice, a
     #: repeated "Share" bar, a mobile copy of a menu. ``None`` (default): the
-    #: rule shipped with the model for the page's predicted type -- articles
-    #: and documentation keep a longer paragraph the page really repeats
+    #: rule shipped with the model for the page's predicted type -- articles,
+    #: listings and documentation keep a longer paragraph the page repeats
     #: (:data:`DEDUPLICATE_BELOW`), forum, product, collection and service
     #: pages keep every text once (cross-validated). ``0`` drops every
     #: repeat, ``-1`` none.

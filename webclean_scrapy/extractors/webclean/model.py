@@ -49,8 +49,9 @@ class BlockModel:
     vetoes_by_page_type: dict[str, tuple[str, ...]]
     #: Repeats shorter than this many characters are dropped on each
     #: predicted page type (``0``: every repeat; cross-validated): on forum,
-    #: product and service pages a repeated line is a quoted post, a price
-    #: or a call to action shown twice, and the gold keeps it once. A type
+    #: product, collection and service pages a repeated line is a quoted
+    #: post, a price, a card or a call to action shown twice, and the gold
+    #: keeps it once. A type
     #: not listed gets :data:`DEDUPLICATE_BELOW`.
     deduplicate_by_page_type: dict[str, int] = field(default_factory=dict)
 
