@@ -109,6 +109,7 @@ def test_webclean_reasons_and_confidence():
     assert trace.facts["page type"] == "article"
     assert "comment_area" in trace.facts["vetoes applied on article pages"]
     assert trace.threshold == trace.facts["threshold for article pages"]
+    assert trace.facts["repeats dropped on article pages"] == "under 100 characters"
     assert trace.confidence == pytest.approx(float(trace.scores.max()))
     assert (trace.series["model"] >= trace.scores).all()  # vetoes only lower a probability
     for i in np.flatnonzero(trace.kept):

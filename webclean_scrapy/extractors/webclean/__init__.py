@@ -232,8 +232,7 @@ def content_indexes(
     model = load_model()
     kind = page_type_of(doc)[0]
     cut = model.threshold_for(kind) if threshold is None else threshold
-    if deduplicate is None:
-        deduplicate = model.deduplicate_for(kind)
+    repeats = model.deduplicate_for(kind) if deduplicate is None else deduplicate
     probabilities = block_probabilities(doc, comments, trace, cut)
     if not probabilities.size:
         if trace is not None:
@@ -241,6 +240,10 @@ def content_indexes(
         return []
     if trace is not None:
         trace.fact("threshold" if threshold is not None else f"threshold for {kind} pages", cut)
+        trace.fact(
+            f"repeats dropped on {kind} pages" if deduplicate is None else "repeats dropped",
+            "none" if repeats < 0 else f"under {repeats} characters" if repeats else "every one",
+        )
     blocks = doc.block_columns
     return select_blocks(
         blocks.texts,
@@ -248,7 +251,7 @@ def content_indexes(
         blocks.anchor_chars,
         probabilities,
         cut,
-        deduplicate,
+        repeats,
         fallback=threshold is None,
         trace=trace,
     )
