@@ -407,7 +407,7 @@ def choose_policies(
 
 
 def cross_validate(
-    pages: list[dict], folds: int, oof: Path | None = None, reuse: Path | None = None
+    pages: list[dict], folds: int, oof: Path | None = None, reuse: Path | None = None, fold_seed: int | None = None
 ) -> tuple[float, dict[str, Policy], dict[str, float]]:
     """Out-of-fold probabilities of every page, then the policies: the
     global threshold (best mean of the datasets' scores, default vetoes),
@@ -417,7 +417,11 @@ def cross_validate(
     chosen on the other folds' pages. With *reuse* (a file *oof* wrote for
     the same pages and folds), the out-of-fold probabilities are read from
     it instead of fitted: the policies alone are chosen again. Returns the
-    global threshold, the policies chosen on all pages and the figures."""
+    global threshold, the policies chosen on all pages and the figures.
+    *fold_seed* deals the domains to the folds at random (the default
+    split balances the folds' sizes and never changes): repeating the
+    protocol with several seeds measures how much a small dataset's figure
+    owes to the split."""
     from sklearn.model_selection import GroupKFold
 
     groups = [p["domain"] for p in pages]
@@ -426,7 +430,8 @@ def cross_validate(
     fold_of = [0] * len(pages)
     types_of: list[np.ndarray] = [np.zeros(0)] * len(pages)
     saved = pickle.loads(reuse.read_bytes()) if reuse else None
-    for k, (train, test) in enumerate(GroupKFold(n_splits=folds).split(np.zeros(len(pages)), groups=groups)):
+    split = GroupKFold(n_splits=folds, shuffle=fold_seed is not None, random_state=fold_seed)
+    for k, (train, test) in enumerate(split.split(np.zeros(len(pages)), groups=groups)):
         if saved is not None:
             for i in test:
                 out[i], kinds[i], types_of[i], fold_of[i] = (
@@ -500,6 +505,12 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         help="read the out-of-fold probabilities from this --oof file (same pages) and only choose the policies again",
     )
+    parser.add_argument(
+        "--fold-seed",
+        type=int,
+        help="deal the domains to the folds at random with this seed (repeated cross-validation); "
+        "default: scikit-learn's size-balanced split",
+    )
     args = parser.parse_args(argv)
     if not args.data.is_dir():
         print(f"no evaluation data at {args.data}; nothing to train")
@@ -511,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.cache:
             args.cache.write_bytes(pickle.dumps(pages, protocol=pickle.HIGHEST_PROTOCOL))
     print(f"cross-validating: {args.folds} folds grouped by domain", flush=True)
-    threshold, policies, figures = cross_validate(pages, args.folds, args.oof, args.reuse_oof)
+    threshold, policies, figures = cross_validate(pages, args.folds, args.oof, args.reuse_oof, args.fold_seed)
     print(f"threshold {threshold:.3f}; by predicted page type:")
     for kind, policy in policies.items():
         print(
