@@ -48,6 +48,7 @@ import re
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
@@ -392,16 +393,17 @@ def choose_policies(
                 )
             return memo[policy]
 
+        def best(candidates: Iterable[Policy]) -> Policy:
+            """The candidate of the highest mean F1; a tie keeps *current*."""
+            return max(candidates, key=lambda p: (mean_f1(p), p == current))
+
         current = default_policy(kind, global_threshold)
         for _ in range(2):
-            current = max((current._replace(vetoes=v) for v in VETO_SETS), key=lambda p: (mean_f1(p), p == current))
+            current = best(current._replace(vetoes=v) for v in VETO_SETS)
             if kind != "article":
                 by_threshold = {float(t): mean_f1(current._replace(threshold=float(t))) for t in THRESHOLDS}
                 current = current._replace(threshold=steadiest(by_threshold))
-                current = max(
-                    (current._replace(deduplicate=d) for d in DEDUPLICATE_CHOICES),
-                    key=lambda p: (mean_f1(p), p == current),
-                )
+                current = best(current._replace(deduplicate=d) for d in DEDUPLICATE_CHOICES)
         policies[kind] = current
     return policies
 
