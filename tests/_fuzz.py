@@ -191,7 +191,9 @@ def check_walks(markup: str) -> None:
 def check_extractors(markup: str | bytes) -> None:
     """Every registered extractor, from ``str`` and from its UTF-8 bytes (or
     from raw bytes): an Extraction with ``str`` text, or an ExtractionError."""
-    pages = [markup] if isinstance(markup, bytes) else [markup, markup.encode("utf-8", "surrogatepass")]
+    pages: list[str | bytes] = (
+        [markup] if isinstance(markup, bytes) else [markup, markup.encode("utf-8", "surrogatepass")]
+    )
     for html in pages:
         try:
             with built_page(lambda: Document.from_html(html)) as doc:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lxml import etree
@@ -20,6 +21,9 @@ from _fuzz import walk_columns
 from webclean_scrapy import document
 from webclean_scrapy.document import Document, parse_html
 from webclean_scrapy.encoding import decode_html
+
+#: The compiled walk's module (``None`` when not built; the tests that use it are marked).
+compiled_walk: Any = document._compiled_walk
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
@@ -115,7 +119,7 @@ def c_compiler() -> str | None:
 def test_the_compiled_walk_is_built() -> None:
     # The speed goals rest on it; a silent fallback to Python where it could be built is a regression.
     assert document.COMPILED_WALK, "webclean_scrapy._walk was not built (is a C compiler installed?)"
-    assert document._compiled_walk.is_html_tree(parse_html("<p>x</p>"))
+    assert compiled_walk.is_html_tree(parse_html("<p>x</p>"))
 
 
 @pytest.mark.compiled_walk
@@ -159,8 +163,8 @@ def test_parsel_root_and_deep_nesting(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.compiled_walk
 def test_xml_trees_take_the_python_walk() -> None:
     root = etree.fromstring("<html><body><p>xml parsed</p></body></html>")
-    assert not document._compiled_walk.is_html_tree(root)
-    assert not document._compiled_walk.is_html_tree("<p>not an element</p>")
+    assert not compiled_walk.is_html_tree(root)
+    assert not compiled_walk.is_html_tree("<p>not an element</p>")
     assert [b.text for b in Document(root).blocks] == ["xml parsed"]
 
 
@@ -196,7 +200,7 @@ def test_without_the_extension_the_python_walk_runs() -> None:
 def test_whitespace_is_what_str_split_splits_on() -> None:
     # The compiled walk collapses whitespace on UTF-8 bytes; the Python walk
     # uses " ".join(text.split()). Every code point, between two letters:
-    collapse = document._compiled_walk.collapse_whitespace
+    collapse = compiled_walk.collapse_whitespace
     for code in range(0x110000):
         if 0xD800 <= code < 0xE000:
             continue  # surrogates cannot be encoded in UTF-8
@@ -241,7 +245,7 @@ def test_whitespace_next_to_invalid_utf8_collapses_as_decoded() -> None:
         b"\xd8",
         b"\xef\xbd\xa1",
     ]
-    collapse = document._compiled_walk.collapse_whitespace
+    collapse = compiled_walk.collapse_whitespace
     rng = random.Random(4)
     for _ in range(20_000):
         data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))

@@ -132,13 +132,19 @@ def response_for(base: str, path: str, *, skip: bool = False, routes=ROUTES) -> 
     return cls(request.url, status=status, headers=headers, body=raw, request=request)
 
 
+def request_of(response: Response) -> scrapy.Request:
+    """The request a downloaded *response* answers (always set by :func:`response_for`)."""
+    assert response.request is not None
+    return response.request
+
+
 def through_middleware(crawler, base: str, paths=tuple(ROUTES), routes=ROUTES) -> dict[str, Response]:
     """Every response of *paths* through :class:`WebcleanMiddleware`, concurrently as in a crawl."""
     middleware = build_from_crawler(WebcleanMiddleware, crawler)
     responses = [response_for(base, path, skip=path in SKIP, routes=routes) for path in paths]
 
     async def run() -> list[Response]:
-        return await asyncio.gather(*(middleware.process_response(r.request, r) for r in responses))
+        return await asyncio.gather(*(middleware.process_response(request_of(r), r) for r in responses))
 
     returned = asyncio.run(run())
     assert all(out is response for out, response in zip(returned, responses))  # never replaced, never lost

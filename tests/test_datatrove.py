@@ -117,7 +117,7 @@ def run_pipeline(folder: Path, tmp_path: Path, step, reader: str = "datatrove") 
         pipeline=[read, step, JsonlWriter(str(output))], tasks=2, workers=2, logging_dir=str(logs)
     )
     executor.run()
-    documents = []
+    documents: list[dict] = []
     for part in sorted(output.glob("*.jsonl.gz")):
         with gzip.open(part, "rt", encoding="utf-8") as lines:
             documents.extend(json.loads(line) for line in lines)

@@ -292,7 +292,12 @@ def explained_pages(make_crawler, **settings) -> tuple[list[tuple[str, str]], di
     """EXPLAIN_ROUTES through the middleware (in-process): each page's (url, text), and the stats."""
     crawler = make_crawler(WEBCLEAN_EXTRACTOR="webclean", **settings)
     responses = through_middleware(crawler, BASE, list(EXPLAIN_ROUTES), routes=EXPLAIN_ROUTES)
-    items = sorted((r.url, extraction_of(r).text) for r in responses.values())
+    items = []
+    for response in responses.values():
+        extraction = extraction_of(response)
+        assert extraction is not None, f"{response.url} was not extracted"
+        items.append((response.url, extraction.text))
+    items.sort()
     return items, {k: v for k, v in crawler.stats.get_stats().items() if k.startswith("webclean/")}
 
 

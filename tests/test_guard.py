@@ -18,6 +18,7 @@ from twisted.internet.error import DNSLookupError
 from twisted.internet.interfaces import IHostnameResolver
 from twisted.internet.protocol import Factory, Protocol
 from twisted.internet.testing import MemoryReactorClock
+from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from webclean_scrapy.guard import (
@@ -135,10 +136,10 @@ class Hosts:
 
 def connect(reactor: MemoryReactorClock, host: str):
     """Start a connection like Scrapy's HTTP/1.1 handler does; return (connected hosts, failure)."""
-    failures = []
+    failures: list[Failure] = []
     before = len(reactor.tcpClients)
     d = HostnameEndpoint(reactor, host, 80).connect(Factory.forProtocol(Protocol))
-    d.addErrback(failures.append)
+    d.addErrback(lambda failure: failures.append(failure))
     reactor.advance(1)
     return [client[0] for client in reactor.tcpClients[before:]], (failures[0] if failures else None)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import tracemalloc
 from collections import Counter
 from pathlib import Path
+from unittest.mock import patch
 
 import numpy as np
 import pytest
@@ -156,19 +157,16 @@ def test_the_scoring_stage_holds_little_per_block():
 
 def _walk_calls(html: str) -> list[tuple[bool, int]]:
     """Each walk a Document of *html* makes: (revealing, subtrees concealed)."""
-    calls = []
+    calls: list[tuple[bool, int]] = []
     original = Document._walk_once
 
-    def spy(doc, reveal):
+    def spy(doc: Document, reveal: bool) -> int:
         concealed = original(doc, reveal)
         calls.append((reveal, concealed))
         return concealed
 
-    Document._walk_once = spy
-    try:
+    with patch.object(Document, "_walk_once", spy):
         Document.from_html(html)
-    finally:
-        Document._walk_once = original
     return calls
 
 

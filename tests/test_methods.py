@@ -6,6 +6,8 @@ computed by hand, not copied from the implementation.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -15,7 +17,7 @@ from webclean_scrapy.extractors.punctuation import COMMAS, FULL_STOPS, count_cha
 from webclean_scrapy.extractors.ttr import SourceLine, absolute_derivative, smooth, tag_ratios, tagged_lines
 
 
-def text_of(name: str, html: str, **options: object) -> str:
+def text_of(name: str, html: str, **options: Any) -> str:
     return extract(html, extractor=name, **options).text
 
 
