@@ -14,12 +14,13 @@ fitted model (and, with ``--report``, the cross-validated figures as JSON).
 Method (deterministic: fixed seeds, LightGBM's deterministic mode, one
 thread per fit):
 
-* every block of every page is labelled *content* when most of its 4-gram
-  shingles (blocks under four tokens: its whole token sequence) occur in
-  the page's gold text; blocks weigh their share of the page's tokens, so
-  each page counts once, as in the per-page metrics; datasets are
-  re-weighted half-way towards equal totals, and ``wcxb-dev`` (today's
-  pages, seven page types) counts :data:`MODERN_WEIGHT` times more;
+* every block of every page is labelled *content* when most of its
+  tokens are matched by an order-preserving alignment of the page's
+  tokens with its gold text's (:func:`labels_and_weights`); blocks weigh
+  their share of the page's tokens, so each page counts once, as in the
+  per-page metrics; datasets are re-weighted half-way towards equal
+  totals, and ``wcxb-dev`` (today's pages, seven page types) counts
+  :data:`MODERN_WEIGHT` times more;
 * the model is a gradient-boosted tree ensemble (:data:`PARAMS`) over
   :data:`webclean_scrapy.extractors.webclean.BLOCK_FEATURES`;
 * **validation is grouped k-fold by domain** over all datasets together:
@@ -50,6 +51,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import urlsplit
@@ -115,22 +117,39 @@ def domain_of(url: str | None, dataset: str, page_id: str) -> str:
 
 
 def labels_and_weights(block_tokens: list[list[str]], gold_tokens: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Content labels (most 4-gram shingles in the gold text) and weights
-    (share of the page's tokens) of a page's blocks."""
-    gold_set = set(shingles(gold_tokens))
-    gold_joined = f" {' '.join(gold_tokens)} "
-    labels = []
-    for tokens in block_tokens:
-        if len(tokens) >= 4:
-            grams = list(zip(*(tokens[i:] for i in range(4))))
-            hit = sum(g in gold_set for g in grams) / len(grams)
-        elif tokens:
-            hit = 1.0 if f" {' '.join(tokens)} " in gold_joined else 0.0
-        else:
-            hit = 0.0
-        labels.append(hit >= 0.5)
-    total = sum(len(t) for t in block_tokens) or 1
-    return np.array(labels, dtype=float), np.array([(len(t) + 0.5) / total for t in block_tokens])
+    """Content labels and weights (share of the page's tokens) of a page's blocks.
+
+    A block is *content* when at least half of its tokens are matched, in
+    order, by an alignment of the page's tokens (blocks in document order)
+    with the gold text's (:func:`aligned_tokens`). Testing each block on
+    its own against the whole gold text -- its 4-gram shingles, or, for a
+    block under four tokens, its words as a substring -- called a menu item
+    ("Smart Home", "Specs") or a table cell ("Yes") content whenever the
+    same words occur anywhere in the gold: on ``wcxb-dev`` one block in
+    twenty, most of them on product, collection and listing pages. The
+    oracle that keeps exactly the content blocks scores 0.955 word F1 on
+    ``wcxb-dev`` with the old labels and 0.980 with these."""
+    hit = aligned_tokens([t for tokens in block_tokens for t in tokens], gold_tokens)
+    bounds = np.cumsum([0, *map(len, block_tokens)])
+    matched = np.concatenate([[0], np.cumsum(hit)])
+    sizes = np.diff(bounds)
+    labels = (sizes > 0) & ((matched[bounds[1:]] - matched[bounds[:-1]]) * 2 >= sizes)
+    return labels.astype(float), (sizes + 0.5) / (int(bounds[-1]) or 1)
+
+
+def aligned_tokens(page_tokens: list[str], gold_tokens: list[str]) -> np.ndarray:
+    """Which of *page_tokens* an order-preserving alignment with
+    *gold_tokens* matches (difflib's longest common runs, applied
+    recursively either side: close to the longest common subsequence,
+    linear in practice on text)."""
+    vocabulary: dict[str, int] = {}
+    page = [vocabulary.setdefault(t, len(vocabulary)) for t in page_tokens]
+    gold = [vocabulary.setdefault(t, len(vocabulary)) for t in gold_tokens]
+    hit = np.zeros(len(page), dtype=np.int64)
+    if page and gold:
+        for start, _, size in SequenceMatcher(None, page, gold, autojunk=False).get_matching_blocks():
+            hit[start : start + size] = 1
+    return hit
 
 
 def load_page(job: tuple[str, str, dict]) -> dict | None:
