@@ -353,3 +353,203 @@ def structure_keys(list indexes, list tags, list attributes, group_memo, numberi
             number = <object> found
         keys.append(number)
     return own, keys
+
+
+def tag_codes(list tags, const long long[::1] parents, dict codes, tuple layout):
+    """Per container its own tag code (int8), the OR of its tag's and its
+    ancestors' flag bits, the root's own excepted (int64), and how many
+    containers have each counted tag (a list): ``page_type._tag_codes``,
+    its reference, in one pass (parents come before their children)."""
+    cdef long long own_shift, counted_shift, code, parent
+    cdef Py_ssize_t i, n = len(tags), counted_size
+    cdef object found
+    own_shift, counted_shift, counted_size = layout
+    own = np.zeros(n, dtype=np.int8)
+    flags = np.zeros(n, dtype=np.int64)
+    counted = np.zeros(counted_size + 1, dtype=np.int64)
+    cdef signed char[::1] own_of = own
+    cdef long long[::1] flags_of = flags
+    cdef long long[::1] count_of = counted
+    for i in range(n):
+        found = codes.get(tags[i])
+        code = 0 if found is None else <long long> found
+        count_of[code >> counted_shift] += 1
+        own_of[i] = (code >> own_shift) & 7
+        if i == 0:
+            continue
+        code &= (1LL << own_shift) - 1
+        parent = parents[i]
+        if parent >= 0:
+            code |= flags_of[parent]
+        flags_of[i] = code
+    return own, flags, counted[1:].tolist()
+
+
+def block_stats(const long long[::1] chars, const long long[::1] anchors, const long long[::1] holders,
+                const long long[::1] ends, const long long[::1] flags, const signed char[::1] own,
+                const long long[::1] parents, const long long[::1] share_bits, list texts):
+    """The per-block sums and counts of ``page_type.page_signals``, in one
+    pass over the blocks: its reference is ``page_type._python_block_stats``
+    (whose docstring lists what is returned). Every sum is of whole
+    numbers, so the same as numpy's in any order."""
+    cdef Py_ssize_t i, k, m = len(chars), n = len(flags), bits = len(share_bits)
+    cdef long long c, a, bf, bo, above, linked_count = 0, long_chars = 0, sentence_chars = 0, max_chars = 0
+    cdef long long short_count = 0, prose_blocks = 0, p_chars = 0, div_chars = 0, heading_count = 0
+    cdef long long linked_headings = 0, headline_count = 0, headline_chars = 0, max_holder = 0, max_mass = 0
+    cdef bint linked, heading
+    cdef list short_texts = [], heading_texts = [], priced_texts = [], priced = []
+    holder_sums = np.zeros(n, dtype=np.int64)
+    mass = np.zeros(n, dtype=np.int64)
+    under = np.zeros(bits, dtype=np.int64)
+    headings = np.zeros(m, dtype=np.bool_)
+    cdef long long[::1] holder_of = holder_sums
+    cdef long long[::1] mass_of = mass
+    cdef long long[::1] under_of = under
+    cdef unsigned char[::1] heading_of = headings.view(np.uint8)
+    for i in range(m):
+        c = chars[i]
+        a = anchors[i]
+        linked = <double> a >= 0.8 * <double> c
+        linked_count += linked
+        if c >= 150:
+            long_chars += c
+        if ends[i] > 0:
+            sentence_chars += c
+        if c > max_chars:
+            max_chars = c
+        holder_of[holders[i]] += c
+        if c <= 40:
+            short_count += 1
+            short_texts.append(texts[i])
+        if c <= 60:
+            priced.append(i)
+            priced_texts.append(texts[i])
+        if c >= 80 and <double> a < 0.3 * <double> c:
+            prose_blocks += 1
+            above = parents[holders[i]]
+            mass_of[above if above >= 0 else 0] += c
+        bf = flags[holders[i]]
+        for k in range(bits):
+            if bf & share_bits[k]:
+                under_of[k] += c
+        heading = (bf & share_bits[bits - 1]) != 0
+        heading_of[i] = heading
+        heading_count += heading
+        linked_headings += heading and linked
+        bo = own[holders[i]]
+        if bo == 1:
+            p_chars += c
+        elif bo == 2:
+            div_chars += c
+        elif bo == 3:
+            heading_texts.append(texts[i])
+        if linked and a >= 25:
+            headline_count += 1
+            headline_chars += c
+    for i in range(n):
+        if holder_of[i] > max_holder:
+            max_holder = holder_of[i]
+        if mass_of[i] > max_mass:
+            max_mass = mass_of[i]
+    return (
+        linked_count, long_chars, sentence_chars, max_chars, max_holder, short_count, prose_blocks, max_mass,
+        under.tolist(), p_chars, div_chars, heading_count, linked_headings, headline_count, headline_chars,
+        short_texts, heading_texts, np.array(priced, dtype=np.int64), priced_texts, headings,
+    )
+
+
+def repetition(const signed char[::1] own, const long long[::1] chars, const long long[::1] anchor_chars,
+               const long long[::1] parents, list tags, list classes, const long long[::1] first_blocks,
+               const long long[::1] last_blocks, const unsigned char[::1] price_mask,
+               const unsigned char[::1] heading_blocks, first_group):
+    """The repeated-group figures of ``page_type._repetition_features``:
+    its reference, ``page_type._python_repetition`` (whose docstring lists
+    what is returned), in C loops; *first_group* breaks ties
+    (called with their first items, in order). Every sum is of whole numbers."""
+    cdef Py_ssize_t i, k, n = len(own), m = len(price_mask), count = 0, live = 0
+    cdef long long g, lo, hi, c, a, groups = 0, groups5 = 0, max_size = 0, best_chars = -1, top
+    cdef bint has_price, has_heading, long_item
+    cdef dict first_of = {}
+    cdef list tied = []
+    cdef object key
+    if n == 0:
+        return None
+    items_array = np.empty(n, dtype=np.int64)
+    cdef long long[::1] items = items_array
+    for i in range(1, n):
+        if (own[i] == 0 or own[i] == 2) and chars[i] > 0:
+            items[count] = i
+            count += 1
+    if count < 3:
+        return None
+    group_array = np.empty(count, dtype=np.int64)
+    sizes_array = np.zeros(n, dtype=np.int64)
+    sums_array = np.zeros((2, n), dtype=np.int64)
+    cdef long long[::1] group_of = group_array
+    cdef long long[::1] size = sizes_array
+    cdef long long[:, ::1] sums = sums_array  # chars, anchors, then the per-member counts
+    for k in range(count):
+        i = items[k]
+        key = (parents[i], tags[i], classes[i])
+        g = first_of.setdefault(key, i)
+        group_of[k] = g
+        size[g] += 1
+    for k in range(count):
+        g = group_of[k]
+        if size[g] < 3:
+            continue
+        live += 1
+        sums[0, g] += chars[items[k]]
+        sums[1, g] += anchor_chars[items[k]]
+    if live == 0:
+        return None
+    for i in range(n):
+        if size[i] >= 3:
+            groups += 1
+            groups5 += size[i] >= 5
+            if size[i] > max_size:
+                max_size = size[i]
+            if sums[0, i] > best_chars:
+                best_chars = sums[0, i]
+                tied = [i]
+            elif sums[0, i] == best_chars:
+                tied.append(i)
+    top = first_group(tied)
+    figures = (groups, groups5, max_size, top, size[top], sums[0, top], sums[1, top])
+    # Per member (an item holding blocks): prices, headings, long unlinked text.
+    price_cum_array = np.zeros(m + 1, dtype=np.int64)
+    heading_cum_array = np.zeros(m + 1, dtype=np.int64)
+    cdef long long[::1] price_cum = price_cum_array
+    cdef long long[::1] heading_cum = heading_cum_array
+    for i in range(m):
+        price_cum[i + 1] = price_cum[i] + price_mask[i]
+        heading_cum[i + 1] = heading_cum[i] + heading_blocks[i]
+    cdef long long[::1] per = np.zeros(6, dtype=np.int64)
+    cdef long long[:, ::1] member = np.zeros((6, n), dtype=np.int64)
+    cdef bint any_member = False
+    for k in range(count):
+        g = group_of[k]
+        i = items[k]
+        if size[g] < 3 or first_blocks[i] < 0:
+            continue
+        any_member = True
+        lo = first_blocks[i]
+        hi = last_blocks[i] + 1
+        has_price = price_cum[hi] - price_cum[lo] > 0
+        has_heading = heading_cum[hi] - heading_cum[lo] > 0
+        c = chars[i]
+        a = anchor_chars[i]
+        long_item = c >= 150 and <double> a < 0.3 * <double> c
+        member[0, g] += has_price
+        member[1, g] += has_heading
+        member[2, g] += long_item
+        member[3, g] += c if long_item else 0
+        member[4, g] += a > 0 and c <= 400
+        member[5, g] += c <= 200 and (has_price or has_heading)
+    if not any_member:
+        return figures + (None,)
+    for k in range(6):
+        for i in range(n):
+            if member[k, i] > per[k]:
+                per[k] = member[k, i]
+    return figures + ((per[0], per[1], per[2], per[3], per[4], per[5]),)
