@@ -73,11 +73,28 @@ def test_name_words_on_generated_names() -> None:
     assert ("bar", "caf") in expected or ("caf", "bar") in expected
 
 
+def test_add_words_on_generated_texts() -> None:
+    """Letter runs at the ends and between any characters: upper case,
+    digits, non-ASCII letters (one, two and four bytes), a lone surrogate."""
+    rng = random.Random(16)
+    pieces = NAME_PIECES + ["ab", "q", "Zz", "\ud800", "\U0001d400", "一", "áb", "\n", "12"]
+    texts = ["", "a", "ab", "ab cd ab", "\ud800ab"] + [random_value(rng) + rng.choice(pieces) for _ in range(3000)]
+    for text in texts:
+        for prefix in ("s_", "", "long_prefix_"):
+            found, expected = {"s_x"}, {"s_x"}
+            _signals.add_words(found, text, prefix)
+            page_type._python_add_words(expected, text, prefix)
+            assert found == expected, (text, prefix)
+
+
 def test_link_hrefs_read_as_lxml_gives_them() -> None:
     """Hrefs with entities, non-ASCII, bare or empty values, upper-case
-    names, slashes at the end, and anchors without one."""
+    names, slashes at the end, and anchors without one; the link kinds'
+    fragments in any case (the Kelvin sign lower-cases to ``k``)."""
     rng = random.Random(14)
     pieces = ["/", "-", "a", "&amp;", "&#233;", "é", "%20", "how-to-fix-a-tap", "//", "?q=a-b-c", "x" * 20]
+    pieces += ["/P/", "CART", "chec\u212aout", "İ", "/Docs/", "/u/u/", ".HTML#", "/products", "Σ"]
+    seen = 0
     for _ in range(300):
         anchors = []
         for _ in range(rng.randint(0, 12)):
@@ -87,9 +104,11 @@ def test_link_hrefs_read_as_lxml_gives_them() -> None:
             )
         doc = Document.from_html(f"<html><body><p>{''.join(anchors)}</p></body></html>".encode())
         found = page_type.tagged_elements(doc)["a"]
-        expected = page_type._python_link_hrefs(found)
-        assert _signals.link_hrefs(found) == expected
-    assert expected[0] or not found
+        fragments = page_type._LINK_FRAGMENTS + [b"-a", b"a-", b"//", b"x", b"&", b"XX"]
+        expected = page_type._python_link_figures(found, fragments)
+        assert _signals.link_figures(found, fragments) == expected
+        seen += sum(expected[1][: len(page_type._LINK_FRAGMENTS)]) > 0
+    assert seen > 100
 
 
 def test_unknown_names() -> None:
@@ -195,10 +214,11 @@ def test_the_page_signals_of_real_pages_are_the_same_with_either() -> None:
         "_numeric_blocks": page_type._python_numeric_blocks,
         "_unknown_names": page_type._python_unknown_names,
         "_name_words": page_type._python_name_words,
-        "_link_hrefs": page_type._python_link_hrefs,
+        "_link_figures": page_type._python_link_figures,
         "_tag_codes": page_type._python_tag_codes,
         "_block_stats": page_type._python_block_stats,
         "_repetition": page_type._python_repetition,
+        "_add_words": page_type._python_add_words,
     }
     for path in paths:
         doc = Document.from_html(gzip.decompress(path.read_bytes()))

@@ -27,6 +27,15 @@ import numpy as np
 cetree.import_lxml__etree()
 
 
+cdef extern from "Python.h":
+    # PEP 393 strings, read and written in place.
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    unsigned char* PyUnicode_1BYTE_DATA(object text)
+    int PyUnicode_KIND(object text)
+    void* PyUnicode_DATA(object text)
+    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
+
+
 cdef object href_of(element):
     """``element.get("href")``, read from the libxml2 node when the value is
     one text node (the HTML parser's way), else asked of lxml."""
@@ -61,31 +70,6 @@ cdef Py_ssize_t hyphens(str text, Py_ssize_t start, Py_ssize_t stop):
     for i in range(start, stop):
         found += text[i] == u"-"
     return found
-
-
-def link_hrefs(list anchors):
-    """The ``<a>`` elements' non-empty ``href`` values, in order, and how
-    many of them name a slug (three hyphens or more in an address of more
-    than 20 characters, and in its last path segment)."""
-    cdef list hrefs = []
-    cdef Py_ssize_t slugs = 0, end, cut
-    cdef str href
-    for element in anchors:
-        value = href_of(element)
-        if not value:
-            continue
-        hrefs.append(value)
-        href = value
-        if len(href) <= 20 or hyphens(href, 0, len(href)) < 3:
-            continue
-        end = len(href)
-        while end > 0 and href[end - 1] == u"/":
-            end -= 1
-        cut = end - 1
-        while cut >= 0 and href[cut] != u"/":
-            cut -= 1
-        slugs += hyphens(href, cut + 1, end) >= 3
-    return hrefs, slugs
 
 
 def attribute_names(list tags, list attributes, heading_tags):
@@ -553,3 +537,118 @@ def repetition(const signed char[::1] own, const long long[::1] chars, const lon
             if member[k, i] > per[k]:
                 per[k] = member[k, i]
     return figures + ((per[0], per[1], per[2], per[3], per[4], per[5]),)
+
+
+def add_words(set tokens, str text, str prefix):
+    """Add to *tokens* *prefix* (ASCII) joined to each run of two or more
+    ASCII lower-case letters of *text*: ``tokens.update(map(prefix.__add__,
+    page_type._words(text)))``, its reference, with one new string per run
+    and no copies of the text."""
+    cdef Py_ssize_t i, j, start = -1, n = len(text), p = len(prefix)
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_UCS4 c
+    cdef unsigned char* out
+    cdef object word
+    cdef bytes head = prefix.encode("ascii")
+    cdef const unsigned char* head_bytes = head
+    for i in range(n + 1):
+        c = PyUnicode_READ(kind, data, i) if i < n else 0
+        if 97 <= c <= 122:
+            if start < 0:
+                start = i
+            continue
+        if start >= 0 and i - start >= 2:
+            word = PyUnicode_New(p + i - start, 127)
+            out = PyUnicode_1BYTE_DATA(word)
+            for j in range(p):
+                out[j] = head_bytes[j]
+            for j in range(start, i):
+                out[p + j - start] = <unsigned char> PyUnicode_READ(kind, data, j)
+            tokens.add(word)
+        start = -1
+
+
+cdef void count_fragments(int kind, void* data, Py_ssize_t n, bint fold, list fragments,
+                          const Py_ssize_t* heads, const Py_ssize_t* chain, long long* counts):
+    """Add to *counts* the occurrences of each of *fragments* (ASCII bytes;
+    *heads* and *chain* list them by first character) in the text at *data*
+    (its ASCII capitals lower-cased when *fold*), as ``str.count`` counts
+    them: left to right, not overlapping."""
+    cdef Py_ssize_t i, j, k, size
+    cdef Py_ssize_t[64] free_from
+    cdef unsigned int c, d  # code points (a Py_UCS4 plus a number would be a string)
+    cdef const char* fragment
+    for k in range(len(fragments)):
+        free_from[k] = 0
+    for i in range(n):
+        c = PyUnicode_READ(kind, data, i)
+        if fold and 65 <= c <= 90:
+            c += 32
+        if c >= 128:
+            continue
+        k = heads[c]
+        while k >= 0:
+            if i >= free_from[k]:
+                fragment = <const char*> (<bytes> fragments[k])
+                size = len(<bytes> fragments[k])
+                if i + size <= n:
+                    j = 1
+                    while j < size:
+                        d = PyUnicode_READ(kind, data, i + j)
+                        if fold and 65 <= d <= 90:
+                            d += 32
+                        if d != <unsigned char> fragment[j]:
+                            break
+                        j += 1
+                    if j == size:
+                        counts[k] += 1
+                        free_from[k] = i + size
+            k = chain[k]
+
+
+def link_figures(list anchors, list fragments):
+    """How many of the ``<a>`` elements' non-empty ``href`` values name a
+    slug, and how often each of *fragments* (ASCII bytes, at most 64)
+    occurs in them lower-cased: ``page_type._python_link_figures``, its
+    reference, without joining the addresses. An ASCII address is
+    lower-cased as it is read; any other by ``str.lower``."""
+    cdef Py_ssize_t k, c, count = len(fragments), slugs = 0, n, end, cut
+    cdef Py_ssize_t[128] heads
+    cdef Py_ssize_t[64] chain
+    cdef long long[64] counts
+    cdef str href
+    cdef object value
+    if count > 64:
+        raise ValueError("at most 64 fragments")
+    for c in range(128):
+        heads[c] = -1
+    for k in range(count - 1, -1, -1):
+        fragment = <bytes> fragments[k]
+        if not fragment or fragment[0] >= 128:
+            raise ValueError("fragments are ASCII, not empty")
+        counts[k] = 0
+        chain[k] = heads[fragment[0]]
+        heads[fragment[0]] = k
+    for element in anchors:
+        value = href_of(element)
+        if not value:
+            continue
+        href = value
+        n = len(href)
+        if PyUnicode_KIND(href) == 1 and href.isascii():
+            count_fragments(1, PyUnicode_DATA(href), n, True, fragments, heads, chain, counts)
+        else:
+            lowered = href.lower()
+            count_fragments(PyUnicode_KIND(lowered), PyUnicode_DATA(lowered), len(lowered), False, fragments,
+                            heads, chain, counts)
+        if n <= 20 or hyphens(href, 0, n) < 3:
+            continue
+        end = n
+        while end > 0 and href[end - 1] == u"/":
+            end -= 1
+        cut = end - 1
+        while cut >= 0 and href[cut] != u"/":
+            cut -= 1
+        slugs += hyphens(href, cut + 1, end) >= 3
+    return slugs, [counts[k] for k in range(count)]

@@ -59,7 +59,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
 from importlib import resources
-from itertools import accumulate, compress, repeat
+from itertools import accumulate, compress, pairwise, repeat
 from operator import itemgetter
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -890,10 +890,21 @@ def _python_link_hrefs(anchors: list[etree._Element]) -> tuple[list[str], int]:
     many of them name a slug (``/how-to-fix-a-leaking-tap``: three hyphens or
     more in the last path segment; fewer than three in the whole address of
     more than 20 characters rule a link out before its last segment is
-    cut). The reference for :func:`webclean_scrapy._signals.link_hrefs`."""
+    cut). Read by :func:`_python_link_figures`."""
     hrefs = list(filter(None, map(etree._Element.get, anchors, repeat("href"))))
     slugs = [href for href in hrefs if len(href) > 20 and href.count("-") >= 3]
     return hrefs, sum(1 for href in slugs if href.rstrip("/").rsplit("/", 1)[-1].count("-") >= 3)
+
+
+def _python_link_figures(anchors: list[etree._Element], fragments: list[bytes]) -> tuple[int, list[int]]:
+    """How many of the ``<a>`` elements' non-empty ``href`` values name a
+    slug (:func:`_python_link_hrefs`) and how often each of *fragments*
+    (ASCII bytes) occurs in them lower-cased: counted over the joined
+    addresses, one substring count per fragment. The reference for
+    :func:`webclean_scrapy._signals.link_figures`."""
+    hrefs, slugs = _python_link_hrefs(anchors)
+    joined = "\n".join(hrefs).lower()
+    return slugs, [joined.count(fragment.decode()) for fragment in fragments]
 
 
 def _python_unknown_names(names: dict[str, int], known: dict[str, int]) -> list[str]:
@@ -972,7 +983,7 @@ try:  # the same loops, compiled (an optional extension: see setup.py)
     from ._signals import attribute_names as _attribute_names
     from ._signals import family_counts as _family_counts
     from ._signals import group_numbers as _group_numbers
-    from ._signals import link_hrefs as _link_hrefs
+    from ._signals import link_figures as _link_figures
     from ._signals import name_words as _name_words
     from ._signals import numeric_blocks as _numeric_blocks
     from ._signals import unknown_names as _unknown_names
@@ -980,7 +991,7 @@ except ImportError:  # pragma: no cover - a build without a C compiler
     _attribute_names = _python_attribute_names
     _family_counts = _python_family_counts
     _group_numbers = _python_group_numbers
-    _link_hrefs = _python_link_hrefs
+    _link_figures = _python_link_figures
     _name_words = _python_name_words
     _numeric_blocks = _python_numeric_blocks
     _unknown_names = _python_unknown_names
@@ -1356,6 +1367,11 @@ _LINK_KINDS: dict[str, tuple[str, ...]] = {
     "cart": ("cart", "checkout"),
     "docs": ("/docs/", "/api/", "/reference/", "/guide", ".html#"),
 }
+#: :data:`_LINK_KINDS`' fragments in order (as ASCII bytes), and where each kind's are.
+_LINK_FRAGMENTS: list[bytes] = [fragment.encode() for fragments in _LINK_KINDS.values() for fragment in fragments]
+_LINK_FRAGMENT_SPANS: dict[str, tuple[int, int]] = dict(
+    zip(_LINK_KINDS, pairwise(accumulate(map(len, _LINK_KINDS.values()), initial=0)))
+)
 _REPEAT_SKIP = frozenset({"p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "dd", "dt", "option"})
 
 #: Words of the token model: lower-case ASCII letter runs of two or more.
@@ -1372,6 +1388,17 @@ def _words(text: str) -> set[str]:
     found -= _SINGLE_LETTERS
     return found
 
+
+def _python_add_words(tokens: set[str], text: str, prefix: str) -> None:
+    """Add *prefix* joined to each of :func:`_words` of *text* to *tokens*.
+    The reference for :func:`webclean_scrapy._signals.add_words`."""
+    tokens.update(map(prefix.__add__, _words(text)))
+
+
+try:  # compiled (see setup.py)
+    from ._signals import add_words as _add_words
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _add_words = _python_add_words
 
 #: Headings whose words are tokens (``h_`` prefix).
 _TOKEN_HEADINGS = frozenset({"h1", "h2", "h3"})
@@ -1526,7 +1553,7 @@ def _url_features(f: np.ndarray, url: str, tokens: set[str]) -> None:
         f[x[f"host_{name}"]] = any(w in host_words for w in words)
     path = parts.path or "/"
     lowered = path.lower()
-    tokens.update(map("u_".__add__, _words(lowered)))
+    _add_words(tokens, lowered, "u_")
     segments = [s for s in lowered.split("/") if s]
     f[x["url_depth"]] = len(segments)
     f[x["url_path_chars"]] = len(path)
@@ -1626,12 +1653,9 @@ def _element_features(
     # Links to slug-named pages (``/how-to-fix-a-leaking-tap``): what lists
     # of articles (or products) link to. Fewer than three hyphens in the
     # whole address rule a link out before its last segment is cut.
-    hrefs, f[x["slug_links"]] = _link_hrefs(found["a"])
-    if hrefs:
-        # Counted over the joined addresses: one substring count per fragment.
-        joined = "\n".join(hrefs).lower()
-        for kind, fragments in _LINK_KINDS.items():
-            f[x[f"links_{kind}"]] = sum(map(joined.count, fragments))
+    f[x["slug_links"]], counts = _link_figures(found["a"], _LINK_FRAGMENTS)
+    for kind, (start, stop) in _LINK_FRAGMENT_SPANS.items():
+        f[x[f"links_{kind}"]] = sum(counts[start:stop])
 
     schema: Counter[str] = Counter()
     ld_keys: Counter[str] = Counter()
@@ -1681,7 +1705,7 @@ def _element_features(
             elif prop == "description":
                 content = el.get("content") or ""
                 f[x["meta_description_chars"]] = len(content)
-                tokens.update(map("m_".__add__, _words(content.lower())))
+                _add_words(tokens, content.lower(), "m_")
         else:
             itemprop = el.get("itemprop")
             if itemprop and "price" in itemprop.lower():
@@ -1884,7 +1908,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     _element_features(f, attribute_survey(doc)[0], tokens, found)
 
     title = doc.title or ""
-    tokens.update(map("t_".__add__, _words(title.lower())))
+    _add_words(tokens, title.lower(), "t_")
     f[x["title_chars"]] = len(title)
     f[x["title_separators"]] = sum(title.count(s) for s in (" | ", " - ", " – ", " — ", " :: ", " » ", " · "))
     f[x["title_docs"]] = bool(_TITLE_DOCS.search(title))
@@ -1972,9 +1996,9 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
 
     # Short blocks: cues, numbers, dates, phones; heading and short-block tokens.
     short_text = "\n".join(short_texts).lower()
-    tokens.update(map("s_".__add__, _words(short_text)))
+    _add_words(tokens, short_text, "s_")
     heading_text = " ".join(heading_texts).lower()
-    tokens.update(map("h_".__add__, _words(heading_text)))
+    _add_words(tokens, heading_text, "h_")
     # Whole short blocks that are a phrase, counted (only those: a count of
     # every distinct block would hold a huge page's texts twice).
     blocks = Counter(filter(_PHRASE_OF.__contains__, map(str.strip, _lines(short_text), repeat(_PHRASE_STRIP))))
