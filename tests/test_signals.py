@@ -104,7 +104,7 @@ def test_link_hrefs_read_as_lxml_gives_them() -> None:
             )
         doc = Document.from_html(f"<html><body><p>{''.join(anchors)}</p></body></html>".encode())
         found = page_type.tagged_elements(doc)["a"]
-        fragments = page_type._LINK_FRAGMENTS + [b"-a", b"a-", b"//", b"x", b"&", b"XX"]
+        fragments = page_type._LINK_FRAGMENTS + [b"-a", b"a-", b"//", b"xx", b"&a", b"XX", b"/u/u"]
         expected = page_type._python_link_figures(found, fragments)
         assert _signals.link_figures(found, fragments) == expected
         seen += sum(expected[1][: len(page_type._LINK_FRAGMENTS)]) > 0

@@ -7,12 +7,16 @@ container's attributes, every class / id name and every repeatable
 container once per page, and the block features read every container's
 class, id, role and itemprop again for its keyword code, in Python loops
 of dictionary and string operations that cost a sixth of a bare parse
-together. These are the same loops in C, doing the same operations in the
-same order: the Python
-functions they replace (``_attribute_names``, ``_unknown_names``,
-``_family_counts``, ``_group_numbers``, ``_numeric_blocks`` in ``page_type``;
-``_container_flags`` in the ``webclean`` extractor's ``keywords``) stay the
-references and the fallbacks, and ``tests/test_signals.py`` compares both.
+together; its per-block sums, tag flags and repeated groups were numpy
+passes over the blocks and containers, a few dozen calls of a few
+thousand instructions each. These are the same loops in C, doing the same
+operations in the same order (sums of whole numbers, exact in any order):
+the Python functions they replace (``_attribute_names``,
+``_unknown_names``, ``_family_counts``, ``_group_numbers``,
+``_numeric_blocks``, ``_link_figures``, ``_add_words``, ``_tag_codes``,
+``_block_stats``, ``_repetition`` in ``page_type``; ``_container_flags``
+in the ``webclean`` extractor's ``keywords``) stay the references and the
+fallbacks, and ``tests/test_signals.py`` compares both.
 """
 
 cimport lxml.includes.etreepublic as cetree
@@ -34,6 +38,7 @@ cdef extern from "Python.h":
     int PyUnicode_KIND(object text)
     void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
+    bint PyUnicode_IS_ASCII(object text)
 
 
 cdef object href_of(element):
@@ -498,7 +503,7 @@ def repetition(const signed char[::1] own, const long long[::1] chars, const lon
                 tied = [i]
             elif sums[0, i] == best_chars:
                 tied.append(i)
-    top = first_group(tied)
+    top = tied[0] if len(tied) == 1 else first_group(tied)
     figures = (groups, groups5, max_size, top, size[top], sums[0, top], sums[1, top])
     # Per member (an item holding blocks): prices, headings, long unlinked text.
     price_cum_array = np.zeros(m + 1, dtype=np.int64)
@@ -569,79 +574,106 @@ def add_words(set tokens, str text, str prefix):
         start = -1
 
 
-cdef void count_fragments(int kind, void* data, Py_ssize_t n, bint fold, list fragments,
-                          const Py_ssize_t* heads, const Py_ssize_t* chain, long long* counts):
-    """Add to *counts* the occurrences of each of *fragments* (ASCII bytes;
-    *heads* and *chain* list them by first character) in the text at *data*
-    (its ASCII capitals lower-cased when *fold*), as ``str.count`` counts
-    them: left to right, not overlapping."""
+#: The fragments of :func:`link_figures`, at most this many.
+DEF MAX_FRAGMENTS = 64
+#: Buckets of fragments by their first two characters.
+DEF PAIR_BUCKETS = 1024
+
+
+cdef struct Fragments:
+    Py_ssize_t count
+    const unsigned char* text[MAX_FRAGMENTS]
+    Py_ssize_t size[MAX_FRAGMENTS]
+    Py_ssize_t chain[MAX_FRAGMENTS]  # the next fragment of the same bucket, -1 at the end
+    Py_ssize_t heads[PAIR_BUCKETS]  # each bucket's first fragment, -1 for none
+    bint starts[128]  # the characters a fragment starts with
+
+
+cdef inline Py_ssize_t pair_bucket(unsigned int first, unsigned int second):
+    return ((first << 5) ^ second) & (PAIR_BUCKETS - 1)
+
+
+cdef inline unsigned int folded(int kind, void* data, Py_ssize_t i, bint fold):
+    # A code point as a number (a Py_UCS4 plus a number would be a string).
+    cdef unsigned int c = PyUnicode_READ(kind, data, i)
+    if fold and 65 <= c <= 90:
+        c += 32
+    return c
+
+
+cdef void count_fragments(int kind, void* data, Py_ssize_t n, bint fold, Fragments* fragments,
+                          long long* counts):
+    """Add to *counts* the occurrences of each of *fragments* in the text at
+    *data* (its ASCII capitals lower-cased when *fold*), as ``str.count``
+    counts them: left to right, not overlapping. A position is tried only
+    when its character starts a fragment, and then only the fragments
+    sharing its first two characters."""
     cdef Py_ssize_t i, j, k, size
-    cdef Py_ssize_t[64] free_from
-    cdef unsigned int c, d  # code points (a Py_UCS4 plus a number would be a string)
-    cdef const char* fragment
-    for k in range(len(fragments)):
+    cdef Py_ssize_t free_from[MAX_FRAGMENTS]
+    cdef unsigned int c
+    cdef const unsigned char* fragment
+    for k in range(fragments.count):
         free_from[k] = 0
-    for i in range(n):
-        c = PyUnicode_READ(kind, data, i)
-        if fold and 65 <= c <= 90:
-            c += 32
-        if c >= 128:
+    for i in range(n - 1):
+        c = folded(kind, data, i, fold)
+        if c >= 128 or not fragments.starts[c]:
             continue
-        k = heads[c]
+        k = fragments.heads[pair_bucket(c, folded(kind, data, i + 1, fold))]
         while k >= 0:
-            if i >= free_from[k]:
-                fragment = <const char*> (<bytes> fragments[k])
-                size = len(<bytes> fragments[k])
-                if i + size <= n:
-                    j = 1
-                    while j < size:
-                        d = PyUnicode_READ(kind, data, i + j)
-                        if fold and 65 <= d <= 90:
-                            d += 32
-                        if d != <unsigned char> fragment[j]:
-                            break
-                        j += 1
-                    if j == size:
-                        counts[k] += 1
-                        free_from[k] = i + size
-            k = chain[k]
+            size = fragments.size[k]
+            if i >= free_from[k] and i + size <= n:
+                fragment = fragments.text[k]
+                j = 0
+                while j < size and folded(kind, data, i + j, fold) == fragment[j]:
+                    j += 1
+                if j == size:
+                    counts[k] += 1
+                    free_from[k] = i + size
+            k = fragments.chain[k]
 
 
 def link_figures(list anchors, list fragments):
     """How many of the ``<a>`` elements' non-empty ``href`` values name a
-    slug, and how often each of *fragments* (ASCII bytes, at most 64)
-    occurs in them lower-cased: ``page_type._python_link_figures``, its
-    reference, without joining the addresses. An ASCII address is
-    lower-cased as it is read; any other by ``str.lower``."""
-    cdef Py_ssize_t k, c, count = len(fragments), slugs = 0, n, end, cut
-    cdef Py_ssize_t[128] heads
-    cdef Py_ssize_t[64] chain
-    cdef long long[64] counts
+    slug, and how often each of *fragments* (ASCII bytes of two characters
+    or more, at most 64) occurs in them lower-cased:
+    ``page_type._python_link_figures``, its reference, without joining the
+    addresses. An ASCII address is lower-cased as it is read; any other by
+    ``str.lower``."""
+    cdef Py_ssize_t k, b, slugs = 0, n, end, cut
+    cdef Fragments table
+    cdef long long counts[MAX_FRAGMENTS]
     cdef str href
+    cdef bytes fragment
     cdef object value
-    if count > 64:
+    if len(fragments) > MAX_FRAGMENTS:
         raise ValueError("at most 64 fragments")
-    for c in range(128):
-        heads[c] = -1
-    for k in range(count - 1, -1, -1):
-        fragment = <bytes> fragments[k]
-        if not fragment or fragment[0] >= 128:
-            raise ValueError("fragments are ASCII, not empty")
+    table.count = len(fragments)
+    for b in range(PAIR_BUCKETS):
+        table.heads[b] = -1
+    for b in range(128):
+        table.starts[b] = False
+    for k in range(table.count - 1, -1, -1):
+        fragment = fragments[k]
+        if len(fragment) < 2 or not fragment.isascii():
+            raise ValueError("fragments are ASCII, of two characters or more")
+        table.text[k] = fragment  # held by the list
+        table.size[k] = len(fragment)
+        b = pair_bucket(fragment[0], fragment[1])
+        table.chain[k] = table.heads[b]
+        table.heads[b] = k
+        table.starts[fragment[0]] = True
         counts[k] = 0
-        chain[k] = heads[fragment[0]]
-        heads[fragment[0]] = k
     for element in anchors:
         value = href_of(element)
         if not value:
             continue
         href = value
         n = len(href)
-        if PyUnicode_KIND(href) == 1 and href.isascii():
-            count_fragments(1, PyUnicode_DATA(href), n, True, fragments, heads, chain, counts)
+        if PyUnicode_IS_ASCII(href):
+            count_fragments(1, PyUnicode_DATA(href), n, True, &table, counts)
         else:
             lowered = href.lower()
-            count_fragments(PyUnicode_KIND(lowered), PyUnicode_DATA(lowered), len(lowered), False, fragments,
-                            heads, chain, counts)
+            count_fragments(PyUnicode_KIND(lowered), PyUnicode_DATA(lowered), len(lowered), False, &table, counts)
         if n <= 20 or hyphens(href, 0, n) < 3:
             continue
         end = n
@@ -651,4 +683,4 @@ def link_figures(list anchors, list fragments):
         while cut >= 0 and href[cut] != u"/":
             cut -= 1
         slugs += hyphens(href, cut + 1, end) >= 3
-    return slugs, [counts[k] for k in range(count)]
+    return slugs, [counts[k] for k in range(table.count)]
