@@ -848,8 +848,9 @@ def _name_families(names: list[str]) -> list[int]:
 
 
 #: Per class/id name seen so far: its family bits (:func:`_name_families`)
-#: and its words (runs of two letters or more). Pages and sites repeat
-#: their names; emptied past :data:`_RUN_CACHE_SIZE` entries.
+#: and its words (runs of two letters or more) as ``c_`` tokens, made once
+#: (not again on each page). Pages and sites repeat their names; emptied
+#: past :data:`_RUN_CACHE_SIZE` entries.
 _NAME_BITS: dict[str, int] = {}
 _NAME_WORDS: dict[str, tuple[str, ...]] = {}
 
@@ -857,8 +858,8 @@ _NAME_WORDS: dict[str, tuple[str, ...]] = {}
 def _class_names(name_counts: dict[str, int]) -> tuple[list[int], set[str]]:
     """Per class family (:data:`_CLASS_GROUP_NAMES` order), how many
     class/id names (counting repeats) contain one of its keywords; and the
-    words of the names (``set(_TOKEN.findall(...))``). Each distinct name
-    is read once (:func:`_name_families`) and remembered."""
+    words of the names (``set(_TOKEN.findall(...))``) as ``c_`` tokens.
+    Each distinct name is read once (:func:`_name_families`) and remembered."""
     if not name_counts:
         return [0] * len(_CLASS_GROUP_NAMES), set()
     if len(_NAME_BITS) > _RUN_CACHE_SIZE:
@@ -867,7 +868,8 @@ def _class_names(name_counts: dict[str, int]) -> tuple[list[int], set[str]]:
     missing = _unknown_names(name_counts, _NAME_BITS)
     if missing:
         _NAME_BITS.update(zip(missing, _name_families(missing)))
-        _NAME_WORDS.update(zip(missing, _name_words(missing, _SINGLE_LETTERS)))
+        words = _name_words(missing, _SINGLE_LETTERS)
+        _NAME_WORDS.update(zip(missing, [tuple(map("c_".__add__, found)) for found in words]))
     return _family_counts(name_counts, _NAME_BITS, _NAME_WORDS, len(_CLASS_GROUP_NAMES))
 
 
@@ -1931,7 +1933,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     # Class / id keyword families (and tokens), role and itemprop.
     classes, roles, itemprops, heading_ids, name_counts = _attribute_names(tags, cc.attributes, _HEADING_TAGS)
     family_counts, words = _class_names(name_counts)
-    tokens.update(map("c_".__add__, words))
+    tokens.update(words)
     for group, named in zip(_CLASS_GROUP_NAMES, family_counts):
         f[x[f"class_{group}"]] = named
         f[x[f"class_{group}_rate"]] = named / n
