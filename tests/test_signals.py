@@ -73,11 +73,28 @@ def test_name_words_on_generated_names() -> None:
     assert ("bar", "caf") in expected or ("caf", "bar") in expected
 
 
+def test_add_words_on_generated_texts() -> None:
+    """Letter runs at the ends and between any characters: upper case,
+    digits, non-ASCII letters (one, two and four bytes), a lone surrogate."""
+    rng = random.Random(16)
+    pieces = NAME_PIECES + ["ab", "q", "Zz", "\ud800", "\U0001d400", "一", "áb", "\n", "12"]
+    texts = ["", "a", "ab", "ab cd ab", "\ud800ab"] + [random_value(rng) + rng.choice(pieces) for _ in range(3000)]
+    for text in texts:
+        for prefix in ("s_", "", "long_prefix_"):
+            found, expected = {"s_x"}, {"s_x"}
+            _signals.add_words(found, text, prefix)
+            page_type._python_add_words(expected, text, prefix)
+            assert found == expected, (text, prefix)
+
+
 def test_link_hrefs_read_as_lxml_gives_them() -> None:
     """Hrefs with entities, non-ASCII, bare or empty values, upper-case
-    names, slashes at the end, and anchors without one."""
+    names, slashes at the end, and anchors without one; the link kinds'
+    fragments in any case (the Kelvin sign lower-cases to ``k``)."""
     rng = random.Random(14)
     pieces = ["/", "-", "a", "&amp;", "&#233;", "é", "%20", "how-to-fix-a-tap", "//", "?q=a-b-c", "x" * 20]
+    pieces += ["/P/", "CART", "chec\u212aout", "İ", "/Docs/", "/u/u/", ".HTML#", "/products", "Σ"]
+    seen = 0
     for _ in range(300):
         anchors = []
         for _ in range(rng.randint(0, 12)):
@@ -87,9 +104,11 @@ def test_link_hrefs_read_as_lxml_gives_them() -> None:
             )
         doc = Document.from_html(f"<html><body><p>{''.join(anchors)}</p></body></html>".encode())
         found = page_type.tagged_elements(doc)["a"]
-        expected = page_type._python_link_hrefs(found)
-        assert _signals.link_hrefs(found) == expected
-    assert expected[0] or not found
+        fragments = page_type._LINK_FRAGMENTS + [b"-a", b"a-", b"//", b"xx", b"&a", b"XX", b"/u/u"]
+        expected = page_type._python_link_figures(found, fragments)
+        assert _signals.link_figures(found, fragments) == expected
+        seen += sum(expected[1][: len(page_type._LINK_FRAGMENTS)]) > 0
+    assert seen > 100
 
 
 def test_unknown_names() -> None:
@@ -125,6 +144,63 @@ def test_numeric_blocks_counts() -> None:
     assert _signals.numeric_blocks(texts) == page_type._python_numeric_blocks(texts) == 3
 
 
+def generated_page(rng: random.Random) -> bytes:
+    """Nested containers of the tags the signals count, flag and group
+    (repeated siblings sharing a class), with prices, links, headings and
+    prose of several lengths."""
+    texts = ["", "x", "$ 12", "Reply", "12,50 €", "word " * 20, "a long sentence of words. " * 8, "2024"]
+
+    def element(depth: int) -> str:
+        tag = rng.choice(["div", "li", "article", "section", "p", "h2", "nav", "table", "span", "a", "pre"])
+        cls = f' class="{rng.choice(["card", "row", "post", ""])}"' if rng.random() < 0.7 else ""
+        inner = "".join(element(depth + 1) for _ in range(rng.randint(0, 4))) if depth < 4 else ""
+        link = f'<a href="/p/{rng.randint(0, 9)}">{rng.choice(texts)}</a>' if rng.random() < 0.3 else ""
+        return f"<{tag}{cls}>{rng.choice(texts)}{link}{inner}</{tag}>"
+
+    return f"<html><body>{''.join(element(0) for _ in range(rng.randint(1, 6)))}</body></html>".encode()
+
+
+def comparable(found: tuple) -> list:
+    """A result with its arrays as (dtype, list) pairs, to compare with ``==``."""
+    return [(value.dtype, value.tolist()) if isinstance(value, np.ndarray) else value for value in found]
+
+
+def test_block_passes_on_generated_and_real_pages() -> None:
+    """The tag codes, the per-block sums and the repeated groups, compiled
+    and in Python, on generated pages and every 40th page of the datasets."""
+    rng = random.Random(15)
+    pages = [generated_page(rng) for _ in range(300)]
+    pages += [gzip.decompress(path.read_bytes()) for path in sorted(DATA.glob("*/html/*.html.gz"))[::40]]
+    for page in pages:
+        doc = Document.from_html(page)
+        cc, bc = doc.container_columns, doc.block_columns
+        codes = [
+            function(cc.tags, cc.parents, page_type._TAG_CODES, page_type._TAG_LAYOUT)
+            for function in (_signals.tag_codes, page_type._python_tag_codes)
+        ]
+        assert comparable(codes[0]) == comparable(codes[1])
+        own, flags, _ = codes[1]
+        if not len(bc):
+            continue
+        arguments = (bc.chars, bc.anchor_chars, bc.holders, bc.count("."), flags, own, cc.parents)
+        stats = [
+            function(*arguments, page_type._SHARE_BITS, bc.texts)
+            for function in (_signals.block_stats, page_type._python_block_stats)
+        ]
+        assert comparable(stats[0]) == comparable(stats[1])
+        prices = np.array([rng.random() < 0.2 for _ in range(len(bc))]).view(np.uint8)
+        headings = stats[1][19].view(np.uint8)
+        classes = [a.get("class", "") for a in cc.attributes]
+        groups = [
+            function(
+                own, cc.chars, cc.anchor_chars, cc.parents, cc.tags, classes, cc.first_blocks, cc.last_blocks,
+                prices, headings, lambda tied: page_type._first_group(tied, cc.parents.tolist(), cc.tags, classes),
+            )
+            for function in (_signals.repetition, page_type._python_repetition)
+        ]  # fmt: skip
+        assert groups[0] == groups[1]
+
+
 def test_the_page_signals_of_real_pages_are_the_same_with_either() -> None:
     """Every dataset's every 40th page: the whole signal vector and tokens,
     with the compiled loops and with their Python references."""
@@ -138,7 +214,11 @@ def test_the_page_signals_of_real_pages_are_the_same_with_either() -> None:
         "_numeric_blocks": page_type._python_numeric_blocks,
         "_unknown_names": page_type._python_unknown_names,
         "_name_words": page_type._python_name_words,
-        "_link_hrefs": page_type._python_link_hrefs,
+        "_link_figures": page_type._python_link_figures,
+        "_tag_codes": page_type._python_tag_codes,
+        "_block_stats": page_type._python_block_stats,
+        "_repetition": page_type._python_repetition,
+        "_add_words": page_type._python_add_words,
     }
     for path in paths:
         doc = Document.from_html(gzip.decompress(path.read_bytes()))

@@ -7,12 +7,16 @@ container's attributes, every class / id name and every repeatable
 container once per page, and the block features read every container's
 class, id, role and itemprop again for its keyword code, in Python loops
 of dictionary and string operations that cost a sixth of a bare parse
-together. These are the same loops in C, doing the same operations in the
-same order: the Python
-functions they replace (``_attribute_names``, ``_unknown_names``,
-``_family_counts``, ``_group_numbers``, ``_numeric_blocks`` in ``page_type``;
-``_container_flags`` in the ``webclean`` extractor's ``keywords``) stay the
-references and the fallbacks, and ``tests/test_signals.py`` compares both.
+together; its per-block sums, tag flags and repeated groups were numpy
+passes over the blocks and containers, a few dozen calls of a few
+thousand instructions each. These are the same loops in C, doing the same
+operations in the same order (sums of whole numbers, exact in any order):
+the Python functions they replace (``_attribute_names``,
+``_unknown_names``, ``_family_counts``, ``_group_numbers``,
+``_numeric_blocks``, ``_link_figures``, ``_add_words``, ``_tag_codes``,
+``_block_stats``, ``_repetition`` in ``page_type``; ``_container_flags``
+in the ``webclean`` extractor's ``keywords``) stay the references and the
+fallbacks, and ``tests/test_signals.py`` compares both.
 """
 
 cimport lxml.includes.etreepublic as cetree
@@ -25,6 +29,16 @@ from lxml.includes cimport tree
 import numpy as np
 
 cetree.import_lxml__etree()
+
+
+cdef extern from "Python.h":
+    # PEP 393 strings, read and written in place.
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    unsigned char* PyUnicode_1BYTE_DATA(object text)
+    int PyUnicode_KIND(object text)
+    void* PyUnicode_DATA(object text)
+    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
+    bint PyUnicode_IS_ASCII(object text)
 
 
 cdef object href_of(element):
@@ -61,31 +75,6 @@ cdef Py_ssize_t hyphens(str text, Py_ssize_t start, Py_ssize_t stop):
     for i in range(start, stop):
         found += text[i] == u"-"
     return found
-
-
-def link_hrefs(list anchors):
-    """The ``<a>`` elements' non-empty ``href`` values, in order, and how
-    many of them name a slug (three hyphens or more in an address of more
-    than 20 characters, and in its last path segment)."""
-    cdef list hrefs = []
-    cdef Py_ssize_t slugs = 0, end, cut
-    cdef str href
-    for element in anchors:
-        value = href_of(element)
-        if not value:
-            continue
-        hrefs.append(value)
-        href = value
-        if len(href) <= 20 or hyphens(href, 0, len(href)) < 3:
-            continue
-        end = len(href)
-        while end > 0 and href[end - 1] == u"/":
-            end -= 1
-        cut = end - 1
-        while cut >= 0 and href[cut] != u"/":
-            cut -= 1
-        slugs += hyphens(href, cut + 1, end) >= 3
-    return hrefs, slugs
 
 
 def attribute_names(list tags, list attributes, heading_tags):
@@ -353,3 +342,345 @@ def structure_keys(list indexes, list tags, list attributes, group_memo, numberi
             number = <object> found
         keys.append(number)
     return own, keys
+
+
+def tag_codes(list tags, const long long[::1] parents, dict codes, tuple layout):
+    """Per container its own tag code (int8), the OR of its tag's and its
+    ancestors' flag bits, the root's own excepted (int64), and how many
+    containers have each counted tag (a list): ``page_type._tag_codes``,
+    its reference, in one pass (parents come before their children)."""
+    cdef long long own_shift, counted_shift, code, parent
+    cdef Py_ssize_t i, n = len(tags), counted_size
+    cdef object found
+    own_shift, counted_shift, counted_size = layout
+    own = np.zeros(n, dtype=np.int8)
+    flags = np.zeros(n, dtype=np.int64)
+    counted = np.zeros(counted_size + 1, dtype=np.int64)
+    cdef signed char[::1] own_of = own
+    cdef long long[::1] flags_of = flags
+    cdef long long[::1] count_of = counted
+    for i in range(n):
+        found = codes.get(tags[i])
+        code = 0 if found is None else <long long> found
+        count_of[code >> counted_shift] += 1
+        own_of[i] = (code >> own_shift) & 7
+        if i == 0:
+            continue
+        code &= (1LL << own_shift) - 1
+        parent = parents[i]
+        if parent >= 0:
+            code |= flags_of[parent]
+        flags_of[i] = code
+    return own, flags, counted[1:].tolist()
+
+
+def block_stats(const long long[::1] chars, const long long[::1] anchors, const long long[::1] holders,
+                const long long[::1] ends, const long long[::1] flags, const signed char[::1] own,
+                const long long[::1] parents, const long long[::1] share_bits, list texts):
+    """The per-block sums and counts of ``page_type.page_signals``, in one
+    pass over the blocks: its reference is ``page_type._python_block_stats``
+    (whose docstring lists what is returned). Every sum is of whole
+    numbers, so the same as numpy's in any order."""
+    cdef Py_ssize_t i, k, m = len(chars), n = len(flags), bits = len(share_bits)
+    cdef long long c, a, bf, bo, above, linked_count = 0, long_chars = 0, sentence_chars = 0, max_chars = 0
+    cdef long long short_count = 0, prose_blocks = 0, p_chars = 0, div_chars = 0, heading_count = 0
+    cdef long long linked_headings = 0, headline_count = 0, headline_chars = 0, max_holder = 0, max_mass = 0
+    cdef bint linked, heading
+    cdef list short_texts = [], heading_texts = [], priced_texts = [], priced = []
+    holder_sums = np.zeros(n, dtype=np.int64)
+    mass = np.zeros(n, dtype=np.int64)
+    under = np.zeros(bits, dtype=np.int64)
+    headings = np.zeros(m, dtype=np.bool_)
+    cdef long long[::1] holder_of = holder_sums
+    cdef long long[::1] mass_of = mass
+    cdef long long[::1] under_of = under
+    cdef unsigned char[::1] heading_of = headings.view(np.uint8)
+    for i in range(m):
+        c = chars[i]
+        a = anchors[i]
+        linked = <double> a >= 0.8 * <double> c
+        linked_count += linked
+        if c >= 150:
+            long_chars += c
+        if ends[i] > 0:
+            sentence_chars += c
+        if c > max_chars:
+            max_chars = c
+        holder_of[holders[i]] += c
+        if c <= 40:
+            short_count += 1
+            short_texts.append(texts[i])
+        if c <= 60:
+            priced.append(i)
+            priced_texts.append(texts[i])
+        if c >= 80 and <double> a < 0.3 * <double> c:
+            prose_blocks += 1
+            above = parents[holders[i]]
+            mass_of[above if above >= 0 else 0] += c
+        bf = flags[holders[i]]
+        for k in range(bits):
+            if bf & share_bits[k]:
+                under_of[k] += c
+        heading = (bf & share_bits[bits - 1]) != 0
+        heading_of[i] = heading
+        heading_count += heading
+        linked_headings += heading and linked
+        bo = own[holders[i]]
+        if bo == 1:
+            p_chars += c
+        elif bo == 2:
+            div_chars += c
+        elif bo == 3:
+            heading_texts.append(texts[i])
+        if linked and a >= 25:
+            headline_count += 1
+            headline_chars += c
+    for i in range(n):
+        if holder_of[i] > max_holder:
+            max_holder = holder_of[i]
+        if mass_of[i] > max_mass:
+            max_mass = mass_of[i]
+    return (
+        linked_count, long_chars, sentence_chars, max_chars, max_holder, short_count, prose_blocks, max_mass,
+        under.tolist(), p_chars, div_chars, heading_count, linked_headings, headline_count, headline_chars,
+        short_texts, heading_texts, np.array(priced, dtype=np.int64), priced_texts, headings,
+    )
+
+
+def repetition(const signed char[::1] own, const long long[::1] chars, const long long[::1] anchor_chars,
+               const long long[::1] parents, list tags, list classes, const long long[::1] first_blocks,
+               const long long[::1] last_blocks, const unsigned char[::1] price_mask,
+               const unsigned char[::1] heading_blocks, first_group):
+    """The repeated-group figures of ``page_type._repetition_features``:
+    its reference, ``page_type._python_repetition`` (whose docstring lists
+    what is returned), in C loops; *first_group* breaks ties
+    (called with their first items, in order). Every sum is of whole numbers."""
+    cdef Py_ssize_t i, k, n = len(own), m = len(price_mask), count = 0, live = 0
+    cdef long long g, lo, hi, c, a, groups = 0, groups5 = 0, max_size = 0, best_chars = -1, top
+    cdef bint has_price, has_heading, long_item
+    cdef dict first_of = {}
+    cdef list tied = []
+    cdef object key
+    if n == 0:
+        return None
+    items_array = np.empty(n, dtype=np.int64)
+    cdef long long[::1] items = items_array
+    for i in range(1, n):
+        if (own[i] == 0 or own[i] == 2) and chars[i] > 0:
+            items[count] = i
+            count += 1
+    if count < 3:
+        return None
+    group_array = np.empty(count, dtype=np.int64)
+    sizes_array = np.zeros(n, dtype=np.int64)
+    sums_array = np.zeros((2, n), dtype=np.int64)
+    cdef long long[::1] group_of = group_array
+    cdef long long[::1] size = sizes_array
+    cdef long long[:, ::1] sums = sums_array  # chars, anchors, then the per-member counts
+    for k in range(count):
+        i = items[k]
+        key = (parents[i], tags[i], classes[i])
+        g = first_of.setdefault(key, i)
+        group_of[k] = g
+        size[g] += 1
+    for k in range(count):
+        g = group_of[k]
+        if size[g] < 3:
+            continue
+        live += 1
+        sums[0, g] += chars[items[k]]
+        sums[1, g] += anchor_chars[items[k]]
+    if live == 0:
+        return None
+    for i in range(n):
+        if size[i] >= 3:
+            groups += 1
+            groups5 += size[i] >= 5
+            if size[i] > max_size:
+                max_size = size[i]
+            if sums[0, i] > best_chars:
+                best_chars = sums[0, i]
+                tied = [i]
+            elif sums[0, i] == best_chars:
+                tied.append(i)
+    top = tied[0] if len(tied) == 1 else first_group(tied)
+    figures = (groups, groups5, max_size, top, size[top], sums[0, top], sums[1, top])
+    # Per member (an item holding blocks): prices, headings, long unlinked text.
+    price_cum_array = np.zeros(m + 1, dtype=np.int64)
+    heading_cum_array = np.zeros(m + 1, dtype=np.int64)
+    cdef long long[::1] price_cum = price_cum_array
+    cdef long long[::1] heading_cum = heading_cum_array
+    for i in range(m):
+        price_cum[i + 1] = price_cum[i] + price_mask[i]
+        heading_cum[i + 1] = heading_cum[i] + heading_blocks[i]
+    cdef long long[::1] per = np.zeros(6, dtype=np.int64)
+    cdef long long[:, ::1] member = np.zeros((6, n), dtype=np.int64)
+    cdef bint any_member = False
+    for k in range(count):
+        g = group_of[k]
+        i = items[k]
+        if size[g] < 3 or first_blocks[i] < 0:
+            continue
+        any_member = True
+        lo = first_blocks[i]
+        hi = last_blocks[i] + 1
+        has_price = price_cum[hi] - price_cum[lo] > 0
+        has_heading = heading_cum[hi] - heading_cum[lo] > 0
+        c = chars[i]
+        a = anchor_chars[i]
+        long_item = c >= 150 and <double> a < 0.3 * <double> c
+        member[0, g] += has_price
+        member[1, g] += has_heading
+        member[2, g] += long_item
+        member[3, g] += c if long_item else 0
+        member[4, g] += a > 0 and c <= 400
+        member[5, g] += c <= 200 and (has_price or has_heading)
+    if not any_member:
+        return figures + (None,)
+    for k in range(6):
+        for i in range(n):
+            if member[k, i] > per[k]:
+                per[k] = member[k, i]
+    return figures + ((per[0], per[1], per[2], per[3], per[4], per[5]),)
+
+
+def add_words(set tokens, str text, str prefix):
+    """Add to *tokens* *prefix* (ASCII) joined to each run of two or more
+    ASCII lower-case letters of *text*: ``tokens.update(map(prefix.__add__,
+    page_type._words(text)))``, its reference, with one new string per run
+    and no copies of the text."""
+    cdef Py_ssize_t i, j, start = -1, n = len(text), p = len(prefix)
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_UCS4 c
+    cdef unsigned char* out
+    cdef object word
+    cdef bytes head = prefix.encode("ascii")
+    cdef const unsigned char* head_bytes = head
+    for i in range(n + 1):
+        c = PyUnicode_READ(kind, data, i) if i < n else 0
+        if 97 <= c <= 122:
+            if start < 0:
+                start = i
+            continue
+        if start >= 0 and i - start >= 2:
+            word = PyUnicode_New(p + i - start, 127)
+            out = PyUnicode_1BYTE_DATA(word)
+            for j in range(p):
+                out[j] = head_bytes[j]
+            for j in range(start, i):
+                out[p + j - start] = <unsigned char> PyUnicode_READ(kind, data, j)
+            tokens.add(word)
+        start = -1
+
+
+#: The fragments of :func:`link_figures`, at most this many.
+DEF MAX_FRAGMENTS = 64
+#: Buckets of fragments by their first two characters.
+DEF PAIR_BUCKETS = 1024
+
+
+cdef struct Fragments:
+    Py_ssize_t count
+    const unsigned char* text[MAX_FRAGMENTS]
+    Py_ssize_t size[MAX_FRAGMENTS]
+    Py_ssize_t chain[MAX_FRAGMENTS]  # the next fragment of the same bucket, -1 at the end
+    Py_ssize_t heads[PAIR_BUCKETS]  # each bucket's first fragment, -1 for none
+    bint starts[128]  # the characters a fragment starts with
+
+
+cdef inline Py_ssize_t pair_bucket(unsigned int first, unsigned int second):
+    return ((first << 5) ^ second) & (PAIR_BUCKETS - 1)
+
+
+cdef inline unsigned int folded(int kind, void* data, Py_ssize_t i, bint fold):
+    # A code point as a number (a Py_UCS4 plus a number would be a string).
+    cdef unsigned int c = PyUnicode_READ(kind, data, i)
+    if fold and 65 <= c <= 90:
+        c += 32
+    return c
+
+
+cdef void count_fragments(int kind, void* data, Py_ssize_t n, bint fold, Fragments* fragments,
+                          long long* counts):
+    """Add to *counts* the occurrences of each of *fragments* in the text at
+    *data* (its ASCII capitals lower-cased when *fold*), as ``str.count``
+    counts them: left to right, not overlapping. A position is tried only
+    when its character starts a fragment, and then only the fragments
+    sharing its first two characters."""
+    cdef Py_ssize_t i, j, k, size
+    cdef Py_ssize_t free_from[MAX_FRAGMENTS]
+    cdef unsigned int c
+    cdef const unsigned char* fragment
+    for k in range(fragments.count):
+        free_from[k] = 0
+    for i in range(n - 1):
+        c = folded(kind, data, i, fold)
+        if c >= 128 or not fragments.starts[c]:
+            continue
+        k = fragments.heads[pair_bucket(c, folded(kind, data, i + 1, fold))]
+        while k >= 0:
+            size = fragments.size[k]
+            if i >= free_from[k] and i + size <= n:
+                fragment = fragments.text[k]
+                j = 0
+                while j < size and folded(kind, data, i + j, fold) == fragment[j]:
+                    j += 1
+                if j == size:
+                    counts[k] += 1
+                    free_from[k] = i + size
+            k = fragments.chain[k]
+
+
+def link_figures(list anchors, list fragments):
+    """How many of the ``<a>`` elements' non-empty ``href`` values name a
+    slug, and how often each of *fragments* (ASCII bytes of two characters
+    or more, at most 64) occurs in them lower-cased:
+    ``page_type._python_link_figures``, its reference, without joining the
+    addresses. An ASCII address is lower-cased as it is read; any other by
+    ``str.lower``."""
+    cdef Py_ssize_t k, b, slugs = 0, n, end, cut
+    cdef Fragments table
+    cdef long long counts[MAX_FRAGMENTS]
+    cdef str href
+    cdef bytes fragment
+    cdef object value
+    if len(fragments) > MAX_FRAGMENTS:
+        raise ValueError("at most 64 fragments")
+    table.count = len(fragments)
+    for b in range(PAIR_BUCKETS):
+        table.heads[b] = -1
+    for b in range(128):
+        table.starts[b] = False
+    for k in range(table.count - 1, -1, -1):
+        fragment = fragments[k]
+        if len(fragment) < 2 or not fragment.isascii():
+            raise ValueError("fragments are ASCII, of two characters or more")
+        table.text[k] = fragment  # held by the list
+        table.size[k] = len(fragment)
+        b = pair_bucket(fragment[0], fragment[1])
+        table.chain[k] = table.heads[b]
+        table.heads[b] = k
+        table.starts[fragment[0]] = True
+        counts[k] = 0
+    for element in anchors:
+        value = href_of(element)
+        if not value:
+            continue
+        href = value
+        n = len(href)
+        if PyUnicode_IS_ASCII(href):
+            count_fragments(1, PyUnicode_DATA(href), n, True, &table, counts)
+        else:
+            lowered = href.lower()
+            count_fragments(PyUnicode_KIND(lowered), PyUnicode_DATA(lowered), len(lowered), False, &table, counts)
+        if n <= 20 or hyphens(href, 0, n) < 3:
+            continue
+        end = n
+        while end > 0 and href[end - 1] == u"/":
+            end -= 1
+        cut = end - 1
+        while cut >= 0 and href[cut] != u"/":
+            cut -= 1
+        slugs += hyphens(href, cut + 1, end) >= 3
+    return slugs, [counts[k] for k in range(table.count)]

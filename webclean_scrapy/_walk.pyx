@@ -883,13 +883,18 @@ def survey(root, tuple tag_names, tuple value_names, tuple element_names) -> tup
             attr = node.properties
             while attr is not NULL:
                 if attr.ns is NULL:
+                    # (the first characters compared before the names)
                     for k in range(n_values):
                         name = value_names[k]
-                        if strcmp(<const char*> attr.name, <const char*> name) == 0:
+                        if attr.name[0] == (<const unsigned char*> name)[0] and strcmp(
+                            <const char*> attr.name, <const char*> name
+                        ) == 0:
                             (<list> values[k]).append(attribute_value(attr))
                     for k in range(n_elements):
                         name = element_names[k]
-                        if strcmp(<const char*> attr.name, <const char*> name) == 0:
+                        if attr.name[0] == (<const unsigned char*> name)[0] and strcmp(
+                            <const char*> attr.name, <const char*> name
+                        ) == 0:
                             found = elements[k]
                             # once per element (a repeated attribute is one element)
                             if not found or (<cetree._Element> found[len(found) - 1])._c_node is not node:

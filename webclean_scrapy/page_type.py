@@ -56,10 +56,10 @@ import json
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
 from importlib import resources
-from itertools import accumulate, compress, repeat
+from itertools import accumulate, compress, pairwise, repeat
 from operator import itemgetter
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -848,8 +848,9 @@ def _name_families(names: list[str]) -> list[int]:
 
 
 #: Per class/id name seen so far: its family bits (:func:`_name_families`)
-#: and its words (runs of two letters or more). Pages and sites repeat
-#: their names; emptied past :data:`_RUN_CACHE_SIZE` entries.
+#: and its words (runs of two letters or more) as ``c_`` tokens, made once
+#: (not again on each page). Pages and sites repeat their names; emptied
+#: past :data:`_RUN_CACHE_SIZE` entries.
 _NAME_BITS: dict[str, int] = {}
 _NAME_WORDS: dict[str, tuple[str, ...]] = {}
 
@@ -857,8 +858,8 @@ _NAME_WORDS: dict[str, tuple[str, ...]] = {}
 def _class_names(name_counts: dict[str, int]) -> tuple[list[int], set[str]]:
     """Per class family (:data:`_CLASS_GROUP_NAMES` order), how many
     class/id names (counting repeats) contain one of its keywords; and the
-    words of the names (``set(_TOKEN.findall(...))``). Each distinct name
-    is read once (:func:`_name_families`) and remembered."""
+    words of the names (``set(_TOKEN.findall(...))``) as ``c_`` tokens.
+    Each distinct name is read once (:func:`_name_families`) and remembered."""
     if not name_counts:
         return [0] * len(_CLASS_GROUP_NAMES), set()
     if len(_NAME_BITS) > _RUN_CACHE_SIZE:
@@ -867,7 +868,8 @@ def _class_names(name_counts: dict[str, int]) -> tuple[list[int], set[str]]:
     missing = _unknown_names(name_counts, _NAME_BITS)
     if missing:
         _NAME_BITS.update(zip(missing, _name_families(missing)))
-        _NAME_WORDS.update(zip(missing, _name_words(missing, _SINGLE_LETTERS)))
+        words = _name_words(missing, _SINGLE_LETTERS)
+        _NAME_WORDS.update(zip(missing, [tuple(map("c_".__add__, found)) for found in words]))
     return _family_counts(name_counts, _NAME_BITS, _NAME_WORDS, len(_CLASS_GROUP_NAMES))
 
 
@@ -890,10 +892,21 @@ def _python_link_hrefs(anchors: list[etree._Element]) -> tuple[list[str], int]:
     many of them name a slug (``/how-to-fix-a-leaking-tap``: three hyphens or
     more in the last path segment; fewer than three in the whole address of
     more than 20 characters rule a link out before its last segment is
-    cut). The reference for :func:`webclean_scrapy._signals.link_hrefs`."""
+    cut). Read by :func:`_python_link_figures`."""
     hrefs = list(filter(None, map(etree._Element.get, anchors, repeat("href"))))
     slugs = [href for href in hrefs if len(href) > 20 and href.count("-") >= 3]
     return hrefs, sum(1 for href in slugs if href.rstrip("/").rsplit("/", 1)[-1].count("-") >= 3)
+
+
+def _python_link_figures(anchors: list[etree._Element], fragments: list[bytes]) -> tuple[int, list[int]]:
+    """How many of the ``<a>`` elements' non-empty ``href`` values name a
+    slug (:func:`_python_link_hrefs`) and how often each of *fragments*
+    (ASCII bytes) occurs in them lower-cased: counted over the joined
+    addresses, one substring count per fragment. The reference for
+    :func:`webclean_scrapy._signals.link_figures`."""
+    hrefs, slugs = _python_link_hrefs(anchors)
+    joined = "\n".join(hrefs).lower()
+    return slugs, [joined.count(fragment.decode()) for fragment in fragments]
 
 
 def _python_unknown_names(names: dict[str, int], known: dict[str, int]) -> list[str]:
@@ -972,7 +985,7 @@ try:  # the same loops, compiled (an optional extension: see setup.py)
     from ._signals import attribute_names as _attribute_names
     from ._signals import family_counts as _family_counts
     from ._signals import group_numbers as _group_numbers
-    from ._signals import link_hrefs as _link_hrefs
+    from ._signals import link_figures as _link_figures
     from ._signals import name_words as _name_words
     from ._signals import numeric_blocks as _numeric_blocks
     from ._signals import unknown_names as _unknown_names
@@ -980,7 +993,7 @@ except ImportError:  # pragma: no cover - a build without a C compiler
     _attribute_names = _python_attribute_names
     _family_counts = _python_family_counts
     _group_numbers = _python_group_numbers
-    _link_hrefs = _python_link_hrefs
+    _link_figures = _python_link_figures
     _name_words = _python_name_words
     _numeric_blocks = _python_numeric_blocks
     _unknown_names = _python_unknown_names
@@ -1356,6 +1369,11 @@ _LINK_KINDS: dict[str, tuple[str, ...]] = {
     "cart": ("cart", "checkout"),
     "docs": ("/docs/", "/api/", "/reference/", "/guide", ".html#"),
 }
+#: :data:`_LINK_KINDS`' fragments in order (as ASCII bytes), and where each kind's are.
+_LINK_FRAGMENTS: list[bytes] = [fragment.encode() for fragments in _LINK_KINDS.values() for fragment in fragments]
+_LINK_FRAGMENT_SPANS: dict[str, tuple[int, int]] = dict(
+    zip(_LINK_KINDS, pairwise(accumulate(map(len, _LINK_KINDS.values()), initial=0)))
+)
 _REPEAT_SKIP = frozenset({"p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "dd", "dt", "option"})
 
 #: Words of the token model: lower-case ASCII letter runs of two or more.
@@ -1372,6 +1390,17 @@ def _words(text: str) -> set[str]:
     found -= _SINGLE_LETTERS
     return found
 
+
+def _python_add_words(tokens: set[str], text: str, prefix: str) -> None:
+    """Add *prefix* joined to each of :func:`_words` of *text* to *tokens*.
+    The reference for :func:`webclean_scrapy._signals.add_words`."""
+    tokens.update(map(prefix.__add__, _words(text)))
+
+
+try:  # compiled (see setup.py)
+    from ._signals import add_words as _add_words
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _add_words = _python_add_words
 
 #: Headings whose words are tokens (``h_`` prefix).
 _TOKEN_HEADINGS = frozenset({"h1", "h2", "h3"})
@@ -1526,7 +1555,7 @@ def _url_features(f: np.ndarray, url: str, tokens: set[str]) -> None:
         f[x[f"host_{name}"]] = any(w in host_words for w in words)
     path = parts.path or "/"
     lowered = path.lower()
-    tokens.update(map("u_".__add__, _words(lowered)))
+    _add_words(tokens, lowered, "u_")
     segments = [s for s in lowered.split("/") if s]
     f[x["url_depth"]] = len(segments)
     f[x["url_path_chars"]] = len(path)
@@ -1626,12 +1655,9 @@ def _element_features(
     # Links to slug-named pages (``/how-to-fix-a-leaking-tap``): what lists
     # of articles (or products) link to. Fewer than three hyphens in the
     # whole address rule a link out before its last segment is cut.
-    hrefs, f[x["slug_links"]] = _link_hrefs(found["a"])
-    if hrefs:
-        # Counted over the joined addresses: one substring count per fragment.
-        joined = "\n".join(hrefs).lower()
-        for kind, fragments in _LINK_KINDS.items():
-            f[x[f"links_{kind}"]] = sum(map(joined.count, fragments))
+    f[x["slug_links"]], counts = _link_figures(found["a"], _LINK_FRAGMENTS)
+    for kind, (start, stop) in _LINK_FRAGMENT_SPANS.items():
+        f[x[f"links_{kind}"]] = sum(counts[start:stop])
 
     schema: Counter[str] = Counter()
     ld_keys: Counter[str] = Counter()
@@ -1681,7 +1707,7 @@ def _element_features(
             elif prop == "description":
                 content = el.get("content") or ""
                 f[x["meta_description_chars"]] = len(content)
-                tokens.update(map("m_".__add__, _words(content.lower())))
+                _add_words(tokens, content.lower(), "m_")
         else:
             itemprop = el.get("itemprop")
             if itemprop and "price" in itemprop.lower():
@@ -1759,21 +1785,32 @@ def _median(values: np.ndarray) -> float:
     return (low + high) / 2
 
 
-def _tag_codes(tags: list[str], parents: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[int]]:
+#: What :func:`_tag_codes` needs of the code layout: the shifts of the own
+#: codes and of the counted tags' numbers, and how many tags are counted.
+_TAG_LAYOUT = (_OWN_SHIFT, _COUNTED_SHIFT, len(_COUNTED_TAGS))
+
+
+def _python_tag_codes(
+    tags: list[str], parents: np.ndarray, codes: dict[str, int], layout: tuple[int, int, int]
+) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """Per container, its own tag code (:data:`_OWN_CODES`, int8) and the
     :data:`_TAG_BITS` of its tag and its ancestors' (the root's own
     excepted, int64); and how many containers have each of
-    :data:`_COUNTED_TAGS`.
+    :data:`_COUNTED_TAGS`; *codes* is :data:`_TAG_CODES`, *layout*
+    :data:`_TAG_LAYOUT`. The reference for
+    :func:`webclean_scrapy._signals.tag_codes` (one pass in C, as parents
+    come before their children).
 
-    One dictionary lookup per container (:data:`_TAG_CODES`), then the
-    inheritance by pointer jumping: each round ORs in the flags of the
-    ancestor 2**k levels up and then jumps twice as far, so ``log2(depth)``
-    numpy passes replace a Python loop over the containers.
+    One dictionary lookup per container, then the inheritance by pointer
+    jumping: each round ORs in the flags of the ancestor 2**k levels up and
+    then jumps twice as far, so ``log2(depth)`` numpy passes replace a
+    Python loop over the containers.
     """
-    codes = np.fromiter(map(_TAG_CODES.get, tags, repeat(0)), dtype=np.int64, count=len(tags))
-    counted = np.bincount(codes >> _COUNTED_SHIFT, minlength=len(_COUNTED_TAGS) + 1)[1:].tolist()
-    own = ((codes >> _OWN_SHIFT) & 7).astype(np.int8)
-    flags = codes & ((1 << _OWN_SHIFT) - 1)
+    own_shift, counted_shift, counted_size = layout
+    values = np.fromiter(map(codes.get, tags, repeat(0)), dtype=np.int64, count=len(tags))
+    counted = np.bincount(values >> counted_shift, minlength=counted_size + 1)[1:].tolist()
+    own = ((values >> own_shift) & 7).astype(np.int8)
+    flags = values & ((1 << own_shift) - 1)
     if len(tags):
         flags[0] = 0
     up = np.maximum(parents, 0)
@@ -1781,6 +1818,80 @@ def _tag_codes(tags: list[str], parents: np.ndarray) -> tuple[np.ndarray, np.nda
         flags |= flags[up]
         up = up[up]
     return own, flags, counted
+
+
+def _python_block_stats(
+    chars: np.ndarray,
+    anchors: np.ndarray,
+    holders: np.ndarray,
+    ends: np.ndarray,
+    flags: np.ndarray,
+    own: np.ndarray,
+    parents: np.ndarray,
+    share_bits: np.ndarray,
+    texts: list[str],
+) -> tuple[Any, ...]:
+    """What :func:`page_signals` sums and counts over the blocks (*chars*,
+    *anchors*: their characters, all and linked; *holders*; *ends*: their
+    full stops), with the containers' inherited *flags*, *own* tag codes
+    and *parents* (as :func:`_tag_codes` and the walk give them). In order:
+
+    linked blocks (80% of their text in links), characters of the blocks
+    of 150 or more, of the blocks with a full stop, of the largest block,
+    of the largest holder (its blocks' sum); short blocks (up to
+    :data:`_SHORT`), prose blocks (80+ characters, under 30% linked),
+    the largest prose mass (the prose summed per container above its
+    holder); the characters under each of *share_bits* (a list), in
+    paragraphs, in divs; heading blocks (the last of *share_bits*),
+    the linked ones, headline links (linked, 25+ linked characters) and
+    their characters; the short blocks' texts, the ``h1``-``h3`` blocks'
+    texts, the blocks of up to 60 characters (int64 indexes) and their
+    texts; and the heading blocks (a bool mask).
+
+    The reference for :func:`webclean_scrapy._signals.block_stats` (one
+    pass in C); every sum is of whole numbers, exact in any order.
+    """
+    chars = chars.astype(float)
+    anchors = anchors.astype(float)
+    linked = anchors >= 0.8 * chars
+    short = chars <= _SHORT
+    prose = (chars >= 80) & (anchors < 0.3 * chars)
+    above = parents[holders[prose]]
+    mass = np.bincount(np.where(above >= 0, above, 0), weights=chars[prose], minlength=len(flags))
+    block_flags = flags[holders]
+    block_own = own[holders]
+    # The characters under each flag: one product with the blocks' flag
+    # bits, 65,536 blocks at a time: the blocks-by-flags matrix of a huge
+    # page would take 100s of MB.
+    under = np.zeros(len(share_bits))
+    for start in range(0, len(chars), 65536):
+        part = slice(start, start + 65536)
+        under += chars[part] @ ((block_flags[part, None] & share_bits) != 0)
+    headings = (block_flags & share_bits[-1]) != 0
+    headline = linked & (anchors >= 25)
+    priced = chars <= 60
+    return (
+        int(np.count_nonzero(linked)),
+        int(chars[chars >= 150].sum()),
+        int(chars[ends > 0].sum()),
+        int(chars.max()),
+        int(np.bincount(holders, weights=chars, minlength=len(flags)).max()),
+        int(np.count_nonzero(short)),
+        int(np.count_nonzero(prose)),
+        int(mass.max()) if len(mass) else 0,
+        [int(value) for value in under.tolist()],
+        int(chars[block_own == 1].sum()),
+        int(chars[block_own == 2].sum()),
+        int(np.count_nonzero(headings)),
+        int(np.count_nonzero(headings & linked)),
+        int(np.count_nonzero(headline)),
+        int(chars[headline].sum()),
+        list(compress(texts, short.tolist())),
+        list(compress(texts, (block_own == 3).tolist())),
+        np.flatnonzero(priced),
+        list(compress(texts, priced.tolist())),
+        headings,
+    )
 
 
 def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, frozenset[str]]:
@@ -1799,7 +1910,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     _element_features(f, attribute_survey(doc)[0], tokens, found)
 
     title = doc.title or ""
-    tokens.update(map("t_".__add__, _words(title.lower())))
+    _add_words(tokens, title.lower(), "t_")
     f[x["title_chars"]] = len(title)
     f[x["title_separators"]] = sum(title.count(s) for s in (" | ", " - ", " – ", " — ", " :: ", " » ", " · "))
     f[x["title_docs"]] = bool(_TITLE_DOCS.search(title))
@@ -1811,7 +1922,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     bc = doc.block_columns
     tags = cc.tags
     n = len(tags)
-    own, flags, counted = _tag_codes(tags, cc.parents)
+    own, flags, counted = _tag_codes(tags, cc.parents, _TAG_CODES, _TAG_LAYOUT)
     tag_counts = dict(zip(_COUNTED_TAGS, counted))
     for tag in _COUNTED_TAGS:
         f[x[f"tag_{tag}"]] = tag_counts[tag]
@@ -1822,7 +1933,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     # Class / id keyword families (and tokens), role and itemprop.
     classes, roles, itemprops, heading_ids, name_counts = _attribute_names(tags, cc.attributes, _HEADING_TAGS)
     family_counts, words = _class_names(name_counts)
-    tokens.update(map("c_".__add__, words))
+    tokens.update(words)
     for group, named in zip(_CLASS_GROUP_NAMES, family_counts):
         f[x[f"class_{group}"]] = named
         f[x[f"class_{group}_rate"]] = named / n
@@ -1845,70 +1956,51 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     f[x["slug_links_per_kchar"]] = f[x["slug_links"]] * 1000.0 / (total + 100.0)
     if m == 0 or total <= 0:
         return f, frozenset(tokens)
-    chars = bc.chars.astype(float)
-    anchors = bc.anchor_chars.astype(float)
-    holders = bc.holders
+    ends = bc.count(FULL_STOPS)
+    stats = _block_stats(bc.chars, bc.anchor_chars, bc.holders, ends, flags, own, cc.parents, _SHARE_BITS, texts)
+    linked, long_chars, sentence_chars, max_chars, max_holder, short, prose_blocks, prose_mass, flag_chars = stats[:9]
+    p_chars, div_chars, heading_blocks, linked_headings, headline, headline_chars = stats[9:15]
+    short_texts, heading_texts, priced, priced_texts, heading_mask = stats[15:]
     f[x["link_density"]] = float(cc.anchor_chars[0]) / total
-    linked = anchors >= 0.8 * chars
-    f[x["link_blocks"]] = float(np.count_nonzero(linked)) / m
+    f[x["link_blocks"]] = float(linked) / m
     f[x["mean_block_chars"]] = total / m
     f[x["median_block_chars"]] = _median(bc.chars)
-    f[x["long_block_share"]] = float(chars[chars >= 150].sum()) / total
-    ends = bc.count(FULL_STOPS)
-    f[x["sentence_share"]] = float(chars[ends > 0].sum()) / total
+    f[x["long_block_share"]] = float(long_chars) / total
+    f[x["sentence_share"]] = float(sentence_chars) / total
     f[x["marks_per_kchar"]] = float(ends.sum()) * 1000.0 / total
     f[x["commas_per_kchar"]] = float(bc.count(COMMAS).sum()) * 1000.0 / total
-    f[x["max_block_share"]] = float(chars.max()) / total
-    f[x["max_holder_share"]] = float(np.bincount(holders, weights=chars, minlength=n).max()) / total
-    short = chars <= _SHORT
-    f[x["short_block_share"]] = float(np.count_nonzero(short)) / m
+    f[x["max_block_share"]] = float(max_chars) / total
+    f[x["max_holder_share"]] = float(max_holder) / total
+    f[x["short_block_share"]] = float(short) / m
     # Prose: unlinked blocks of 80+ characters, summed per container above
     # their holder (an article body holds its paragraphs; teasers and
     # feature blurbs are spread over many containers).
-    prose = (chars >= 80) & (anchors < 0.3 * chars)
-    if prose.any():
-        above = cc.parents[holders[prose]]
-        mass = np.bincount(np.where(above >= 0, above, 0), weights=chars[prose], minlength=n)
-        f[x["prose_chars"]] = float(mass.max())
-        f[x["prose_share"]] = float(mass.max()) / total
-        f[x["prose_blocks"]] = int(np.count_nonzero(prose))
+    if prose_blocks:
+        f[x["prose_chars"]] = float(prose_mass)
+        f[x["prose_share"]] = float(prose_mass) / total
+        f[x["prose_blocks"]] = prose_blocks
 
-    # Inherited tag flags (of the container and its ancestors, the root's
-    # own excepted) and own tag codes.
-    parents = cc.parents.tolist()
-    block_flags = flags[holders]
-    block_own = own[holders]
-    # The characters under each flag: one product with the blocks' flag
-    # bits (sums of whole numbers, so exact in any order), 65,536 blocks at
-    # a time: the blocks-by-flags matrix of a huge page would take 100s of MB.
-    flag_sums = np.zeros(len(_SHARE_BITS))
-    for start in range(0, m, 65536):
-        part = slice(start, start + 65536)
-        flag_sums += chars[part] @ ((block_flags[part, None] & _SHARE_BITS) != 0)
-    flag_chars = flag_sums.tolist()
+    # The text under each inherited tag flag (of the holder and its
+    # ancestors, the root's own excepted) and under each own tag code.
     for tag, under in zip(_FLAG_TAGS, flag_chars):
         f[x[f"share_{tag}"]] = under / total
-    heading_blocks = (block_flags & _HEADING_BIT) != 0
     f[x["share_heading"]] = flag_chars[-1] / total
-    f[x["share_p"]] = float(chars[block_own == 1].sum()) / total
-    f[x["share_div"]] = float(chars[block_own == 2].sum()) / total
+    f[x["share_p"]] = float(p_chars) / total
+    f[x["share_div"]] = float(div_chars) / total
     f[x["headings_per_kchar"]] = headings * 1000.0 / total
     if headings:
         f[x["heading_mean_chars"]] = flag_chars[-1] / headings
-    linked_headings = int(np.count_nonzero(heading_blocks & linked))
     f[x["linked_headings"]] = linked_headings
-    f[x["linked_heading_share"]] = linked_headings / max(1, int(np.count_nonzero(heading_blocks)))
-    headline = linked & (anchors >= 25)
-    f[x["headline_links"]] = int(np.count_nonzero(headline))
-    f[x["headline_link_share"]] = float(chars[headline].sum()) / total
+    f[x["linked_heading_share"]] = linked_headings / max(1, heading_blocks)
+    f[x["headline_links"]] = headline
+    f[x["headline_link_share"]] = float(headline_chars) / total
     f[x["headline_links_per_kchar"]] = f[x["headline_links"]] * 1000.0 / total
 
     # Short blocks: cues, numbers, dates, phones; heading and short-block tokens.
-    short_texts = list(compress(texts, short.tolist()))
     short_text = "\n".join(short_texts).lower()
-    tokens.update(map("s_".__add__, _words(short_text)))
-    heading_text = " ".join(compress(texts, (block_own == 3).tolist())).lower()
-    tokens.update(map("h_".__add__, _words(heading_text)))
+    _add_words(tokens, short_text, "s_")
+    heading_text = " ".join(heading_texts).lower()
+    _add_words(tokens, heading_text, "h_")
     # Whole short blocks that are a phrase, counted (only those: a count of
     # every distinct block would hold a huge page's texts twice).
     blocks = Counter(filter(_PHRASE_OF.__contains__, map(str.strip, _lines(short_text), repeat(_PHRASE_STRIP))))
@@ -1924,11 +2016,10 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
 
     # Prices in blocks of at most 60 characters (labels, not prose): one
     # regex pass over their joined text, matches mapped back to blocks.
-    priced = np.flatnonzero(chars <= 60)
     price_mask = np.zeros(m, dtype=bool)
     prices = 0
     if len(priced):
-        joined = "\n".join(compress(texts, (chars <= 60).tolist()))
+        joined = "\n".join(priced_texts)
         starts = [match.start() for match in _PRICE.finditer(joined)]
         prices = len(starts)
         if starts:
@@ -1946,7 +2037,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     f[x["prices_per_kchar"]] = prices * 1000.0 / total
     f[x["price_blocks"]] = int(np.count_nonzero(price_mask))
 
-    _repetition_features(f, cc, parents, classes, own, total, price_mask, heading_blocks)
+    _repetition_features(f, cc, classes, own, total, price_mask, heading_mask)
     return f, frozenset(tokens)
 
 
@@ -1975,59 +2066,69 @@ def _first_group(tied: list[int], parents: list[int], tags: list[str], classes: 
     return next(named[key] for key in zip(parents, tags, classes) if key in named)
 
 
-def _repetition_features(
-    f: np.ndarray,
-    cc,
-    parents: list[int],
-    classes: list[str],
+def _python_repetition(
     own: np.ndarray,
-    total: float,
+    chars: np.ndarray,
+    anchor_chars: np.ndarray,
+    parents: np.ndarray,
+    tags: list[str],
+    classes: list[str],
+    first_blocks: np.ndarray,
+    last_blocks: np.ndarray,
     price_mask: np.ndarray,
     heading_blocks: np.ndarray,
-) -> None:
-    """Sibling containers sharing parent, tag and class (cards, posts,
-    rows), in groups of three or more holding text."""
-    x = _INDEX
-    tags = cc.tags
-    n = len(tags)
+    first_group: Callable[[list[int]], int],
+) -> tuple[Any, ...] | None:
+    """The groups of sibling containers sharing parent, tag and class
+    (cards, posts, rows), of three or more holding text, from the
+    containers' *own* tag codes, subtree *chars* and *anchor_chars*,
+    *parents*, *tags*, *classes* and block ranges, and the blocks' price
+    and heading masks (uint8); *first_group* picks among groups tied for
+    the most text. None without a group; else how many groups, how many of
+    five or more, the largest size; the top group (its first item), its
+    size, characters and linked characters; and None when no member holds
+    a block, else per member group the most members with a price, with a
+    heading, with long unlinked text, those members' characters, members
+    with links (up to 400 characters), short members with a price or a
+    heading. The reference for :func:`webclean_scrapy._signals.repetition`.
+    """
+    n = len(own)
     # Items: containers of a tag that can repeat (not p, h1-h3 or
-    # :data:`_REPEAT_SKIP`) holding text, the root excepted; in groups of
-    # three or more. (A group's members all have its tag; its empty ones
-    # never count, so only the items are grouped.)
-    sub_chars = cc.chars.astype(float)
-    candidate = ((own == 0) | (own == 2)) & (sub_chars > 0)
-    candidate[0] = False
+    # :data:`_REPEAT_SKIP`) holding text, the root excepted. (A group's
+    # members all have its tag; its empty ones never count, so only the
+    # items are grouped.)
+    candidate = ((own == 0) | (own == 2)) & (chars > 0)
+    if n:
+        candidate[0] = False
     items = np.flatnonzero(candidate)
     if len(items) < 3:
-        return
-    group_of = _group_numbers(items.tolist(), parents, tags, classes)
+        return None
+    group_of = _group_numbers(items.tolist(), parents.tolist(), tags, classes)
     live = np.bincount(group_of, minlength=n)[group_of] >= 3
     if not live.any():
-        return
+        return None
     items = items[live]
     gids = group_of[live]
     g_size = np.bincount(gids, minlength=n)
-    g_chars = np.bincount(gids, weights=sub_chars[items], minlength=n)
-    g_anchor = np.bincount(gids, weights=cc.anchor_chars[items].astype(float), minlength=n)
-    f[x["rep_groups"]] = int(np.count_nonzero(g_size >= 3))
-    f[x["rep_groups5"]] = int(np.count_nonzero(g_size >= 5))
-    f[x["rep_max_size"]] = int(g_size.max())
-    top = _first_group(np.flatnonzero(g_chars == g_chars.max()).tolist(), parents, tags, classes)
-    f[x["rep_top_share"]] = g_chars[top] / total
-    f[x["rep_top_size"]] = g_size[top]
-    f[x["rep_top_link_density"]] = g_anchor[top] / g_chars[top] if g_chars[top] else 0.0
-    f[x["rep_top_item_chars"]] = g_chars[top] / max(1, g_size[top])
-    top_tag = tags[top]
-    f[x["rep_top_li"]] = top_tag == "li"
-    f[x["rep_top_article"]] = top_tag == "article"
-    # Per member: prices, headings, long unlinked text inside it.
-    first = cc.first_blocks
-    with_text = first[items] >= 0
+    g_chars = np.bincount(gids, weights=chars[items], minlength=n)
+    g_anchor = np.bincount(gids, weights=anchor_chars[items], minlength=n)
+    top = first_group(np.flatnonzero(g_chars == g_chars.max()).tolist())
+    figures = (
+        int(np.count_nonzero(g_size >= 3)),
+        int(np.count_nonzero(g_size >= 5)),
+        int(g_size.max()),
+        top,
+        int(g_size[top]),
+        int(g_chars[top]),
+        int(g_anchor[top]),
+    )
+    # Per member (an item holding blocks): prices, headings, long unlinked text.
+    with_text = first_blocks[items] >= 0
     members = items[with_text]
     if not len(members):
-        return
-    lo = first[members]
-    hi = cc.last_blocks[members] + 1
+        return (*figures, None)
+    lo = first_blocks[members]
+    hi = last_blocks[members] + 1
 
     def inside(mask: np.ndarray) -> np.ndarray:
         cum = np.concatenate(([0], np.cumsum(mask)))
@@ -2035,20 +2136,84 @@ def _repetition_features(
 
     member_groups = gids[with_text]
 
-    def best(per_member: np.ndarray) -> float:
-        return float(np.bincount(member_groups, weights=per_member.astype(float)).max())
+    def best(per_member: np.ndarray) -> int:
+        return int(np.bincount(member_groups, weights=per_member.astype(float)).max())
 
     has_price = inside(price_mask) > 0
     has_heading = inside(heading_blocks) > 0
-    m_chars = sub_chars[members]
-    m_links = cc.anchor_chars[members].astype(float)
+    m_chars = chars[members].astype(float)
+    m_links = anchor_chars[members].astype(float)
     long_items = (m_chars >= 150) & (m_links < 0.3 * m_chars)
-    f[x["rep_price_items"]] = best(has_price)
-    f[x["rep_heading_items"]] = best(has_heading)
-    f[x["rep_long_items"]] = best(long_items)
-    f[x["rep_long_share"]] = float(np.bincount(member_groups, weights=m_chars * long_items).max()) / total
-    f[x["rep_linked_items"]] = best((m_links > 0) & (m_chars <= 400))
-    f[x["rep_img_like_items"]] = best((m_chars <= 200) & (has_price | has_heading))
+    return (
+        *figures,
+        (
+            best(has_price),
+            best(has_heading),
+            best(long_items),
+            best(m_chars * long_items),
+            best((m_links > 0) & (m_chars <= 400)),
+            best((m_chars <= 200) & (has_price | has_heading)),
+        ),
+    )
+
+
+try:  # the per-container and per-block passes, compiled (see setup.py)
+    from ._signals import block_stats as _block_stats
+    from ._signals import repetition as _repetition
+    from ._signals import tag_codes as _tag_codes
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _block_stats = _python_block_stats
+    _repetition = _python_repetition
+    _tag_codes = _python_tag_codes
+
+
+def _repetition_features(
+    f: np.ndarray,
+    cc: Any,
+    classes: list[str],
+    own: np.ndarray,
+    total: float,
+    price_mask: np.ndarray,
+    heading_blocks: np.ndarray,
+) -> None:
+    """Sibling containers sharing parent, tag and class (cards, posts,
+    rows), in groups of three or more holding text (:func:`_repetition`)."""
+    x = _INDEX
+    tags = cc.tags
+    found = _repetition(
+        own,
+        cc.chars,
+        cc.anchor_chars,
+        cc.parents,
+        tags,
+        classes,
+        cc.first_blocks,
+        cc.last_blocks,
+        price_mask.view(np.uint8),
+        heading_blocks.view(np.uint8),
+        lambda tied: _first_group(tied, cc.parents.tolist(), tags, classes),
+    )
+    if found is None:
+        return
+    groups, groups5, max_size, top, top_size, top_chars, top_anchor, per_member = found
+    f[x["rep_groups"]] = groups
+    f[x["rep_groups5"]] = groups5
+    f[x["rep_max_size"]] = max_size
+    f[x["rep_top_share"]] = top_chars / total
+    f[x["rep_top_size"]] = top_size
+    f[x["rep_top_link_density"]] = top_anchor / top_chars if top_chars else 0.0
+    f[x["rep_top_item_chars"]] = top_chars / max(1, top_size)
+    f[x["rep_top_li"]] = tags[top] == "li"
+    f[x["rep_top_article"]] = tags[top] == "article"
+    if per_member is None:
+        return
+    price_items, heading_items, long_items, long_chars, linked_items, img_like_items = per_member
+    f[x["rep_price_items"]] = price_items
+    f[x["rep_heading_items"]] = heading_items
+    f[x["rep_long_items"]] = long_items
+    f[x["rep_long_share"]] = long_chars / total
+    f[x["rep_linked_items"]] = linked_items
+    f[x["rep_img_like_items"]] = img_like_items
 
 
 # -- the models -------------------------------------------------------------------
