@@ -48,7 +48,9 @@ from .keywords import (
     FLAG_NAMES,
     INNER_NAMES,
     KIND_NAMES,
+    LiteralMatcher,
     _container_flags,
+    literal_alternatives,
 )
 
 #: Thermometer codes of length and link density: a linear model over them
@@ -512,27 +514,68 @@ _GROUP_TOKENS: dict[str, int] = {}
 
 def _token_groups(token: str) -> int:
     """The :data:`STRUCTURE_GROUPS` bits of one lower-cased token, memoised."""
-    bits = 0
-    for match in _GROUP_RE.finditer(token):
-        bits |= _GROUP_BITS[match.lastgroup]  # type: ignore[index]
-    if len(_GROUP_TOKENS) >= 100_000:
+    bits = _python_token_groups(token)
+    if len(_GROUP_TOKENS) >= _GROUP_TOKENS_SIZE:
         _GROUP_TOKENS.clear()
     _GROUP_TOKENS[token] = bits
     return bits
 
 
+def _python_token_groups(token: str) -> int:
+    """The :data:`STRUCTURE_GROUPS` bits of one token, by the regular
+    expression: the reference of the compiled scan (:data:`_GROUP_MATCHER`)."""
+    bits = 0
+    for match in _GROUP_RE.finditer(token):
+        bits |= _GROUP_BITS[match.lastgroup]  # type: ignore[index]
+    return bits
+
+
+def _python_group_bits(words: str) -> int:
+    """The :data:`STRUCTURE_GROUPS` bits of a class/id string: its tokens'
+    (memoised) OR. The reference of ``_features.group_bits``."""
+    bits = 0
+    known = _GROUP_TOKENS.get
+    for token in words.lower().split():
+        found = known(token)
+        bits |= _token_groups(token) if found is None else found
+    return bits
+
+
+_GROUP_TOKENS_SIZE = 100_000
+
+
+def _group_matcher() -> object:
+    """The compiled scan of :data:`_GROUP_RE`: each alternative carries its
+    named group's bit."""
+    names = {number: name for name, number in _GROUP_RE.groupindex.items()}
+    return LiteralMatcher(
+        [
+            (text, assertions, _GROUP_BITS[names[group]] if group else 0, 0)
+            for text, assertions, group in literal_alternatives(_GROUP_RE.pattern)
+        ]
+    )
+
+
+_GROUP_MATCHER = None
+try:  # the compiled scan (an optional extension: see setup.py)
+    from ..._features import group_bits as _compiled_group_bits
+
+    _GROUP_MATCHER = _group_matcher()
+except (ImportError, ValueError):  # pragma: no cover - a build without a C compiler
+    pass
+
+
 class _GroupMemo(dict):
     """class/id string -> its :data:`STRUCTURE_GROUPS` bits, memoised
     (bounded): ``memo[words]`` computes a string it has not seen (from its
-    tokens' memoised bits), so a page's strings are looked up by one
-    ``map`` in C."""
+    tokens' memoised bits, compiled when it was built), so a page's strings
+    are looked up by one ``map`` in C."""
 
     def __missing__(self, words: str) -> int:
-        bits = 0
-        known = _GROUP_TOKENS.get
-        for token in words.lower().split():
-            found = known(token)
-            bits |= _token_groups(token) if found is None else found
+        if _GROUP_MATCHER is None:
+            bits = _python_group_bits(words)
+        else:
+            bits = _compiled_group_bits(words, _GROUP_TOKENS, _GROUP_MATCHER, _GROUP_TOKENS_SIZE)
         if len(self) >= 50_000:
             self.clear()
         self[words] = bits

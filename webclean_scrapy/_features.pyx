@@ -1,0 +1,167 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+"""The class/id keyword scans of the ``webclean`` block features, compiled.
+
+Why it exists: a class or id token the memos have not seen (most of a new
+site's) was read by a regular expression of some hundred literal
+alternatives, and ``re`` tries every alternative at every position of the
+token: about 4 M instructions a page on a site seen for the first time,
+more than the rest of the block features together. :class:`LiteralMatcher`
+gives the same matches -- leftmost first, the first alternative in the
+pattern's order at a position, non-overlapping, lookarounds honoured -- by
+trying at each position only the alternatives that start with its
+character. The alternatives are the regular expression's own, expanded by
+``keywords.literal_alternatives`` from its parse; the regular expressions
+stay the references and the fallbacks (``keywords._python_token_keywords``,
+``features._python_token_groups``), and ``tests/test_features_compiled.py``
+compares both.
+"""
+
+import numpy as np
+
+#: First characters below this index the table of candidates; the others share its last slot.
+DEF _TABLE = 128
+
+
+cdef class LiteralMatcher:
+    """Scans a string for literal alternatives, as ``re.finditer`` would for
+    their alternation, and folds the matches into an OR of their *bit* and
+    the least of their *rank*.
+
+    *alternatives*: ``(text, assertions, bit, rank)`` in the pattern's order
+    of preference; each assertion ``(offset, negate, charsets)`` requires
+    (or, negated, forbids) that the characters from *offset* (relative to
+    the match's start) lie in *charsets*, a tuple of ``((low, high), ...)``
+    code point ranges, one per character; a span past either end of the
+    string never matches."""
+
+    cdef list texts
+    cdef list assertions
+    cdef long long[::1] bits
+    cdef long long[::1] ranks
+    # Candidates by first character: order[start[c]:start[c + 1]].
+    cdef Py_ssize_t[::1] order
+    cdef Py_ssize_t[::1] start
+    cdef object _keep
+
+    def __init__(self, list alternatives):
+        cdef Py_ssize_t k, c
+        self.texts = []
+        self.assertions = []
+        bits = np.zeros(len(alternatives), dtype=np.int64)
+        ranks = np.zeros(len(alternatives), dtype=np.int64)
+        buckets = [[] for _ in range(_TABLE + 1)]
+        for k, (text, assertions, bit, rank) in enumerate(alternatives):
+            if not text:
+                raise ValueError("an alternative matching the empty string")
+            self.texts.append(text)
+            self.assertions.append(tuple(assertions))
+            bits[k] = bit
+            ranks[k] = rank
+            c = ord(text[0])
+            buckets[c if c < _TABLE else _TABLE].append(k)
+        order = np.array([k for bucket in buckets for k in bucket], dtype=np.intp)
+        start = np.cumsum([0] + [len(bucket) for bucket in buckets]).astype(np.intp)
+        self.bits = bits
+        self.ranks = ranks
+        self.order = order
+        self.start = start
+        self._keep = (bits, ranks, order, start)
+
+    cdef bint holds(self, str s, Py_ssize_t at, Py_ssize_t k):
+        """Whether alternative *k* matches *s* at *at*."""
+        cdef str text = <str> self.texts[k]
+        cdef Py_ssize_t i, m = len(text), n = len(s), p, w
+        cdef tuple assertion, charsets, span
+        cdef bint inside, negate
+        cdef Py_UCS4 c
+        if at + m > n:
+            return False
+        for i in range(1, m):
+            if s[at + i] != text[i]:
+                return False
+        for assertion in <tuple> self.assertions[k]:
+            p = at + <Py_ssize_t> assertion[0]
+            negate = assertion[1]
+            charsets = <tuple> assertion[2]
+            w = len(charsets)
+            inside = 0 <= p and p + w <= n
+            i = 0
+            while inside and i < w:
+                c = s[p + i]
+                inside = False
+                for span in <tuple> charsets[i]:
+                    if <Py_UCS4> span[0] <= c <= <Py_UCS4> span[1]:
+                        inside = True
+                        break
+                i += 1
+            if inside == negate:
+                return False
+        return True
+
+    cpdef tuple fold(self, str s):
+        """``(bits, rank)``: the OR of the matches' bits and the least of
+        their ranks (-1: no match)."""
+        cdef Py_ssize_t at = 0, n = len(s), c, j, k, end
+        cdef long long bits = 0, best = -1, rank
+        cdef Py_UCS4 first
+        while at < n:
+            first = s[at]
+            c = first if first < _TABLE else _TABLE
+            end = self.start[c + 1]
+            for j in range(self.start[c], end):
+                k = self.order[j]
+                if c == _TABLE and (<str> self.texts[k])[0] != first:
+                    continue
+                if self.holds(s, at, k):
+                    bits |= self.bits[k]
+                    rank = self.ranks[k]
+                    if best < 0 or rank < best:
+                        best = rank
+                    at += len(<str> self.texts[k])
+                    break
+            else:
+                at += 1
+        return bits, best
+
+
+cdef class TokenKeywords:
+    """``keywords._token_keywords``, compiled: a lower-cased token's evidence
+    bits and best group rank + 1, packed as ``bits << 4 | rank + 1``, read
+    from *cache* or scanned by *matcher* (then kept in *cache*, cleared at
+    *bound* entries)."""
+
+    cdef dict cache
+    cdef LiteralMatcher matcher
+    cdef Py_ssize_t bound
+
+    def __init__(self, dict cache, LiteralMatcher matcher, Py_ssize_t bound):
+        self.cache = cache
+        self.matcher = matcher
+        self.bound = bound
+
+    def __call__(self, str token):
+        found = self.cache.get(token)
+        if found is None:
+            bits, rank = self.matcher.fold(token)
+            found = bits << 4 | (rank + 1)
+            if len(self.cache) >= self.bound:
+                self.cache.clear()
+            self.cache[token] = found
+        return found
+
+
+def group_bits(str words, dict tokens, LiteralMatcher matcher, Py_ssize_t bound):
+    """``features._GroupMemo.__missing__``'s sum, compiled: the OR of the
+    bits of *words*' lower-cased tokens, each read from *tokens* or scanned
+    by *matcher* (then kept in *tokens*, cleared at *bound* entries)."""
+    cdef long long bits = 0
+    cdef object token, found
+    for token in words.lower().split():
+        found = tokens.get(token)
+        if found is None:
+            found = matcher.fold(token)[0]
+            if len(tokens) >= bound:
+                tokens.clear()
+            tokens[token] = found
+        bits |= <long long> found
+    return bits
