@@ -8,6 +8,7 @@ import random
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from webclean_scrapy.extractors.webclean import features, keywords
@@ -103,3 +104,48 @@ def test_a_matcher_honours_lookarounds_and_leftmost_first_matches() -> None:
             expected_bits |= 1 << k
             expected_rank = k if expected_rank < 0 else min(expected_rank, k)
         assert matcher.fold(text) == (expected_bits, expected_rank), text
+
+
+def test_the_compiled_structure_rows_are_the_reference_rows() -> None:
+    """Every page of a sample, whole and in chunks: the compiled columns of
+    ``_Structure.fill`` are those of its numpy reference, bit for bit."""
+    paths = sorted(DATA.glob("*/html/*.html.gz"))[::40]
+    if not paths:
+        pytest.skip("no annotated pages")
+    width = len(features.STRUCTURE_FEATURES)
+    for path in paths:
+        page = features._Page(features.Document.from_html(gzip.decompress(path.read_bytes())))
+        if not page.n:
+            continue
+        structure = features._Structure(page)
+        for start, stop in [(0, page.n), (page.n // 3, page.n), (0, max(1, page.n // 2))]:
+            compiled = np.zeros((stop - start, width), order="F")
+            assert structure._compiled_fill(compiled, start), path
+            structure._fill_title(compiled, start, stop)
+            expected = np.zeros((stop - start, width), order="F")
+            structure.python_fill(expected, start, stop)
+            assert compiled.tobytes() == expected.tobytes(), path
+
+
+def test_structure_rows_give_way_past_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A count past the table of logarithms: the reference writes the rows."""
+    path = sorted(DATA.glob("*/html/*.html.gz"))[:1]
+    if not path:
+        pytest.skip("no annotated pages")
+    page = features._Page(features.Document.from_html(gzip.decompress(path[0].read_bytes())))
+    structure = features._Structure(page)
+    width = len(features.STRUCTURE_FEATURES)
+    out = np.zeros((page.n, width), order="F")
+    assert not _features.structure_rows(
+        out, 0, page.holder, page.parent, structure.keys, structure.count_log, structure.share, structure.same,
+        structure.key_ld, structure.key_prose, structure.depth, structure.children, page.first, page.last,
+        structure.levels, page.prefix_chars, page.codes, page.cchars, structure.prose_ratio, structure.own,
+        structure.inherited, features._count_log_table()[:1], (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0, 6),
+    )  # fmt: skip
+    assert not out.any()
+    monkeypatch.setattr(features, "_count_log_table", lambda: np.zeros(1))
+    filled = np.zeros((page.n, width), order="F")
+    structure.fill(filled, 0, page.n)
+    expected = np.zeros((page.n, width), order="F")
+    structure.python_fill(expected, 0, page.n)
+    assert filled.tobytes() == expected.tobytes()

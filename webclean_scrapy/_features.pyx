@@ -165,3 +165,74 @@ def group_bits(str words, dict tokens, LiteralMatcher matcher, Py_ssize_t bound)
             tokens[token] = found
         bits |= <long long> found
     return bits
+
+
+def structure_rows(double[:, :] out, Py_ssize_t start, const long long[::1] holder, const int[::1] parent,
+                   const int[::1] keys, const double[::1] count_log, const double[::1] share, const int[::1] same,
+                   const double[::1] key_ld, const double[::1] key_prose, const int[::1] depth,
+                   const int[::1] children, const long long[::1] first, const long long[::1] last,
+                   const signed char[::1] levels, const double[::1] prefix_chars, const long long[::1] codes,
+                   const long long[::1] cchars, const double[::1] prose_ratio, const unsigned char[::1] own,
+                   const unsigned char[::1] inherited, const double[::1] log_table, tuple constants):
+    """``features._Structure.fill``'s columns but ``is_title``, compiled: the
+    rows of blocks ``start:start + len(out)`` written into *out* (zeros), in
+    the reference's column order and with its arithmetic (the ``np.log1p``
+    of a count read from *log_table*, that function's values). Returns
+    False, having written nothing, when a count lies past the table (the
+    caller then runs the reference)."""
+    cdef double total, page_log_chars, page_log_blocks, page_ld, page_log_containers, top_key_share
+    cdef long long area, first_h1, top_first, top_end, size = log_table.shape[0], count
+    cdef Py_ssize_t groups, r, rows = out.shape[0], level, j, b
+    cdef Py_ssize_t node[4]
+    cdef long long key
+    (total, page_log_chars, page_log_blocks, page_ld, page_log_containers, top_key_share, area, first_h1,
+     top_first, top_end, groups) = constants
+    # The counts' logarithms come from the table: all of them must be in it.
+    for r in range(rows):
+        node[0] = holder[start + r]
+        for level in range(1, 4):
+            node[level] = parent[node[level - 1]]
+        for level in range(3):
+            if same[node[level]] >= size:
+                return False
+        if children[node[1]] >= size:
+            return False
+        for level in range(1, 3):
+            count = last[node[level]] - first[node[level]] + 1
+            if count < 0 or count >= size:
+                return False
+    for r in range(rows):
+        b = start + r
+        node[0] = holder[b]
+        for level in range(1, 4):
+            node[level] = parent[node[level - 1]]
+        out[r, 0] = depth[node[0]]
+        for level in range(3):
+            key = keys[node[level]]
+            out[r, 1 + 3 * level] = count_log[key]
+            out[r, 2 + 3 * level] = share[key]
+            out[r, 3 + 3 * level] = log_table[same[node[level]]]
+            out[r, 26 + 2 * level] = key_ld[key]
+            out[r, 27 + 2 * level] = key_prose[key]
+        out[r, 10] = log_table[children[node[1]]]
+        out[r, 11] = log_table[last[node[1]] - first[node[1]] + 1]
+        out[r, 12] = log_table[last[node[2]] - first[node[2]] + 1]
+        out[r, 13] = levels[node[0]]
+        if b < first_h1:
+            out[r, 14] = 1.0
+        out[r, 16] = prefix_chars[b] / total
+        out[r, 17] = page_log_chars
+        out[r, 18] = page_log_blocks
+        out[r, 19] = page_ld
+        out[r, 20] = page_log_containers
+        out[r, 21] = top_key_share
+        out[r, 22] = 1.0 if codes[node[0]] & area else 0.0
+        for level in range(1, 4):
+            out[r, 22 + level] = (<double> cchars[node[level]]) / total
+            out[r, 31 + level] = prose_ratio[node[level]]
+        if top_first <= b < top_end:
+            out[r, 35] = 1.0
+        for j in range(groups):
+            out[r, 36 + j] = (inherited[node[0]] >> j) & 1
+            out[r, 36 + groups + j] = (own[node[0]] >> j) & 1
+    return True

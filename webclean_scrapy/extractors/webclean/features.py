@@ -723,7 +723,78 @@ class _Structure:
         self.inherited = inherited[:nc]
 
     def fill(self, out: np.ndarray, start: int, stop: int) -> None:
-        """Write the rows of blocks ``start:stop`` into *out* (zeros)."""
+        """Write the rows of blocks ``start:stop`` into *out* (zeros):
+        compiled (``_features.structure_rows``) when it was built and the
+        page's counts lie in its table of logarithms, else
+        :meth:`python_fill`, its reference."""
+        if _structure_rows is None or not self._compiled_fill(out, start):
+            self.python_fill(out, start, stop, title=False)
+        self._fill_title(out, start, stop)
+
+    def _compiled_fill(self, out: np.ndarray, start: int) -> bool:
+        page = self.page
+        total = self.total
+        prose_top = self.prose_top or (0, 0)
+        constants = (
+            total,
+            math.log1p(total),
+            math.log1p(page.n),
+            float(page.canchors[0] / total),
+            math.log1p(len(self.depth)),
+            self.top_key_share,
+            _AREA,
+            self.first_h1,
+            *prose_top,
+            len(STRUCTURE_GROUPS),
+        )
+        return bool(
+            _structure_rows(
+                out,
+                start,
+                page.holder,
+                page.parent,
+                self.keys,
+                self.count_log,
+                self.share,
+                self.same,
+                self.key_ld,
+                self.key_prose,
+                self.depth,
+                self.children,
+                page.first,
+                page.last,
+                self.levels,
+                page.prefix_chars,
+                page.codes,
+                page.cchars,
+                self.prose_ratio,
+                self.own,
+                self.inherited,
+                _count_log_table(),
+                constants,
+            )  # fmt: skip
+        )
+
+    def _fill_title(self, out: np.ndarray, start: int, stop: int) -> None:
+        """The ``is_title`` column: whether the block's text is the page's title."""
+        if not self.title:
+            return
+        title = self.title
+        texts = self.page.texts[start:stop]
+        at = _STRUCTURE_COLUMN["is_title"]
+        if title.isascii():
+            # A text whose lower case is an ASCII title has its length
+            # (only U+0130 lowers to two characters, one not ASCII).
+            size = np.fromiter(map(len, texts), dtype=np.intp, count=len(texts))
+            same = [i for i in np.flatnonzero(size == len(title)).tolist() if texts[i].lower() == title]
+            out[same, at] = 1.0
+        else:
+            out[:, at] = [text.lower() == title for text in texts]
+
+    def python_fill(self, out: np.ndarray, start: int, stop: int, title: bool = True) -> None:
+        """Write the rows of blocks ``start:stop`` into *out* (zeros), with
+        numpy: the reference of the compiled :meth:`fill` (which writes the
+        ``is_title`` column itself: *title* false leaves it)."""
         page = self.page
         rows = slice(start, stop)
         n, total, keys = page.n, self.total, self.keys
@@ -747,17 +818,8 @@ class _Structure:
         out[:, at["heading_level"]] = self.levels[holder]
         if self.first_h1 > start:
             out[: self.first_h1 - start, at["before_h1"]] = 1.0
-        if self.title:
-            title = self.title
-            texts = page.texts[rows]
-            if title.isascii():
-                # A text whose lower case is an ASCII title has its length
-                # (only U+0130 lowers to two characters, one not ASCII).
-                size = np.fromiter(map(len, texts), dtype=np.intp, count=len(texts))
-                same = [i for i in np.flatnonzero(size == len(title)).tolist() if texts[i].lower() == title]
-                out[same, at["is_title"]] = 1.0
-            else:
-                out[:, at["is_title"]] = [text.lower() == title for text in texts]
+        if title:
+            self._fill_title(out, start, stop)
         out[:, at["char_position"]] = page.prefix_chars[rows] / total
         out[:, at["page_log_chars"]] = math.log1p(total)
         out[:, at["page_log_blocks"]] = math.log1p(n)
@@ -837,6 +899,20 @@ except ImportError:  # pragma: no cover - a build without a C compiler
 
 
 _STRUCTURE_COLUMN = {name: j for j, name in enumerate(STRUCTURE_FEATURES)}
+
+try:  # the compiled rows (an optional extension: see setup.py)
+    from ..._features import structure_rows as _structure_rows
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _structure_rows = None
+
+
+@lru_cache(maxsize=1)
+def _count_log_table() -> np.ndarray:
+    """``np.log1p`` of every count below :data:`_LOG_TABLE_SIZE` (what
+    :meth:`_Structure.python_fill` computes for its counts), built on first use."""
+    return np.log1p(np.arange(_LOG_TABLE_SIZE, dtype=float))
+
+
 _HEADING_LEVELS = {f"h{level}": level for level in range(1, 7)}
 
 
