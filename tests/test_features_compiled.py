@@ -149,3 +149,25 @@ def test_structure_rows_give_way_past_the_table(monkeypatch: pytest.MonkeyPatch)
     expected = np.zeros((page.n, width), order="F")
     structure.python_fill(expected, 0, page.n)
     assert filled.tobytes() == expected.tobytes()
+
+
+def test_the_compiled_block_rows_are_the_reference_rows() -> None:
+    """The block's own columns of ``_BlockFeatures.fill``, compiled, are those
+    of its numpy reference, bit for bit, whole and in chunks, in either
+    memory order."""
+    paths = sorted(DATA.glob("*/html/*.html.gz"))[::40]
+    if not paths:
+        pytest.skip("no annotated pages")
+    width = features._STRUCTURE_AT
+    for path in paths:
+        page = features._Page(features.Document.from_html(gzip.decompress(path.read_bytes())))
+        if not page.n:
+            continue
+        rows = features._BlockFeatures(page)
+        for start, stop in [(0, page.n), (page.n // 3, page.n), (0, max(1, page.n // 2))]:
+            for order in "CF":
+                compiled = np.zeros((stop - start, width), order=order)
+                assert rows._compiled_fill(compiled, start, stop), path
+                expected = np.zeros((stop - start, width), order=order)
+                rows.python_fill(expected, start, stop)
+                assert compiled.tobytes() == expected.tobytes(), path

@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
 """The class/id keyword scans of the ``webclean`` block features, compiled.
 
 Why it exists: a class or id token the memos have not seen (most of a new
@@ -235,4 +235,90 @@ def structure_rows(double[:, :] out, Py_ssize_t start, const long long[::1] hold
         for j in range(groups):
             out[r, 36 + j] = (inherited[node[0]] >> j) & 1
             out[r, 36 + groups + j] = (own[node[0]] >> j) & 1
+    return True
+
+
+cdef inline double at_most_3(double x):
+    """``np.minimum(x, 3.0)``: a NaN stays one."""
+    return 3.0 if x > 3.0 else x
+
+
+def block_rows(double[:, :] out, Py_ssize_t start, const long long[::1] chars, const long long[::1] anchors,
+               const long long[::1] stops, const long long[::1] commas, const long long[::1] semicolons,
+               const unsigned char[::1] ends_stop, const unsigned char[::1] duplicates,
+               const unsigned char[::1] in_top, const unsigned char[::1] in_sibling, double rd_share,
+               const double[::1] char_steps, const double[::1] ld_steps, const long long[::1] holder,
+               const int[::1] parent, const long long[::1] cchars, const long long[::1] canchors,
+               const long long[::1] codes, const long long[::1] masks, const long long[::1] values,
+               const double[::1] log_table):
+    """``features._BlockFeatures.fill``'s own columns (``BLOCK_DENSE``, the
+    length and link-density steps, ``CONTAINER_DENSE``, the code's binary
+    features), compiled: the rows of blocks ``start:start + len(out)``
+    written into *out* (zeros), with the reference's arithmetic (``math.log1p``
+    read from *log_table*, that function's values). *stops*, *commas* and
+    *semicolons* are the rows' own; the other block columns are the page's.
+    Returns False, having written nothing, when a length lies past the table
+    (the caller then runs the reference)."""
+    cdef Py_ssize_t rows = out.shape[0], n = chars.shape[0], size = log_table.shape[0]
+    cdef Py_ssize_t r, b, j, col, nchar = char_steps.shape[0], nld = ld_steps.shape[0], nbin = masks.shape[0]
+    cdef Py_ssize_t p, g
+    cdef long long doc_chars = cchars[0] if cchars[0] else 1, code
+    cdef double c, ld, psize, gsize
+    for r in range(-1, rows + 1):
+        b = start + r
+        if 0 <= b < n and not 0 <= chars[b] < size:
+            return False
+    for r in range(rows):
+        b = start + r
+        p = parent[holder[b]]
+        g = parent[p]
+        if not (cchars[p] < size and cchars[g] < size):
+            return False
+    for r in range(rows):
+        b = start + r
+        c = <double> chars[b]
+        ld = anchors[b] / c
+        out[r, 0] = 1.0
+        out[r, 1] = log_table[chars[b]]
+        out[r, 2] = ld
+        if b > 0:
+            out[r, 3] = log_table[chars[b - 1]]
+            out[r, 5] = anchors[b - 1] / <double> chars[b - 1]
+        else:
+            out[r, 5] = 1.0
+        if b + 1 < n:
+            out[r, 4] = log_table[chars[b + 1]]
+            out[r, 6] = anchors[b + 1] / <double> chars[b + 1]
+        else:
+            out[r, 6] = 1.0
+        out[r, 7] = at_most_3(stops[r] * 40.0 / c)
+        out[r, 8] = at_most_3((commas[r] + semicolons[r]) * 40.0 / c)
+        out[r, 9] = ends_stop[b] != 0
+        out[r, 10] = ld if c < 40 else 0.0
+        out[r, 11] = (<double> b) / n
+        out[r, 12] = duplicates[b] != 0
+        out[r, 13] = in_top[b] != 0
+        out[r, 14] = in_sibling[b] != 0
+        out[r, 15] = rd_share
+        col = 16
+        for j in range(nchar):
+            out[r, col + j] = c >= char_steps[j]
+        col += nchar
+        for j in range(nld):
+            out[r, col + j] = ld >= ld_steps[j]
+        col += nld
+        p = parent[holder[b]]
+        g = parent[p]
+        psize = <double> (cchars[p] if cchars[p] > 1 else 1)
+        gsize = <double> (cchars[g] if cchars[g] > 1 else 1)
+        out[r, col] = log_table[<Py_ssize_t> psize]
+        out[r, col + 1] = canchors[p] / psize
+        out[r, col + 2] = log_table[<Py_ssize_t> gsize]
+        out[r, col + 3] = canchors[g] / gsize
+        out[r, col + 4] = psize / doc_chars
+        out[r, col + 5] = canchors[0] / <double> doc_chars
+        col += 6
+        code = codes[holder[b]]
+        for j in range(nbin):
+            out[r, col + j] = (code & masks[j]) == values[j]
     return True

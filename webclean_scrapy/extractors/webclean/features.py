@@ -425,7 +425,48 @@ class _BlockFeatures:
 
     def fill(self, matrix: np.ndarray, start: int, stop: int) -> None:
         """Write the :data:`BLOCK_FEATURES` of blocks ``start:stop`` into
-        the first columns of *matrix* (zeros, ``stop - start`` rows)."""
+        the first columns of *matrix* (zeros, ``stop - start`` rows): the
+        block's own columns compiled (``_features.block_rows``) when it was
+        built and the page's lengths lie in its table of logarithms, else
+        by :meth:`python_fill`, their reference; then :class:`_Structure`'s."""
+        if _block_rows is None or not self._compiled_fill(matrix, start, stop):
+            self.python_fill(matrix, start, stop)
+        self.structure.fill(matrix[:, _STRUCTURE_AT : len(BLOCK_FEATURES)], start, stop)
+
+    def _compiled_fill(self, matrix: np.ndarray, start: int, stop: int) -> bool:
+        page = self.page
+        stops, commas, semicolons = _marks(page, slice(start, stop))
+        in_top, in_sibling, share = self.readability
+        return bool(
+            _block_rows(
+                matrix,
+                start,
+                page.chars,
+                page.anchors,
+                stops,
+                commas,
+                semicolons,
+                self.ends_stop.view(np.uint8),
+                self.duplicates.view(np.uint8),
+                in_top.view(np.uint8),
+                in_sibling.view(np.uint8),
+                float(share),
+                _CHAR_STEP_ARRAY,
+                _LD_STEP_ARRAY,
+                page.holder,
+                page.parent,
+                page.cchars,
+                page.canchors,
+                page.codes,
+                _BINARY_MASKS,
+                _BINARY_VALUES,
+                _log1p_table(),
+            )  # fmt: skip
+        )
+
+    def python_fill(self, matrix: np.ndarray, start: int, stop: int) -> None:
+        """The block's own columns of :meth:`fill` (all but
+        :class:`_Structure`'s), with numpy: the reference of the compiled ones."""
         page = self.page
         n = page.n
         at = _BLOCK_AT
@@ -474,7 +515,6 @@ class _BlockFeatures:
         # The holder's kind, innermost named group and evidence bits.
         codes = page.codes[page.holder[rows]]
         matrix[:, _KIND_AT:_STRUCTURE_AT] = codes[:, None] & _BINARY_MASKS == _BINARY_VALUES
-        self.structure.fill(matrix[:, _STRUCTURE_AT : len(BLOCK_FEATURES)], start, stop)
 
 
 def iter_block_matrices(
@@ -487,7 +527,9 @@ def iter_block_matrices(
     features = _BlockFeatures(page)
     for start in range(0, page.n, chunk):
         stop = min(start + chunk, page.n)
-        matrix = np.zeros((stop - start, width), order="F")  # written column by column
+        # Row by row when compiled, in the layout the tree walk reads (no
+        # copy); column by column by the numpy references.
+        matrix = np.zeros((stop - start, width), order="C" if _block_rows is not None else "F")
         features.fill(matrix, start, stop)
         yield start, matrix
 
@@ -901,9 +943,10 @@ except ImportError:  # pragma: no cover - a build without a C compiler
 _STRUCTURE_COLUMN = {name: j for j, name in enumerate(STRUCTURE_FEATURES)}
 
 try:  # the compiled rows (an optional extension: see setup.py)
+    from ..._features import block_rows as _block_rows
     from ..._features import structure_rows as _structure_rows
 except ImportError:  # pragma: no cover - a build without a C compiler
-    _structure_rows = None
+    _block_rows = _structure_rows = None
 
 
 @lru_cache(maxsize=1)
