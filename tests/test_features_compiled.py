@@ -171,3 +171,23 @@ def test_the_compiled_block_rows_are_the_reference_rows() -> None:
                 expected = np.zeros((stop - start, width), order=order)
                 rows.python_fill(expected, start, stop)
                 assert compiled.tobytes() == expected.tobytes(), path
+
+
+def test_block_rows_give_way_past_the_table() -> None:
+    """A length past the table of logarithms: nothing is written, and
+    ``fill`` runs the reference (``python_fill``) instead."""
+    path = sorted(DATA.glob("*/html/*.html.gz"))[:1]
+    if not path:
+        pytest.skip("no annotated pages")
+    page = features._Page(features.Document.from_html(gzip.decompress(path[0].read_bytes())))
+    rows = features._BlockFeatures(page)
+    stops, commas, semicolons = features._marks(page, slice(0, page.n))
+    in_top, in_sibling, share = rows.readability
+    out = np.zeros((page.n, features._STRUCTURE_AT))
+    assert not _features.block_rows(
+        out, 0, page.chars, page.anchors, stops, commas, semicolons, rows.ends_stop.view(np.uint8),
+        rows.duplicates.view(np.uint8), in_top.view(np.uint8), in_sibling.view(np.uint8), float(share),
+        features._CHAR_STEP_ARRAY, features._LD_STEP_ARRAY, page.holder, page.parent, page.cchars, page.canchors,
+        page.codes, keywords._BINARY_MASKS, keywords._BINARY_VALUES, features._log1p_table()[:1],
+    )  # fmt: skip
+    assert not out.any()

@@ -1,5 +1,12 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
-"""The class/id keyword scans of the ``webclean`` block features, compiled.
+"""The class/id keyword scans and the feature rows of the ``webclean`` block
+features, compiled.
+
+The rows: ``_BlockFeatures.fill`` and ``_Structure.fill`` wrote each of
+some 120 columns with a numpy call or three, a few thousand instructions
+each whatever the page's size; :func:`block_rows` and :func:`structure_rows`
+write every row in one loop, with the same arithmetic in the same order,
+and their numpy ``python_fill`` stay the references and the fallbacks.
 
 Why it exists: a class or id token the memos have not seen (most of a new
 site's) was read by a regular expression of some hundred literal
