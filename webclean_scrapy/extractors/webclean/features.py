@@ -48,7 +48,9 @@ from .keywords import (
     FLAG_NAMES,
     INNER_NAMES,
     KIND_NAMES,
+    LiteralMatcher,
     _container_flags,
+    literal_alternatives,
 )
 
 #: Thermometer codes of length and link density: a linear model over them
@@ -423,7 +425,48 @@ class _BlockFeatures:
 
     def fill(self, matrix: np.ndarray, start: int, stop: int) -> None:
         """Write the :data:`BLOCK_FEATURES` of blocks ``start:stop`` into
-        the first columns of *matrix* (zeros, ``stop - start`` rows)."""
+        the first columns of *matrix* (zeros, ``stop - start`` rows): the
+        block's own columns compiled (``_features.block_rows``) when it was
+        built and the page's lengths lie in its table of logarithms, else
+        by :meth:`python_fill`, their reference; then :class:`_Structure`'s."""
+        if _block_rows is None or not self._compiled_fill(matrix, start, stop):
+            self.python_fill(matrix, start, stop)
+        self.structure.fill(matrix[:, _STRUCTURE_AT : len(BLOCK_FEATURES)], start, stop)
+
+    def _compiled_fill(self, matrix: np.ndarray, start: int, stop: int) -> bool:
+        page = self.page
+        stops, commas, semicolons = _marks(page, slice(start, stop))
+        in_top, in_sibling, share = self.readability
+        return bool(
+            _block_rows(
+                matrix,
+                start,
+                page.chars,
+                page.anchors,
+                stops,
+                commas,
+                semicolons,
+                self.ends_stop.view(np.uint8),
+                self.duplicates.view(np.uint8),
+                in_top.view(np.uint8),
+                in_sibling.view(np.uint8),
+                float(share),
+                _CHAR_STEP_ARRAY,
+                _LD_STEP_ARRAY,
+                page.holder,
+                page.parent,
+                page.cchars,
+                page.canchors,
+                page.codes,
+                _BINARY_MASKS,
+                _BINARY_VALUES,
+                _log1p_table(),
+            )  # fmt: skip
+        )
+
+    def python_fill(self, matrix: np.ndarray, start: int, stop: int) -> None:
+        """The block's own columns of :meth:`fill` (all but
+        :class:`_Structure`'s), with numpy: the reference of the compiled ones."""
         page = self.page
         n = page.n
         at = _BLOCK_AT
@@ -472,7 +515,6 @@ class _BlockFeatures:
         # The holder's kind, innermost named group and evidence bits.
         codes = page.codes[page.holder[rows]]
         matrix[:, _KIND_AT:_STRUCTURE_AT] = codes[:, None] & _BINARY_MASKS == _BINARY_VALUES
-        self.structure.fill(matrix[:, _STRUCTURE_AT : len(BLOCK_FEATURES)], start, stop)
 
 
 def iter_block_matrices(
@@ -485,7 +527,9 @@ def iter_block_matrices(
     features = _BlockFeatures(page)
     for start in range(0, page.n, chunk):
         stop = min(start + chunk, page.n)
-        matrix = np.zeros((stop - start, width), order="F")  # written column by column
+        # Row by row when compiled, in the layout the tree walk reads (no
+        # copy); column by column by the numpy references.
+        matrix = np.zeros((stop - start, width), order="C" if _block_rows is not None else "F")
         features.fill(matrix, start, stop)
         yield start, matrix
 
@@ -512,27 +556,68 @@ _GROUP_TOKENS: dict[str, int] = {}
 
 def _token_groups(token: str) -> int:
     """The :data:`STRUCTURE_GROUPS` bits of one lower-cased token, memoised."""
-    bits = 0
-    for match in _GROUP_RE.finditer(token):
-        bits |= _GROUP_BITS[match.lastgroup]  # type: ignore[index]
-    if len(_GROUP_TOKENS) >= 100_000:
+    bits = _python_token_groups(token)
+    if len(_GROUP_TOKENS) >= _GROUP_TOKENS_SIZE:
         _GROUP_TOKENS.clear()
     _GROUP_TOKENS[token] = bits
     return bits
 
 
+def _python_token_groups(token: str) -> int:
+    """The :data:`STRUCTURE_GROUPS` bits of one token, by the regular
+    expression: the reference of the compiled scan (:data:`_GROUP_MATCHER`)."""
+    bits = 0
+    for match in _GROUP_RE.finditer(token):
+        bits |= _GROUP_BITS[match.lastgroup]  # type: ignore[index]
+    return bits
+
+
+def _python_group_bits(words: str) -> int:
+    """The :data:`STRUCTURE_GROUPS` bits of a class/id string: its tokens'
+    (memoised) OR. The reference of ``_features.group_bits``."""
+    bits = 0
+    known = _GROUP_TOKENS.get
+    for token in words.lower().split():
+        found = known(token)
+        bits |= _token_groups(token) if found is None else found
+    return bits
+
+
+_GROUP_TOKENS_SIZE = 100_000
+
+
+def _group_matcher() -> object:
+    """The compiled scan of :data:`_GROUP_RE`: each alternative carries its
+    named group's bit."""
+    names = {number: name for name, number in _GROUP_RE.groupindex.items()}
+    return LiteralMatcher(
+        [
+            (text, assertions, _GROUP_BITS[names[group]] if group else 0, 0)
+            for text, assertions, group in literal_alternatives(_GROUP_RE.pattern)
+        ]
+    )
+
+
+_GROUP_MATCHER = None
+try:  # the compiled scan (an optional extension: see setup.py)
+    from ..._features import group_bits as _compiled_group_bits
+
+    _GROUP_MATCHER = _group_matcher()
+except (ImportError, ValueError):  # pragma: no cover - a build without a C compiler
+    pass
+
+
 class _GroupMemo(dict):
     """class/id string -> its :data:`STRUCTURE_GROUPS` bits, memoised
     (bounded): ``memo[words]`` computes a string it has not seen (from its
-    tokens' memoised bits), so a page's strings are looked up by one
-    ``map`` in C."""
+    tokens' memoised bits, compiled when it was built), so a page's strings
+    are looked up by one ``map`` in C."""
 
     def __missing__(self, words: str) -> int:
-        bits = 0
-        known = _GROUP_TOKENS.get
-        for token in words.lower().split():
-            found = known(token)
-            bits |= _token_groups(token) if found is None else found
+        if _GROUP_MATCHER is None:
+            bits = _python_group_bits(words)
+        else:
+            bits = _compiled_group_bits(words, _GROUP_TOKENS, _GROUP_MATCHER, _GROUP_TOKENS_SIZE)
         if len(self) >= 50_000:
             self.clear()
         self[words] = bits
@@ -680,7 +765,78 @@ class _Structure:
         self.inherited = inherited[:nc]
 
     def fill(self, out: np.ndarray, start: int, stop: int) -> None:
-        """Write the rows of blocks ``start:stop`` into *out* (zeros)."""
+        """Write the rows of blocks ``start:stop`` into *out* (zeros):
+        compiled (``_features.structure_rows``) when it was built and the
+        page's counts lie in its table of logarithms, else
+        :meth:`python_fill`, its reference."""
+        if _structure_rows is None or not self._compiled_fill(out, start):
+            self.python_fill(out, start, stop, title=False)
+        self._fill_title(out, start, stop)
+
+    def _compiled_fill(self, out: np.ndarray, start: int) -> bool:
+        page = self.page
+        total = self.total
+        prose_top = self.prose_top or (0, 0)
+        constants = (
+            total,
+            math.log1p(total),
+            math.log1p(page.n),
+            float(page.canchors[0] / total),
+            math.log1p(len(self.depth)),
+            self.top_key_share,
+            _AREA,
+            self.first_h1,
+            *prose_top,
+            len(STRUCTURE_GROUPS),
+        )
+        return bool(
+            _structure_rows(
+                out,
+                start,
+                page.holder,
+                page.parent,
+                self.keys,
+                self.count_log,
+                self.share,
+                self.same,
+                self.key_ld,
+                self.key_prose,
+                self.depth,
+                self.children,
+                page.first,
+                page.last,
+                self.levels,
+                page.prefix_chars,
+                page.codes,
+                page.cchars,
+                self.prose_ratio,
+                self.own,
+                self.inherited,
+                _count_log_table(),
+                constants,
+            )  # fmt: skip
+        )
+
+    def _fill_title(self, out: np.ndarray, start: int, stop: int) -> None:
+        """The ``is_title`` column: whether the block's text is the page's title."""
+        if not self.title:
+            return
+        title = self.title
+        texts = self.page.texts[start:stop]
+        at = _STRUCTURE_COLUMN["is_title"]
+        if title.isascii():
+            # A text whose lower case is an ASCII title has its length
+            # (only U+0130 lowers to two characters, one not ASCII).
+            size = np.fromiter(map(len, texts), dtype=np.intp, count=len(texts))
+            same = [i for i in np.flatnonzero(size == len(title)).tolist() if texts[i].lower() == title]
+            out[same, at] = 1.0
+        else:
+            out[:, at] = [text.lower() == title for text in texts]
+
+    def python_fill(self, out: np.ndarray, start: int, stop: int, title: bool = True) -> None:
+        """Write the rows of blocks ``start:stop`` into *out* (zeros), with
+        numpy: the reference of the compiled :meth:`fill` (which writes the
+        ``is_title`` column itself: *title* false leaves it)."""
         page = self.page
         rows = slice(start, stop)
         n, total, keys = page.n, self.total, self.keys
@@ -704,17 +860,8 @@ class _Structure:
         out[:, at["heading_level"]] = self.levels[holder]
         if self.first_h1 > start:
             out[: self.first_h1 - start, at["before_h1"]] = 1.0
-        if self.title:
-            title = self.title
-            texts = page.texts[rows]
-            if title.isascii():
-                # A text whose lower case is an ASCII title has its length
-                # (only U+0130 lowers to two characters, one not ASCII).
-                size = np.fromiter(map(len, texts), dtype=np.intp, count=len(texts))
-                same = [i for i in np.flatnonzero(size == len(title)).tolist() if texts[i].lower() == title]
-                out[same, at["is_title"]] = 1.0
-            else:
-                out[:, at["is_title"]] = [text.lower() == title for text in texts]
+        if title:
+            self._fill_title(out, start, stop)
         out[:, at["char_position"]] = page.prefix_chars[rows] / total
         out[:, at["page_log_chars"]] = math.log1p(total)
         out[:, at["page_log_blocks"]] = math.log1p(n)
@@ -794,6 +941,21 @@ except ImportError:  # pragma: no cover - a build without a C compiler
 
 
 _STRUCTURE_COLUMN = {name: j for j, name in enumerate(STRUCTURE_FEATURES)}
+
+try:  # the compiled rows (an optional extension: see setup.py)
+    from ..._features import block_rows as _block_rows
+    from ..._features import structure_rows as _structure_rows
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _block_rows = _structure_rows = None
+
+
+@lru_cache(maxsize=1)
+def _count_log_table() -> np.ndarray:
+    """``np.log1p`` of every count below :data:`_LOG_TABLE_SIZE` (what
+    :meth:`_Structure.python_fill` computes for its counts), built on first use."""
+    return np.log1p(np.arange(_LOG_TABLE_SIZE, dtype=float))
+
+
 _HEADING_LEVELS = {f"h{level}": level for level in range(1, 7)}
 
 

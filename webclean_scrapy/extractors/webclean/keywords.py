@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections.abc import Callable
 from itertools import repeat
+from typing import Any
 
 import numpy as np
 
@@ -241,18 +243,24 @@ def _token_keywords(token: str) -> int:
     lower-cased token, packed as ``bits << 4 | rank + 1``."""
     found = _TOKEN_CACHE.get(token)
     if found is None:
-        bits, own = 0, -1
-        for text in _KEYWORD_RE.findall(token):
-            group = _group_of(text)
-            bits |= _BIT[group]
-            rank = _PRIORITY_RANK[group]
-            if own < 0 or rank < own:
-                own = rank
-        found = bits << 4 | (own + 1)
+        found = _python_token_keywords(token)
         if len(_TOKEN_CACHE) >= _TOKEN_CACHE_SIZE:
             _TOKEN_CACHE.clear()
         _TOKEN_CACHE[token] = found
     return found
+
+
+def _python_token_keywords(token: str) -> int:
+    """:func:`_token_keywords` by the regular expression: the reference of
+    the compiled scan (:data:`_KEYWORD_MATCHER`)."""
+    bits, own = 0, -1
+    for text in _KEYWORD_RE.findall(token):
+        group = _group_of(text)
+        bits |= _BIT[group]
+        rank = _PRIORITY_RANK[group]
+        if own < 0 or rank < own:
+            own = rank
+    return bits << 4 | (own + 1)
 
 
 def _keywords(words: str) -> tuple[int, int, int]:
@@ -266,7 +274,7 @@ def _keywords(words: str) -> tuple[int, int, int]:
         for token in words.lower().split():
             packed = tokens(token)
             if packed is None:
-                packed = _token_keywords(token)
+                packed = _scan_token(token)
             bits |= packed >> 4
             rank = (packed & 15) - 1
             if rank >= 0 and (own < 0 or rank < own):
@@ -313,7 +321,7 @@ def _container_flags(doc: Document, compiled: bool = True) -> tuple[np.ndarray, 
     if compiled and _compiled_flags is not None:
         return _compiled_flags(
             columns.tags, columns.attributes, columns.parents, columns.chars, _TAG_CODES, _KEYWORD_CACHE,
-            _TOKEN_CACHE, _token_keywords, _ROLE_CODES, _FLAG_LAYOUT,
+            _TOKEN_CACHE, _scan_token, _ROLE_CODES, _FLAG_LAYOUT,
         )  # fmt: skip
     n = len(columns)
     # One more code than containers: the root's parent, -1, reads it, 0.
@@ -381,10 +389,101 @@ _FLAG_LAYOUT = (
     _INHERITED, _HIDDEN_RANK, _HIDDEN_CODE, _COMMENT_RANK, _AREA, _CONTENT_RANK, _INNER_MASK, _META_RANK, _STRONG_CODE,
     _STRONG_RANK, _EVIDENCE_SHIFT, _KEYWORD_CACHE_SIZE,
 )  # fmt: skip
+try:  # the regular expression parser (Python 3.11 renamed it)
+    import re._parser as _re_parser
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_parse as _re_parser
 try:  # the compiled loop (an optional extension: see setup.py)
     from ..._signals import container_flags as _compiled_flags
 except ImportError:  # pragma: no cover - a build without a C compiler
     _compiled_flags = None
+
+
+#: An alternative of a regular expression spelled out: its literal text,
+#: its lookarounds as ``(offset, negate, charsets)`` (see
+#: :class:`webclean_scrapy._features.LiteralMatcher`) and the number of the
+#: capturing group that closes last in it (``None``: none).
+Alternative = tuple[str, tuple[tuple[int, bool, tuple[tuple[tuple[int, int], ...], ...]], ...], int | None]
+
+
+def literal_alternatives(pattern: str) -> list[Alternative]:
+    """Every string *pattern* can match, with its lookarounds, in the order
+    in which ``re`` tries them at a position (the depth-first order of its
+    backtracking: branches in order, an optional part with it first).
+    Only what the keyword patterns use is read: literals, alternations,
+    groups, ``?`` and fixed-width lookarounds of character classes;
+    anything else raises ``ValueError``."""
+    return [(text, tuple(assertions), group) for text, assertions, group in _expand(_re_parser.parse(pattern))]
+
+
+def _expand(items: list) -> list[tuple[str, list, int | None]]:
+    """The alternatives of a parsed sequence, in the order ``re`` tries them."""
+    done: list[tuple[str, list, int | None]] = [("", [], None)]
+    for op, value in items:
+        options = _options(str(op), value)
+        done = [
+            (
+                text + more,
+                [*assertions, *((at + len(text), negate, sets) for at, negate, sets in extra)],
+                inner or group,
+            )
+            for text, assertions, group in done
+            for more, extra, inner in options
+        ]
+    return done
+
+
+def _options(op: str, value: Any) -> list[tuple[str, list, int | None]]:
+    """The alternatives of one parsed item (see :func:`_expand`)."""
+    if op == "LITERAL":
+        return [(chr(value), [], None)]
+    if op == "IN" and all(str(kind) == "LITERAL" for kind, _ in value):
+        return [(chr(code), [], None) for _, code in value]
+    if op == "BRANCH":
+        return [option for branch in value[1] for option in _expand(branch)]
+    if op == "SUBPATTERN":
+        number, _, _, inner = value
+        return [(text, assertions, number or group) for text, assertions, group in _expand(inner)]
+    if op in ("MAX_REPEAT", "MIN_REPEAT") and value[:2] == (0, 1):
+        present = _expand(value[2])
+        return [*present, ("", [], None)] if op == "MAX_REPEAT" else [("", [], None), *present]
+    if op in ("ASSERT", "ASSERT_NOT"):
+        direction, body = value
+        sets = tuple(_charset(str(kind), item) for kind, item in body)
+        return [("", [(-len(sets) if direction < 0 else 0, op == "ASSERT_NOT", sets)], None)]
+    raise ValueError(f"not a literal alternation: {op}")
+
+
+def _charset(kind: str, item: Any) -> tuple[tuple[int, int], ...]:
+    """One character of a lookaround as code point ranges."""
+    if kind == "LITERAL":
+        return ((item, item),)
+    if kind == "IN" and all(str(k) in ("LITERAL", "RANGE") for k, _ in item):
+        return tuple((v, v) if str(k) == "LITERAL" else v for k, v in item)
+    raise ValueError(f"not a character class: {kind}")
+
+
+def _keyword_matcher() -> object:
+    """The compiled scan of :data:`_KEYWORD_RE`, each alternative carrying
+    its group's bit and rank (the group :func:`_group_of` names for its
+    text, as the reference reads it)."""
+    alternatives = []
+    for text, assertions, _ in literal_alternatives(_KEYWORD_RE.pattern):
+        group = _group_of(text)
+        alternatives.append((text, assertions, _BIT[group], _PRIORITY_RANK[group]))
+    return LiteralMatcher(alternatives)
+
+
+#: :func:`_token_keywords`, compiled when it was built (the same memo, the
+#: same values); the regular expression otherwise, or if the patterns ever
+#: use more than :func:`literal_alternatives` reads.
+_scan_token: Callable[[str], int] = _token_keywords
+try:  # the compiled scan (an optional extension: see setup.py)
+    from ..._features import LiteralMatcher, TokenKeywords
+
+    _scan_token = TokenKeywords(_TOKEN_CACHE, _keyword_matcher(), _TOKEN_CACHE_SIZE)
+except (ImportError, ValueError):  # pragma: no cover - a build without a C compiler
+    LiteralMatcher = None
 
 
 #: The binary features of a code (kind, innermost group, evidence bits) as

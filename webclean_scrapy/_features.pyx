@@ -1,0 +1,331 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+"""The class/id keyword scans and the feature rows of the ``webclean`` block
+features, compiled.
+
+The rows: ``_BlockFeatures.fill`` and ``_Structure.fill`` wrote each of
+some 120 columns with a numpy call or three, a few thousand instructions
+each whatever the page's size; :func:`block_rows` and :func:`structure_rows`
+write every row in one loop, with the same arithmetic in the same order,
+and their numpy ``python_fill`` stay the references and the fallbacks.
+
+Why it exists: a class or id token the memos have not seen (most of a new
+site's) was read by a regular expression of some hundred literal
+alternatives, and ``re`` tries every alternative at every position of the
+token: about 4 M instructions a page on a site seen for the first time,
+more than the rest of the block features together. :class:`LiteralMatcher`
+gives the same matches -- leftmost first, the first alternative in the
+pattern's order at a position, non-overlapping, lookarounds honoured -- by
+trying at each position only the alternatives that start with its
+character. The alternatives are the regular expression's own, expanded by
+``keywords.literal_alternatives`` from its parse; the regular expressions
+stay the references and the fallbacks (``keywords._python_token_keywords``,
+``features._python_token_groups``), and ``tests/test_features_compiled.py``
+compares both.
+"""
+
+import numpy as np
+
+#: First characters below this index the table of candidates; the others share its last slot.
+DEF _TABLE = 128
+
+
+cdef class LiteralMatcher:
+    """Scans a string for literal alternatives, as ``re.finditer`` would for
+    their alternation, and folds the matches into an OR of their *bit* and
+    the least of their *rank*.
+
+    *alternatives*: ``(text, assertions, bit, rank)`` in the pattern's order
+    of preference; each assertion ``(offset, negate, charsets)`` requires
+    (or, negated, forbids) that the characters from *offset* (relative to
+    the match's start) lie in *charsets*, a tuple of ``((low, high), ...)``
+    code point ranges, one per character; a span past either end of the
+    string never matches."""
+
+    cdef list texts
+    cdef list assertions
+    cdef long long[::1] bits
+    cdef long long[::1] ranks
+    # Candidates by first character: order[start[c]:start[c + 1]].
+    cdef Py_ssize_t[::1] order
+    cdef Py_ssize_t[::1] start
+    cdef object _keep
+
+    def __init__(self, list alternatives):
+        cdef Py_ssize_t k, c
+        self.texts = []
+        self.assertions = []
+        bits = np.zeros(len(alternatives), dtype=np.int64)
+        ranks = np.zeros(len(alternatives), dtype=np.int64)
+        buckets = [[] for _ in range(_TABLE + 1)]
+        for k, (text, assertions, bit, rank) in enumerate(alternatives):
+            if not text:
+                raise ValueError("an alternative matching the empty string")
+            self.texts.append(text)
+            self.assertions.append(tuple(assertions))
+            bits[k] = bit
+            ranks[k] = rank
+            c = ord(text[0])
+            buckets[c if c < _TABLE else _TABLE].append(k)
+        order = np.array([k for bucket in buckets for k in bucket], dtype=np.intp)
+        start = np.cumsum([0] + [len(bucket) for bucket in buckets]).astype(np.intp)
+        self.bits = bits
+        self.ranks = ranks
+        self.order = order
+        self.start = start
+        self._keep = (bits, ranks, order, start)
+
+    cdef bint holds(self, str s, Py_ssize_t at, Py_ssize_t k):
+        """Whether alternative *k* matches *s* at *at*."""
+        cdef str text = <str> self.texts[k]
+        cdef Py_ssize_t i, m = len(text), n = len(s), p, w
+        cdef tuple assertion, charsets, span
+        cdef bint inside, negate
+        cdef Py_UCS4 c
+        if at + m > n:
+            return False
+        for i in range(1, m):
+            if s[at + i] != text[i]:
+                return False
+        for assertion in <tuple> self.assertions[k]:
+            p = at + <Py_ssize_t> assertion[0]
+            negate = assertion[1]
+            charsets = <tuple> assertion[2]
+            w = len(charsets)
+            inside = 0 <= p and p + w <= n
+            i = 0
+            while inside and i < w:
+                c = s[p + i]
+                inside = False
+                for span in <tuple> charsets[i]:
+                    if <Py_UCS4> span[0] <= c <= <Py_UCS4> span[1]:
+                        inside = True
+                        break
+                i += 1
+            if inside == negate:
+                return False
+        return True
+
+    cpdef tuple fold(self, str s):
+        """``(bits, rank)``: the OR of the matches' bits and the least of
+        their ranks (-1: no match)."""
+        cdef Py_ssize_t at = 0, n = len(s), c, j, k, end
+        cdef long long bits = 0, best = -1, rank
+        cdef Py_UCS4 first
+        while at < n:
+            first = s[at]
+            c = first if first < _TABLE else _TABLE
+            end = self.start[c + 1]
+            for j in range(self.start[c], end):
+                k = self.order[j]
+                if c == _TABLE and (<str> self.texts[k])[0] != first:
+                    continue
+                if self.holds(s, at, k):
+                    bits |= self.bits[k]
+                    rank = self.ranks[k]
+                    if best < 0 or rank < best:
+                        best = rank
+                    at += len(<str> self.texts[k])
+                    break
+            else:
+                at += 1
+        return bits, best
+
+
+cdef class TokenKeywords:
+    """``keywords._token_keywords``, compiled: a lower-cased token's evidence
+    bits and best group rank + 1, packed as ``bits << 4 | rank + 1``, read
+    from *cache* or scanned by *matcher* (then kept in *cache*, cleared at
+    *bound* entries)."""
+
+    cdef dict cache
+    cdef LiteralMatcher matcher
+    cdef Py_ssize_t bound
+
+    def __init__(self, dict cache, LiteralMatcher matcher, Py_ssize_t bound):
+        self.cache = cache
+        self.matcher = matcher
+        self.bound = bound
+
+    def __call__(self, str token):
+        found = self.cache.get(token)
+        if found is None:
+            bits, rank = self.matcher.fold(token)
+            found = bits << 4 | (rank + 1)
+            if len(self.cache) >= self.bound:
+                self.cache.clear()
+            self.cache[token] = found
+        return found
+
+
+def group_bits(str words, dict tokens, LiteralMatcher matcher, Py_ssize_t bound):
+    """``features._GroupMemo.__missing__``'s sum, compiled: the OR of the
+    bits of *words*' lower-cased tokens, each read from *tokens* or scanned
+    by *matcher* (then kept in *tokens*, cleared at *bound* entries)."""
+    cdef long long bits = 0
+    cdef object token, found
+    for token in words.lower().split():
+        found = tokens.get(token)
+        if found is None:
+            found = matcher.fold(token)[0]
+            if len(tokens) >= bound:
+                tokens.clear()
+            tokens[token] = found
+        bits |= <long long> found
+    return bits
+
+
+def structure_rows(double[:, :] out, Py_ssize_t start, const long long[::1] holder, const int[::1] parent,
+                   const int[::1] keys, const double[::1] count_log, const double[::1] share, const int[::1] same,
+                   const double[::1] key_ld, const double[::1] key_prose, const int[::1] depth,
+                   const int[::1] children, const long long[::1] first, const long long[::1] last,
+                   const signed char[::1] levels, const double[::1] prefix_chars, const long long[::1] codes,
+                   const long long[::1] cchars, const double[::1] prose_ratio, const unsigned char[::1] own,
+                   const unsigned char[::1] inherited, const double[::1] log_table, tuple constants):
+    """``features._Structure.fill``'s columns but ``is_title``, compiled: the
+    rows of blocks ``start:start + len(out)`` written into *out* (zeros), in
+    the reference's column order and with its arithmetic (the ``np.log1p``
+    of a count read from *log_table*, that function's values). Returns
+    False, having written nothing, when a count lies past the table (the
+    caller then runs the reference)."""
+    cdef double total, page_log_chars, page_log_blocks, page_ld, page_log_containers, top_key_share
+    cdef long long area, first_h1, top_first, top_end, size = log_table.shape[0], count
+    cdef Py_ssize_t groups, r, rows = out.shape[0], level, j, b
+    cdef Py_ssize_t node[4]
+    cdef long long key
+    (total, page_log_chars, page_log_blocks, page_ld, page_log_containers, top_key_share, area, first_h1,
+     top_first, top_end, groups) = constants
+    # The counts' logarithms come from the table: all of them must be in it.
+    for r in range(rows):
+        node[0] = holder[start + r]
+        for level in range(1, 4):
+            node[level] = parent[node[level - 1]]
+        for level in range(3):
+            if same[node[level]] >= size:
+                return False
+        if children[node[1]] >= size:
+            return False
+        for level in range(1, 3):
+            count = last[node[level]] - first[node[level]] + 1
+            if count < 0 or count >= size:
+                return False
+    for r in range(rows):
+        b = start + r
+        node[0] = holder[b]
+        for level in range(1, 4):
+            node[level] = parent[node[level - 1]]
+        out[r, 0] = depth[node[0]]
+        for level in range(3):
+            key = keys[node[level]]
+            out[r, 1 + 3 * level] = count_log[key]
+            out[r, 2 + 3 * level] = share[key]
+            out[r, 3 + 3 * level] = log_table[same[node[level]]]
+            out[r, 26 + 2 * level] = key_ld[key]
+            out[r, 27 + 2 * level] = key_prose[key]
+        out[r, 10] = log_table[children[node[1]]]
+        out[r, 11] = log_table[last[node[1]] - first[node[1]] + 1]
+        out[r, 12] = log_table[last[node[2]] - first[node[2]] + 1]
+        out[r, 13] = levels[node[0]]
+        if b < first_h1:
+            out[r, 14] = 1.0
+        out[r, 16] = prefix_chars[b] / total
+        out[r, 17] = page_log_chars
+        out[r, 18] = page_log_blocks
+        out[r, 19] = page_ld
+        out[r, 20] = page_log_containers
+        out[r, 21] = top_key_share
+        out[r, 22] = 1.0 if codes[node[0]] & area else 0.0
+        for level in range(1, 4):
+            out[r, 22 + level] = (<double> cchars[node[level]]) / total
+            out[r, 31 + level] = prose_ratio[node[level]]
+        if top_first <= b < top_end:
+            out[r, 35] = 1.0
+        for j in range(groups):
+            out[r, 36 + j] = (inherited[node[0]] >> j) & 1
+            out[r, 36 + groups + j] = (own[node[0]] >> j) & 1
+    return True
+
+
+cdef inline double at_most_3(double x):
+    """``np.minimum(x, 3.0)``: a NaN stays one."""
+    return 3.0 if x > 3.0 else x
+
+
+def block_rows(double[:, :] out, Py_ssize_t start, const long long[::1] chars, const long long[::1] anchors,
+               const long long[::1] stops, const long long[::1] commas, const long long[::1] semicolons,
+               const unsigned char[::1] ends_stop, const unsigned char[::1] duplicates,
+               const unsigned char[::1] in_top, const unsigned char[::1] in_sibling, double rd_share,
+               const double[::1] char_steps, const double[::1] ld_steps, const long long[::1] holder,
+               const int[::1] parent, const long long[::1] cchars, const long long[::1] canchors,
+               const long long[::1] codes, const long long[::1] masks, const long long[::1] values,
+               const double[::1] log_table):
+    """``features._BlockFeatures.fill``'s own columns (``BLOCK_DENSE``, the
+    length and link-density steps, ``CONTAINER_DENSE``, the code's binary
+    features), compiled: the rows of blocks ``start:start + len(out)``
+    written into *out* (zeros), with the reference's arithmetic (``math.log1p``
+    read from *log_table*, that function's values). *stops*, *commas* and
+    *semicolons* are the rows' own; the other block columns are the page's.
+    Returns False, having written nothing, when a length lies past the table
+    (the caller then runs the reference)."""
+    cdef Py_ssize_t rows = out.shape[0], n = chars.shape[0], size = log_table.shape[0]
+    cdef Py_ssize_t r, b, j, col, nchar = char_steps.shape[0], nld = ld_steps.shape[0], nbin = masks.shape[0]
+    cdef Py_ssize_t p, g
+    cdef long long doc_chars = cchars[0] if cchars[0] else 1, code
+    cdef double c, ld, psize, gsize
+    for r in range(-1, rows + 1):
+        b = start + r
+        if 0 <= b < n and not 0 <= chars[b] < size:
+            return False
+    for r in range(rows):
+        b = start + r
+        p = parent[holder[b]]
+        g = parent[p]
+        if not (cchars[p] < size and cchars[g] < size):
+            return False
+    for r in range(rows):
+        b = start + r
+        c = <double> chars[b]
+        ld = anchors[b] / c
+        out[r, 0] = 1.0
+        out[r, 1] = log_table[chars[b]]
+        out[r, 2] = ld
+        if b > 0:
+            out[r, 3] = log_table[chars[b - 1]]
+            out[r, 5] = anchors[b - 1] / <double> chars[b - 1]
+        else:
+            out[r, 5] = 1.0
+        if b + 1 < n:
+            out[r, 4] = log_table[chars[b + 1]]
+            out[r, 6] = anchors[b + 1] / <double> chars[b + 1]
+        else:
+            out[r, 6] = 1.0
+        out[r, 7] = at_most_3(stops[r] * 40.0 / c)
+        out[r, 8] = at_most_3((commas[r] + semicolons[r]) * 40.0 / c)
+        out[r, 9] = ends_stop[b] != 0
+        out[r, 10] = ld if c < 40 else 0.0
+        out[r, 11] = (<double> b) / n
+        out[r, 12] = duplicates[b] != 0
+        out[r, 13] = in_top[b] != 0
+        out[r, 14] = in_sibling[b] != 0
+        out[r, 15] = rd_share
+        col = 16
+        for j in range(nchar):
+            out[r, col + j] = c >= char_steps[j]
+        col += nchar
+        for j in range(nld):
+            out[r, col + j] = ld >= ld_steps[j]
+        col += nld
+        p = parent[holder[b]]
+        g = parent[p]
+        psize = <double> (cchars[p] if cchars[p] > 1 else 1)
+        gsize = <double> (cchars[g] if cchars[g] > 1 else 1)
+        out[r, col] = log_table[<Py_ssize_t> psize]
+        out[r, col + 1] = canchors[p] / psize
+        out[r, col + 2] = log_table[<Py_ssize_t> gsize]
+        out[r, col + 3] = canchors[g] / gsize
+        out[r, col + 4] = psize / doc_chars
+        out[r, col + 5] = canchors[0] / <double> doc_chars
+        col += 6
+        code = codes[holder[b]]
+        for j in range(nbin):
+            out[r, col + j] = (code & masks[j]) == values[j]
+    return True
