@@ -7,11 +7,15 @@ import gzip
 import random
 import re
 from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 import pytest
 
 from webclean_scrapy.extractors.webclean import features, keywords
+
+#: numpy's two memory layouts, both of which the row loops write.
+MEMORY_ORDERS: tuple[Literal["C", "F"], ...] = ("C", "F")
 
 _features = pytest.importorskip("webclean_scrapy._features")
 
@@ -61,7 +65,7 @@ def test_keyword_tokens_match_the_regular_expression(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", [3, 4])
 def test_group_tokens_match_the_regular_expression(seed: int) -> None:
-    matcher = features._GROUP_MATCHER
+    matcher: Any = features._GROUP_MATCHER  # compiled: no stubs
     assert matcher is not None
     for token in generated_tokens(20_000, seed) + sorted(page_tokens()):
         assert matcher.fold(token)[0] == features._python_token_groups(token), token
@@ -165,7 +169,7 @@ def test_the_compiled_block_rows_are_the_reference_rows() -> None:
             continue
         rows = features._BlockFeatures(page)
         for start, stop in [(0, page.n), (page.n // 3, page.n), (0, max(1, page.n // 2))]:
-            for order in "CF":
+            for order in MEMORY_ORDERS:
                 compiled = np.zeros((stop - start, width), order=order)
                 assert rows._compiled_fill(compiled, start, stop), path
                 expected = np.zeros((stop - start, width), order=order)
