@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import random
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -110,19 +111,30 @@ def test_a_matcher_honours_lookarounds_and_leftmost_first_matches() -> None:
         assert matcher.fold(text) == (expected_bits, expected_rank), text
 
 
+def sampled_pages(step: int = 40) -> Iterator[tuple[Path, features._Page]]:
+    """Every *step*-th dataset page that has blocks, as the features read it
+    (the calling test skips when the data is absent)."""
+    paths = sorted(DATA.glob("*/html/*.html.gz"))[::step]
+    if not paths:
+        pytest.skip("no annotated pages")
+    for path in paths:
+        page = features._Page(features.Document.from_html(gzip.decompress(path.read_bytes())))
+        if page.n:
+            yield path, page
+
+
+def chunks(n: int) -> list[tuple[int, int]]:
+    """Row ranges of a page of *n* blocks: whole, its last two thirds, its first half."""
+    return [(0, n), (n // 3, n), (0, max(1, n // 2))]
+
+
 def test_the_compiled_structure_rows_are_the_reference_rows() -> None:
     """Every page of a sample, whole and in chunks: the compiled columns of
     ``_Structure.fill`` are those of its numpy reference, bit for bit."""
-    paths = sorted(DATA.glob("*/html/*.html.gz"))[::40]
-    if not paths:
-        pytest.skip("no annotated pages")
     width = len(features.STRUCTURE_FEATURES)
-    for path in paths:
-        page = features._Page(features.Document.from_html(gzip.decompress(path.read_bytes())))
-        if not page.n:
-            continue
+    for path, page in sampled_pages():
         structure = features._Structure(page)
-        for start, stop in [(0, page.n), (page.n // 3, page.n), (0, max(1, page.n // 2))]:
+        for start, stop in chunks(page.n):
             compiled = np.zeros((stop - start, width), order="F")
             assert structure._compiled_fill(compiled, start), path
             structure._fill_title(compiled, start, stop)
@@ -159,16 +171,10 @@ def test_the_compiled_block_rows_are_the_reference_rows() -> None:
     """The block's own columns of ``_BlockFeatures.fill``, compiled, are those
     of its numpy reference, bit for bit, whole and in chunks, in either
     memory order."""
-    paths = sorted(DATA.glob("*/html/*.html.gz"))[::40]
-    if not paths:
-        pytest.skip("no annotated pages")
     width = features._STRUCTURE_AT
-    for path in paths:
-        page = features._Page(features.Document.from_html(gzip.decompress(path.read_bytes())))
-        if not page.n:
-            continue
+    for path, page in sampled_pages():
         rows = features._BlockFeatures(page)
-        for start, stop in [(0, page.n), (page.n // 3, page.n), (0, max(1, page.n // 2))]:
+        for start, stop in chunks(page.n):
             for order in MEMORY_ORDERS:
                 compiled = np.zeros((stop - start, width), order=order)
                 assert rows._compiled_fill(compiled, start, stop), path

@@ -51,6 +51,7 @@ from .keywords import (
     LiteralMatcher,
     _container_flags,
     literal_alternatives,
+    remember,
 )
 
 #: Thermometer codes of length and link density: a linear model over them
@@ -556,11 +557,7 @@ _GROUP_TOKENS: dict[str, int] = {}
 
 def _token_groups(token: str) -> int:
     """The :data:`STRUCTURE_GROUPS` bits of one lower-cased token, memoised."""
-    bits = _python_token_groups(token)
-    if len(_GROUP_TOKENS) >= _GROUP_TOKENS_SIZE:
-        _GROUP_TOKENS.clear()
-    _GROUP_TOKENS[token] = bits
-    return bits
+    return remember(_GROUP_TOKENS, token, _python_token_groups(token), _GROUP_TOKENS_SIZE)
 
 
 def _python_token_groups(token: str) -> int:

@@ -238,15 +238,22 @@ def clear_keyword_memos() -> None:
     _TOKEN_CACHE.clear()
 
 
+def remember(memo: dict[str, int], key: str, value: int, limit: int) -> int:
+    """Store and return *value* under *key* in a memo of at most *limit*
+    entries, emptied when full: a crawl over many sites meets new class/id
+    tokens without end, and an unbounded memo would grow with them."""
+    if len(memo) >= limit:
+        memo.clear()
+    memo[key] = value
+    return value
+
+
 def _token_keywords(token: str) -> int:
     """Evidence bits and best (lowest) group rank + 1 (0: none) of one
     lower-cased token, packed as ``bits << 4 | rank + 1``."""
     found = _TOKEN_CACHE.get(token)
     if found is None:
-        found = _python_token_keywords(token)
-        if len(_TOKEN_CACHE) >= _TOKEN_CACHE_SIZE:
-            _TOKEN_CACHE.clear()
-        _TOKEN_CACHE[token] = found
+        found = remember(_TOKEN_CACHE, token, _python_token_keywords(token), _TOKEN_CACHE_SIZE)
     return found
 
 
