@@ -61,7 +61,7 @@ from functools import lru_cache
 from importlib import resources
 from itertools import accumulate, compress, pairwise, repeat
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
@@ -1820,6 +1820,46 @@ def _python_tag_codes(
     return own, flags, counted
 
 
+class _BlockStats(NamedTuple):
+    """What :func:`page_signals` sums and counts over the blocks in one pass
+    (:func:`_python_block_stats`, compiled as ``_signals.block_stats``),
+    by name: characters are the blocks' text lengths."""
+
+    #: Blocks with 80% of their text in links.
+    linked: int
+    #: Characters of the blocks of 150 or more; of the blocks with a full stop.
+    long_chars: int
+    sentence_chars: int
+    #: Characters of the largest block; of the holder whose blocks sum most.
+    max_chars: int
+    max_holder_chars: int
+    #: Blocks of up to :data:`_SHORT` characters.
+    short: int
+    #: Prose blocks (80+ characters, under 30% linked), and the largest
+    #: prose summed per container above its holder.
+    prose_blocks: int
+    prose_mass: int
+    #: Characters under each of the share bits (a list, the heading bit last).
+    flag_chars: list[int]
+    #: Characters in paragraphs; in divs (the holders' own tag codes).
+    p_chars: int
+    div_chars: int
+    #: Heading blocks, and the linked ones.
+    heading_blocks: int
+    linked_headings: int
+    #: Headline links (linked, 25+ linked characters) and their characters.
+    headline_links: int
+    headline_chars: int
+    #: The short blocks' texts; the ``h1``-``h3`` blocks' texts.
+    short_texts: list[str]
+    heading_texts: list[str]
+    #: The blocks of up to 60 characters (int64 indexes) and their texts.
+    priced: np.ndarray
+    priced_texts: list[str]
+    #: Which blocks are headings (bool).
+    heading_mask: np.ndarray
+
+
 def _python_block_stats(
     chars: np.ndarray,
     anchors: np.ndarray,
@@ -1834,19 +1874,8 @@ def _python_block_stats(
     """What :func:`page_signals` sums and counts over the blocks (*chars*,
     *anchors*: their characters, all and linked; *holders*; *ends*: their
     full stops), with the containers' inherited *flags*, *own* tag codes
-    and *parents* (as :func:`_tag_codes` and the walk give them). In order:
-
-    linked blocks (80% of their text in links), characters of the blocks
-    of 150 or more, of the blocks with a full stop, of the largest block,
-    of the largest holder (its blocks' sum); short blocks (up to
-    :data:`_SHORT`), prose blocks (80+ characters, under 30% linked),
-    the largest prose mass (the prose summed per container above its
-    holder); the characters under each of *share_bits* (a list), in
-    paragraphs, in divs; heading blocks (the last of *share_bits*),
-    the linked ones, headline links (linked, 25+ linked characters) and
-    their characters; the short blocks' texts, the ``h1``-``h3`` blocks'
-    texts, the blocks of up to 60 characters (int64 indexes) and their
-    texts; and the heading blocks (a bool mask).
+    and *parents* (as :func:`_tag_codes` and the walk give them): the
+    fields of :class:`_BlockStats`, in order, as a plain tuple.
 
     The reference for :func:`webclean_scrapy._signals.block_stats` (one
     pass in C); every sum is of whole numbers, exact in any order.
@@ -1957,49 +1986,49 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     if m == 0 or total <= 0:
         return f, frozenset(tokens)
     ends = bc.count(FULL_STOPS)
-    stats = _block_stats(bc.chars, bc.anchor_chars, bc.holders, ends, flags, own, cc.parents, _SHARE_BITS, texts)
-    linked, long_chars, sentence_chars, max_chars, max_holder, short, prose_blocks, prose_mass, flag_chars = stats[:9]
-    p_chars, div_chars, heading_blocks, linked_headings, headline, headline_chars = stats[9:15]
-    short_texts, heading_texts, priced, priced_texts, heading_mask = stats[15:]
+    s = _BlockStats._make(
+        _block_stats(bc.chars, bc.anchor_chars, bc.holders, ends, flags, own, cc.parents, _SHARE_BITS, texts)
+    )
     f[x["link_density"]] = float(cc.anchor_chars[0]) / total
-    f[x["link_blocks"]] = float(linked) / m
+    f[x["link_blocks"]] = float(s.linked) / m
     f[x["mean_block_chars"]] = total / m
     f[x["median_block_chars"]] = _median(bc.chars)
-    f[x["long_block_share"]] = float(long_chars) / total
-    f[x["sentence_share"]] = float(sentence_chars) / total
+    f[x["long_block_share"]] = float(s.long_chars) / total
+    f[x["sentence_share"]] = float(s.sentence_chars) / total
     f[x["marks_per_kchar"]] = float(ends.sum()) * 1000.0 / total
     f[x["commas_per_kchar"]] = float(bc.count(COMMAS).sum()) * 1000.0 / total
-    f[x["max_block_share"]] = float(max_chars) / total
-    f[x["max_holder_share"]] = float(max_holder) / total
-    f[x["short_block_share"]] = float(short) / m
+    f[x["max_block_share"]] = float(s.max_chars) / total
+    f[x["max_holder_share"]] = float(s.max_holder_chars) / total
+    f[x["short_block_share"]] = float(s.short) / m
     # Prose: unlinked blocks of 80+ characters, summed per container above
     # their holder (an article body holds its paragraphs; teasers and
     # feature blurbs are spread over many containers).
-    if prose_blocks:
-        f[x["prose_chars"]] = float(prose_mass)
-        f[x["prose_share"]] = float(prose_mass) / total
-        f[x["prose_blocks"]] = prose_blocks
+    if s.prose_blocks:
+        f[x["prose_chars"]] = float(s.prose_mass)
+        f[x["prose_share"]] = float(s.prose_mass) / total
+        f[x["prose_blocks"]] = s.prose_blocks
 
     # The text under each inherited tag flag (of the holder and its
     # ancestors, the root's own excepted) and under each own tag code.
-    for tag, under in zip(_FLAG_TAGS, flag_chars):
+    for tag, under in zip(_FLAG_TAGS, s.flag_chars):
         f[x[f"share_{tag}"]] = under / total
-    f[x["share_heading"]] = flag_chars[-1] / total
-    f[x["share_p"]] = float(p_chars) / total
-    f[x["share_div"]] = float(div_chars) / total
+    f[x["share_heading"]] = s.flag_chars[-1] / total
+    f[x["share_p"]] = float(s.p_chars) / total
+    f[x["share_div"]] = float(s.div_chars) / total
     f[x["headings_per_kchar"]] = headings * 1000.0 / total
     if headings:
-        f[x["heading_mean_chars"]] = flag_chars[-1] / headings
-    f[x["linked_headings"]] = linked_headings
-    f[x["linked_heading_share"]] = linked_headings / max(1, heading_blocks)
-    f[x["headline_links"]] = headline
-    f[x["headline_link_share"]] = float(headline_chars) / total
+        f[x["heading_mean_chars"]] = s.flag_chars[-1] / headings
+    f[x["linked_headings"]] = s.linked_headings
+    f[x["linked_heading_share"]] = s.linked_headings / max(1, s.heading_blocks)
+    f[x["headline_links"]] = s.headline_links
+    f[x["headline_link_share"]] = float(s.headline_chars) / total
     f[x["headline_links_per_kchar"]] = f[x["headline_links"]] * 1000.0 / total
 
     # Short blocks: cues, numbers, dates, phones; heading and short-block tokens.
+    short_texts = s.short_texts
     short_text = "\n".join(short_texts).lower()
     _add_words(tokens, short_text, "s_")
-    heading_text = " ".join(heading_texts).lower()
+    heading_text = " ".join(s.heading_texts).lower()
     _add_words(tokens, heading_text, "h_")
     # Whole short blocks that are a phrase, counted (only those: a count of
     # every distinct block would hold a huge page's texts twice).
@@ -2018,8 +2047,9 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     # regex pass over their joined text, matches mapped back to blocks.
     price_mask = np.zeros(m, dtype=bool)
     prices = 0
+    priced = s.priced
     if len(priced):
-        joined = "\n".join(priced_texts)
+        joined = "\n".join(s.priced_texts)
         starts = [match.start() for match in _PRICE.finditer(joined)]
         prices = len(starts)
         if starts:
@@ -2037,7 +2067,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     f[x["prices_per_kchar"]] = prices * 1000.0 / total
     f[x["price_blocks"]] = int(np.count_nonzero(price_mask))
 
-    _repetition_features(f, cc, classes, own, total, price_mask, heading_mask)
+    _repetition_features(f, cc, classes, own, total, price_mask, s.heading_mask)
     return f, frozenset(tokens)
 
 
