@@ -140,8 +140,9 @@ def labels_and_weights(block_tokens: list[list[str]], gold_tokens: list[str]) ->
 def aligned_tokens(page_tokens: list[str], gold_tokens: list[str]) -> np.ndarray:
     """Which of *page_tokens* an order-preserving alignment with
     *gold_tokens* matches (difflib's longest common runs, applied
-    recursively either side: close to the longest common subsequence,
-    linear in practice on text)."""
+    recursively either side: close to the longest common subsequence;
+    about 5 minutes for all six datasets' pages in one process, up to 30
+    seconds for Dragnet's largest page)."""
     vocabulary: dict[str, int] = {}
     page = [vocabulary.setdefault(t, len(vocabulary)) for t in page_tokens]
     gold = [vocabulary.setdefault(t, len(vocabulary)) for t in gold_tokens]
