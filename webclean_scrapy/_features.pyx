@@ -29,6 +29,15 @@ import numpy as np
 DEF _TABLE = 128
 
 
+cdef inline object remember(dict memo, object key, object value, Py_ssize_t bound):
+    """``keywords.remember``: *value* kept under *key* in a memo emptied at
+    *bound* entries (a crawl over many sites meets new tokens without end)."""
+    if len(memo) >= bound:
+        memo.clear()
+    memo[key] = value
+    return value
+
+
 cdef class LiteralMatcher:
     """Scans a string for literal alternatives, as ``re.finditer`` would for
     their alternation, and folds the matches into an OR of their *bit* and
@@ -150,10 +159,7 @@ cdef class TokenKeywords:
         found = self.cache.get(token)
         if found is None:
             bits, rank = self.matcher.fold(token)
-            found = bits << 4 | (rank + 1)
-            if len(self.cache) >= self.bound:
-                self.cache.clear()
-            self.cache[token] = found
+            found = remember(self.cache, token, bits << 4 | (rank + 1), self.bound)
         return found
 
 
@@ -166,10 +172,7 @@ def group_bits(str words, dict tokens, LiteralMatcher matcher, Py_ssize_t bound)
     for token in words.lower().split():
         found = tokens.get(token)
         if found is None:
-            found = matcher.fold(token)[0]
-            if len(tokens) >= bound:
-                tokens.clear()
-            tokens[token] = found
+            found = remember(tokens, token, matcher.fold(token)[0], bound)
         bits |= <long long> found
     return bits
 
