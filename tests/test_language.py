@@ -5,9 +5,10 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from webclean_scrapy.language import MIN_LETTERS, SAMPLE_CHARS, _load, detect_language
+from webclean_scrapy.language import MIN_LETTERS, SAMPLE_CHARS, _half_to_single, _load, detect_language
 
 py3langid = pytest.importorskip("py3langid.langid")
 
@@ -50,6 +51,29 @@ def test_same_scores_as_py3langid() -> None:
     for text in texts:
         assert ours.classify(text) == theirs.classify(text), text[:60]
         assert ours._decide(text).tobytes() == theirs._decide(text).tobytes()  # bit for bit
+
+
+def test_sparse_rows_are_py3langids_counts_and_rows() -> None:
+    """``_langid.sparse_rows`` against its reference, py3langid's
+    ``visit_counts`` and the gather of its ``_sparse_score``: the same
+    counts and float32 rows, in the same order, bit for bit, from the
+    whole table and from a strided one (``set_languages`` keeps a subset
+    of its columns)."""
+    _langid = pytest.importorskip("webclean_scrapy._langid")
+    ours, theirs = _load(), reference()
+    texts = [*TEXTS, "".join(map(chr, range(32, 2000))), "word " * 1000]
+    full = ours.nb_ptc
+    for table in (full, full[:, ::3]):
+        for text in texts:
+            data = ours._encode(text)
+            found = _langid.sparse_rows(*ours._tables, data, table.view(np.uint16), _half_to_single())
+            visits = py3langid.visit_counts(theirs.tk_nextmove, theirs._rowbase, theirs.tk_output, data)
+            if not visits:
+                assert found is None
+                continue
+            counts, rows = found
+            assert counts.tobytes() == np.fromiter(visits.values(), dtype=np.float32, count=len(visits)).tobytes()
+            assert rows.tobytes() == table[list(visits)].astype(np.float32).tobytes()
 
 
 def test_too_few_letters_give_no_language() -> None:

@@ -6,9 +6,15 @@ bytes in a Python loop, two lookups per byte, most of a detection's time.
 This is the same walk in C; the counts come out as py3langid's own
 ``visit_counts`` gives them (a mapping of feature to count, in the order
 each feature was first met), so its scoring sees the same input.
+:func:`sparse_rows` goes on to what py3langid's ``_sparse_score`` makes of
+those counts before its product: the counts as float32 and the features'
+half-precision table rows widened to float32, without the dictionary and
+numpy's per-element conversions and gathers in between.
 """
 
 from libc.stdlib cimport free, malloc
+
+import numpy as np
 
 
 def visit_counts(const unsigned int[::1] nextmove, const long long[::1] rowbase, const int[::1] output,
@@ -36,3 +42,77 @@ def visit_counts(const unsigned int[::1] nextmove, const long long[::1] rowbase,
     finally:
         free(found)
     return counts or None
+
+
+def sparse_rows(const unsigned int[::1] nextmove, const long long[::1] rowbase, const int[::1] output,
+                const unsigned char[::1] text, const unsigned short[:, :] table, const float[::1] widen):
+    """``(counts, rows)`` of the automaton's outputs over *text*, the
+    features in the order first met (as :func:`visit_counts` orders them):
+    each feature's count (float32) and its row of *table* (the model's
+    float16 table read as its bit patterns) widened through *widen* (every
+    bit pattern's float32 value), as py3langid's ``_sparse_score`` gathers
+    them; ``None`` when there is no feature. A feature past the table's
+    rows raises ``IndexError``, as numpy's gather does."""
+    cdef Py_ssize_t i, j, n = text.shape[0], hits = 0, distinct = 0, size = 16
+    cdef Py_ssize_t features = table.shape[0], columns = table.shape[1]
+    cdef unsigned int state = 0
+    cdef size_t at
+    cdef int feature
+    cdef int* found = <int*> malloc((n + 1) * sizeof(int))
+    cdef int* keys = NULL
+    cdef int* slots = NULL
+    cdef int* first = NULL
+    cdef float[::1] counts
+    cdef float[:, ::1] rows
+    if widen.shape[0] < 65536:
+        free(found)
+        raise ValueError("widen holds a value for each of the 65,536 bit patterns")
+    if found is NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            state = nextmove[rowbase[state] + text[i]]
+            feature = output[state]
+            if feature >= 0:
+                if feature >= features:
+                    raise IndexError(f"feature {feature} is past the table's {features} rows")
+                found[hits] = feature
+                hits += 1
+        if hits == 0:
+            return None
+        # The distinct features in the order first met: an open-addressing
+        # table of at least twice as many slots as hits.
+        while size < 2 * hits:
+            size *= 2
+        keys = <int*> malloc(size * sizeof(int))
+        slots = <int*> malloc(size * sizeof(int))
+        first = <int*> malloc(hits * sizeof(int))
+        if keys is NULL or slots is NULL or first is NULL:
+            raise MemoryError()
+        for i in range(size):
+            keys[i] = -1
+        counted = np.zeros(hits, dtype=np.float32)
+        counts = counted
+        for i in range(hits):
+            feature = found[i]
+            at = (<size_t> feature * 2654435761u) & (size - 1)
+            while keys[at] != -1 and keys[at] != feature:
+                at = (at + 1) & (size - 1)
+            if keys[at] == -1:
+                keys[at] = feature
+                slots[at] = distinct
+                first[distinct] = feature
+                distinct += 1
+            counts[slots[at]] += 1
+        gathered = np.empty((distinct, columns), dtype=np.float32)
+        rows = gathered
+        for i in range(distinct):
+            feature = first[i]
+            for j in range(columns):
+                rows[i, j] = widen[table[feature, j]]
+        return counted[:distinct], gathered
+    finally:
+        free(found)
+        free(keys)
+        free(slots)
+        free(first)

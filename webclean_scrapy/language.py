@@ -88,11 +88,22 @@ def _compiled(base: Any) -> Any:
             return np.log1p(counts) @ rows + self.nb_pc
 
         def _raw_score(self, text: bytes) -> Any:
+            """py3langid's score: with a half-precision table, the automaton
+            walk, the counting and the widened rows in one compiled pass
+            (``_langid.sparse_rows``, whose reference is :meth:`_sparse_score`
+            over ``visit_counts``), then the same product."""
             if self._tables is None or not isinstance(text, bytes):
                 return super()._raw_score(text)
+            table = self.nb_ptc
+            if table.dtype == np.float16 and table.ndim == 2:
+                found = _langid.sparse_rows(*self._tables, text, table.view(np.uint16), _half_to_single())
+                if found is None:
+                    return super()._raw_score(text)  # no feature: py3langid's own answer
+                counts, rows = found
+                return np.log1p(counts) @ rows + self.nb_pc
             visits = _langid.visit_counts(*self._tables, text)
             if visits:
-                return self._sparse_score(visits, self.nb_ptc)
+                return self._sparse_score(visits, table)
             return super()._raw_score(text)  # no feature: py3langid's own answer
 
     return CompiledAutomaton
