@@ -220,7 +220,8 @@ def container_flags(list tags, list attributes, const long long[::1] parents, co
     cdef long long hidden_rank, comment_rank, content_rank, meta_rank, strong_rank, evidence_shift, own, inner
     cdef Py_ssize_t index, n = len(tags), cache_size
     cdef double half_page
-    cdef object a, cls, ident, role, itemprop, words, found, sign
+    cdef dict a
+    cdef object cls, ident, role, itemprop, words, found, sign
     (inherited, hidden_rank, hidden_code, comment_rank, area, content_rank, inner_mask, meta_rank,
      strong_code, strong_rank, evidence_shift, cache_size) = constants
     # Arrays, not lists: held for the whole scoring (a list holds a pointer
