@@ -144,6 +144,26 @@ def test_numeric_blocks_counts() -> None:
     assert _signals.numeric_blocks(texts) == page_type._python_numeric_blocks(texts) == 3
 
 
+#: Pieces of texts with prices: every symbol, separator, suffix and code,
+#: codes cut short or in another case, digits that are decimal in other
+#: scripts and some that are not (``²``, ``½``), whitespace of every kind.
+PRICE_PIECES = [
+    *page_type._PRICE_SYMBOLS, *page_type._PRICE_SEPARATORS, *page_type._PRICE_SUFFIX_SYMBOLS,
+    *page_type._PRICE_CODES, "eur", "EU", "z", "K", "ру", "1", "12", "0", "9", "٣", "𝟘", "²", "½", "\t", "\n",
+    "\u2003", "\u3000", "x", "a", "-", "$$", "ł", "\U0001f600",
+]  # fmt: skip
+
+
+def test_price_starts_on_generated_texts() -> None:
+    rng = random.Random(12)
+    constants = (page_type._PRICE_SYMBOLS, page_type._PRICE_SEPARATORS, page_type._PRICE_SUFFIX_SYMBOLS)
+    for _ in range(20_000):
+        text = "".join(rng.choice(PRICE_PIECES) for _ in range(rng.randint(0, 14)))
+        found = _signals.price_starts(text, *constants, page_type._PRICE_CODES)
+        assert found == page_type._python_price_starts(text), repr(text)
+    assert page_type._price_starts("$5, 12,50 € and 3 kr") == [0, 4, 16]
+
+
 def generated_page(rng: random.Random) -> bytes:
     """Nested containers of the tags the signals count, flag and group
     (repeated siblings sharing a class), with prices, links, headings and
@@ -219,6 +239,7 @@ def test_the_page_signals_of_real_pages_are_the_same_with_either() -> None:
         "_block_stats": page_type._python_block_stats,
         "_repetition": page_type._python_repetition,
         "_add_words": page_type._python_add_words,
+        "_price_starts": page_type._python_price_starts,
     }
     for path in paths:
         doc = Document.from_html(gzip.decompress(path.read_bytes()))

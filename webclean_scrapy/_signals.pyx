@@ -575,6 +575,90 @@ def add_words(set tokens, str text, str prefix):
         start = -1
 
 
+cdef inline bint one_of(Py_UCS4 c, int kind, void* data, Py_ssize_t n):
+    """Whether *c* is one of the *n* characters of a string's *data*."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if PyUnicode_READ(kind, data, i) == c:
+            return True
+    return False
+
+
+def price_starts(str text, str symbols, str separators, str suffix_symbols, tuple codes):
+    """Where the matches of ``page_type._PRICE`` start in *text*, left to
+    right and not overlapping, as ``finditer`` finds them (the reference,
+    ``page_type._python_price_starts``): a symbol of *symbols* with a digit
+    after it, one whitespace character allowed between; or a digit, a run of
+    digits and *separators*, then one of *suffix_symbols* or of the *codes*.
+    Digits and whitespace are the regular expression's ``\\d`` and ``\\s``
+    (``str.isdecimal``, ``str.isspace``).
+
+    The run after a digit is greedy and none of the suffixes opens with a
+    character of the run, so a suffix is only looked for where the run
+    ends; where none is, no digit of the run starts a match either (each
+    one's run ends there too), and the scan goes on from the run's end."""
+    cdef Py_ssize_t i = 0, j, k, n = len(text), end, size
+    cdef int kind = PyUnicode_KIND(text), symbols_kind = PyUnicode_KIND(symbols)
+    cdef int separators_kind = PyUnicode_KIND(separators), suffix_kind = PyUnicode_KIND(suffix_symbols)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef void* symbols_data = PyUnicode_DATA(symbols)
+    cdef void* separators_data = PyUnicode_DATA(separators)
+    cdef void* suffix_data = PyUnicode_DATA(suffix_symbols)
+    cdef Py_ssize_t symbols_n = len(symbols), separators_n = len(separators), suffix_n = len(suffix_symbols)
+    cdef Py_UCS4 c
+    cdef str code
+    cdef list starts = []
+    # ASCII characters' roles, from the arguments: 1 a symbol, 2 a separator.
+    cdef unsigned char[128] ascii
+    for k in range(128):
+        ascii[k] = one_of(<Py_UCS4> k, symbols_kind, symbols_data, symbols_n)
+        ascii[k] |= 2 * one_of(<Py_UCS4> k, separators_kind, separators_data, separators_n)
+    while i < n:
+        c = PyUnicode_READ(kind, data, i)
+        if c < 128 and not (48 <= c <= 57) and not ascii[c]:
+            i += 1  # the common case: nothing a price opens with
+            continue
+        if c.isdecimal():
+            j = i + 1
+            while j < n:
+                c = PyUnicode_READ(kind, data, j)
+                if c < 128:
+                    if not (48 <= c <= 57 or ascii[c] & 2):
+                        break
+                elif not (c.isdecimal() or one_of(c, separators_kind, separators_data, separators_n)):
+                    break
+                j += 1
+            end = -1
+            if j < n:
+                if one_of(PyUnicode_READ(kind, data, j), suffix_kind, suffix_data, suffix_n):
+                    end = j + 1
+                else:
+                    c = PyUnicode_READ(kind, data, j)
+                    for code in codes:
+                        size = len(code)
+                        if <Py_UCS4> code[0] == c and text.startswith(code, j):
+                            end = j + size
+                            break
+            if end >= 0:
+                starts.append(i)
+                i = end
+            else:
+                i = j
+            continue
+        if (ascii[c] & 1 if c < 128 else one_of(c, symbols_kind, symbols_data, symbols_n)) and i + 1 < n:
+            c = PyUnicode_READ(kind, data, i + 1)
+            if c.isdecimal():
+                starts.append(i)
+                i += 2
+                continue
+            if c.isspace() and i + 2 < n and PyUnicode_READ(kind, data, i + 2).isdecimal():
+                starts.append(i)
+                i += 3
+                continue
+        i += 1
+    return starts
+
+
 #: The fragments of :func:`link_figures`, at most this many.
 DEF MAX_FRAGMENTS = 64
 #: Buckets of fragments by their first two characters.

@@ -1273,10 +1273,36 @@ _SHORT = 40
 #: pattern opening on a character set lets the regex engine skip to the
 #: next candidate character in C instead of trying both branches at every
 #: position.
+#: Its pieces are named for the compiled scan (``_signals.price_starts``).
+_PRICE_SYMBOLS = "$€£¥₹₩₽₺₫₱฿₪"
+_PRICE_SEPARATORS = ".,\u00a0\u202f "
+_PRICE_SUFFIX_SYMBOLS = "€£₽₺₹₫円元"
+_PRICE_CODES = ("zł", "kr", "Kč", "Ft", "lei", "лв", "руб", "EUR", "USD", "CHF", "SEK", "NOK", "DKK", "PLN", "GBP")
 _PRICE = re.compile(
-    r"[$€£¥₹₩₽₺₫₱฿₪\d](?:(?<=[$€£¥₹₩₽₺₫₱฿₪])\s?\d"
-    r"|(?<=\d)[\d.,\u00a0\u202f ]*(?:[€£₽₺₹₫円元]|zł|kr|Kč|Ft|lei|лв|руб|EUR|USD|CHF|SEK|NOK|DKK|PLN|GBP))"
+    rf"[{_PRICE_SYMBOLS}\d](?:(?<=[{_PRICE_SYMBOLS}])\s?\d"
+    rf"|(?<=\d)[\d{_PRICE_SEPARATORS}]*(?:[{_PRICE_SUFFIX_SYMBOLS}]|{'|'.join(_PRICE_CODES)}))"
 )
+
+
+def _python_price_starts(text: str) -> list[int]:
+    """Where the matches of :data:`_PRICE` start in *text*. The reference
+    for :func:`webclean_scrapy._signals.price_starts`."""
+    return [match.start() for match in _PRICE.finditer(text)]
+
+
+def _price_starts(text: str) -> list[int]:
+    """:func:`_python_price_starts`, compiled when it was built: a scan
+    for the few characters a price opens with, where the regular
+    expression tried its character set at every position."""
+    if _compiled_price_starts is None:
+        return _python_price_starts(text)
+    return _compiled_price_starts(text, _PRICE_SYMBOLS, _PRICE_SEPARATORS, _PRICE_SUFFIX_SYMBOLS, _PRICE_CODES)
+
+
+try:  # the compiled scan (an optional extension: see setup.py)
+    from ._signals import price_starts as _compiled_price_starts
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _compiled_price_starts = None
 #: ``\b(?:19[89]\d|20[0-4]\d)\b``, with the opening boundary checked after
 #: the first digit (a lookbehind), so the engine skips to the next 1 or 2.
 _YEAR_TEXT = re.compile(r"(?:1(?<!\w1)9[89]|2(?<!\w2)0[0-4])\d(?!\w)")
@@ -2050,7 +2076,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     priced = s.priced
     if len(priced):
         joined = "\n".join(s.priced_texts)
-        starts = [match.start() for match in _PRICE.finditer(joined)]
+        starts = _price_starts(joined)
         prices = len(starts)
         if starts:
             # Each match's line: the newlines between one match and the next
