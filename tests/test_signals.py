@@ -306,9 +306,21 @@ def test_structure_keys_on_generated_and_real_containers() -> None:
         columns = Document.from_html(gzip.decompress(path.read_bytes())).container_columns
         cases.append((columns.tags, columns.attributes))
     for tags, attributes in cases:
-        indexes = sorted(rng.sample(range(len(tags)), rng.randint(0, len(tags))))
+        indexes = np.array(sorted(rng.sample(range(len(tags)), rng.randint(0, len(tags)))), dtype=np.int32)
         results = []
         for function in (_signals.structure_keys, features._python_structure_keys):
             memo, numbering = features._GroupMemo(), features._Numbering()
-            results.append((function(indexes, tags, attributes, memo, numbering), list(numbering.items()), memo))
+            own, keys = np.zeros(len(tags), dtype=np.uint8), np.zeros(len(tags), dtype=np.int32)
+            function(indexes, tags, attributes, memo, numbering, own, keys)
+            results.append((own.tolist(), keys.tolist(), list(numbering.items()), memo))
         assert results[0] == results[1]
+    with pytest.raises(IndexError):
+        _signals.structure_keys(
+            np.array([5], dtype=np.int32),
+            ["div"] * 6,
+            [{}] * 6,
+            {},
+            {},
+            np.zeros(5, dtype=np.uint8),
+            np.zeros(6, dtype=np.int32),
+        )

@@ -306,20 +306,26 @@ def name_words(list names, singles):
     return out
 
 
-def structure_keys(list indexes, list tags, list attributes, group_memo, numbering):
+def structure_keys(const int[::1] indexes, list tags, list attributes, group_memo, numbering,
+                   unsigned char[::1] own, int[::1] keys):
     """Per container of *indexes* (in order): its ``STRUCTURE_GROUPS`` bits,
     read from *group_memo* (a dict subclass) by its ``"class id"`` string
     (``memo[words]``, which fills the memo for a string not yet seen), and
     the number of its (tag, class) key in *numbering* (a dict subclass,
-    numbered in order of first use, as its ``__missing__`` does). The
-    reference is ``features._python_structure_keys``."""
-    cdef list own = [], keys = []
+    numbered in order of first use, as its ``__missing__`` does), written
+    into *own* and *keys* at the container's index (no list per container,
+    no conversion of one into the arrays). The reference is
+    ``features._python_structure_keys``."""
+    cdef Py_ssize_t k, index, n = min(len(tags), len(attributes), own.shape[0], keys.shape[0])
     cdef dict a
-    cdef object index, cls, ident, words, bits, key, number
+    cdef object cls, ident, words, bits, key, number
     cdef PyObject* found
     if not isinstance(group_memo, dict) or not isinstance(numbering, dict):
         raise TypeError("the memo and the numbering are dicts")
-    for index in indexes:
+    for k in range(indexes.shape[0]):
+        index = indexes[k]
+        if not 0 <= index < n:
+            raise IndexError(f"container {index} is past the arrays")
         a = <dict> attributes[index]
         if a:
             cls = a.get("class") or None
@@ -333,7 +339,7 @@ def structure_keys(list indexes, list tags, list attributes, group_memo, numberi
             bits = group_memo[words]  # the memo's __missing__ computes and keeps it
         else:
             bits = <object> found
-        own.append(bits)
+        own[index] = bits
         key = (tags[index], cls)
         found = PyDict_GetItem(numbering, key)
         if found is NULL:
@@ -341,8 +347,7 @@ def structure_keys(list indexes, list tags, list attributes, group_memo, numberi
             PyDict_SetItem(numbering, key, number)
         else:
             number = <object> found
-        keys.append(number)
-    return own, keys
+        keys[index] = number
 
 
 def tag_codes(list tags, const long long[::1] parents, dict codes, tuple layout):

@@ -689,8 +689,7 @@ class _Structure:
         numbering = _Numbering()
         keys = np.zeros(nc, dtype=np.int32)
         for at in range(0, len(held), _SLICE):
-            indexes = held[at : at + _SLICE]
-            own[indexes], keys[indexes] = _structure_keys(indexes.tolist(), tags, attributes, _GROUP_MEMO, numbering)
+            _structure_keys(held[at : at + _SLICE], tags, attributes, _GROUP_MEMO, numbering, own, keys)
         nk = max(len(numbering), 1)
         del numbering
         # Depth (the root 1) and inherited bits (the container's and its
@@ -919,16 +918,24 @@ class _Numbering(dict):
 
 
 def _python_structure_keys(
-    indexes: list[int], tags: list[str], attributes: list[dict[str, str]], memo: _GroupMemo, numbering: _Numbering
-) -> tuple[list[int], list[int]]:
-    """Per container of *indexes*: its :data:`STRUCTURE_GROUPS` bits (*memo*,
-    by its ``"class id"`` string) and its (tag, class) key's number in
-    *numbering*. The reference for :func:`webclean_scrapy._signals.structure_keys`."""
+    indexes: np.ndarray,
+    tags: list[str],
+    attributes: list[dict[str, str]],
+    memo: _GroupMemo,
+    numbering: _Numbering,
+    own: np.ndarray,
+    keys: np.ndarray,
+) -> None:
+    """Per container of *indexes* (int32): its :data:`STRUCTURE_GROUPS` bits
+    (*memo*, by its ``"class id"`` string) and its (tag, class) key's number
+    in *numbering*, written into *own* and *keys* at its index. The
+    reference for :func:`webclean_scrapy._signals.structure_keys`."""
+    indexes = indexes.tolist()
     found = list(map(attributes.__getitem__, indexes))
     classes = [a.get("class") or None for a in found]
     words = [f"{cls or ''} {a.get('id') or ''}" if a else " " for cls, a in zip(classes, found)]
-    bits = list(map(memo.__getitem__, words))
-    return bits, list(map(numbering.__getitem__, zip(map(tags.__getitem__, indexes), classes)))
+    own[indexes] = list(map(memo.__getitem__, words))
+    keys[indexes] = list(map(numbering.__getitem__, zip(map(tags.__getitem__, indexes), classes)))
 
 
 try:  # the same loop, compiled (an optional extension: see setup.py)
