@@ -25,6 +25,15 @@ compares both.
 
 import numpy as np
 
+
+cdef extern from "Python.h":
+    # PEP 393 strings, read in place.
+    int PyUnicode_KIND(object text)
+    void* PyUnicode_DATA(object text)
+    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
+
+#: ``LiteralMatcher.seconds`` of an alternative of one character (no code point).
+DEF _NO_SECOND = -1
 #: First characters below this index the table of candidates; the others share its last slot.
 DEF _TABLE = 128
 
@@ -54,6 +63,9 @@ cdef class LiteralMatcher:
     cdef list assertions
     cdef long long[::1] bits
     cdef long long[::1] ranks
+    # Each alternative's second character (NO_SECOND for one of a single
+    # character): most candidates are ruled out by it before holds().
+    cdef long long[::1] seconds
     # Candidates by first character: order[start[c]:start[c + 1]].
     cdef Py_ssize_t[::1] order
     cdef Py_ssize_t[::1] start
@@ -65,6 +77,7 @@ cdef class LiteralMatcher:
         self.assertions = []
         bits = np.zeros(len(alternatives), dtype=np.int64)
         ranks = np.zeros(len(alternatives), dtype=np.int64)
+        seconds = np.full(len(alternatives), _NO_SECOND, dtype=np.int64)
         buckets = [[] for _ in range(_TABLE + 1)]
         for k, (text, assertions, bit, rank) in enumerate(alternatives):
             if not text:
@@ -73,27 +86,33 @@ cdef class LiteralMatcher:
             self.assertions.append(tuple(assertions))
             bits[k] = bit
             ranks[k] = rank
+            if len(text) > 1:
+                seconds[k] = ord(text[1])
             c = ord(text[0])
             buckets[c if c < _TABLE else _TABLE].append(k)
         order = np.array([k for bucket in buckets for k in bucket], dtype=np.intp)
         start = np.cumsum([0] + [len(bucket) for bucket in buckets]).astype(np.intp)
         self.bits = bits
         self.ranks = ranks
+        self.seconds = seconds
         self.order = order
         self.start = start
-        self._keep = (bits, ranks, order, start)
+        self._keep = (bits, ranks, seconds, order, start)
 
-    cdef bint holds(self, str s, Py_ssize_t at, Py_ssize_t k):
-        """Whether alternative *k* matches *s* at *at*."""
+    cdef bint holds(self, int kind, void* data, Py_ssize_t n, Py_ssize_t at, Py_ssize_t k):
+        """Whether alternative *k* matches at *at* the string of *n*
+        characters whose PEP 393 *kind* and *data* these are."""
         cdef str text = <str> self.texts[k]
-        cdef Py_ssize_t i, m = len(text), n = len(s), p, w
+        cdef Py_ssize_t i, m = len(text), p, w
+        cdef int text_kind = PyUnicode_KIND(text)
+        cdef void* text_data = PyUnicode_DATA(text)
         cdef tuple assertion, charsets, span
         cdef bint inside, negate
         cdef Py_UCS4 c
         if at + m > n:
             return False
         for i in range(1, m):
-            if s[at + i] != text[i]:
+            if PyUnicode_READ(kind, data, at + i) != PyUnicode_READ(text_kind, text_data, i):
                 return False
         for assertion in <tuple> self.assertions[k]:
             p = at + <Py_ssize_t> assertion[0]
@@ -103,7 +122,7 @@ cdef class LiteralMatcher:
             inside = 0 <= p and p + w <= n
             i = 0
             while inside and i < w:
-                c = s[p + i]
+                c = PyUnicode_READ(kind, data, p + i)
                 inside = False
                 for span in <tuple> charsets[i]:
                     if <Py_UCS4> span[0] <= c <= <Py_UCS4> span[1]:
@@ -119,16 +138,22 @@ cdef class LiteralMatcher:
         their ranks (-1: no match)."""
         cdef Py_ssize_t at = 0, n = len(s), c, j, k, end
         cdef long long bits = 0, best = -1, rank
+        cdef int kind = PyUnicode_KIND(s)
+        cdef void* data = PyUnicode_DATA(s)
+        cdef long long second
         cdef Py_UCS4 first
         while at < n:
-            first = s[at]
+            first = PyUnicode_READ(kind, data, at)
+            second = PyUnicode_READ(kind, data, at + 1) if at + 1 < n else _NO_SECOND - 1
             c = first if first < _TABLE else _TABLE
             end = self.start[c + 1]
             for j in range(self.start[c], end):
                 k = self.order[j]
+                if self.seconds[k] != _NO_SECOND and self.seconds[k] != second:
+                    continue
                 if c == _TABLE and (<str> self.texts[k])[0] != first:
                     continue
-                if self.holds(s, at, k):
+                if self.holds(kind, data, n, at, k):
                     bits |= self.bits[k]
                     rank = self.ranks[k]
                     if best < 0 or rank < best:
