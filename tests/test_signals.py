@@ -164,6 +164,20 @@ def test_price_starts_on_generated_texts() -> None:
     assert page_type._price_starts("$5, 12,50 € and 3 kr") == [0, 4, 16]
 
 
+def test_phrase_counts_on_generated_texts() -> None:
+    """Lines made of phrases, the characters stripped around them (ASCII and
+    not), other words and whitespace the strip keeps: the same counts."""
+    rng = random.Random(14)
+    phrases = list(page_type._PHRASE_OF)
+    pieces = [*rng.sample(phrases, 30), *page_type._PHRASE_STRIP, "\n", "\n", "x", "é", "\u00a0", "\r", "  "]
+    constants = (page_type._PHRASE_STRIP, page_type._PHRASE_OF, page_type._LONGEST_PHRASE)
+    for _ in range(5_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        found = _signals.phrase_counts(text, *constants)
+        assert found == dict(page_type._python_phrase_counts(text, *constants)), repr(text)
+    assert _signals.phrase_counts("reply\n 12 Reply:\nreply\n\n", *constants) == {"reply": 2}
+
+
 def generated_page(rng: random.Random) -> bytes:
     """Nested containers of the tags the signals count, flag and group
     (repeated siblings sharing a class), with prices, links, headings and
@@ -240,6 +254,7 @@ def test_the_page_signals_of_real_pages_are_the_same_with_either() -> None:
         "_repetition": page_type._python_repetition,
         "_add_words": page_type._python_add_words,
         "_price_starts": page_type._python_price_starts,
+        "_phrase_counts": page_type._python_phrase_counts,
     }
     for path in paths:
         doc = Document.from_html(gzip.decompress(path.read_bytes()))

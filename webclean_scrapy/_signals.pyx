@@ -159,6 +159,58 @@ def group_numbers(list items, list parents, list tags, list classes):
     return out
 
 
+cdef inline bint one_of(Py_UCS4 c, int kind, void* data, Py_ssize_t n):
+    """Whether *c* is one of the *n* characters of a string's *data*."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        if PyUnicode_READ(kind, data, i) == c:
+            return True
+    return False
+
+
+def phrase_counts(str text, str strip, dict phrases, Py_ssize_t longest):
+    """How often each of *phrases*' keys is a whole line of *text* once the
+    characters of *strip* are stripped from both ends: ``Counter(filter(
+    phrases.__contains__, map(str.strip, text.split("\\n"), repeat(strip))))``,
+    its reference (``page_type._python_phrase_counts``), without a string per
+    line: only a stripped line of 1 to *longest* characters (the longest
+    key's length) is made and looked up."""
+    cdef Py_ssize_t n = len(text), start = 0, end, a, b, k
+    cdef int kind = PyUnicode_KIND(text), strip_kind = PyUnicode_KIND(strip)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef void* strip_data = PyUnicode_DATA(strip)
+    cdef Py_ssize_t strip_n = len(strip)
+    cdef Py_UCS4 c
+    cdef dict counts = {}
+    cdef object line
+    cdef PyObject* found
+    cdef unsigned char[128] stripped
+    for k in range(128):
+        stripped[k] = one_of(<Py_UCS4> k, strip_kind, strip_data, strip_n)
+    while start <= n:
+        end = start
+        while end < n and PyUnicode_READ(kind, data, end) != 10:  # "\n"
+            end += 1
+        a, b = start, end
+        while a < b:
+            c = PyUnicode_READ(kind, data, a)
+            if not (stripped[c] if c < 128 else one_of(c, strip_kind, strip_data, strip_n)):
+                break
+            a += 1
+        while b > a:
+            c = PyUnicode_READ(kind, data, b - 1)
+            if not (stripped[c] if c < 128 else one_of(c, strip_kind, strip_data, strip_n)):
+                break
+            b -= 1
+        if 0 < b - a <= longest:
+            line = text[a:b]
+            if PyDict_GetItem(phrases, line) is not NULL:
+                found = PyDict_GetItem(counts, line)
+                counts[line] = 1 if found is NULL else <object> found + 1
+        start = end + 1
+    return counts
+
+
 def numeric_blocks(list texts):
     """How many of *texts* are digits alone once ``,`` and ``.`` are taken
     out (``str.isdigit``: Unicode digits count, an empty rest does not)."""
@@ -578,15 +630,6 @@ def add_words(set tokens, str text, str prefix):
                 out[p + j - start] = <unsigned char> PyUnicode_READ(kind, data, j)
             tokens.add(word)
         start = -1
-
-
-cdef inline bint one_of(Py_UCS4 c, int kind, void* data, Py_ssize_t n):
-    """Whether *c* is one of the *n* characters of a string's *data*."""
-    cdef Py_ssize_t i
-    for i in range(n):
-        if PyUnicode_READ(kind, data, i) == c:
-            return True
-    return False
 
 
 def price_starts(str text, str symbols, str separators, str suffix_symbols, tuple codes):

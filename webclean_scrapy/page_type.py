@@ -1265,6 +1265,22 @@ _PHRASE_GROUP_NAMES = tuple(_PHRASES)
 #: Whole short blocks only: a block that *is* the phrase, give or take
 #: digits, punctuation and a colon (``Reply``, ``Add to cart``, ``12 replies``).
 _PHRASE_STRIP = " \t0123456789.,:;!?()[]{}#|/\\-–—•·*+=<>\"'«»“”‘’…→←↓↑›‹»"
+_LONGEST_PHRASE = max(map(len, _PHRASE_OF))
+
+
+def _python_phrase_counts(text: str, strip: str, phrases: dict[str, list[str]], longest: int) -> dict[str, int]:
+    """How often each of *phrases*' keys is a whole line of *text*, the
+    characters of *strip* stripped from both ends (*longest*: the longest
+    key's length, which only the compiled scan needs). The reference for
+    :func:`webclean_scrapy._signals.phrase_counts`."""
+    return Counter(filter(phrases.__contains__, map(str.strip, _lines(text), repeat(strip))))
+
+
+try:  # the same count, compiled (an optional extension: see setup.py)
+    from ._signals import phrase_counts as _phrase_counts
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _phrase_counts = _python_phrase_counts
+
 _SHORT = 40
 
 #: A price: a currency symbol or code next to a number.
@@ -2058,7 +2074,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     _add_words(tokens, heading_text, "h_")
     # Whole short blocks that are a phrase, counted (only those: a count of
     # every distinct block would hold a huge page's texts twice).
-    blocks = Counter(filter(_PHRASE_OF.__contains__, map(str.strip, _lines(short_text), repeat(_PHRASE_STRIP))))
+    blocks = _phrase_counts(short_text, _PHRASE_STRIP, _PHRASE_OF, _LONGEST_PHRASE)
     phrase_groups: Counter[str] = Counter()
     for phrase in blocks.keys() & _PHRASE_OF.keys():
         for group in _PHRASE_OF[phrase]:
