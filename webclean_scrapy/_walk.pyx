@@ -232,6 +232,9 @@ cdef inline Py_ssize_t space_length(const unsigned char* s, Py_ssize_t i, Py_ssi
 # the marks that start with it, as a bit mask.
 cdef struct Marks:
     unsigned short starting[256]
+    # 1 for a byte copied as it is: neither the start of a whitespace
+    # character nor of a mark (most of a text's bytes).
+    unsigned char plain[256]
     const char* text[MAX_MARKS]
     Py_ssize_t length[MAX_MARKS]
     int count
@@ -250,7 +253,23 @@ cdef int marks_init(Marks* marks, tuple texts) except -1:
         marks.text[k] = <const char*> mark
         marks.length[k] = len(mark)
         marks.starting[<unsigned char> mark[0]] |= 1 << k
+    plain_bytes(marks.plain, marks.starting)
     return 0
+
+
+cdef void plain_bytes(unsigned char* plain, const unsigned short* starting) noexcept:
+    """Fill *plain* (256 entries): 1 for a byte that starts neither a
+    whitespace character (:func:`space_length`) nor, with *starting*, a mark."""
+    cdef int c
+    for c in range(256):
+        plain[c] = not (c < 0x80 and (c == 0x20 or 0x09 <= c <= 0x0D or 0x1C <= c <= 0x1F)
+                        or c == 0xC2 or c == 0xE1 or c == 0xE2 or c == 0xE3
+                        or starting is not NULL and starting[c])
+
+
+# The plain bytes when no mark is counted.
+cdef unsigned char PLAIN_NO_MARKS[256]
+plain_bytes(PLAIN_NO_MARKS, NULL)
 
 
 cdef Py_ssize_t collapse(const char* data, Py_ssize_t n, Buffer* out, Marks* marks, int64_t* counts) except -1:
@@ -268,8 +287,27 @@ cdef Py_ssize_t collapse(const char* data, Py_ssize_t n, Buffer* out, Marks* mar
     cdef bint gap = False  # whitespace seen since the last byte written
     cdef unsigned short candidates
     cdef int k
+    cdef const unsigned char* plain = PLAIN_NO_MARKS
+    if marks is not NULL:
+        plain = &marks.plain[0]
     buffer_reserve(out, n)
     while i < n:
+        if plain[s[i]]:
+            # A run of bytes copied as they are (what the steps below do
+            # to each of them), after the space a gap before it leaves.
+            if gap:
+                out.data[j] = b' '
+                j += 1
+                spaces += 1
+                gap = False
+            out.data[j] = data[i]
+            j += 1
+            i += 1
+            while i < n and plain[s[i]]:
+                out.data[j] = data[i]
+                j += 1
+                i += 1
+            continue
         length = space_length(s, i, n)
         if length:
             gap = j > 0
