@@ -53,6 +53,24 @@ def test_attribute_names_on_generated_containers() -> None:
     assert expected[3] >= 0
 
 
+def test_attribute_names_cut_ascii_values_as_str_split() -> None:
+    """ASCII class and id values are cut and lower-cased in place: every
+    ASCII whitespace character ``str.split`` knows (``\\x1c``-``\\x1f``
+    included), upper case, and the empty and blank values."""
+    rng = random.Random(15)
+    pieces = ["Nav", "MENU", "x1", "-", "_", *map(chr, range(33)), "\x7f", "", " "]
+    for _ in range(500):
+        values = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 8))) for _ in range(rng.randint(0, 12))]
+        attributes = [
+            {"class": value, "id": value[::-1]} if i % 3 else {"class": value} for i, value in enumerate(values)
+        ]
+        tags = ["div"] * len(values)
+        expected = page_type._python_attribute_names(tags, attributes, page_type._HEADING_TAGS)
+        found = _signals.attribute_names(tags, attributes, page_type._HEADING_TAGS)
+        assert found == expected
+        assert list(found[4]) == list(expected[4])
+
+
 def test_family_counts_on_generated_names() -> None:
     rng = random.Random(10)
     groups = len(page_type._CLASS_GROUP_NAMES)

@@ -77,38 +77,77 @@ cdef Py_ssize_t hyphens(str text, Py_ssize_t start, Py_ssize_t stop):
     return found
 
 
+cdef inline bint ascii_space(unsigned char c) noexcept:
+    """Whether the ASCII byte *c* is whitespace to ``str.split()``."""
+    return c == 32 or 9 <= c <= 13 or 28 <= c <= 31
+
+
+cdef int count_names(dict name_counts, str value, object times) except -1:
+    """Add *times* to the count of each name of ``value.lower().split()``,
+    in order; an ASCII value is cut and lower-cased in place, one new
+    string per name."""
+    cdef Py_ssize_t i = 0, start, j, n
+    cdef const unsigned char* data
+    cdef unsigned char* out
+    cdef unsigned char c
+    cdef object name
+    if not PyUnicode_IS_ASCII(value):
+        for name in value.lower().split():
+            name_counts[name] = name_counts.get(name, 0) + times
+        return 0
+    data = PyUnicode_1BYTE_DATA(value)
+    n = len(value)
+    while i < n:
+        while i < n and ascii_space(data[i]):
+            i += 1
+        if i == n:
+            break
+        start = i
+        while i < n and not ascii_space(data[i]):
+            i += 1
+        name = PyUnicode_New(i - start, 127)
+        out = PyUnicode_1BYTE_DATA(name)
+        for j in range(start, i):
+            c = data[j]
+            out[j - start] = c + 32 if 65 <= c <= 90 else c
+        name_counts[name] = name_counts.get(name, 0) + times
+    return 0
+
+
 def attribute_names(list tags, list attributes, heading_tags):
     """Per container its ``class`` value (``""`` without one); the ``role``
     and ``itemprop`` values (lower-cased) in document order; how many
     headings have an ``id``; and each class / id name (the values
-    lower-cased, split at whitespace) with how often it occurs."""
+    lower-cased, split at whitespace) with how often it occurs. The empty
+    value, the most common, names nothing and is not counted."""
     cdef Py_ssize_t i, n = len(tags)
     cdef Py_ssize_t heading_ids = 0
     cdef list classes = [], ids = [], roles = [], itemprops = []
     cdef dict values = {}, name_counts = {}
     cdef dict a
-    cdef object value, name, times
+    cdef object value, times
     for i in range(n):
         a = <dict> attributes[i]
         if not a:
-            value = ""
-        else:
-            value = a.get("class", "")
-            if len(a) > ("class" in a):  # an id, role or itemprop
-                if "id" in a:
-                    ids.append(a["id"])
-                    heading_ids += tags[i] in heading_tags
-                if "role" in a:
-                    roles.append(a["role"].lower())
-                if "itemprop" in a:
-                    itemprops.append(a["itemprop"].lower())
+            classes.append("")
+            continue
+        value = a.get("class", "")
+        if len(a) > ("class" in a):  # an id, role or itemprop
+            if "id" in a:
+                ids.append(a["id"])
+                heading_ids += tags[i] in heading_tags
+            if "role" in a:
+                roles.append(a["role"].lower())
+            if "itemprop" in a:
+                itemprops.append(a["itemprop"].lower())
         classes.append(value)
-        values[value] = values.get(value, 0) + 1
+        if value:
+            values[value] = values.get(value, 0) + 1
     for value in ids:  # after every class value, as Counter(classes).update(ids)
-        values[value] = values.get(value, 0) + 1
+        if value:
+            values[value] = values.get(value, 0) + 1
     for value, times in values.items():
-        for name in value.lower().split():
-            name_counts[name] = name_counts.get(name, 0) + times
+        count_names(name_counts, value, times)
     return classes, roles, itemprops, heading_ids, name_counts
 
 
