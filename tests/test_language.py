@@ -57,13 +57,13 @@ def test_sparse_rows_are_py3langids_counts_and_rows() -> None:
     """``_langid.sparse_rows`` against its reference, py3langid's
     ``visit_counts`` and the gather of its ``_sparse_score``: the same
     counts and float32 rows, in the same order, bit for bit, from the
-    whole table and from a strided one (``set_languages`` keeps a subset
+    whole table and from strided ones (``set_languages`` keeps a subset
     of its columns)."""
     _langid = pytest.importorskip("webclean_scrapy._langid")
     ours, theirs = _load(), reference()
     texts = [*TEXTS, "".join(map(chr, range(32, 2000))), "word " * 1000]
     full = ours.nb_ptc
-    for table in (full, full[:, ::3]):
+    for table in (full, full[:, ::3], full[:, ::-1]):
         for text in texts:
             data = ours._encode(text)
             found = _langid.sparse_rows(*ours._tables, data, table.view(np.uint16), _half_to_single())

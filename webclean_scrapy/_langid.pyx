@@ -64,6 +64,9 @@ def sparse_rows(const unsigned int[::1] nextmove, const long long[::1] rowbase, 
     cdef int* first = NULL
     cdef float[::1] counts
     cdef float[:, ::1] rows
+    cdef const unsigned short* source
+    cdef float* target
+    cdef Py_ssize_t step
     if widen.shape[0] < 65536:
         free(found)
         raise ValueError("widen holds a value for each of the 65,536 bit patterns")
@@ -106,10 +109,14 @@ def sparse_rows(const unsigned int[::1] nextmove, const long long[::1] rowbase, 
             counts[slots[at]] += 1
         gathered = np.empty((distinct, columns), dtype=np.float32)
         rows = gathered
+        step = table.strides[1] // sizeof(unsigned short)
         for i in range(distinct):
-            feature = first[i]
+            # The row read through a pointer: a whole table's rows are
+            # contiguous (step 1), a subset of its columns strided.
+            source = &table[first[i], 0]
+            target = &rows[i, 0]
             for j in range(columns):
-                rows[i, j] = widen[table[feature, j]]
+                target[j] = widen[source[j * step]]
         return counted[:distinct], gathered
     finally:
         free(found)
