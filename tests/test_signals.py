@@ -326,6 +326,30 @@ def test_container_flags_on_generated_and_real_pages() -> None:
         assert memo == keywords._KEYWORD_CACHE
 
 
+def test_depths_on_generated_and_real_trees() -> None:
+    """Depths and inherited bits, in one pass and by pointer jumping, on
+    generated trees (parents before children) and the datasets' pages; a
+    parent after its child is left to the reference."""
+    from webclean_scrapy.extractors.webclean import features
+
+    rng = random.Random(16)
+    trees = []
+    for _ in range(300):
+        n = rng.randint(0, 80)
+        trees.append(np.array([-1 if i == 0 or rng.random() < 0.05 else rng.randrange(i) for i in range(n)]))
+    for path in sorted(DATA.glob("*/html/*.html.gz"))[::40]:
+        trees.append(Document.from_html(gzip.decompress(path.read_bytes())).container_columns.parents)
+    for parents in trees:
+        parents = np.asarray(parents, dtype=np.int64)
+        own = np.array([rng.randrange(256) for _ in range(len(parents))], dtype=np.uint8)
+        depth, inherited = _signals.depths(parents, own)
+        expected = features._python_depths(parents, own)
+        assert depth.dtype == expected[0].dtype and inherited.dtype == expected[1].dtype
+        assert depth.tolist() == expected[0].tolist() and inherited.tolist() == expected[1].tolist()
+    assert _signals.depths(np.array([-1, 2, 0], dtype=np.int64), np.zeros(3, dtype=np.uint8)) is None
+    assert features._depths(np.array([-1, 2, 0], dtype=np.int64), np.ones(3, dtype=np.uint8))[0].tolist() == [1, 3, 2]
+
+
 def test_structure_keys_on_generated_and_real_containers() -> None:
     """The block features' per-container group bits and (tag, class) key
     numbers, compiled and in Python, from fresh numberings: the same lists,

@@ -441,6 +441,33 @@ def structure_keys(const int[::1] indexes, list tags, list attributes, group_mem
         keys[index] = number
 
 
+def depths(const long long[::1] parents, const unsigned char[::1] own):
+    """Per container: its depth, the root 1 (int32), and the OR of its own
+    and its ancestors' *own* bits (uint8), in one pass over the containers,
+    parents before their children (``features._python_depths``, the
+    reference, jumps pointers instead); ``None`` when a parent does not come
+    before its child (the caller then runs the reference)."""
+    cdef Py_ssize_t i, n = parents.shape[0]
+    cdef long long parent
+    if own.shape[0] != n:
+        raise ValueError("one own value per container")
+    depth = np.empty(n, dtype=np.int32)
+    inherited = np.empty(n, dtype=np.uint8)
+    cdef int[::1] depth_of = depth
+    cdef unsigned char[::1] inherited_of = inherited
+    for i in range(n):
+        parent = parents[i]
+        if parent < 0:
+            depth_of[i] = 1
+            inherited_of[i] = own[i]
+        elif parent < i:
+            depth_of[i] = depth_of[parent] + 1
+            inherited_of[i] = own[i] | inherited_of[parent]
+        else:
+            return None
+    return depth, inherited
+
+
 def tag_codes(list tags, const long long[::1] parents, dict codes, tuple layout):
     """Per container its own tag code (int8), the OR of its tag's and its
     ancestors' flag bits, the root's own excepted (int64), and how many

@@ -693,20 +693,8 @@ class _Structure:
         nk = max(len(numbering), 1)
         del numbering
         # Depth (the root 1) and inherited bits (the container's and its
-        # ancestors' own) by pointer jumping: log2(depth) numpy passes.
-        depth = np.ones(nc + 1, dtype=np.int32)
-        depth[nc] = 0
-        inherited = np.zeros(nc + 1, dtype=np.uint8)
-        inherited[:nc] = own
-        up = np.empty(nc + 1, dtype=np.int32)
-        up[:nc] = columns.parents
-        up[up < 0] = nc
-        up[nc] = nc
-        while (up != nc).any():
-            depth += depth[up]
-            inherited |= inherited[up]
-            up = up[up]
-        del up
+        # ancestors' own).
+        depth, inherited = _depths(columns.parents, own)
         # Per key: containers sharing it and their text; per (parent, key):
         # siblings sharing it; per container: children holding text.
         self.keys = keys
@@ -748,8 +736,8 @@ class _Structure:
         self.prose_ratio = subtree_prose / np.maximum(cchars, 1.0)
         del subtree_prose
         unheld = cchars == 0
-        depth[:nc][unheld] = 0
-        self.depth = depth[:nc]
+        depth[unheld] = 0
+        self.depth = depth
         #: Per container: its heading level (1-6), 0 if not a heading.
         self.levels = np.fromiter(map(_HEADING_LEVELS.get, tags, repeat(0, nc)), dtype=np.int8, count=nc)
         first_h1 = np.flatnonzero(self.levels[page.holder] == 1)
@@ -757,8 +745,8 @@ class _Structure:
         self.title = doc.title.strip().lower()
         self.top_key_share = float(key_chars.max()) / total if key_chars.size else 0.0
         self.own = own
-        inherited[:nc][unheld] = 0
-        self.inherited = inherited[:nc]
+        inherited[unheld] = 0
+        self.inherited = inherited
 
     def fill(self, out: np.ndarray, start: int, stop: int) -> None:
         """Write the rows of blocks ``start:stop`` into *out* (zeros):
@@ -907,6 +895,40 @@ def _pair_counts(parents: np.ndarray, keys: np.ndarray, nk: int, held: np.ndarra
     del runs
     counts[held[order]] = np.repeat(lengths, lengths)
     return counts
+
+
+def _python_depths(parents: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per container: its depth, the root 1 (int32), and the OR of its own
+    and its ancestors' *own* bits (uint8), by pointer jumping: log2(depth)
+    numpy passes, whatever the containers' order. The reference for
+    :func:`webclean_scrapy._signals.depths`."""
+    nc = len(parents)
+    depth = np.ones(nc + 1, dtype=np.int32)
+    depth[nc] = 0
+    inherited = np.zeros(nc + 1, dtype=np.uint8)
+    inherited[:nc] = own
+    up = np.empty(nc + 1, dtype=np.int32)
+    up[:nc] = parents
+    up[up < 0] = nc
+    up[nc] = nc
+    while (up != nc).any():
+        depth += depth[up]
+        inherited |= inherited[up]
+        up = up[up]
+    return depth[:nc], inherited[:nc]
+
+
+def _depths(parents: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_python_depths`, in one compiled pass over the containers
+    (parents come before their children) when it was built."""
+    found = None if _compiled_depths is None else _compiled_depths(parents, own)
+    return _python_depths(parents, own) if found is None else found
+
+
+try:  # the same tables, compiled (an optional extension: see setup.py)
+    from ..._signals import depths as _compiled_depths
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _compiled_depths = None
 
 
 class _Numbering(dict):
