@@ -350,6 +350,17 @@ def test_depths_on_generated_and_real_trees() -> None:
     assert features._depths(np.array([-1, 2, 0], dtype=np.int64), np.ones(3, dtype=np.uint8))[0].tolist() == [1, 3, 2]
 
 
+def test_heading_levels() -> None:
+    from webclean_scrapy.extractors.webclean import features
+
+    tags = ["h1", "div", "h6", "H2", "h7", "h3", "", "p", "h2"]
+    found = _signals.heading_levels(tags, features._HEADING_LEVELS)
+    expected = features._python_heading_levels(tags, features._HEADING_LEVELS)
+    assert found.dtype == expected.dtype == np.int8
+    assert found.tolist() == expected.tolist() == [1, 0, 6, 0, 0, 3, 0, 0, 2]
+    assert _signals.heading_levels([], features._HEADING_LEVELS).tolist() == []
+
+
 def test_structure_keys_on_generated_and_real_containers() -> None:
     """The block features' per-container group bits and (tag, class) key
     numbers, compiled and in Python, from fresh numberings: the same lists,

@@ -468,6 +468,22 @@ def depths(const long long[::1] parents, const unsigned char[::1] own):
     return depth, inherited
 
 
+def heading_levels(list tags, dict levels):
+    """Per container, ``levels.get(tag, 0)`` (int8): its heading level, 0
+    if not a heading. The reference is ``features._python_heading_levels``
+    (``np.fromiter`` over ``map``, a method call and a conversion per
+    container)."""
+    cdef Py_ssize_t i, n = len(tags)
+    cdef PyObject* found
+    out = np.zeros(n, dtype=np.int8)
+    cdef signed char[::1] level_of = out
+    for i in range(n):
+        found = PyDict_GetItem(levels, tags[i])
+        if found is not NULL:
+            level_of[i] = <object> found
+    return out
+
+
 def tag_codes(list tags, const long long[::1] parents, dict codes, tuple layout):
     """Per container its own tag code (int8), the OR of its tag's and its
     ancestors' flag bits, the root's own excepted (int64), and how many

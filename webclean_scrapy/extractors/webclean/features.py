@@ -739,7 +739,7 @@ class _Structure:
         depth[unheld] = 0
         self.depth = depth
         #: Per container: its heading level (1-6), 0 if not a heading.
-        self.levels = np.fromiter(map(_HEADING_LEVELS.get, tags, repeat(0, nc)), dtype=np.int8, count=nc)
+        self.levels = _heading_levels(tags, _HEADING_LEVELS)
         first_h1 = np.flatnonzero(self.levels[page.holder] == 1)
         self.first_h1 = int(first_h1[0]) if first_h1.size else 0
         self.title = doc.title.strip().lower()
@@ -983,6 +983,18 @@ def _count_log_table() -> np.ndarray:
 
 
 _HEADING_LEVELS = {f"h{level}": level for level in range(1, 7)}
+
+
+def _python_heading_levels(tags: list[str], levels: dict[str, int]) -> np.ndarray:
+    """Per container, its tag's heading level in *levels* (int8), 0 if not a
+    heading. The reference for :func:`webclean_scrapy._signals.heading_levels`."""
+    return np.fromiter(map(levels.get, tags, repeat(0, len(tags))), dtype=np.int8, count=len(tags))
+
+
+try:  # the same lookup, compiled (an optional extension: see setup.py)
+    from ..._signals import heading_levels as _heading_levels
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _heading_levels = _python_heading_levels
 
 
 def block_features(doc: Document) -> np.ndarray:
