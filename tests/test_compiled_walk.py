@@ -13,6 +13,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from lxml import etree
 from parsel import Selector
@@ -177,6 +178,28 @@ def test_same_output_on_dataset_pages(monkeypatch: pytest.MonkeyPatch) -> None:
         root = parse_html(decode_html(gzip.decompress(path.read_bytes()))[1])
         compiled, python = both_walks(root, monkeypatch)
         assert compiled == python, path
+
+
+def test_mark_counts_are_the_numpy_counts() -> None:
+    """``BlockColumns.count`` (compiled: ``_walk.mark_counts``) against its
+    numpy reference, for single marks and sets of them, whole pages and
+    ranges (empty, at either end, past the end), on generated and real pages."""
+    from webclean_scrapy.marks import PUNCTUATION_MARKS
+
+    rng = random.Random(5)
+    pieces = [*PUNCTUATION_MARKS, "a", " ", "</p><p>", "<li>", "word"]
+    pages: list[str | bytes] = [
+        "<p>" + "".join(rng.choice(pieces) for _ in range(rng.randint(0, 200))) for _ in range(100)
+    ]
+    pages += [gzip.decompress(path.read_bytes()) for path in sorted(DATA.glob("*/html/*.html.gz"))[::97]]
+    for page in pages:
+        blocks = Document.from_html(page).block_columns
+        n = len(blocks)
+        for marks in ("", ",", ".!", PUNCTUATION_MARKS, "".join(rng.sample(PUNCTUATION_MARKS, 3)), ",,"):
+            for rows in (slice(None), slice(0, 0), slice(n // 3, n), slice(0, n // 2), slice(n - 1, n + 5)):
+                found, expected = blocks.count(marks, rows), blocks.python_count(marks, rows)
+                assert found.dtype == expected.dtype == np.int64
+                assert found.tolist() == expected.tolist(), (marks, rows)
 
 
 def test_without_the_extension_the_python_walk_runs() -> None:

@@ -952,3 +952,29 @@ def survey(root, tuple tag_names, tuple value_names, tuple element_names) -> tup
             if node is NULL or node is top:
                 return by_tag, values, elements
     return by_tag, values, elements
+
+
+def mark_counts(const long long[::1] keys, const long long[::1] counts, unsigned long long wanted,
+                Py_ssize_t start, long long[::1] out):
+    """Add to ``out[block - start]`` the counts of the marks in *wanted* (bit
+    *k* for mark *k*) of blocks ``start`` to ``start + len(out)``, from the
+    walk's mark entries (*keys* ``block * MAX_MARKS + k`` in block order,
+    *counts*): ``BlockColumns.count``'s numpy selection and ``bincount``,
+    its reference, in one pass over the range's entries (found by
+    bisection)."""
+    cdef Py_ssize_t low = 0, high = keys.shape[0], middle, i
+    cdef long long first = start * MAX_MARKS, end = (start + out.shape[0]) * MAX_MARKS, key
+    if counts.shape[0] != keys.shape[0]:
+        raise ValueError("one count per mark entry")
+    while low < high:  # the first entry of the range
+        middle = (low + high) // 2
+        if keys[middle] < first:
+            low = middle + 1
+        else:
+            high = middle
+    for i in range(low, keys.shape[0]):
+        key = keys[i]
+        if key >= end:
+            break
+        if wanted >> (key & (MAX_MARKS - 1)) & 1:
+            out[key // MAX_MARKS - start] += counts[i]

@@ -363,16 +363,23 @@ class BlockColumns:
         """How many of the characters *marks* each block's text holds (each
         of them one of :data:`PUNCTUATION_MARKS`), as int64: for every
         block, or for the range *blocks* (a slice, step 1), so that a
-        consumer reading them a range at a time holds no whole-page array."""
+        consumer reading them a range at a time holds no whole-page array.
+        One compiled pass over the range's entries when the walk was built
+        (``_walk.mark_counts``), else :meth:`python_count`, its reference."""
+        wanted = _mark_bits(marks)
+        start, stop = self._range(blocks)
+        if _compiled_walk is None:
+            return self.python_count(marks, blocks)
+        out = np.zeros(stop - start, dtype=np.int64)
+        _compiled_walk.mark_counts(self._mark_keys, self._mark_counts, wanted, start, out)
+        return out
+
+    def python_count(self, marks: str, blocks: slice = slice(None)) -> np.ndarray:
+        """:meth:`count` by numpy: the entries of the range, those of the
+        wanted marks, summed per block."""
         wanted = np.zeros(MAX_MARKS, dtype=bool)
-        try:
-            wanted[[PUNCTUATION_MARKS.index(mark) for mark in marks]] = True
-        except ValueError:
-            raise ValueError(f"only {PUNCTUATION_MARKS!r} are counted, not all of {marks!r}") from None
-        start, stop, step = blocks.indices(len(self.texts))
-        if step != 1:
-            raise ValueError("count() reads a range of blocks, step 1")
-        stop = max(start, stop)
+        wanted[[k for k in range(MAX_MARKS) if _mark_bits(marks) >> k & 1]] = True
+        start, stop = self._range(blocks)
         keys, counts = self._mark_keys, self._mark_counts
         if start or stop < len(self.texts):
             # The entries are in block order (the walk appends them so).
@@ -384,6 +391,13 @@ class BlockColumns:
             np.int64
         )
 
+    def _range(self, blocks: slice) -> tuple[int, int]:
+        """The blocks ``start:stop`` of the range *blocks* (step 1)."""
+        start, stop, step = blocks.indices(len(self.texts))
+        if step != 1:
+            raise ValueError("count() reads a range of blocks, step 1")
+        return start, max(start, stop)
+
     @property
     def marks(self) -> np.ndarray:
         """Row *k* counts :data:`PUNCTUATION_MARKS` ``[k]`` in each block's
@@ -392,6 +406,16 @@ class BlockColumns:
         dense = np.zeros(MAX_MARKS * len(self.texts), dtype=np.int64)
         dense[self._mark_keys] = self._mark_counts
         return dense.reshape(len(self.texts), MAX_MARKS)[:, : len(PUNCTUATION_MARKS)].T.copy()
+
+
+@lru_cache(maxsize=64)
+def _mark_bits(marks: str) -> int:
+    """Bit *k* set for each mark of *marks* that is :data:`PUNCTUATION_MARKS`
+    ``[k]``; ``ValueError`` for any other character."""
+    try:
+        return sum({1 << PUNCTUATION_MARKS.index(mark) for mark in marks})
+    except ValueError:
+        raise ValueError(f"only {PUNCTUATION_MARKS!r} are counted, not all of {marks!r}") from None
 
 
 class ContainerColumns:
