@@ -20,7 +20,7 @@ fallbacks, and ``tests/test_signals.py`` compares both.
 """
 
 cimport lxml.includes.etreepublic as cetree
-from cpython.dict cimport PyDict_GetItem, PyDict_SetItem, PyDict_Size
+from cpython.dict cimport PyDict_SetItem, PyDict_Size
 from cpython.object cimport PyObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.string cimport strcmp, strlen
@@ -32,6 +32,10 @@ cetree.import_lxml__etree()
 
 
 cdef extern from "Python.h":
+    # A borrowed reference or NULL, an error raised only by a key's __eq__
+    # or __hash__ (PyDict_GetItem would save and restore the error state
+    # around every lookup).
+    PyObject* PyDict_GetItemWithError(object d, object key) except? NULL
     # PEP 393 strings, read and written in place.
     object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
     unsigned char* PyUnicode_1BYTE_DATA(object text)
@@ -222,7 +226,6 @@ def phrase_counts(str text, str strip, dict phrases, Py_ssize_t longest):
     cdef Py_UCS4 c
     cdef dict counts = {}
     cdef object line
-    cdef PyObject* found
     cdef unsigned char[128] stripped
     for k in range(128):
         stripped[k] = one_of(<Py_UCS4> k, strip_kind, strip_data, strip_n)
@@ -243,9 +246,8 @@ def phrase_counts(str text, str strip, dict phrases, Py_ssize_t longest):
             b -= 1
         if 0 < b - a <= longest:
             line = text[a:b]
-            if PyDict_GetItem(phrases, line) is not NULL:
-                found = PyDict_GetItem(counts, line)
-                counts[line] = 1 if found is NULL else <object> found + 1
+            if line in phrases:
+                counts[line] = counts.get(line, 0) + 1
         start = end + 1
     return counts
 
@@ -425,14 +427,14 @@ def structure_keys(const int[::1] indexes, list tags, list attributes, group_mem
         else:
             cls = None
             words = " "
-        found = PyDict_GetItem(group_memo, words)
+        found = PyDict_GetItemWithError(group_memo, words)
         if found is NULL:
             bits = group_memo[words]  # the memo's __missing__ computes and keeps it
         else:
             bits = <object> found
         own[index] = bits
         key = (tags[index], cls)
-        found = PyDict_GetItem(numbering, key)
+        found = PyDict_GetItemWithError(numbering, key)
         if found is NULL:
             number = PyDict_Size(numbering)
             PyDict_SetItem(numbering, key, number)
@@ -474,13 +476,13 @@ def heading_levels(list tags, dict levels):
     (``np.fromiter`` over ``map``, a method call and a conversion per
     container)."""
     cdef Py_ssize_t i, n = len(tags)
-    cdef PyObject* found
+    cdef object found
     out = np.zeros(n, dtype=np.int8)
     cdef signed char[::1] level_of = out
     for i in range(n):
-        found = PyDict_GetItem(levels, tags[i])
-        if found is not NULL:
-            level_of[i] = <object> found
+        found = levels.get(tags[i])
+        if found is not None:
+            level_of[i] = found
     return out
 
 
