@@ -86,8 +86,9 @@ def test_name_words_on_generated_names() -> None:
     rng = random.Random(13)
     names = ["", "a", "ab", "a-b", "product-card__title", "x1y2zz", "caf\u00e9bar", "\ud800ab", "AbC"]
     names += [random_value(rng).lower() for _ in range(2000)]
-    expected = page_type._python_name_words(names, page_type._SINGLE_LETTERS)
-    assert _signals.name_words(names, page_type._SINGLE_LETTERS) == expected
+    for prefix in ("c_", ""):
+        expected = page_type._python_name_words(names, page_type._SINGLE_LETTERS, prefix)
+        assert _signals.name_words(names, page_type._SINGLE_LETTERS, prefix) == expected
     assert ("bar", "caf") in expected or ("caf", "bar") in expected
 
 

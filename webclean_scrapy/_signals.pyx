@@ -22,6 +22,8 @@ fallbacks, and ``tests/test_signals.py`` compares both.
 cimport lxml.includes.etreepublic as cetree
 from cpython.dict cimport PyDict_SetItem, PyDict_Size
 from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.string cimport strcmp, strlen
 from lxml.includes cimport tree
@@ -369,16 +371,19 @@ def container_flags(list tags, list attributes, const long long[::1] parents, co
     return codes, signs
 
 
-def name_words(list names, singles):
-    """Per name, ``tuple(page_type._words(name))``: its runs of ASCII
-    lower-case letters, single letters (*singles*) dropped. The set is built
-    the same way (from the runs in order, then the singles taken out), so
-    even the tuple's order is the reference's."""
+def name_words(list names, singles, str prefix):
+    """Per name, *prefix* joined to each word of ``page_type._words(name)``
+    (its runs of ASCII lower-case letters, single letters (*singles*)
+    dropped), as a tuple. The set is built the same way (from the runs in
+    order, then the singles taken out) and read in its order, so even the
+    tuple's order is the reference's (``page_type._python_name_words``)."""
     cdef list out = [], runs
     cdef str name
-    cdef Py_ssize_t i, start, n
+    cdef Py_ssize_t i, k, start, n
     cdef Py_UCS4 c
     cdef set found
+    cdef tuple words
+    cdef object word
     for name in names:
         runs = []
         n = len(name)
@@ -395,7 +400,14 @@ def name_words(list names, singles):
             runs.append(name[start:n])
         found = set(runs)
         found -= singles
-        out.append(tuple(found))
+        words = PyTuple_New(len(found))
+        k = 0
+        for word in found:
+            word = prefix + word
+            Py_INCREF(word)
+            PyTuple_SET_ITEM(words, k, word)
+            k += 1
+        out.append(words)
     return out
 
 

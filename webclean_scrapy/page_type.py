@@ -868,8 +868,7 @@ def _class_names(name_counts: dict[str, int]) -> tuple[list[int], set[str]]:
     missing = _unknown_names(name_counts, _NAME_BITS)
     if missing:
         _NAME_BITS.update(zip(missing, _name_families(missing)))
-        words = _name_words(missing, _SINGLE_LETTERS)
-        _NAME_WORDS.update(zip(missing, [tuple(map("c_".__add__, found)) for found in words]))
+        _NAME_WORDS.update(zip(missing, _name_words(missing, _SINGLE_LETTERS, "c_")))
     return _family_counts(name_counts, _NAME_BITS, _NAME_WORDS, len(_CLASS_GROUP_NAMES))
 
 
@@ -915,11 +914,11 @@ def _python_unknown_names(names: dict[str, int], known: dict[str, int]) -> list[
     return [name for name in names if name not in known]
 
 
-def _python_name_words(names: list[str], singles: frozenset[str]) -> list[tuple[str, ...]]:
-    """Per name, its words (:func:`_words`, whose single letters are
-    *singles*) as a tuple. The reference for
-    :func:`webclean_scrapy._signals.name_words`."""
-    return list(map(tuple, map(_words, names)))
+def _python_name_words(names: list[str], singles: frozenset[str], prefix: str) -> list[tuple[str, ...]]:
+    """Per name, *prefix* joined to each of its words (:func:`_words`, whose
+    single letters are *singles*), as a tuple in the set's order. The
+    reference for :func:`webclean_scrapy._signals.name_words`."""
+    return [tuple(map(prefix.__add__, found)) for found in map(_words, names)]
 
 
 def _python_attribute_names(
