@@ -14,8 +14,10 @@ operations in the same order (sums of whole numbers, exact in any order):
 the Python functions they replace (``_attribute_names``,
 ``_unknown_names``, ``_family_counts``, ``_group_numbers``,
 ``_numeric_blocks``, ``_link_figures``, ``_add_words``, ``_tag_codes``,
-``_block_stats``, ``_repetition`` in ``page_type``; ``_container_flags``
-in the ``webclean`` extractor's ``keywords``) stay the references and the
+``_block_stats``, ``_repetition``, ``_price_starts``, ``_phrase_counts``,
+``_name_words`` in ``page_type``; ``_container_flags`` in the ``webclean``
+extractor's ``keywords``; ``_structure_keys``, ``_depths``,
+``_heading_levels`` in its ``features``) stay the references and the
 fallbacks, and ``tests/test_signals.py`` compares both.
 """
 
