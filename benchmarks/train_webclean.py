@@ -22,13 +22,17 @@ thread per fit):
   totals, and ``wcxb-dev`` (today's pages, seven page types) counts
   :data:`MODERN_WEIGHT` times more;
 * the model is a gradient-boosted tree ensemble (:data:`PARAMS`) over
-  :data:`webclean_scrapy.extractors.webclean.BLOCK_FEATURES`;
+  :data:`webclean_scrapy.extractors.webclean.BLOCK_FEATURES`, the markup
+  lexicon's score (:func:`fit_lexicon`: logistic regression over the
+  class/id/role/itemprop words of each block's holder and ancestors,
+  fitted on the same labels) and the page-type probabilities;
 * **validation is grouped k-fold by domain** over all datasets together:
   every page is scored by a model fitted without any page of its domain
   (URL host, ``www.`` dropped; pages without a URL are their own group).
   The page-type classifier the block model reads is refitted in every
   fold, token model included, on the training part only
-  (:func:`assign_page_types`). The global keep threshold is the one that
+  (:func:`assign_page_types`), and so is the markup lexicon
+  (:func:`assign_lexicon`). The global keep threshold is the one that
   maximises the mean of the datasets' cross-validated scores (WCXB word
   F1 on ``wcxb-dev``, 4-gram shingle F1 elsewhere); then each predicted
   page type gets its own vetoes, threshold and repeat rule (:func:`choose_policies`),
@@ -187,6 +191,7 @@ def load_page(job: tuple[str, str, dict]) -> dict | None:
         block_tokens=block_tokens,
         block_words=[WORD.findall(text.lower()) for text in texts],
         veto_masks=webclean.veto_masks(doc),
+        markup_words=webclean.block_words(doc),
     )
     return record
 
@@ -208,8 +213,9 @@ def load_pages(data: Path, limit: int, jobs: int) -> list[dict]:
     return pages
 
 
-def design(pages: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows, labels and weights of *pages* (datasets re-weighted, see the docstring)."""
+def design(pages: list[dict], with_rows: bool = True) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """Rows (unless not *with_rows*), labels and weights of *pages*' blocks
+    (datasets re-weighted, see the docstring)."""
     counts = Counter(p["dataset"] for p in pages)
     scale = {name: (len(pages) / len(counts) / count) ** BALANCE for name, count in counts.items()}
     if MODERN in scale:
@@ -217,16 +223,91 @@ def design(pages: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     used = [p for p in pages if p["n"]]
     weights = np.concatenate([p["weights"] * scale[p["dataset"]] for p in used])
     return (
-        np.vstack([with_page_type(p) for p in used]),
+        np.vstack([with_page_type(p) for p in used]) if with_rows else None,
         np.concatenate([p["labels"] for p in used]),
         weights / weights.mean(),
     )
 
 
 def with_page_type(page: dict) -> np.ndarray:
-    """A page's block rows with its page-type probabilities appended, as
+    """A page's block rows with its markup lexicon scores and page-type
+    probabilities appended, as
     :func:`webclean_scrapy.extractors.webclean.block_probabilities` builds them."""
-    return np.hstack([page["rows"], np.broadcast_to(page["types"], (page["n"], len(PAGE_TYPES)))])
+    return np.hstack(
+        [page["rows"], page["lexicon"][:, None], np.broadcast_to(page["types"], (page["n"], len(PAGE_TYPES)))]
+    )
+
+
+#: A word of the markup lexicon gets a weight when at least this many of the
+#: fitting pages' domains use it: no single site's class names count.
+LEXICON_MIN_DOMAINS = 3
+#: The lexicon's L2 penalty (scikit-learn's SGD ``alpha``) and epochs.
+LEXICON_ALPHA = 2e-6
+LEXICON_EPOCHS = 8
+
+
+def lexicon_design(pages: list[dict], vocabulary: dict[str, int]):
+    """The lexicon's rows of *pages*' blocks: each word's count over the
+    square root of the block's number of words (the score's formula,
+    :class:`~webclean_scrapy.extractors.webclean.MarkupLexicon`), sparse."""
+    from scipy import sparse
+
+    indices: list[int] = []
+    values: list[float] = []
+    starts = [0]
+    for page in pages:
+        for words in page["markup_words"]:
+            scale = 1 / np.sqrt(max(len(words), 1))
+            for word, count in Counter(words).items():
+                column = vocabulary.get(word)
+                if column is not None:
+                    indices.append(column)
+                    values.append(count * scale)
+            starts.append(len(indices))
+    return sparse.csr_matrix((values, indices, starts), shape=(len(starts) - 1, len(vocabulary)))
+
+
+def fit_lexicon(pages: list[dict]) -> webclean.MarkupLexicon:
+    """The markup lexicon fitted on *pages*' blocks: logistic regression
+    (SGD, fixed seed) with the block model's labels and weights, over the
+    words that :data:`LEXICON_MIN_DOMAINS` of the pages' domains use;
+    weights rounded to 4 significant digits (as shipped), zeros dropped."""
+    from sklearn.linear_model import SGDClassifier
+
+    domains: dict[str, set[str]] = {}
+    for page in pages:
+        for word in {w for words in page.get("markup_words", ()) for w in words}:
+            domains.setdefault(word, set()).add(page["domain"])
+    vocabulary = {w: j for j, w in enumerate(sorted(w for w, d in domains.items() if len(d) >= LEXICON_MIN_DOMAINS))}
+    used = [p for p in pages if p["n"]]
+    _, labels, weights = design(used, with_rows=False)
+    model = SGDClassifier(
+        loss="log_loss", alpha=LEXICON_ALPHA, max_iter=LEXICON_EPOCHS, tol=None, random_state=SEED
+    ).fit(lexicon_design(used, vocabulary), labels, sample_weight=weights)
+    coefficients = model.coef_[0]
+    return webclean.MarkupLexicon(
+        {w: float(f"{coefficients[j]:.4g}") for w, j in vocabulary.items() if float(f"{coefficients[j]:.4g}")},
+        float(f"{model.intercept_[0]:.4g}"),
+    )
+
+
+def assign_lexicon(train: list[dict], test: list[dict], inner_folds: int = 4) -> None:
+    """Set ``page["lexicon"]`` (each block's markup lexicon score) on every
+    page, as the block model may see it: from a lexicon fitted on the
+    *train* pages for *test*; out-of-fold for the *train* pages (grouped by
+    domain), so the trees learn how far the lexicon is to be trusted on
+    domains it never saw."""
+    from sklearn.model_selection import GroupKFold
+
+    def score(lexicon: webclean.MarkupLexicon, pages: Iterable[dict]) -> None:
+        for page in pages:
+            page["lexicon"] = np.array([lexicon.score_words(words) for words in page.get("markup_words", ())])
+
+    if test:
+        score(fit_lexicon(train), test)
+    groups = [p["domain"] for p in train]
+    for inner, held in GroupKFold(n_splits=inner_folds).split(np.zeros(len(train)), groups=groups):
+        score(fit_lexicon([train[i] for i in inner]), [train[i] for i in held])
 
 
 #: The page-type classifier's configuration (rounds, leaves, learning rate):
@@ -465,6 +546,7 @@ def cross_validate(
             continue
         start = time.time()
         assign_page_types([pages[i] for i in train], [pages[i] for i in test])
+        assign_lexicon([pages[i] for i in train], [pages[i] for i in test])
         model = fit([pages[i] for i in train])
         for i in test:
             out[i] = probabilities_of(model, pages[i])
@@ -493,12 +575,13 @@ def cross_validate(
     return best, policies, scores(pages, kept_blocks)
 
 
-def export(model, threshold: float, policies: dict[str, Policy]) -> dict:
+def export(model, lexicon: webclean.MarkupLexicon, threshold: float, policies: dict[str, Policy]) -> dict:
     ensemble = from_lightgbm(model.booster_.dump_model(), webclean.MODEL_FEATURES)
     return {
         "about": "webclean block model; generated by benchmarks/train_webclean.py, do not edit",
         "trained_on": list(DATASETS),
         "features": list(webclean.MODEL_FEATURES),
+        "markup_lexicon": lexicon.to_json(),
         "threshold": threshold,
         "thresholds_by_page_type": {kind: policy.threshold for kind, policy in policies.items() if kind != "article"},
         "vetoes_by_page_type": {kind: list(policy.vetoes) for kind, policy in policies.items()},
@@ -559,14 +642,16 @@ def main(argv: list[str] | None = None) -> int:
     for name, value in sorted(figures.items()):
         print(f"  {name:28s} {value:.4f}")
     assign_page_types(pages, [])
+    assign_lexicon(pages, [])
     model = fit(pages)
+    lexicon = fit_lexicon(pages)
     if args.report:
         args.report.write_text(
             json.dumps({"threshold": threshold, "policies": policies, "cross_validated": figures}, indent=1) + "\n"
         )
     if not args.dry_run:
         args.output.write_text(
-            json.dumps(export(model, threshold, policies), separators=(",", ":")) + "\n", encoding="utf-8"
+            json.dumps(export(model, lexicon, threshold, policies), separators=(",", ":")) + "\n", encoding="utf-8"
         )
         print(f"wrote {args.output} ({args.output.stat().st_size / 1024:.0f} KB)")
     return 0

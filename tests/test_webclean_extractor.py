@@ -200,8 +200,9 @@ def test_threshold_option_trades_recall():
 
 def test_probabilities_are_the_shipped_ensemble_on_the_feature_rows(monkeypatch):
     """What the extractor keeps is the model file's ensemble applied to
-    :func:`block_features`' rows and the page-type probabilities, vetoes
-    aside; the compiled tree walk and the numpy reference agree."""
+    :func:`block_features`' rows, the markup lexicon's scores and the
+    page-type probabilities, vetoes aside; the compiled tree walk and the
+    numpy reference agree."""
     import numpy as np
 
     from webclean_scrapy import trees
@@ -211,9 +212,10 @@ def test_probabilities_are_the_shipped_ensemble_on_the_feature_rows(monkeypatch)
     rows = webclean.block_features(doc)
     assert rows.shape == (len(doc.block_columns), len(webclean.BLOCK_FEATURES))
     types = page_type_of(doc)[1]
-    rows = np.hstack([rows, np.tile(types, (len(rows), 1))])
-    assert rows.shape[1] == len(webclean.MODEL_FEATURES)
     model = webclean.load_model()
+    lexicon = [model.lexicon.score_words(words) for words in webclean.block_words(doc)]
+    rows = np.hstack([rows, np.array(lexicon)[:, None], np.tile(types, (len(rows), 1))])
+    assert rows.shape[1] == len(webclean.MODEL_FEATURES)
     expected = model.probabilities(rows)
     got = webclean.block_probabilities(doc)
     kept = got > 0

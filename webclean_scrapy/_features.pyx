@@ -357,3 +357,54 @@ def block_rows(double[:, :] out, Py_ssize_t start, const long long[::1] chars, c
         for j in range(nbin):
             out[r, col + j] = (code & masks[j]) == values[j]
     return True
+
+
+
+def lexicon_sums(list attributes, const long long[::1] parents, dict memo, object compute, double[:, ::1] table):
+    """``MarkupLexicon``'s per-container sums, in one pass over the
+    containers (parents first): columns 0-4 of row *j* of *table* (zeros)
+    get the element-wise sum of the rows of container *j*'s attribute
+    values (each found in *memo*, attribute name -> value -> row, or made
+    by ``compute(name, value)``, which stores it); columns 5 and 6 the
+    running sums of columns 3 and 4 from the root down to *j*. The Python
+    loops of ``lexicon.MarkupLexicon._python_sums`` are the reference: a
+    page's containers are thousands, most without attributes, and those
+    loops cost more than the rest of the lexicon's scoring together."""
+    cdef Py_ssize_t index, k, parent, n = len(attributes)
+    cdef dict attrs
+    cdef object by_value, found
+    cdef tuple row
+    for index in range(n):
+        attrs = <dict>attributes[index]
+        if attrs:
+            for name, value in attrs.items():
+                by_value = memo.get(name)
+                found = None if by_value is None else (<dict>by_value).get(value)
+                if found is None:
+                    found = compute(name, value)
+                row = <tuple>found
+                for k in range(5):
+                    table[index, k] += <double>row[k]
+        parent = parents[index]
+        if parent >= 0:
+            table[index, 5] = table[index, 3] + table[parent, 5]
+            table[index, 6] = table[index, 4] + table[parent, 6]
+        else:
+            table[index, 5] = table[index, 3]
+            table[index, 6] = table[index, 4]
+
+
+def lexicon_tag_weights(list tags, const long long[::1] holder, const long long[::1] parent, Py_ssize_t root,
+                        dict own, dict above, double[::1] out):
+    """``MarkupLexicon``'s tag weights, one per block: its holder's tag's
+    in *own* plus its parent's in *above* (none when the parent is *root*,
+    the root's missing parent). The reference:
+    ``lexicon.MarkupLexicon._python_tag_weights``."""
+    cdef Py_ssize_t i, p, n = holder.shape[0]
+    cdef double weight
+    for i in range(n):
+        weight = <double>own[tags[holder[i]]]
+        p = parent[i]
+        if p != root:
+            weight = weight + <double>above[tags[p]]
+        out[i] = weight

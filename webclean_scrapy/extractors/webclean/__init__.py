@@ -15,6 +15,8 @@ with a gradient-boosted tree ensemble over
 * the page's structure: repeated siblings sharing a tag and class, their
   share of the page's text, depth, heading level, page-wide size and link
   density (:mod:`.features`),
+* a learned score of the words the markup names the block's holder and
+  ancestors with (:mod:`.lexicon`),
 
 then applies the vetoes that markup alone justifies and keeps the blocks
 above the trained threshold, in document order, short repeats dropped.
@@ -38,7 +40,15 @@ from ...options import boolean, integer, number
 from ...page_type import page_type_of
 from ...trace import Trace
 from .. import register
-from .features import BLOCK_FEATURES, MODEL_FEATURES, _Page, block_features, iter_block_matrices
+from .features import (
+    BLOCK_FEATURES,
+    LEXICON_AT,
+    MODEL_FEATURES,
+    PAGE_TYPES_AT,
+    _Page,
+    block_features,
+    iter_block_matrices,
+)
 from .keywords import (
     _AREA,
     _CHROME_NIBBLES,
@@ -48,17 +58,20 @@ from .keywords import (
     _WIDGET_KIND,
     clear_keyword_memos,
 )
+from .lexicon import MarkupLexicon, block_words
 from .model import DEDUPLICATE_BELOW, VETOES, BlockModel, load_model
 
 __all__ = [
     "BLOCK_FEATURES",
     "DEDUPLICATE_BELOW",
     "MODEL_FEATURES",
+    "MarkupLexicon",
     "VETOES",
     "BlockModel",
     "WebcleanExtractor",
     "block_features",
     "block_probabilities",
+    "block_words",
     "clear_keyword_memos",
     "content_indexes",
     "load_model",
@@ -137,8 +150,9 @@ def block_probabilities(
 ) -> np.ndarray:
     """The content probability of each block of *doc*, vetoes applied (0).
 
-    The model sees each block's :data:`BLOCK_FEATURES` and its page's
-    page-type probabilities (:func:`webclean_scrapy.page_type.page_type_of`);
+    The model sees each block's :data:`BLOCK_FEATURES`, its markup lexicon
+    score (:mod:`.lexicon`) and its page's page-type probabilities
+    (:func:`webclean_scrapy.page_type.page_type_of`);
     then the :data:`VETOES` the model ships for the predicted type apply,
     unless together they would leave almost nothing of what the model keeps
     at *threshold* (default: the predicted type's; :func:`vetoes_that_hold`).
@@ -160,8 +174,10 @@ def block_probabilities(
     # Scored a chunk of rows at a time: the whole matrix of a page of a
     # million blocks would take a gigabyte (:func:`iter_block_matrices`).
     probabilities = np.empty(page.n)
+    lexicon = model.lexicon.block_scores(doc)
     for start, rows in iter_block_matrices(page, len(MODEL_FEATURES)):
-        rows[:, len(BLOCK_FEATURES) :] = types
+        rows[:, LEXICON_AT] = lexicon[start : start + len(rows)]
+        rows[:, PAGE_TYPES_AT:] = types
         probabilities[start : start + len(rows)] = model.probabilities(rows)
         del rows
     masks = _veto_masks(page)

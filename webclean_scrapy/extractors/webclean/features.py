@@ -150,9 +150,13 @@ BLOCK_FEATURES: tuple[str, ...] = (
     *STRUCTURE_FEATURES,
 )
 
-#: What the model scores: the block's features, then its page's page-type
-#: probabilities (:data:`webclean_scrapy.page_type.PAGE_TYPES` order).
-MODEL_FEATURES: tuple[str, ...] = (*BLOCK_FEATURES, *(f"page_{name}" for name in PAGE_TYPES))
+#: What the model scores: the block's features, its markup lexicon score
+#: (:mod:`.lexicon`), then its page's page-type probabilities
+#: (:data:`webclean_scrapy.page_type.PAGE_TYPES` order).
+MODEL_FEATURES: tuple[str, ...] = (*BLOCK_FEATURES, "markup_lexicon", *(f"page_{name}" for name in PAGE_TYPES))
+#: The column of the markup lexicon score, then the page types'.
+LEXICON_AT = len(BLOCK_FEATURES)
+PAGE_TYPES_AT = LEXICON_AT + 1
 
 _CHARS_AT = len(BLOCK_DENSE)
 _LD_AT = _CHARS_AT + len(_CHAR_STEPS)

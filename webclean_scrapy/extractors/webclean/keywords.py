@@ -15,7 +15,7 @@ import re
 from array import array
 from collections.abc import Callable
 from itertools import repeat
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -238,7 +238,11 @@ def clear_keyword_memos() -> None:
     _TOKEN_CACHE.clear()
 
 
-def remember(memo: dict[str, int], key: str, value: int, limit: int) -> int:
+_Key = TypeVar("_Key")
+_Value = TypeVar("_Value")
+
+
+def remember(memo: dict[_Key, _Value], key: _Key, value: _Value, limit: int) -> _Value:
     """Store and return *value* under *key* in a memo of at most *limit*
     entries, emptied when full: a crawl over many sites meets new class/id
     tokens without end, and an unbounded memo would grow with them."""

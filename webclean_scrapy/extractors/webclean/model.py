@@ -3,7 +3,7 @@
 A gradient-boosted tree ensemble over :data:`.features.MODEL_FEATURES`,
 fitted by ``benchmarks/train_webclean.py`` (LightGBM, training time only)
 and shipped as ``webclean_scrapy/data/webclean_model.json``, which also
-holds the keep thresholds (one, and one per predicted page type), the
+holds the markup lexicon (:mod:`.lexicon`), the keep thresholds (one, and one per predicted page type), the
 vetoes that apply on each predicted page type and the repeats dropped on
 it. At run time the ensemble is evaluated by
 :mod:`webclean_scrapy.trees` (compiled, or numpy): nothing but numpy is
@@ -21,6 +21,7 @@ import numpy as np
 
 from ...trees import TreeEnsemble
 from .features import MODEL_FEATURES
+from .lexicon import MarkupLexicon
 
 #: Why a block may be ruled out whatever the model says (documented where
 #: they are computed, :func:`webclean_scrapy.extractors.webclean.veto_masks`).
@@ -38,6 +39,8 @@ class BlockModel:
     """The ensemble that scores blocks and the threshold that keeps them."""
 
     ensemble: TreeEnsemble
+    #: The markup lexicon whose score is one of the ensemble's features.
+    lexicon: MarkupLexicon
     #: Minimum content probability of a kept block...
     threshold: float
     #: ... unless the page's predicted type has its own (cross-validated:
@@ -84,6 +87,7 @@ def load_model() -> BlockModel:
         raise RuntimeError(f"{MODEL_FILE} names unknown vetoes {sorted(unknown)}")
     return BlockModel(
         TreeEnsemble.from_json(data["ensemble"]),
+        MarkupLexicon.from_json(data["markup_lexicon"]),
         float(data["threshold"]),
         {kind: float(value) for kind, value in data.get("thresholds_by_page_type", {}).items()},
         vetoes,

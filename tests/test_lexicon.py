@@ -1,0 +1,89 @@
+"""The markup lexicon (``webclean.lexicon``): the per-container sums score
+every block exactly as its definition (the words of :func:`block_words`)."""
+
+from __future__ import annotations
+
+import gzip
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from webclean_scrapy.document import Document
+from webclean_scrapy.extractors.webclean import MarkupLexicon, block_words, load_model
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+PAGE = """<html><body class="single-post">
+<div id="page"><header role="banner"><nav class="main-nav"><a href="/">Home</a> <a href="/b">Blog</a></nav></header>
+<main><article class="post entry-content" itemprop="articleBody">
+<h1 class="post-title">A title</h1><p>First paragraph of the post, long enough to read as prose.</p>
+<div class="wp-block-quote"><p>A quoted line.</p></div></article>
+<aside class="sidebar widget-area"><ul class="related-posts"><li class="card card-12"><a href="/x">Another post</a></li>
+</ul></aside></main><footer class="site-footer">Copyright 2025</footer></div>
+Text straight in the body.</body></html>"""
+
+
+def reference_scores(lexicon: MarkupLexicon, doc: Document) -> np.ndarray:
+    return np.array([lexicon.score_words(words) for words in block_words(doc)])
+
+
+def test_words_name_each_level_of_the_markup() -> None:
+    doc = Document.from_html(PAGE)
+    words = dict(zip(doc.block_columns.texts, block_words(doc)))
+    quoted = words["A quoted line."]
+    # The holder's tag; the parent's tag and words; the grandparent's words; the ancestors' above.
+    assert quoted == [
+        "0Tp",
+        "1Tdiv", "1c:wp", "1c:block", "1c:quote",
+        "2c:post", "2c:entry", "2c:content", "2i:articlebody",
+        "ai:page", "ac:single", "ac:post",
+    ]  # fmt: skip
+    # Digits split words and one-letter pieces are dropped ("card-12" is "card").
+    assert words["Another post"][:3] == ["0Tli", "0c:card", "0c:card"]
+    assert words["Text straight in the body."] == ["0Tbody", "0c:single", "0c:post", "1Thtml"]
+
+
+def test_per_container_sums_are_the_definition() -> None:
+    doc = Document.from_html(PAGE)
+    vocabulary = sorted({w for words in block_words(doc) for w in words})
+    rng = random.Random(7)
+    lexicon = MarkupLexicon({w: rng.uniform(-2, 2) for w in vocabulary if rng.random() < 0.8}, -0.4)
+    assert np.allclose(lexicon.block_scores(doc), reference_scores(lexicon, doc), rtol=0, atol=1e-12)
+    # A word without weight still counts in the block's number of words.
+    assert lexicon.score_words(["unknown"]) == pytest.approx(-0.4)
+    assert lexicon.score_words(["0Tdiv", "unknown"]) == pytest.approx(-0.4 + lexicon.weights.get("0Tdiv", 0) / 2**0.5)
+
+
+def test_the_compiled_sums_are_the_reference() -> None:
+    """``_features.lexicon_sums`` and ``lexicon_tag_weights`` give exactly
+    what their Python references give, memo cold and warm."""
+    pytest.importorskip("webclean_scrapy._features")
+    doc = Document.from_html(PAGE)
+    vocabulary = sorted({w for words in block_words(doc) for w in words})
+    rng = random.Random(11)
+    weights = {w: rng.uniform(-2, 2) for w in vocabulary}
+    compiled = MarkupLexicon(weights, 0.25).block_scores(doc)
+    assert np.array_equal(compiled, MarkupLexicon(weights, 0.25).block_scores(doc, compiled=False))
+    warm = MarkupLexicon(weights, 0.25)
+    warm.block_scores(doc, compiled=False)
+    assert np.array_equal(warm.block_scores(doc), compiled)
+
+
+def test_a_page_without_blocks_scores_nothing() -> None:
+    doc = Document.from_html("<html><body><div class='x'></div></body></html>")
+    assert load_model().lexicon.block_scores(doc).shape == (0,)
+
+
+def test_the_shipped_lexicon_scores_like_its_definition_on_real_pages() -> None:
+    if not DATA.is_dir():
+        pytest.skip("no annotated pages at ../shared/data")
+    lexicon = load_model().lexicon
+    assert lexicon.weights and all(w[0] in "012a" for w in lexicon.weights)
+    paths = sorted(DATA.glob("*/html/*.html.gz"))[::97]
+    for path in paths:
+        doc = Document.from_html(gzip.decompress(path.read_bytes()))
+        scores = lexicon.block_scores(doc)
+        assert np.allclose(scores, reference_scores(lexicon, doc), rtol=0, atol=1e-9), path
+        assert np.array_equal(scores, lexicon.block_scores(doc, compiled=False)), path
