@@ -108,18 +108,44 @@ class MarkupLexicon:
     #: Attribute name -> value -> the sums of the value's words' weights
     #: read at each of :data:`LEVELS`, and its number of words.
     _sums: dict[str, dict[str, tuple[float, ...]]] = field(default_factory=dict, compare=False, repr=False)
+    #: Attribute initial -> word -> its weight at each of :data:`LEVELS`.
+    _by_word: dict[str, dict[str, tuple[float, ...]]] = field(init=False, compare=False, repr=False)
 
     def score_words(self, words: list[str]) -> float:
         """The log-odds of one block from its words (the reference)."""
         get = self.weights.get
         return self.bias + sum(get(w, 0.0) for w in words) / math.sqrt(max(len(words), 1))
 
+    def __post_init__(self) -> None:
+        # Attribute initial -> word -> its weights at the four LEVELS: an
+        # attribute value's sums are then one lookup per word, with no
+        # string made per word and level.
+        by_word: dict[str, dict[str, list[float]]] = {}
+        for key, weight in self.weights.items():
+            level, word = key[0], key[1:]
+            if word[1:2] == ":":  # an attribute's word, not a tag ("0Tdiv")
+                levels = by_word.setdefault(word[0], {}).setdefault(word[2:], [0.0] * len(LEVELS))
+                levels[LEVELS.index(level)] = weight
+        object.__setattr__(
+            self,
+            "_by_word",
+            {initial: {word: tuple(levels) for word, levels in words.items()} for initial, words in by_word.items()},
+        )
+
     def _value_sums(self, name: str, value: str) -> tuple[float, ...]:
         """The row of one attribute value (see :attr:`_sums`), made and memoised."""
-        get = self.weights.get
-        words = value_words(name, value)
-        row = (*(sum(get(level + w, 0.0) for w in words) for level in LEVELS), float(len(words)))
-        return remember(self._sums.setdefault(name, {}), value, row, _SUMS_SIZE)
+        get = self._by_word.get(name[0], {}).get
+        s0 = s1 = s2 = s3 = 0.0
+        words = _WORD.findall(value.lower())
+        for word in words:
+            levels = get(word)
+            if levels is not None:
+                w0, w1, w2, w3 = levels
+                s0 += w0
+                s1 += w1
+                s2 += w2
+                s3 += w3
+        return remember(self._sums.setdefault(name, {}), value, (s0, s1, s2, s3, float(len(words))), _SUMS_SIZE)
 
     def _python_sums(self, attributes: list[dict[str, str]], parents: np.ndarray, table: np.ndarray) -> None:
         """Columns 0-4 of row *j* of *table* (zeros): the sum of the rows
