@@ -223,13 +223,13 @@ def design(pages: list[dict], with_rows: bool = True) -> tuple[np.ndarray | None
     used = [p for p in pages if p["n"]]
     weights = np.concatenate([p["weights"] * scale[p["dataset"]] for p in used])
     return (
-        np.vstack([with_page_type(p) for p in used]) if with_rows else None,
+        np.vstack([model_rows(p) for p in used]) if with_rows else None,
         np.concatenate([p["labels"] for p in used]),
         weights / weights.mean(),
     )
 
 
-def with_page_type(page: dict) -> np.ndarray:
+def model_rows(page: dict) -> np.ndarray:
     """A page's block rows with its markup lexicon scores and page-type
     probabilities appended, as
     :func:`webclean_scrapy.extractors.webclean.block_probabilities` builds them."""
@@ -284,10 +284,9 @@ def fit_lexicon(pages: list[dict]) -> webclean.MarkupLexicon:
     model = SGDClassifier(
         loss="log_loss", alpha=LEXICON_ALPHA, max_iter=LEXICON_EPOCHS, tol=None, random_state=SEED
     ).fit(lexicon_design(used, vocabulary), labels, sample_weight=weights)
-    coefficients = model.coef_[0]
+    rounded = [float(f"{c:.4g}") for c in model.coef_[0]]
     return webclean.MarkupLexicon(
-        {w: float(f"{coefficients[j]:.4g}") for w, j in vocabulary.items() if float(f"{coefficients[j]:.4g}")},
-        float(f"{model.intercept_[0]:.4g}"),
+        {w: rounded[j] for w, j in vocabulary.items() if rounded[j]}, float(f"{model.intercept_[0]:.4g}")
     )
 
 
@@ -416,7 +415,7 @@ def probabilities_of(model, page: dict) -> np.ndarray:
     """The model's content probabilities of a page's blocks, before vetoes."""
     if not page["n"]:
         return np.zeros(0)
-    return model.predict_proba(with_page_type(page))[:, 1]
+    return model.predict_proba(model_rows(page))[:, 1]
 
 
 class Policy(NamedTuple):

@@ -48,22 +48,12 @@ _WORD = re.compile(r"[a-z]{2,}")
 #: parent, grandparent, every ancestor above.
 LEVELS: tuple[str, ...] = ("0", "1", "2", "a")
 
-#: ``"<attribute initial>\0<value>"`` -> the value's words (``"c:card"``,
-#: ``"i:main"``: the attribute's initial, a colon, the word), memoised
-#: across pages: a crawl sees the same class strings over and over.
-_WORDS: dict[str, tuple[str, ...]] = {}
-_WORDS_SIZE = 1 << 16
-
 
 def value_words(name: str, value: str) -> tuple[str, ...]:
     """The words of one descriptive attribute's value, each prefixed with
-    the attribute's initial."""
-    key = f"{name[0]}\0{value}"
-    found = _WORDS.get(key)
-    if found is None:
-        prefix = f"{name[0]}:"
-        found = remember(_WORDS, key, tuple(prefix + word for word in _WORD.findall(value.lower())), _WORDS_SIZE)
-    return found
+    the attribute's initial (``"c:card"``, ``"i:main"``)."""
+    prefix = f"{name[0]}:"
+    return tuple(prefix + word for word in _WORD.findall(value.lower()))
 
 
 def attribute_words(attributes: dict[str, str]) -> list[str]:
