@@ -17,25 +17,37 @@ from libc.stdlib cimport free, malloc
 import numpy as np
 
 
+cdef Py_ssize_t walk(const unsigned int[::1] nextmove, const long long[::1] rowbase, const int[::1] output,
+                     const unsigned char[::1] text, int* found, Py_ssize_t features) except -1:
+    """The automaton's outputs over *text*, in order, into *found* (room for
+    one per byte); how many. An output at or past *features* (the rows of
+    the caller's table; -1: no table) raises ``IndexError``."""
+    cdef Py_ssize_t i, hits = 0
+    cdef unsigned int state = 0
+    cdef int feature
+    for i in range(text.shape[0]):
+        state = nextmove[rowbase[state] + text[i]]
+        feature = output[state]
+        if feature >= 0:
+            if 0 <= features <= feature:
+                raise IndexError(f"feature {feature} is past the table's {features} rows")
+            found[hits] = feature
+            hits += 1
+    return hits
+
+
 def visit_counts(const unsigned int[::1] nextmove, const long long[::1] rowbase, const int[::1] output,
                  const unsigned char[::1] text):
     """``{feature: count}`` of the automaton's outputs over *text*, in the
     order first met, or ``None`` when there is none (py3langid's
     ``visit_counts``, whose tables these are)."""
-    cdef Py_ssize_t i, n = text.shape[0], hits = 0
-    cdef unsigned int state = 0
-    cdef int feature
+    cdef Py_ssize_t i, n = text.shape[0], hits
     cdef int* found = <int*> malloc((n + 1) * sizeof(int))
     cdef dict counts = {}
     if found is NULL:
         raise MemoryError()
     try:
-        for i in range(n):
-            state = nextmove[rowbase[state] + text[i]]
-            feature = output[state]
-            if feature >= 0:
-                found[hits] = feature
-                hits += 1
+        hits = walk(nextmove, rowbase, output, text, found, -1)
         for i in range(hits):
             key = found[i]
             counts[key] = counts.get(key, 0) + 1
@@ -55,7 +67,6 @@ def sparse_rows(const unsigned int[::1] nextmove, const long long[::1] rowbase, 
     rows raises ``IndexError``, as numpy's gather does."""
     cdef Py_ssize_t i, j, n = text.shape[0], hits = 0, distinct = 0, size = 16
     cdef Py_ssize_t features = table.shape[0], columns = table.shape[1]
-    cdef unsigned int state = 0
     cdef size_t at
     cdef int feature
     cdef int* found = <int*> malloc((n + 1) * sizeof(int))
@@ -73,14 +84,7 @@ def sparse_rows(const unsigned int[::1] nextmove, const long long[::1] rowbase, 
     if found is NULL:
         raise MemoryError()
     try:
-        for i in range(n):
-            state = nextmove[rowbase[state] + text[i]]
-            feature = output[state]
-            if feature >= 0:
-                if feature >= features:
-                    raise IndexError(f"feature {feature} is past the table's {features} rows")
-                found[hits] = feature
-                hits += 1
+        hits = walk(nextmove, rowbase, output, text, found, features)
         if hits == 0:
             return None
         # The distinct features in the order first met: an open-addressing
