@@ -76,6 +76,17 @@ def test_sparse_rows_are_py3langids_counts_and_rows() -> None:
             assert rows.tobytes() == table[list(visits)].astype(np.float32).tobytes()
 
 
+def test_sparse_rows_refuse_features_past_the_table() -> None:
+    """A feature past the table's rows raises, as numpy's gather does; the
+    counting walk (``visit_counts``), which reads no table, counts it."""
+    _langid = pytest.importorskip("webclean_scrapy._langid")
+    ours = _load()
+    data = ours._encode(TEXTS[0])
+    assert _langid.visit_counts(*ours._tables, data)
+    with pytest.raises(IndexError, match="past the table"):
+        _langid.sparse_rows(*ours._tables, data, ours.nb_ptc[:1].view(np.uint16), _half_to_single())
+
+
 def test_too_few_letters_give_no_language() -> None:
     assert detect_language("1234 5678 " * 50) == (None, None)
     assert detect_language("a1" * (MIN_LETTERS - 1)) == (None, None)
