@@ -71,6 +71,18 @@ def test_the_compiled_sums_are_the_reference() -> None:
     assert np.array_equal(warm.block_scores(doc), compiled)
 
 
+def test_clearing_the_memos_forgets_the_lexicons_sums() -> None:
+    from webclean_scrapy.extractors.webclean import clear_keyword_memos
+
+    lexicon = load_model().lexicon
+    doc = Document.from_html(PAGE)
+    scores = lexicon.block_scores(doc)
+    assert lexicon._sums
+    clear_keyword_memos()
+    assert not lexicon._sums
+    assert np.array_equal(lexicon.block_scores(doc), scores)
+
+
 def test_a_page_without_blocks_scores_nothing() -> None:
     doc = Document.from_html("<html><body><div class='x'></div></body></html>")
     assert load_model().lexicon.block_scores(doc).shape == (0,)

@@ -56,8 +56,8 @@ from .keywords import (
     _INNER_MASK,
     _KIND_SHIFT,
     _WIDGET_KIND,
-    clear_keyword_memos,
 )
+from .keywords import clear_keyword_memos as _clear_keyword_memos
 from .lexicon import MarkupLexicon, block_words
 from .model import DEDUPLICATE_BELOW, VETOES, BlockModel, load_model
 
@@ -79,6 +79,14 @@ __all__ = [
     "veto_masks",
     "vetoes_that_hold",
 ]
+
+
+def clear_keyword_memos() -> None:
+    """Empty the class/id keyword memos and the markup lexicon's per-value
+    sums: the state of a process that has not seen any page yet
+    (``benchmarks/speed.py --cold`` times that)."""
+    _clear_keyword_memos()
+    load_model().lexicon.forget()
 
 
 def veto_masks(doc: Document) -> np.ndarray:

@@ -137,6 +137,10 @@ class MarkupLexicon:
                 s3 += w3
         return remember(self._sums.setdefault(name, {}), value, (s0, s1, s2, s3, float(len(words))), _SUMS_SIZE)
 
+    def forget(self) -> None:
+        """Empty the per-value sums memo (a process that has seen no page)."""
+        self._sums.clear()
+
     def _python_sums(self, attributes: list[dict[str, str]], parents: np.ndarray, table: np.ndarray) -> None:
         """Columns 0-4 of row *j* of *table* (zeros): the sum of the rows
         of container *j*'s attribute values; columns 5 and 6: the running
