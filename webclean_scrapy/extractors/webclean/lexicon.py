@@ -85,7 +85,7 @@ def block_words(doc: Document) -> list[list[str]]:
 
 #: Per-container sums kept for each attribute value, memoised per lexicon.
 _SUMS_SIZE = 1 << 16
-#: Containers read per slice by :meth:`MarkupLexicon.block_scores`.
+#: Containers read per slice by :meth:`MarkupLexicon._python_sums`.
 _SLICE = 1 << 12
 
 
@@ -177,9 +177,10 @@ class MarkupLexicon:
         :meth:`_python_sums`, its reference: ``compiled=False``),
         the ancestors' running sums made in the same pass, then
         whole-column reads per block.
-        Containers are read a slice at a time, and every per-container or
-        per-block temporary is an array: a page of a million blocks holds
-        a few dozen bytes per block here, not Python objects."""
+        Every per-container or per-block temporary is an array (the
+        reference's lists are a slice of containers at a time): a page of
+        a million blocks holds a few dozen bytes per block here, not
+        Python objects."""
         blocks, columns = doc.block_columns, doc.container_columns
         if not len(blocks):
             return np.zeros(0)
