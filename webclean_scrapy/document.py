@@ -366,10 +366,10 @@ class BlockColumns:
         consumer reading them a range at a time holds no whole-page array.
         One compiled pass over the range's entries when the walk was built
         (``_walk.mark_counts``), else :meth:`python_count`, its reference."""
-        wanted = _mark_bits(marks)
-        start, stop = self._range(blocks)
         if _compiled_walk is None:
             return self.python_count(marks, blocks)
+        wanted = _mark_bits(marks)
+        start, stop = self._range(blocks)
         out = np.zeros(stop - start, dtype=np.int64)
         _compiled_walk.mark_counts(self._mark_keys, self._mark_counts, wanted, start, out)
         return out
@@ -377,8 +377,9 @@ class BlockColumns:
     def python_count(self, marks: str, blocks: slice = slice(None)) -> np.ndarray:
         """:meth:`count` by numpy: the entries of the range, those of the
         wanted marks, summed per block."""
+        bits = _mark_bits(marks)
         wanted = np.zeros(MAX_MARKS, dtype=bool)
-        wanted[[k for k in range(MAX_MARKS) if _mark_bits(marks) >> k & 1]] = True
+        wanted[[k for k in range(MAX_MARKS) if bits >> k & 1]] = True
         start, stop = self._range(blocks)
         keys, counts = self._mark_keys, self._mark_counts
         if start or stop < len(self.texts):
