@@ -9,6 +9,7 @@ from webclean_scrapy.document import Document
 from webclean_scrapy.errors import ExtractionError
 from webclean_scrapy.extractors import get_extractor, resolve_extractor_class, webclean
 from webclean_scrapy.page_type import PAGE_TYPES
+from webclean_scrapy.trace import Trace
 
 PARAGRAPHS = [
     "The river flooded the lower town on Tuesday night, and by morning the water had reached the steps of the old "
@@ -301,6 +302,34 @@ def test_the_fallback_keeps_prose_when_nothing_passes_the_threshold():
     assert select(doc, low) == [0] and select(doc, low, fallback=False) == []
     hub = Document.from_html("<html><body>" + "".join(f"<li><a href='/{i}'>Story {i}</a></li>" for i in range(30)))
     assert select(hub, np.full(30, 0.02)) == []
+
+
+def test_a_small_page_is_kept_whole():
+    """A page with under ``FALLBACK_MIN_CHARS`` characters of text in all
+    keeps every block the vetoes leave, whatever their probabilities; a
+    larger page keeps only what reaches the threshold."""
+    import numpy as np
+
+    def select(doc: Document, probabilities: np.ndarray, fallback: bool = True) -> list[int]:
+        blocks = doc.block_columns
+        return webclean.select_blocks(
+            blocks.texts, blocks.chars, blocks.anchor_chars, probabilities, 0.5, fallback=fallback
+        )
+
+    small = Document.from_html("<html><body><h2>Opening hours</h2><p>Mon-Fri 9-17</p><p>Sat 10-14</p></body></html>")
+    assert select(small, np.array([0.9, 0.1, 0.3])) == [0, 1, 2]
+    assert select(small, np.array([0.9, 0.0, 0.3])) == [0, 2]  # a vetoed block stays out
+    assert select(small, np.array([0.9, 0.1, 0.3]), fallback=False) == [0]
+    trace = Trace()
+    trace.units("block", 3)
+    blocks = small.block_columns
+    webclean.select_blocks(blocks.texts, blocks.chars, blocks.anchor_chars, np.array([0.9, 0.1, 0.3]), 0.5, trace=trace)
+    assert trace.reasons == ["small page: every block the vetoes leave"] * 3
+    assert "small page" in trace.facts
+    text = extract("<html><body><h2>Test Case 1</h2><img src=a.jpg><h2>Test Case 2</h2></body></html>").text
+    assert text.split() == ["Test", "Case", "1", "Test", "Case", "2"]
+    large = Document.from_html("<html><body>" + "".join(f"<p>{SHORT_NEWS}</p>" for _ in range(2)) + "</body></html>")
+    assert select(large, np.array([0.9, 0.1]), fallback=True) == [0]
 
 
 #: A short discussion thread: (author, post) pairs.

@@ -283,7 +283,7 @@ def content_indexes(
 
 #: A page with no block above the threshold still has its main text when
 #: its best block holds prose: at least this many characters, mostly not
-#: links.
+#: links. A page with fewer characters than this in all is kept whole.
 FALLBACK_MIN_CHARS = 200
 
 
@@ -307,14 +307,22 @@ def select_blocks(
     characters or more, mostly not links), if it has one: an empty result
     is right for hubs, error pages and consent walls, but a short article
     (a few hundred characters straight inside a ``<div>``) must not come
-    out empty.
+    out empty. And a page whose blocks hold fewer than
+    :data:`FALLBACK_MIN_CHARS` characters in all is kept whole (every block
+    the vetoes leave): there is no chrome on it worth cutting a line of its
+    text for, and the model's evidence (lengths, shares, neighbours) says
+    little on a page that small.
 
     *trace* receives the probabilities as scores against *cut*, the kept
     blocks, the reasons (duplicate, fallback, threshold) and, as its
     confidence, the page's highest probability."""
-    kept = np.flatnonzero(probabilities >= cut).tolist()
     fell_back = None
-    if not kept and fallback:
+    small_page = fallback and 0 < int(chars.sum()) < FALLBACK_MIN_CHARS
+    if small_page:
+        kept = np.flatnonzero(probabilities > 0).tolist()
+    else:
+        kept = np.flatnonzero(probabilities >= cut).tolist()
+    if not kept and fallback and not small_page:
         prose = (chars >= FALLBACK_MIN_CHARS) & (anchor_chars * 2 < chars) & (probabilities > 0)
         if prose.any():
             fell_back = float(probabilities[prose].max()) / 2
@@ -334,6 +342,9 @@ def select_blocks(
         trace.score(probabilities, "content probability", cut)
         trace.keep(unique)
         trace.reason(sorted(set(kept) - set(unique)), "a repeat of a kept block's text")
+        if small_page:
+            trace.fact("small page", f"under {FALLBACK_MIN_CHARS} characters of text in all: kept whole")
+            trace.reason(unique, "small page: every block the vetoes leave")
         if fell_back is not None:
             trace.fact(
                 "fallback",
