@@ -124,6 +124,40 @@ def test_what_may_follow_html_end_tag():
     assert has_text_after_html("x</html>" + "<script></script>" * 20000 + "y")
 
 
+# -- a <title> that swallowed the page ---------------------------------------------------
+HEAD_JUNK = "function zoom(size) { obj.style.fontSize = size + 'pt'; }\n" * 40
+STORY = "".join(f"<p>Paragraph {i} of the story, which every reader of the page saw.</p>" for i in range(30))
+
+
+def test_a_title_without_its_end_tag_does_not_swallow_the_page():
+    """An archive cut a chunk out of the head, end tag included: libxml2
+    (like a browser) reads the rest of the page as the title's text, and
+    the body is empty. The title is closed at the end of its line, the
+    debris up to the next tag dropped, and the story comes out."""
+    for mangled in (
+        f"<html><head><title>Golfer wins his seventh title (The Times)ntById('font');\n{HEAD_JUNK}</script>",
+        "<html><head><title>Golfer wins his seventh title</titlevalue='true' -->\n</head>",
+    ):
+        page = f"{mangled}<body><div class='story'>{STORY}</div></body></html>"
+        assert len(parse_html(page).find("head/title").text) > document.RUNAWAY_TITLE_CHARS  # the failure
+        assert document.has_runaway_title(parse_html(page))
+        root, truncated = parse_page(page)
+        assert root.find("head/title").text.startswith("Golfer wins his seventh title") and not truncated
+        result = extract(page, extractor="baseline")
+        assert "Paragraph 29 of the story" in result.text and "obj.style" not in result.text
+        doc = Document(Selector(text=page).root, source=page)  # a tree parsed elsewhere (the thread offload's path)
+        assert "Paragraph 0 of the story, which every reader of the page saw." in block_texts(doc)
+
+
+def test_a_long_title_that_is_only_text_stays_whole():
+    title = "A very long title " * 100
+    page = f"<html><head><title>{title}</title></head><body><p>Body text.</p></body></html>"
+    root = parse_html(page)
+    assert not document.has_runaway_title(root)
+    assert parse_page(page)[0].find("head/title").text == title
+    assert document.close_runaway_title("<p>no title</p>") == "<p>no title</p>"
+
+
 # -- truncated compressed bodies ------------------------------------------------------
 PAGE = (
     "<html><head><title>Gzip</title></head><body><article>"

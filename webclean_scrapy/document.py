@@ -937,6 +937,41 @@ def has_text_after_html(text: str) -> bool:
     return match is not None and _NOTHING_KEPT.match(text, match.end()) is None
 
 
+#: A ``<title>`` whose text is longer than this and holds markup has
+#: swallowed the page: its end tag is missing or mangled (``</titlevalue``,
+#: a chunk of the head cut out by an archive), and libxml2, like a browser,
+#: reads everything after it as the title's text, so the body is empty.
+RUNAWAY_TITLE_CHARS = 1000
+_TITLE_START = re.compile(r"<title\b[^>]*>", re.I)
+_TAG_START = re.compile(r"<[A-Za-z/!]")
+
+
+def has_runaway_title(root: etree._Element) -> bool:
+    """Whether *root*'s ``<title>`` swallowed the page (see :data:`RUNAWAY_TITLE_CHARS`)."""
+    title = root.find("head/title")
+    text = title.text if title is not None else None
+    return text is not None and len(text) > RUNAWAY_TITLE_CHARS and _TAG_START.search(text) is not None
+
+
+def close_runaway_title(text: str) -> str:
+    """*text* with its first ``<title>`` closed where its own text must
+    end: at the end of its first line or before the first tag, whichever
+    comes first. What follows, up to the next tag, is dropped: the debris
+    of the mangled head (a script's tail, half an attribute), which no
+    browser showed either."""
+    start = _TITLE_START.search(text)
+    if start is None:
+        return text
+    tag = _TAG_START.search(text, start.end())
+    line = text.find("\n", start.end())
+    ends = [at for at in (tag.start() if tag else -1, line) if at >= 0]
+    if not ends:
+        return text
+    cut = min(ends)
+    following = tag if tag is not None and tag.start() >= cut else _TAG_START.search(text, cut)
+    return text[:cut] + "</title>" + text[following.start() if following else len(text) :]
+
+
 def last_depth(root: etree._Element) -> int:
     """How many elements deep the last element of *root* (in document
     order) sits, *root* counting 1: when libxml2 stops at its nesting limit,
@@ -1028,10 +1063,17 @@ def recover_tree(root: etree._Element, source: str | None) -> tuple[etree._Eleme
     the point where :data:`LIBXML2_MAX_DEPTH` elements are open, without an
     error. The first is repaired by removing the ``</html>`` tags (browsers
     read on), the second by :func:`flatten_markup`; a tree that reached the
-    limit with no source to repair stays, flagged as truncated.
+    limit with no source to repair stays, flagged as truncated. A
+    ``<title>`` that swallowed the page is closed (:func:`close_runaway_title`).
     """
-    if source is not None and has_text_after_html(source):
+    if source is not None and (has_text_after_html(source) or has_runaway_title(root)):
         return parse_page(source)
+    return _recover_depth(root, source)
+
+
+def _recover_depth(root: etree._Element, source: str | None) -> tuple[etree._Element, bool]:
+    """*root*, or the tree of *source* flattened when libxml2 stopped at its
+    nesting limit, and whether the tree still misses part of the page."""
     depth = last_depth(root)
     if depth < SUSPICIOUS_DEPTH:
         return root, False
@@ -1050,6 +1092,11 @@ def parse_page(text: str, utf8_body: bytes | None = None) -> tuple[etree._Elemen
         text = _HTML_END_TAG.sub("", text)
         utf8_body = None
     root = parse_html(text, utf8_body)
+    if has_runaway_title(root):
+        closed = close_runaway_title(text)
+        if closed != text:
+            text = closed
+            root = parse_html(text)
     if last_depth(root) < SUSPICIOUS_DEPTH:
         return root, False
-    return recover_tree(root, text)
+    return _recover_depth(root, text)
