@@ -967,9 +967,8 @@ def close_runaway_title(text: str) -> str:
     ends = [at for at in (tag.start() if tag else -1, line) if at >= 0]
     if not ends:
         return text
-    cut = min(ends)
-    following = tag if tag is not None and tag.start() >= cut else _TAG_START.search(text, cut)
-    return text[:cut] + "</title>" + text[following.start() if following else len(text) :]
+    # The first tag is at or after the cut: the debris ends there.
+    return text[: min(ends)] + "</title>" + text[tag.start() if tag else len(text) :]
 
 
 def last_depth(root: etree._Element) -> int:
