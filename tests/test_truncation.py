@@ -158,6 +158,25 @@ def test_a_long_title_that_is_only_text_stays_whole():
     assert document.close_runaway_title("<p>no title</p>") == "<p>no title</p>"
 
 
+# -- a body left in the head -----------------------------------------------------------
+def test_a_page_with_no_body_tag_keeps_what_its_head_wrongly_holds():
+    """An unknown element in the head (``<mbox>``) and no ``<body>`` tag:
+    libxml2 leaves the rest of the page in the head, so the page had no
+    body and no text. It is moved into a body, as a browser builds it."""
+    page = f"<html><head><title>Story</title><meta charset='utf-8'><mbox>{STORY}</mbox><meta name='x'></head></html>"
+    assert parse_html(page).find("body") is None  # the failure
+    root, _ = parse_page(page)
+    assert [e.tag for e in root.find("head")] == ["title", "meta"]
+    assert [e.tag for e in root.find("body")] == ["mbox", "meta"]
+    assert "Paragraph 29 of the story" in extract(page, extractor="baseline").text
+    assert "Paragraph 29 of the story" in extract(page).text
+    doc = Document(Selector(text=page).root, source=page)  # a tree parsed elsewhere: parsed again, ours to change
+    assert "Paragraph 0 of the story, which every reader of the page saw." in block_texts(doc)
+    # A page with a body keeps its head as it is.
+    with_body = f"<html><head><title>T</title><mbox>x</mbox></head><body>{STORY}</body></html>"
+    assert document.body_left_in_head(parse_html(with_body)) is None
+
+
 # -- truncated compressed bodies ------------------------------------------------------
 PAGE = (
     "<html><head><title>Gzip</title></head><body><article>"

@@ -971,6 +971,34 @@ def close_runaway_title(text: str) -> str:
     return text[: min(ends)] + "</title>" + text[tag.start() if tag else len(text) :]
 
 
+#: What a ``<head>`` may hold; any other element opens the body in a browser.
+HEAD_ELEMENTS = frozenset(("title", "meta", "link", "style", "script", "base", "noscript", "template"))
+
+
+def body_left_in_head(root: etree._Element) -> etree._Element | None:
+    """The first element of *root*'s ``<head>`` that belongs to the body,
+    on a page with no ``<body>`` at all; ``None`` otherwise.
+
+    libxml2 leaves an unknown element met in the head (``<mbox>``, a
+    mangled tag) there with everything after it, and a page with no
+    ``<body>`` tag then has no body: its text is silently lost. A browser
+    opens the body at that element."""
+    if root.find("body") is not None:
+        return None
+    head = root.find("head")
+    if head is None:
+        return None
+    return next((e for e in head if isinstance(e.tag, str) and e.tag not in HEAD_ELEMENTS), None)
+
+
+def move_into_body(root: etree._Element, first: etree._Element) -> None:
+    """Move *first* and every sibling after it out of the head into a new
+    ``<body>``, as a browser builds the page (see :func:`body_left_in_head`)."""
+    body = etree.SubElement(root, "body")
+    moving = [first, *first.itersiblings()]
+    body.extend(moving)
+
+
 def last_depth(root: etree._Element) -> int:
     """How many elements deep the last element of *root* (in document
     order) sits, *root* counting 1: when libxml2 stops at its nesting limit,
@@ -1063,9 +1091,12 @@ def recover_tree(root: etree._Element, source: str | None) -> tuple[etree._Eleme
     error. The first is repaired by removing the ``</html>`` tags (browsers
     read on), the second by :func:`flatten_markup`; a tree that reached the
     limit with no source to repair stays, flagged as truncated. A
-    ``<title>`` that swallowed the page is closed (:func:`close_runaway_title`).
+    ``<title>`` that swallowed the page is closed (:func:`close_runaway_title`),
+    a body left in the head is moved out (:func:`body_left_in_head`).
     """
-    if source is not None and (has_text_after_html(source) or has_runaway_title(root)):
+    if source is not None and (
+        has_text_after_html(source) or has_runaway_title(root) or body_left_in_head(root) is not None
+    ):
         return parse_page(source)
     return _recover_depth(root, source)
 
@@ -1096,6 +1127,9 @@ def parse_page(text: str, utf8_body: bytes | None = None) -> tuple[etree._Elemen
         if closed != text:
             text = closed
             root = parse_html(text)
+    first = body_left_in_head(root)
+    if first is not None:
+        move_into_body(root, first)
     if last_depth(root) < SUSPICIOUS_DEPTH:
         return root, False
     return _recover_depth(root, text)
