@@ -994,9 +994,8 @@ def body_left_in_head(root: etree._Element) -> etree._Element | None:
 def move_into_body(root: etree._Element, first: etree._Element) -> None:
     """Move *first* and every sibling after it out of the head into a new
     ``<body>``, as a browser builds the page (see :func:`body_left_in_head`)."""
-    body = etree.SubElement(root, "body")
-    moving = [first, *first.itersiblings()]
-    body.extend(moving)
+    # The siblings listed before any moves: moving one ends the iteration.
+    etree.SubElement(root, "body").extend([first, *first.itersiblings()])
 
 
 def last_depth(root: etree._Element) -> int:

@@ -322,7 +322,7 @@ def select_blocks(
         kept = np.flatnonzero(probabilities > 0).tolist()
     else:
         kept = np.flatnonzero(probabilities >= cut).tolist()
-    if not kept and fallback and not small_page:
+    if not kept and fallback:  # (a small page has no 200-character block: nothing to fall back on)
         prose = (chars >= FALLBACK_MIN_CHARS) & (anchor_chars * 2 < chars) & (probabilities > 0)
         if prose.any():
             fell_back = float(probabilities[prose].max()) / 2
