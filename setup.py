@@ -1,5 +1,5 @@
 """Build hook for the compiled modules: ``webclean_scrapy._walk``, ``._trees``, ``._langid``, ``._screen``,
-``._signals``, ``._features``.
+``._signals``, ``._features``, ``._continuity``.
 
 Everything else about the package lives in ``pyproject.toml``. Each module is
 an accelerator: it is built against the headers lxml ships (``lxml.get_include()``)
@@ -24,6 +24,7 @@ else:
             Extension("webclean_scrapy._langid", ["webclean_scrapy/_langid.pyx"], optional=True),
             Extension("webclean_scrapy._screen", ["webclean_scrapy/_screen.pyx"], optional=True),
             Extension("webclean_scrapy._features", ["webclean_scrapy/_features.pyx"], optional=True),
+            Extension("webclean_scrapy._continuity", ["webclean_scrapy/_continuity.pyx"], optional=True),
             Extension(
                 "webclean_scrapy._signals",
                 ["webclean_scrapy/_signals.pyx"],

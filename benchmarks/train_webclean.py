@@ -103,6 +103,8 @@ THRESHOLDS = np.round(np.arange(0.10, 0.651, 0.05), 3)
 #: The repeat rules a page type may choose (see the extractor's ``deduplicate``):
 #: drop repeats under 100 characters, or every repeat.
 DEDUPLICATE_CHOICES = (webclean.DEDUPLICATE_BELOW, 0)
+#: The switch costs a page type may choose (``continuity``; 0: the plain threshold).
+SWITCH_COSTS = (0.0, 0.25, 0.5, 1.0, 2.0)
 MODEL_PATH = ROOT / "webclean_scrapy" / "data" / "webclean_model.json"
 WORD = re.compile(r"\w+")
 
@@ -369,10 +371,16 @@ def fit(pages: list[dict]):
 
 
 def kept(
-    page: dict, probabilities: np.ndarray, threshold: float, deduplicate: int = webclean.DEDUPLICATE_BELOW
+    page: dict,
+    probabilities: np.ndarray,
+    threshold: float,
+    deduplicate: int = webclean.DEDUPLICATE_BELOW,
+    switch_cost: float = 0.0,
 ) -> list[int]:
-    """The extractor's choice (threshold, fallback, repeats) on cached blocks."""
-    return webclean.select_blocks(page["texts"], page["chars"], page["anchors"], probabilities, threshold, deduplicate)
+    """The extractor's choice (threshold, runs, fallback, repeats) on cached blocks."""
+    return webclean.select_blocks(
+        page["texts"], page["chars"], page["anchors"], probabilities, threshold, deduplicate, switch_cost=switch_cost
+    )
 
 
 def word_f1(page: dict, indexes: list[int]) -> float:
@@ -425,6 +433,8 @@ class Policy(NamedTuple):
     threshold: float
     #: Repeats shorter than this many characters are dropped (0: every one).
     deduplicate: int = webclean.DEDUPLICATE_BELOW
+    #: The cost of switching between kept and dropped blocks (0: the plain threshold).
+    switch_cost: float = 0.0
 
 
 #: Every subset of the vetoes, in a fixed order.
@@ -438,13 +448,13 @@ def kept_under(page: dict, probabilities: np.ndarray, policy: Policy) -> list[in
     """The blocks the extractor keeps under *policy* (vetoes, then threshold)."""
     if not page["n"]:
         return []
-    reasons, threshold, deduplicate = policy
+    reasons, threshold, deduplicate, switch_cost = policy
     reasons = webclean.vetoes_that_hold(probabilities, page["veto_masks"], reasons, threshold, page["chars"])
     if reasons:
         probabilities = probabilities.copy()
         for reason in reasons:
             probabilities[page["veto_masks"][webclean.VETOES.index(reason)]] = 0.0
-    return kept(page, probabilities, threshold, deduplicate)
+    return kept(page, probabilities, threshold, deduplicate, switch_cost)
 
 
 def steadiest(score_at: dict[float, float]) -> float:
@@ -470,14 +480,14 @@ def default_policy(kind: str, threshold: float) -> Policy:
 def choose_policies(
     pages: list[dict], out: list[np.ndarray], kinds: list[str], chosen_from: list[int], global_threshold: float
 ) -> dict[str, Policy]:
-    """For each predicted page type, the vetoes, threshold and repeat rule
-    that maximise the mean word F1 of the ``wcxb-dev`` pages in
+    """For each predicted page type, the vetoes, threshold, repeat rule and
+    switch cost that maximise the mean word F1 of the ``wcxb-dev`` pages in
     *chosen_from* predicted of that type: today's pages, whose gold follows
     today's conventions (readers' comments under an article are not
     content; Dragnet's gold keeps them, hence the ``comments`` option).
-    Found by coordinate ascent (vetoes, threshold, repeat rule; twice) from
-    the default; ``article`` keeps the global threshold and the default
-    repeat rule, which all the datasets set."""
+    Found by coordinate ascent (vetoes, threshold, repeat rule, switch
+    cost; twice) from the default; ``article`` keeps the global threshold
+    and the default repeat rule, which all the datasets set."""
     policies: dict[str, Policy] = {}
     for kind in PAGE_TYPES:
         members = [i for i in chosen_from if kinds[i] == kind and pages[i]["n"] and pages[i]["dataset"] == MODERN]
@@ -504,6 +514,7 @@ def choose_policies(
                 by_threshold = {float(t): mean_f1(current._replace(threshold=float(t))) for t in THRESHOLDS}
                 current = current._replace(threshold=steadiest(by_threshold))
                 current = best(current._replace(deduplicate=d) for d in DEDUPLICATE_CHOICES)
+            current = best(current._replace(switch_cost=c) for c in SWITCH_COSTS)
         policies[kind] = current
     return policies
 
@@ -585,6 +596,7 @@ def export(model, lexicon: webclean.MarkupLexicon, threshold: float, policies: d
         "thresholds_by_page_type": {kind: policy.threshold for kind, policy in policies.items() if kind != "article"},
         "vetoes_by_page_type": {kind: list(policy.vetoes) for kind, policy in policies.items()},
         "deduplicate_by_page_type": {kind: policy.deduplicate for kind, policy in policies.items()},
+        "switch_costs_by_page_type": {kind: policy.switch_cost for kind, policy in policies.items()},
         "ensemble": ensemble.to_json(),
     }
 
@@ -636,6 +648,7 @@ def main(argv: list[str] | None = None) -> int:
                 if policy.deduplicate
                 else "every repeat dropped"
             )
+            + f", switch cost {policy.switch_cost:g}"
         )
     print("cross-validated (no page scored by a model that saw its domain):")
     for name, value in sorted(figures.items()):

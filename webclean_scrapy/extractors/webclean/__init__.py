@@ -40,6 +40,7 @@ from ...options import boolean, integer, number
 from ...page_type import page_type_of
 from ...trace import Trace
 from .. import register
+from .continuity import kept_runs
 from .features import (
     BLOCK_FEATURES,
     LEXICON_AT,
@@ -278,6 +279,7 @@ def content_indexes(
         repeats,
         fallback=threshold is None,
         trace=trace,
+        switch_cost=model.switch_cost_for(kind) if threshold is None else 0.0,
     )
 
 
@@ -296,6 +298,7 @@ def select_blocks(
     deduplicate: int = DEDUPLICATE_BELOW,
     fallback: bool = True,
     trace: Trace | None = None,
+    switch_cost: float = 0.0,
 ) -> list[int]:
     """The kept blocks, given their probabilities: those reaching *cut*,
     in document order, repeats shorter than *deduplicate* characters
@@ -313,15 +316,26 @@ def select_blocks(
     text for, and the model's evidence (lengths, shares, neighbours) says
     little on a page that small.
 
+    With a *switch_cost* above 0 the blocks are read as runs
+    (:func:`.continuity.kept_runs`): a block a little under *cut* between
+    kept ones stays, one a little over it alone among dropped ones goes.
+    The shipped policies set it per predicted page type; a hand-set
+    threshold reads no runs.
+
     *trace* receives the probabilities as scores against *cut*, the kept
     blocks, the reasons (duplicate, fallback, threshold) and, as its
     confidence, the page's highest probability."""
     fell_back = None
     small_page = fallback and 0 < int(chars.sum()) < FALLBACK_MIN_CHARS
+    reaching = probabilities >= cut
+    runs = None
     if small_page:
         kept = np.flatnonzero(probabilities > 0).tolist()
+    elif switch_cost > 0 and reaching.any():
+        runs = kept_runs(probabilities, chars, cut, switch_cost)
+        kept = np.flatnonzero(runs).tolist()
     else:
-        kept = np.flatnonzero(probabilities >= cut).tolist()
+        kept = np.flatnonzero(reaching).tolist()
     if not kept and fallback:  # (a small page has no 200-character block: nothing to fall back on)
         prose = (chars >= FALLBACK_MIN_CHARS) & (anchor_chars * 2 < chars) & (probabilities > 0)
         if prose.any():
@@ -345,6 +359,12 @@ def select_blocks(
         if small_page:
             trace.fact("small page", f"under {FALLBACK_MIN_CHARS} characters of text in all: kept whole")
             trace.reason(unique, "small page: every block the vetoes leave")
+        if runs is not None:
+            trace.fact("switch cost", switch_cost)
+            trace.reason(np.flatnonzero(runs & ~reaching), "continuity: below the threshold, kept within a run")
+            trace.reason(
+                np.flatnonzero(reaching & ~runs), "continuity: at or above the threshold, dropped outside the runs"
+            )
         if fell_back is not None:
             trace.fact(
                 "fallback",
@@ -367,7 +387,8 @@ class WebcleanExtractor(Extractor):
     name = "webclean"
     #: ``threshold``: minimum content probability of a kept block (``None``:
     #: the tuned values shipped with the model, one per predicted page
-    #: type). Lower keeps more text.
+    #: type, with the fallback, the small-page rule and the runs of
+    #: :mod:`.continuity` that go with them). Lower keeps more text.
     #: ``deduplicate``: drop a block whose exact text was already kept when
     #: it is shorter than this many characters -- a caption shown twice, a
     #: repeated "Share" bar, a mobile copy of a menu. ``None`` (default): the

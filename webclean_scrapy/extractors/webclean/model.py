@@ -3,11 +3,12 @@
 A gradient-boosted tree ensemble over :data:`.features.MODEL_FEATURES`,
 fitted by ``benchmarks/train_webclean.py`` (LightGBM, training time only)
 and shipped as ``webclean_scrapy/data/webclean_model.json``, which also
-holds the markup lexicon (:mod:`.lexicon`), the keep thresholds (one, and one per predicted page type), the
-vetoes that apply on each predicted page type and the repeats dropped on
-it. At run time the ensemble is evaluated by
-:mod:`webclean_scrapy.trees` (compiled, or numpy): nothing but numpy is
-needed. Read once, on first use.
+holds the markup lexicon (:mod:`.lexicon`), the keep thresholds (one, and
+one per predicted page type), the vetoes that apply on each predicted page
+type, the repeats dropped on it and the cost of switching between kept and
+dropped blocks on it (:mod:`.continuity`). At run time the ensemble is
+evaluated by :mod:`webclean_scrapy.trees` (compiled, or numpy): nothing but
+numpy is needed. Read once, on first use.
 """
 
 from __future__ import annotations
@@ -57,6 +58,11 @@ class BlockModel:
     #: keeps it once. A type
     #: not listed gets :data:`DEDUPLICATE_BELOW`.
     deduplicate_by_page_type: dict[str, int] = field(default_factory=dict)
+    #: The cost of switching between keeping and dropping from one block to
+    #: the next on each predicted page type (:mod:`.continuity`;
+    #: cross-validated): a type not listed, and ``0``, keep exactly the
+    #: blocks reaching the threshold.
+    switch_costs_by_page_type: dict[str, float] = field(default_factory=dict)
 
     def threshold_for(self, page_type: str) -> float:
         return self.thresholds_by_page_type.get(page_type, self.threshold)
@@ -66,6 +72,9 @@ class BlockModel:
 
     def deduplicate_for(self, page_type: str) -> int:
         return self.deduplicate_by_page_type.get(page_type, DEDUPLICATE_BELOW)
+
+    def switch_cost_for(self, page_type: str) -> float:
+        return self.switch_costs_by_page_type.get(page_type, 0.0)
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
         """Content probability of each feature row."""
@@ -92,4 +101,5 @@ def load_model() -> BlockModel:
         {kind: float(value) for kind, value in data.get("thresholds_by_page_type", {}).items()},
         vetoes,
         {kind: int(value) for kind, value in data.get("deduplicate_by_page_type", {}).items()},
+        {kind: float(value) for kind, value in data.get("switch_costs_by_page_type", {}).items()},
     )
