@@ -455,3 +455,22 @@ def test_thread_in_comment_markup_is_kept_when_the_veto_would_leave_nothing(monk
     assert all(text in kept for _, text in posts)
     monkeypatch.setattr(webclean, "VETOES_YIELD_BELOW", 0.0)
     assert not any(text in extract(page, extractor="webclean", url=url).text for _, text in posts)
+
+
+def test_indic_and_urdu_sentence_ends_count_as_stops():
+    """A Hindi paragraph ends its sentences with the danda (``।``), an Urdu
+    one with ``۔``: the stop features count them, as they count ``.`` and
+    ``。``, so such prose does not read as a menu."""
+    import numpy as np
+
+    from webclean_scrapy.extractors.webclean.features import BLOCK_FEATURES
+
+    hindi = "शहर में मंगलवार रात भारी बारिश हुई। स्वयंसेवक दरवाज़ों के सामने रेत की बोरियाँ लगा रहे थे।"
+    urdu = "شہر میں منگل کی رات شدید بارش ہوئی۔ رضاکار دروازوں کے سامنے ریت کی بوریاں رکھ رہے تھے۔"
+    doc = Document.from_html(f"<html><body><p>{hindi}</p><p>{urdu}</p><p>Home</p></body></html>")
+    rows = webclean.block_features(doc)
+    stops, ends = rows[:, BLOCK_FEATURES.index("stops")], rows[:, BLOCK_FEATURES.index("ends_stop")]
+    assert (stops[:2] > 0).all() and stops[2] == 0
+    assert np.array_equal(ends, [1.0, 1.0, 0.0])
+    assert doc.block_columns.count("।").tolist() == [2, 0, 0]
+    assert doc.block_columns.count("۔").tolist() == [0, 2, 0]
