@@ -323,7 +323,7 @@ def select_blocks(
     threshold reads no runs.
 
     *trace* receives the probabilities as scores against *cut*, the kept
-    blocks, the reasons (duplicate, fallback, threshold) and, as its
+    blocks, the reasons (duplicate, small page, runs, fallback, threshold) and, as its
     confidence, the page's highest probability."""
     fell_back = None
     small_page = fallback and 0 < int(chars.sum()) < FALLBACK_MIN_CHARS

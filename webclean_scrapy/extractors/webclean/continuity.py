@@ -33,8 +33,9 @@ except ImportError:  # no C compiler at install: the Python loop, same decisions
 #: A probability is read as log-odds clipped to this distance from 0 and 1:
 #: a vetoed block (probability 0) votes strongly against, not infinitely.
 _CLIP = 1e-4
-#: A block's vote is its log-odds margin times ``log1p(characters) / 3``:
-#: a 20-character line weighs about 1, a 400-character paragraph 2.
+#: A block's vote is its log-odds margin times ``log1p(characters)`` over
+#: this: a 20-character line weighs about 1, a 400-character paragraph 2.
+_LENGTH_SCALE = 3.0
 
 
 def block_votes(probabilities: np.ndarray, chars: np.ndarray, cut: float) -> np.ndarray:
@@ -43,7 +44,7 @@ def block_votes(probabilities: np.ndarray, chars: np.ndarray, cut: float) -> np.
     p = np.clip(probabilities, _CLIP, 1 - _CLIP)
     c = min(max(cut, _CLIP), 1 - _CLIP)
     margin = np.log(p / (1 - p)) - np.log(c / (1 - c))
-    return margin * (np.log1p(chars.astype(np.float64)) / 3)
+    return margin * (np.log1p(chars.astype(np.float64)) / _LENGTH_SCALE)
 
 
 def python_runs(votes: np.ndarray, switch_cost: float) -> np.ndarray:
