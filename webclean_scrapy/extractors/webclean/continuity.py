@@ -2,7 +2,7 @@
 keep/drop decisions over a page's blocks.
 
 The block model scores each block on its own evidence (its neighbours'
-lengths and link shares among it), so a page's decisions can flicker: a
+lengths and link shares among them), so a page's decisions can flicker: a
 short byline or a one-line paragraph between two kept paragraphs falls a
 little under the threshold and is cut out of the article, while a "Share
 this" line or a lone caption in the chrome around it scores a little over.
