@@ -76,6 +76,51 @@ def test_sparse_rows_are_py3langids_counts_and_rows() -> None:
             assert rows.tobytes() == table[list(visits)].astype(np.float32).tobytes()
 
 
+def test_the_side_by_side_walk_is_a_single_walk_on_any_automaton() -> None:
+    """The compiled walk cuts a long text into stretches walked side by
+    side, each warmed up on the bytes before it. On an automaton whose
+    state depends on the whole past (here: the parity of the ``a`` bytes
+    read, and a counter of bytes modulo 5), a warm-up lands in the wrong
+    state, and that stretch must be walked again: the outputs are still
+    those of one walk from the start, in order."""
+    _langid = pytest.importorskip("webclean_scrapy._langid")
+    from array import array
+
+    states = 10  # parity (2) x position modulo 5
+    nextmove = array("I", [0] * (states * 256))
+    for state in range(states):
+        parity, position = divmod(state, 5)
+        for byte in range(256):
+            nextmove[state * 256 + byte] = (parity ^ (byte == ord("a"))) * 5 + (position + 1) % 5
+    rowbase = array("q", [state << 8 for state in range(states)])
+    output = array("i", [-1, 3, -1, 8, 1, 6, -1, 2, 9, -1])
+    table = np.arange(10 * 4, dtype=np.float16).reshape(10, 4)
+
+    def one_walk(data: bytes) -> dict[int, int]:
+        counts: dict[int, int] = {}
+        state = 0
+        for byte in data:
+            state = nextmove[rowbase[state] + byte]
+            if output[state] >= 0:
+                counts[output[state]] = counts.get(output[state], 0) + 1
+        return counts
+
+    rng = np.random.default_rng(7)
+    for size in (0, 1, 100, 511, 512, 513, 1000, 4099):
+        for alphabet in (b"ab", b"abc ", bytes(range(256))):
+            data = bytes(rng.choice(list(alphabet), size=size).astype(np.uint8))
+            expected = one_walk(data)
+            visits = _langid.visit_counts(nextmove, rowbase, output, data)
+            assert list((visits or {}).items()) == list(expected.items())
+            found = _langid.sparse_rows(nextmove, rowbase, output, data, table.view(np.uint16), _half_to_single())
+            if not expected:
+                assert found is None
+                continue
+            counts, rows = found
+            assert list(counts) == list(expected.values())
+            assert rows.tobytes() == table[list(expected)].astype(np.float32).tobytes()
+
+
 def test_sparse_rows_refuse_features_past_the_table() -> None:
     """A feature past the table's rows raises, as numpy's gather does; the
     counting walk (``visit_counts``), which reads no table, counts it."""
