@@ -19,12 +19,21 @@ from webclean_scrapy.extractors.webclean import keywords
 COLUMN = {name: j for j, name in enumerate(webclean.BLOCK_FEATURES)}
 
 
+#: The marks as defined, written out here (not imported) so that a change
+#: to ``marks.py`` must be made in both places: sentence ends of every
+#: script (ASCII, CJK full- and half-width, Indic, Urdu, Arabic, Armenian,
+#: Ethiopic, Myanmar, Khmer, Tibetan), commas, semicolons.
+STOPS = ".。．｡!！?？।॥۔؟։።။។།"
+COMMAS = ",，、､،"
+SEMICOLONS = ";；؛"
+
+
 def counted_marks(text: str) -> tuple[int, int, int, bool]:
     return (
-        text.count(".") + text.count("。") + text.count("!") + text.count("?"),
-        text.count(",") + text.count("，") + text.count("、"),
-        text.count(";"),
-        text[-1] in ".!?。！？",
+        sum(text.count(mark) for mark in STOPS),
+        sum(text.count(mark) for mark in COMMAS),
+        sum(text.count(mark) for mark in SEMICOLONS),
+        text[-1] in STOPS,
     )
 
 
@@ -47,6 +56,11 @@ TEXTS = [
     "No marks at all",
     "标点：你好，世界、再见。",
     "全角！",
+    "本当？はい．半角｡",
+    "هل هذا صحيح؟ نعم، هذا صحيح؛ شكرا.",
+    "ይህ ትክክል ነው። አዎ።",
+    "यह सही है। हाँ॥",
+    "Սա ճիշտ է։",
     "Why?",
     "Emoji 😀 before, after 😀. And more 😀!",
     "\U0001d400\U0001d401, wide.",

@@ -90,7 +90,7 @@ cdef enum:
     B_CHARS = 2
     B_ANCHOR_CHARS = 3
     BLOCK_FIELDS = 4
-    MAX_MARKS = 16        # a power of two: a mark entry's key is block * MAX_MARKS + mark
+    MAX_MARKS = 32        # a power of two: a mark entry's key is block * MAX_MARKS + mark
     MARK_KEY = 0          # the two columns of the (sparse) mark counts
     MARK_COUNT = 1
     MARK_FIELDS = 2
@@ -231,7 +231,7 @@ cdef inline Py_ssize_t space_length(const unsigned char* s, Py_ssize_t i, Py_ssi
 # The punctuation marks to count (UTF-8), and for each possible first byte
 # the marks that start with it, as a bit mask.
 cdef struct Marks:
-    unsigned short starting[256]
+    unsigned int starting[256]
     # 1 for a byte copied as it is: neither the start of a whitespace
     # character nor of a mark (most of a text's bytes).
     unsigned char plain[256]
@@ -252,12 +252,12 @@ cdef int marks_init(Marks* marks, tuple texts) except -1:
     for k, mark in enumerate(texts):
         marks.text[k] = <const char*> mark
         marks.length[k] = len(mark)
-        marks.starting[<unsigned char> mark[0]] |= 1 << k
+        marks.starting[<unsigned char> mark[0]] |= 1u << k
     plain_bytes(marks.plain, marks.starting)
     return 0
 
 
-cdef void plain_bytes(unsigned char* plain, const unsigned short* starting) noexcept:
+cdef void plain_bytes(unsigned char* plain, const unsigned int* starting) noexcept:
     """Fill *plain* (256 entries): 1 for a byte that starts neither a
     whitespace character (:func:`space_length`) nor, with *starting*, a mark."""
     cdef int c
@@ -285,7 +285,7 @@ cdef Py_ssize_t collapse(const char* data, Py_ssize_t n, Buffer* out, Marks* mar
     cdef const unsigned char* s = <const unsigned char*> data
     cdef Py_ssize_t i = 0, j = 0, length, spaces = 0
     cdef bint gap = False  # whitespace seen since the last byte written
-    cdef unsigned short candidates
+    cdef unsigned int candidates
     cdef int k
     cdef const unsigned char* plain = PLAIN_NO_MARKS
     if marks is not NULL:

@@ -24,7 +24,7 @@ from lxml import etree
 #: Tag kinds, as *kinds* gives them (the compiled walk's ``KIND_*``).
 KIND_INLINE, KIND_STRUCTURAL, KIND_BREAK, KIND_DROPPED, KIND_DROPPED_STRUCTURAL, KIND_ANCHOR = range(6)
 #: A mark entry's key is ``block * MAX_MARKS + mark`` (the compiled walk's).
-MAX_MARKS = 16
+MAX_MARKS = 32
 
 
 def _words_and_chars(text: str) -> tuple[str, int]:

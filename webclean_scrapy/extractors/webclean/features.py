@@ -37,7 +37,7 @@ from itertools import repeat
 import numpy as np
 
 from ...document import Document
-from ...marks import MODEL_COMMAS, MODEL_SENTENCE_ENDS, MODEL_STOPS, SEMICOLONS
+from ...marks import COMMAS, FULL_STOPS, SEMICOLONS
 from ...page_type import PAGE_TYPES
 from .keywords import (
     _AREA,
@@ -163,10 +163,9 @@ _LD_AT = _CHARS_AT + len(_CHAR_STEPS)
 _CONTAINER_AT = _LD_AT + len(_LD_STEPS)
 _KIND_AT = _CONTAINER_AT + len(CONTAINER_DENSE)
 _STRUCTURE_AT = _KIND_AT + len(KIND_NAMES) + len(INNER_NAMES) + len(FLAG_NAMES)
-#: Sentence ends (a block ending in one reads as prose). The stop and comma
-#: densities count :data:`~webclean_scrapy.marks.MODEL_STOPS` and
-#: :data:`~webclean_scrapy.marks.MODEL_COMMAS` with the semicolon.
-_STOPS = MODEL_SENTENCE_ENDS
+#: Sentence ends (a block ending in one reads as prose): every script's
+#: (:data:`~webclean_scrapy.marks.FULL_STOPS`), as the stop density counts.
+_STOPS = FULL_STOPS
 
 
 #: Counts below this have their ``math.log1p`` in a table (512 KiB).
@@ -271,12 +270,13 @@ class _Page:
 
 
 def _marks(page: _Page, rows: slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per block of *rows*: the number of stops (". 。 ! ?"), of commas
-    (", ， 、", what Readability counts) and of semicolons. The walk counted
+    """Per block of *rows*: the number of stops (:data:`~webclean_scrapy.marks.FULL_STOPS`,
+    every script's), of commas (:data:`~webclean_scrapy.marks.COMMAS`, what
+    Readability counts, with their CJK and Arabic forms) and of semicolons. The walk counted
     every mark once (:meth:`~webclean_scrapy.document.BlockColumns.count`);
     read per chunk of rows, they are not held for the whole page."""
     blocks = page.doc.block_columns
-    return blocks.count(MODEL_STOPS, rows), blocks.count(MODEL_COMMAS, rows), blocks.count(SEMICOLONS, rows)
+    return blocks.count(FULL_STOPS, rows), blocks.count(COMMAS, rows), blocks.count(SEMICOLONS, rows)
 
 
 def _ends_stop(page: _Page) -> np.ndarray:
@@ -341,7 +341,7 @@ def _readability(page: _Page) -> tuple[np.ndarray, np.ndarray, float]:
     scored = np.flatnonzero((page.chars >= 25) & (page.block_codes & _RD != 0))
     if not scored.size:
         return in_top, in_sibling, 0.0
-    commas = page.doc.block_columns.count(MODEL_COMMAS)[scored]
+    commas = page.doc.block_columns.count(COMMAS)[scored]
     points = 1.0 + commas + np.minimum(page.chars[scored] // 100, 3.0)
     # The five ancestors each paragraph scores into (-1 past the root) and
     # its share for each, in Readability's order: paragraph by paragraph,
