@@ -166,6 +166,48 @@ def test_cjk_article_kept():
     assert result.language == "ja"
 
 
+ARABIC_STORY = (
+    "غمرت مياه الأمطار الغزيرة شوارع المدينة القديمة ليلة أمس، ووصلت إلى أبواب السوق الكبير؛ وعمل "
+    "المتطوعون حتى الصباح لوضع أكياس الرمل أمام المحلات.",
+    "هل صمد السد الذي بني عام ١٩٦٢؟ قال مسؤولو البلدية إن معظمه صمد، لكن جزءا قريبا من الجسر الحديدي "
+    "انهار، وإن المهندسين سيفحصونه هذا الأسبوع.",
+    "تمكن كثير من السكان من نقل سياراتهم وأثاثهم إلى الطوابق العليا، لكن عددا من المتاجر في الشارع "
+    "الرئيسي فقد كل بضاعته.",
+    "وأعلنت المحافظة أنها ستحقق في صيانة السدود، وأن التعويضات ستصرف للمتضررين خلال الشهر المقبل.",
+)
+AMHARIC_STORY = (
+    "ትናንት ማታ የጣለው ከባድ ዝናብ የከተማዋን አሮጌ መንገዶች አጥለቀለቀ። በጎ ፈቃደኞች እስከ ጠዋት ድረስ የአሸዋ ከረጢቶችን አስቀመጡ።",
+    "የማዘጋጃ ቤቱ ባለሥልጣናት እንዳሉት አብዛኛው ግድብ ጸንቶ ቆሟል፣ ነገር ግን ከብረት ድልድዩ አጠገብ ያለው ክፍል ፈርሷል። መሐንዲሶች በዚህ ሳምንት ይመረምሩታል።",
+    "ብዙ ነዋሪዎች መኪኖቻቸውንና የቤት ዕቃዎቻቸውን ወደ ላይኛው ፎቅ ማንሳት ችለዋል፤ ሆኖም በዋናው መንገድ ላይ ያሉ አንዳንድ ሱቆች ሁሉንም ዕቃቸውን አጥተዋል።",
+    "ክልሉ የግድቦቹን ጥገና እንደሚመረምር አስታውቋል። ካሳው በሚቀጥለው ወር ይከፈላል።",
+)
+
+
+@pytest.mark.parametrize(
+    ("language", "direction", "paragraphs", "menu", "terms"),
+    [
+        ("ar", "rtl", ARABIC_STORY, ("الرئيسية", "أخبار", "اقتصاد", "رياضة"), "شروط الاستخدام"),
+        ("am", "ltr", AMHARIC_STORY, ("መነሻ", "ዜና", "ኢኮኖሚ", "ስፖርት"), "የአጠቃቀም ውል"),
+    ],
+)
+def test_article_in_a_script_of_its_own_kept(language, direction, paragraphs, menu, terms):
+    """An Arabic and an Amharic news story (their own question marks,
+    commas and full stops) in a plain ``<div>``, between a menu, a sidebar
+    of links and a footer: the story is kept, the chrome is not."""
+    links = "".join(f'<li><a href="/{i}">{word}</a></li>' for i, word in enumerate(menu))
+    sidebar = "".join(f'<li><a href="/story/{i}">{word} {i}</a></li>' for i, word in enumerate(menu * 3))
+    html = f"""<html lang="{language}" dir="{direction}"><head><meta charset="utf-8"><title>{menu[1]}</title></head>
+      <body><header><ul class="menu">{links}</ul></header>
+      <div class="main"><h1>{paragraphs[0][:30]}</h1>{"".join(f"<p>{p}</p>" for p in paragraphs)}</div>
+      <div class="sidebar"><ul>{sidebar}</ul></div>
+      <footer><a href="/terms">{terms}</a></footer></body></html>"""
+    result = extract(html, extractor="webclean")
+    for paragraph in paragraphs:
+        assert paragraph in result.text
+    assert terms not in result.text and menu[2] not in result.text
+    assert result.detected_language == language
+
+
 @pytest.mark.parametrize(
     "html",
     [
