@@ -24,6 +24,7 @@ FULL_STOPS: str = ".。．｡!！?？।॥۔؟։።။។།"
 COMMAS: str = ",，、､،"
 #: Semicolons: ASCII, full-width and Arabic.
 SEMICOLONS: str = ";；؛"
+
 #: Every mark the walk counts, each once: what any method here reads (at
 #: most :data:`webclean_scrapy.walk.MAX_MARKS`, 32).
 PUNCTUATION_MARKS: str = FULL_STOPS + COMMAS + SEMICOLONS
