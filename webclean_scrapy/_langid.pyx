@@ -94,9 +94,7 @@ cdef Py_ssize_t walk(const unsigned int[::1] nextmove, const long long[::1] rowb
                 continue
             feature = output[state]
             if feature >= 0:
-                if 0 <= features <= feature:
-                    raise IndexError(f"feature {feature} is past the table's {features} rows")
-                found[starts[k] + hits[k]] = feature
+                found[starts[k] + hits[k]] = _checked(feature, features)
                 hits[k] += 1
     entry[0] = 0
     k = CHAINS - 1
@@ -115,6 +113,14 @@ cdef Py_ssize_t walk(const unsigned int[::1] nextmove, const long long[::1] rowb
     return total
 
 
+cdef inline int _checked(int feature, Py_ssize_t features) except -1:
+    """*feature* (an automaton output), or ``IndexError`` when it is at or
+    past *features*, the rows of the caller's table (-1: no table)."""
+    if 0 <= features <= feature:
+        raise IndexError(f"feature {feature} is past the table's {features} rows")
+    return feature
+
+
 cdef Py_ssize_t _walk_from(const unsigned int[::1] nextmove, const long long[::1] rowbase, const int[::1] output,
                            const unsigned char[::1] text, Py_ssize_t start, Py_ssize_t stop, unsigned int state,
                            int* found, Py_ssize_t features, unsigned int* last) except -1:
@@ -127,9 +133,7 @@ cdef Py_ssize_t _walk_from(const unsigned int[::1] nextmove, const long long[::1
         state = nextmove[rowbase[state] + text[i]]
         feature = output[state]
         if feature >= 0 and found is not NULL:
-            if 0 <= features <= feature:
-                raise IndexError(f"feature {feature} is past the table's {features} rows")
-            found[hits] = feature
+            found[hits] = _checked(feature, features)
             hits += 1
     if last is not NULL:
         last[0] = state
