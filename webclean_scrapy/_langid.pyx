@@ -96,7 +96,6 @@ cdef Py_ssize_t walk(const unsigned int[::1] nextmove, const long long[::1] rowb
             if feature >= 0:
                 found[starts[k] + hits[k]] = _checked(feature, features)
                 hits[k] += 1
-    entry[0] = 0
     k = CHAINS - 1
     hits[k] += _walk_from(nextmove, rowbase, output, text, starts[k] + stretch, n, states[k],
                           found + starts[k] + hits[k], features, &states[k])
