@@ -177,6 +177,25 @@ def test_a_page_with_no_body_tag_keeps_what_its_head_wrongly_holds():
     assert document.body_left_in_head(parse_html(with_body)) is None
 
 
+def test_a_self_closed_html_start_tag_does_not_end_the_page():
+    """``<html xmogo.jpg" alt=".." />``, an archive's debris (one of
+    L3S-GN1's pages): libxml2 closes the root there and drops the whole
+    page. ``html`` is not a void element: a browser ignores the ``/`` and
+    reads on, and so does the repair."""
+    page = f'<!DOCTYPE html>\n<html xlogo.jpg" alt="News" width="145" /></a></td><div>{STORY}</div></html>'
+    assert len(parse_html(page)) == 0  # the failure
+    root, truncated = parse_page(page)
+    assert not truncated
+    assert "Paragraph 29 of the story" in "".join(root.find("body").itertext())
+    assert "Paragraph 29 of the story" in extract(page, extractor="baseline").text
+    assert "Paragraph 29 of the story" in extract(page).text
+    doc = Document(Selector(text=page).root, source=page)  # a tree parsed elsewhere: parsed again
+    assert "Paragraph 0 of the story, which every reader of the page saw." in block_texts(doc)
+    # An empty page with a self-closed root stays empty; an open root is left alone.
+    assert extract("<html lang='en' />").text == ""
+    assert document.reopen_html(parse_html(f"<html lang='a/>b'><body>{STORY}</body></html>"), "") is None
+
+
 # -- truncated compressed bodies ------------------------------------------------------
 PAGE = (
     "<html><head><title>Gzip</title></head><body><article>"

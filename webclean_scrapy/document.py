@@ -991,6 +991,28 @@ def body_left_in_head(root: etree._Element) -> etree._Element | None:
     return next((e for e in head if isinstance(e.tag, str) and e.tag not in HEAD_ELEMENTS), None)
 
 
+#: The page's first ``<html>`` start tag, its attributes and its ``/`` if
+#: self-closed.
+_HTML_START_TAG = re.compile(r"<html\b[^>]*?(/?)\s*>", re.I)
+
+
+def reopen_html(root: etree._Element, text: str) -> str | None:
+    """*text* with its ``<html .../>`` start tag reopened (its ``/``
+    removed) when libxml2 ended the page there; ``None`` otherwise.
+
+    libxml2 closes a self-closed ``<html/>`` (an archive's debris:
+    ``<html xmogo.jpg" alt=".." />``) and drops everything after it, so
+    the tree is a lone, childless root and the page silently has no text.
+    ``html`` is not a void element: a browser ignores the ``/`` and reads
+    on. Only a childless root costs a search."""
+    if len(root):
+        return None
+    match = _HTML_START_TAG.search(text)
+    if match is None or not match.group(1):
+        return None
+    return text[: match.start(1)] + text[match.end(1) :]
+
+
 def move_into_body(root: etree._Element, first: etree._Element) -> None:
     """Move *first* and every sibling after it out of the head into a new
     ``<body>``, as a browser builds the page (see :func:`body_left_in_head`)."""
@@ -1091,10 +1113,14 @@ def recover_tree(root: etree._Element, source: str | None) -> tuple[etree._Eleme
     read on), the second by :func:`flatten_markup`; a tree that reached the
     limit with no source to repair stays, flagged as truncated. A
     ``<title>`` that swallowed the page is closed (:func:`close_runaway_title`),
-    a body left in the head is moved out (:func:`body_left_in_head`).
+    a body left in the head is moved out (:func:`body_left_in_head`), a
+    self-closed ``<html/>`` reopened (:func:`reopen_html`).
     """
     if source is not None and (
-        has_text_after_html(source) or has_runaway_title(root) or body_left_in_head(root) is not None
+        has_text_after_html(source)
+        or has_runaway_title(root)
+        or body_left_in_head(root) is not None
+        or reopen_html(root, source) is not None
     ):
         return parse_page(source)
     return _recover_depth(root, source)
@@ -1121,6 +1147,10 @@ def parse_page(text: str, utf8_body: bytes | None = None) -> tuple[etree._Elemen
         text = _HTML_END_TAG.sub("", text)
         utf8_body = None
     root = parse_html(text, utf8_body)
+    reopened = reopen_html(root, text)
+    if reopened is not None:
+        text = reopened
+        root = parse_html(text)
     if has_runaway_title(root):
         closed = close_runaway_title(text)
         if closed != text:
