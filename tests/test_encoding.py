@@ -1,6 +1,7 @@
 """Charset edge cases: BOM-less UTF-16 from HTTP, stray NUL bytes,
-``<meta charset="utf-16">`` on an ASCII page, and the same text from the
-thread path (Scrapy's decoded response) and the process path (raw bytes)."""
+``<meta charset="utf-16">`` on an ASCII page, UTF-8 declared as a legacy
+charset, and the same text from the thread path (Scrapy's decoded response)
+and the process path (raw bytes)."""
 
 from __future__ import annotations
 
@@ -91,6 +92,50 @@ def test_http_charset_and_bom_still_win():
     assert html_encoding(b"\xef\xbb\xbf" + body, "text/html; charset=iso-8859-1") == "utf-8"
 
 
+CHINESE = "\u8fd9\u6b3e\u4ea7\u54c1\u5177\u6709\u6781\u5176\u91cd\u8981\u7684\u610f\u4e49\u3002" * 20
+
+
+@pytest.mark.parametrize(
+    "body,content_type",
+    [
+        (page().encode(), "text/html; charset=iso-8859-1"),  # Apache's default header on a UTF-8 page
+        (page('<meta charset="windows-1252">').encode(), "text/html"),  # re-saved as UTF-8, old <meta> kept
+        (page('<meta charset="gb2312">', f"<p>{CHINESE}</p>").encode(), None),
+        (page(extra=f"<p>{CHINESE}</p>").encode(), "text/html; charset=gbk"),
+    ],
+)
+def test_utf8_declared_as_a_legacy_charset_is_utf8(body, content_type):
+    """A body whose non-ASCII bytes are all valid UTF-8 is UTF-8, whatever
+    legacy charset its header or ``<meta>`` names: read as declared it is
+    mojibake (``CafÃ©``)."""
+    assert html_encoding(body, content_type) == "utf-8"
+    text = extract(body, encoding=content_type).text
+    assert WORDS in text
+    assert "\u00c3" not in text
+    if CHINESE.encode() in body:
+        assert CHINESE in text
+
+
+@pytest.mark.parametrize(
+    "body,content_type,charset",
+    [
+        (page().encode("cp1252"), "text/html; charset=iso-8859-1", "cp1252"),
+        (page('<meta charset="windows-1252">').encode("cp1252"), None, "cp1252"),
+        (page('<meta charset="gbk">', f"<p>{CHINESE}</p>").encode("gbk", "replace"), None, "gb18030"),
+        (page(extra=f"<p>{CHINESE}</p>").encode("big5", "replace"), "text/html; charset=big5", "big5hkscs"),
+        # 7-bit: pure ASCII keeps its declaration (ISO-2022-JP's escapes are ASCII bytes)
+        ("<p>\u65e5\u672c\u8a9e\u306e\u6587\u7ae0</p>".encode("iso2022_jp"), "text/html; charset=iso-2022-jp", "iso2022_jp"),
+    ],
+)
+def test_text_truly_in_a_legacy_charset_keeps_it(body, content_type, charset):
+    """Text in the charset it declares is not valid UTF-8 (accented letters
+    and double-byte characters are not followed by UTF-8's continuation
+    bytes), or is ASCII: the declaration stands."""
+    assert html_encoding(body, content_type) == charset
+    text = decode_html(body, content_type)[1]
+    assert text == body.decode(charset, "replace")
+
+
 DEMO_PAGES = sorted((Path(__file__).resolve().parent.parent / "webclean_scrapy" / "demo" / "site").rglob("*.html"))
 
 CASES = {
@@ -126,7 +171,7 @@ def test_thread_and_process_paths_give_the_same_text(extractor):
         assert threaded.title == processed.title, name
         # (a page that lies in its <meta> or its bytes gives mojibake, the same on both paths)
         if (
-            name not in ("meta-gbk", "bad-utf8-declared", "meta-cp1252-on-utf8")
+            name not in ("meta-gbk", "bad-utf8-declared")
             and not name.startswith("demo:")
             and extractor in ("default", "webclean", "baseline")
         ):

@@ -5,7 +5,7 @@ Order (w3lib's ``html_to_unicode``, as in Scrapy): byte-order mark, the HTTP
 ``Content-Type`` charset given by the caller, ``<meta charset>`` /
 ``http-equiv``, then detection. Detection is deliberately cheap: strict UTF-8,
 else Windows-1252, which is what browsers fall back to for Western pages and
-never fails to decode. Two corrections (:func:`html_encoding`):
+never fails to decode. Three corrections (:func:`html_encoding`):
 
 * ``<meta charset="utf-16">`` (or UTF-32) means UTF-8: a page whose bytes
   could be read to find that ``<meta>`` is not UTF-16 (HTML standard,
@@ -13,6 +13,16 @@ never fails to decode. Two corrections (:func:`html_encoding`):
 * A BOM-less body declared UTF-16 by HTTP is read in the byte order its
   first character shows (``<`` is ``3C 00`` in little endian), instead of
   Python's big-endian guess.
+* A body declared in a legacy charset (by HTTP or ``<meta>``: ISO-8859-1,
+  Windows-1252, GB2312...) whose bytes are valid UTF-8, non-ASCII ones
+  included, is UTF-8 (:func:`yields_to_utf8`). Servers send Apache's
+  default ``ISO-8859-1`` for UTF-8 pages, and pages re-saved as UTF-8 keep
+  their old ``<meta>``: a browser shows them as mojibake (``donâ€™t``,
+  Chinese as other, meaningless Chinese), which a corpus must not keep. Text
+  truly in a legacy charset practically never forms valid UTF-8: its
+  accented letters and double-byte characters are not followed by the
+  continuation bytes UTF-8 requires. Pure-ASCII bodies keep their
+  declaration (ISO-2022-JP is 7-bit).
 
 Every extraction path (the process workers, the thread pool, the pipeline,
 ``webclean extract``) decodes with these rules, so the same bytes give the
@@ -20,6 +30,8 @@ same text whichever way they are extracted.
 """
 
 from __future__ import annotations
+
+import codecs
 
 from w3lib.encoding import (
     html_body_declared_encoding,
@@ -113,18 +125,33 @@ def _utf16_order(body: bytes, encoding: str) -> str:
     return encoding
 
 
+def yields_to_utf8(body: bytes, declared: str) -> bool:
+    """Whether *body*, declared in the legacy (single- or double-byte)
+    charset *declared*, is UTF-8 all the same: it holds non-ASCII bytes and
+    they are all valid UTF-8 (see the module docstring)."""
+    try:
+        if codecs.lookup(declared).name == "utf-8" or _is_wide(declared) or body.isascii():
+            return False
+        body.decode("utf-8")
+    except (LookupError, UnicodeDecodeError):
+        return False
+    return True
+
+
 def html_encoding(body: bytes, content_type: str | None = None) -> str | None:
     """The charset *body* is decoded with, when the BOM, the HTTP *content_type*
     or a ``<meta>`` settles it (``None``: detection decides). See the module
-    docstring for the two corrections to Scrapy's rules."""
+    docstring for the three corrections to Scrapy's rules."""
     bom, _ = read_bom(body)
     if bom:
         return bom
     declared = http_content_type_encoding(content_type) if content_type else None
     if declared:
-        return _utf16_order(body, declared) if _is_wide(declared) else declared
+        if _is_wide(declared):
+            return _utf16_order(body, declared)
+        return "utf-8" if yields_to_utf8(body, declared) else declared
     declared = html_body_declared_encoding(body)
-    if declared and _is_wide(declared):
+    if declared and (_is_wide(declared) or yields_to_utf8(body, declared)):
         return "utf-8"
     return declared
 
