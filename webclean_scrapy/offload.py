@@ -666,7 +666,7 @@ class Offloader:
             return await self._submit(
                 extract_response, self.extractor, response, self.outline, self.explain, self.formats
             )
-        # The same charset rules as Scrapy's (header, BOM, <meta>), applied in the worker.
+        # Scrapy's charset order (header, BOM, <meta>) with encoding.py's corrections, applied in the worker.
         content_type = response.headers.get(b"Content-Type")
         return await self._submit(
             extract_markup,
