@@ -124,7 +124,11 @@ def test_utf8_declared_as_a_legacy_charset_is_utf8(body, content_type):
         (page('<meta charset="gbk">', f"<p>{CHINESE}</p>").encode("gbk", "replace"), None, "gb18030"),
         (page(extra=f"<p>{CHINESE}</p>").encode("big5", "replace"), "text/html; charset=big5", "big5hkscs"),
         # 7-bit: pure ASCII keeps its declaration (ISO-2022-JP's escapes are ASCII bytes)
-        ("<p>\u65e5\u672c\u8a9e\u306e\u6587\u7ae0</p>".encode("iso2022_jp"), "text/html; charset=iso-2022-jp", "iso2022_jp"),
+        (
+            "<p>\u65e5\u672c\u8a9e\u306e\u6587\u7ae0</p>".encode("iso2022_jp"),
+            "text/html; charset=iso-2022-jp",
+            "iso2022_jp",
+        ),
     ],
 )
 def test_text_truly_in_a_legacy_charset_keeps_it(body, content_type, charset):
