@@ -128,9 +128,10 @@ def _utf16_order(body: bytes, encoding: str) -> str:
 def yields_to_utf8(body: bytes, declared: str) -> bool:
     """Whether *body*, declared in the legacy (single- or double-byte)
     charset *declared*, is UTF-8 all the same: it holds non-ASCII bytes and
-    they are all valid UTF-8 (see the module docstring)."""
+    they are all valid UTF-8 (see the module docstring). UTF-16/32
+    declarations are settled before (:func:`html_encoding`)."""
     try:
-        if codecs.lookup(declared).name == "utf-8" or _is_wide(declared) or body.isascii():
+        if codecs.lookup(declared).name == "utf-8" or body.isascii():
             return False
         body.decode("utf-8")
     except (LookupError, UnicodeDecodeError):
