@@ -465,6 +465,11 @@ def test_eval_wcxb_fields_by_type(wcxb_dataset, tmp_path, capsys):
     #   with: a1 2/2, p1 1/2; without: a1 1/3 (privacy policy), p1 1/1.
     assert figures["with_rate"] == pytest.approx(0.75)
     assert figures["without_rate"] == pytest.approx(2 / 3)
+    # Pooled: 3 of 4 with-snippets found, 2 without-snippets found -> P 3/5, R 3/4.
+    assert figures["snippet_precision"] == pytest.approx(3 / 5)
+    assert figures["snippet_recall"] == pytest.approx(3 / 4)
+    assert figures["snippet_f1"] == pytest.approx(2 / 3)
+    assert "snip F1" in out
 
     types = report["by_type"]["wcxb-tiny"]
     assert list(types) == ["article", "product"]  # largest first; n1 has no type

@@ -1,6 +1,6 @@
 """Charset edge cases: BOM-less UTF-16 from HTTP, stray NUL bytes,
 ``<meta charset="utf-16">`` on an ASCII page, UTF-8 declared as a legacy
-charset, and the same text from the thread path (Scrapy's decoded response)
+charset, UTF-8 decoded twice before publication, and the same text from the thread path (Scrapy's decoded response)
 and the process path (raw bytes)."""
 
 from __future__ import annotations
@@ -11,7 +11,14 @@ import pytest
 from scrapy.http import HtmlResponse
 
 from webclean_scrapy import NotHTMLError, available_extractors, extract, get_extractor
-from webclean_scrapy.encoding import decode_html, html_encoding, looks_binary
+from webclean_scrapy.encoding import (
+    REPAIR_BUDGET,
+    decode_html,
+    double_encoded,
+    html_encoding,
+    looks_binary,
+    undo_double_encoding,
+)
 from webclean_scrapy.offload import extract_markup, extract_response
 
 WORDS = "Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e \u2014 \u201cquoted\u201d words of a paragraph long enough to be kept."
@@ -140,6 +147,60 @@ def test_text_truly_in_a_legacy_charset_keeps_it(body, content_type, charset):
     assert text == body.decode(charset, "replace")
 
 
+def twice(text: str, codec: str = "cp1252") -> str:
+    """*text* as a page shows it after its UTF-8 was decoded as *codec* and
+    saved again (Windows-1252 as browsers read it: its five undefined bytes
+    are the C1 controls of Latin-1)."""
+    return "".join(
+        chr(byte) if codec == "latin-1" or byte in (0x81, 0x8D, 0x8F, 0x90, 0x9D) else bytes([byte]).decode(codec)
+        for byte in text.encode("utf-8")
+    )
+
+
+#: Real text that holds a character of U+00C2-U+00F4 next to one of U+0080-U+00BF
+#: or Windows-1252's punctuation, and must stay as it is.
+LOOKALIKES = "N\u00c3O \u00e9 CAF\u00c9\u00a0\u00bb et l\u2019\u00c9T\u00c9 \u2014 gro\u00df\u2019 Stra\u00dfe, \u00c9T\u00c9\u20132024."
+
+
+@pytest.mark.parametrize("codec", ["cp1252", "latin-1"])
+@pytest.mark.parametrize("as_bytes", [True, False])
+def test_utf8_decoded_twice_is_read_back(codec, as_bytes):
+    """A valid UTF-8 page holding ``CafÃ©`` and ``â€™`` (UTF-8 decoded as
+    Windows-1252 or Latin-1, then saved as UTF-8, before it was published) is
+    read as the characters they stood for; real text beside them, with its
+    accented capitals next to a no-break space or a curly quote, stays."""
+    html = page(extra=f"<p>{LOOKALIKES}</p>").replace(WORDS, twice(WORDS, codec))
+    body = html.encode()
+    assert double_encoded(body)
+    text = extract(body if as_bytes else html, extractor="baseline").text
+    assert WORDS in text
+    assert LOOKALIKES.replace("\u00a0", " ") in text
+    assert "\u00c3\u00a9" not in text and "\u00e2\u20ac" not in text
+
+
+def test_lookalikes_alone_are_not_double_encoded():
+    body = page(extra=f"<p>{LOOKALIKES}</p>").encode()
+    assert extract(body, extractor="baseline").text.count(WORDS) == 2
+    assert undo_double_encoding(LOOKALIKES) == LOOKALIKES
+    assert not double_encoded(page().encode()) and not double_encoded(page().encode("cp1252"))
+
+
+def test_the_repair_is_bounded_by_its_budget():
+    """Past :data:`REPAIR_BUDGET` characters of context, pairs are left as
+    they are: a page of nothing but mojibake costs a bounded time."""
+    paragraph = twice(WORDS) + " "
+    text = paragraph * (3 * REPAIR_BUDGET // len(paragraph))
+    repaired = undo_double_encoding(text)
+    assert repaired.startswith(WORDS + " " + WORDS)
+    assert repaired.endswith(paragraph * 3)
+    # A pair deep inside a long text node without spaces: only its window is read.
+    blob = "x" * 100_000 + twice("\u2019") + "y" * 100_000
+    assert (
+        undo_double_encoding(f"<script>{blob}</script>")
+        == f"<script>{blob.replace(twice(chr(0x2019)), chr(0x2019))}</script>"
+    )
+
+
 DEMO_PAGES = sorted((Path(__file__).resolve().parent.parent / "webclean_scrapy" / "demo" / "site").rglob("*.html"))
 
 CASES = {
@@ -156,6 +217,8 @@ CASES = {
     "bad-utf8-declared": (page().encode().replace(b"Caf", b"Ca\xff"), "text/html; charset=utf-8"),
     "meta-cp1252-on-utf8": (page('<meta charset="windows-1252">').encode(), "text/html"),
     "meta-gbk": (page('<meta charset="gbk">').encode("gbk", "replace"), "text/html"),
+    "utf8-decoded-twice": (page().replace(WORDS, twice(WORDS)).encode(), "text/html; charset=utf-8"),
+    "utf8-decoded-twice-latin1-header": (page().replace(WORDS, twice(WORDS)).encode(), "text/html; charset=iso-8859-1"),
     "no-content-type": (page().encode(), None),
     **{f"demo:{p.name}": (p.read_bytes(), "text/html") for p in DEMO_PAGES[:6]},
 }

@@ -34,6 +34,8 @@ from webclean_scrapy.evaluation import (
     shingle_counts,
     shingle_dataset_prf,
     shingle_prf,
+    snippet_hits,
+    snippet_prf,
     snippet_rate,
     tokenize,
     voc_prf,
@@ -189,6 +191,28 @@ def test_snippet_rate_case_and_whitespace_insensitive_substrings():
     assert snippet_rate(text, ["cat, sat"]) == 0.0  # punctuation does
     assert snippet_rate(text, ["Policy "]) == 1.0  # ends stripped
     assert snippet_rate("", ["anything"]) == 0.0
+
+
+def test_snippet_prf_pools_found_and_missed_snippets_over_pages():
+    """Trafilatura's evaluation counts: a ``with`` snippet found is a true
+    positive, missed a false negative; a ``without`` snippet found a false
+    positive. Two pages: 3 of 4 ``with`` found, 2 ``without`` found."""
+    first = "Big News\nThe cat sat on the mat.\nPrivacy Policy"
+    second = "Add to cart\nA red chair."
+    hits = [
+        (snippet_hits(first, ["the cat sat", "big news"]), snippet_hits(first, ["privacy policy", "cookies", "x"])),
+        (snippet_hits(second, ["a red chair", "blue legs"]), snippet_hits(second, ["add to cart"])),
+    ]
+    assert hits == [((2, 2), (1, 3)), ((1, 2), (1, 1))]
+    with_found = sum(w[0] for w, _ in hits)
+    with_total = sum(w[1] for w, _ in hits)
+    without_found = sum(wo[0] for _, wo in hits)
+    prf = snippet_prf(with_found, with_total, without_found)
+    assert (prf.precision, prf.recall) == (pytest.approx(3 / 5), pytest.approx(3 / 4))
+    assert prf.f1 == pytest.approx(2 * 0.6 * 0.75 / 1.35)
+    assert snippet_prf(0, 3, 0) == (0.0, 0.0, 0.0)  # nothing found at all
+    assert snippet_prf(2, 2, 0).f1 == 1.0
+    assert snippet_hits("text", [" ", ""]) == (0, 0)
 
 
 def test_snippet_rate_without_snippets_is_none():

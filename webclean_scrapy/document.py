@@ -38,7 +38,7 @@ from urllib.parse import urljoin, urlsplit
 import numpy as np
 from lxml import etree
 
-from .encoding import decode_html
+from .encoding import decode_html, double_encoded, undo_double_encoding
 from .errors import ExtractionError
 from .marks import PUNCTUATION_MARKS
 from .screen import screen_markup
@@ -567,6 +567,9 @@ class Document:
 
         *encoding* is a charset name or a whole ``Content-Type`` header value,
         as received over HTTP; it wins over ``<meta>`` but not over a BOM.
+        Text read as UTF-8 (and a ``str``) that holds UTF-8 decoded twice
+        before it was published (``CafÃ©``) is read back first
+        (:func:`~webclean_scrapy.encoding.undo_double_encoding`).
         """
         if isinstance(html, (bytes, bytearray, memoryview)):
             content_type = None
@@ -578,13 +581,19 @@ class Document:
             # bytes: no re-encoding copy. Anything else is parsed from the
             # decoded text (re-encoded as UTF-8), so the charset decision stays ours.
             body: bytes | None = None if encoding != "utf-8" or "\ufffd" in text or b"\x00" in data else data
+            repairable = encoding == "utf-8"
         elif isinstance(html, str):
             text = html
             encoding = encoding or "unicode"
             body = None
+            repairable = True
         else:
             raise ExtractionError(f"a page is bytes or str, got {type(html).__name__}")
         if body is None:
+            body = text.replace("\x00", "").encode("utf-8", "replace")
+        # UTF-8 decoded twice before it was published (encoding.py) is read back.
+        if repairable and double_encoded(body):
+            text = undo_double_encoding(text)
             body = text.replace("\x00", "").encode("utf-8", "replace")
         # Pathological markup is neutralised before libxml2 sees it (screen.py).
         body, screened = screen_markup(body)

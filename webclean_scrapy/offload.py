@@ -60,7 +60,7 @@ except ImportError:  # Scrapy 2.13
 
 
 from .document import Document, built_page
-from .encoding import decoded_alike
+from .encoding import decoded_alike, double_encoded
 from .errors import PageTimeoutError, WorkerCrashError
 from .extractors import get_extractor
 from .outline import PageOutline, page_outline
@@ -155,12 +155,19 @@ def extract_response(
     charset than :func:`~webclean_scrapy.encoding.decode_html` would
     (``<meta charset="utf-16">``, a BOM-less UTF-16 body, undeclared legacy
     bytes), so thread and process offload give the same text for the same
-    bytes; and when the screen would change the page
+    bytes; when the body holds UTF-8 decoded twice, which
+    :meth:`Document.from_html <webclean_scrapy.document.Document.from_html>`
+    reads back (:func:`~webclean_scrapy.encoding.undo_double_encoding`); and
+    when the screen would change the page
     (:mod:`webclean_scrapy.screen`): its raw markup must never reach libxml2.
     """
     content_type = response.headers.get(b"Content-Type")
     header = content_type.decode("latin-1") if content_type else None
-    if screen_markup(response.body)[1] or not decoded_alike(response.body, header, response.encoding):
+    if (
+        screen_markup(response.body)[1]
+        or not decoded_alike(response.body, header, response.encoding)
+        or double_encoded(response.body)
+    ):
         return extract_markup(extractor, response.body, response.url, header, outline, explain, formats)
     return _run(
         extractor,

@@ -283,21 +283,39 @@ def normalise_snippet(snippet: str) -> str:
     return " ".join(snippet.split()).lower()
 
 
-def snippet_rate(extracted: str | Text, snippets: Iterable[str]) -> float | None:
-    """The fraction of *snippets* found in the extracted text, or None when
-    there is no snippet (a rate over nothing is not 0 and not 1).
+def snippet_hits(extracted: str | Text, snippets: Iterable[str]) -> tuple[int, int]:
+    """How many of *snippets* are found in the extracted text, and how many
+    there are (blank snippets aside).
 
     A snippet is found when it is a substring of the text after both are
     lowercased and have their whitespace runs collapsed to one space (so a
     snippet spanning two blocks matches whatever line breaks the extractor
     puts between them). No other normalisation: punctuation and quotes count.
     """
-    text = as_text(extracted).folded
-    wanted = [normalise_snippet(s) for s in snippets]
-    wanted = [s for s in wanted if s]
+    wanted = [s for s in map(normalise_snippet, snippets) if s]
     if not wanted:
-        return None
-    return sum(1 for s in wanted if s in text) / len(wanted)
+        return 0, 0
+    text = as_text(extracted).folded
+    return sum(1 for s in wanted if s in text), len(wanted)
+
+
+def snippet_rate(extracted: str | Text, snippets: Iterable[str]) -> float | None:
+    """The fraction of *snippets* found in the extracted text
+    (:func:`snippet_hits`), or None when there is no snippet (a rate over
+    nothing is not 0 and not 1)."""
+    found, total = snippet_hits(extracted, snippets)
+    return found / total if total else None
+
+
+def snippet_prf(with_found: int, with_total: int, without_found: int) -> PRF:
+    """Snippet precision, recall and F1 pooled over a dataset's pages, as
+    trafilatura's evaluation counts them: a ``with`` snippet found is a true
+    positive, one missed a false negative, a ``without`` snippet found a
+    false positive. P = TP / (TP + FP), R = TP / (TP + FN)."""
+    precision = with_found / (with_found + without_found) if with_found + without_found else 0.0
+    recall = with_found / with_total if with_total else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return PRF(precision, recall, f1)
 
 
 # -- everything at once -----------------------------------------------

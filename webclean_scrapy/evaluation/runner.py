@@ -22,7 +22,16 @@ from ..language import detect_language
 from ..metadata import metadata_of
 from ..worker import build_extractor, init_worker, worker_state
 from .dataset import Page, dataset_name, load_dataset
-from .metrics import MEAN_METRICS, METADATA_KEYS, Text, score_metadata, score_page, shingle_dataset_prf, snippet_rate
+from .metrics import (
+    MEAN_METRICS,
+    METADATA_KEYS,
+    Text,
+    score_metadata,
+    score_page,
+    shingle_dataset_prf,
+    snippet_hits,
+    snippet_prf,
+)
 from .peers import load_metadata_peer, load_peer
 
 #: The keys of one extractor's figures in the JSON report, on every dataset.
@@ -30,7 +39,12 @@ REPORT_KEYS = ("shingle_f1", "shingle_precision", "shingle_recall", *MEAN_METRIC
 
 #: Keys added after :data:`REPORT_KEYS` only on datasets whose pages carry
 #: ``with`` / ``without`` snippet lists (WCXB): absent, not 0, elsewhere.
-SNIPPET_KEYS = ("with_rate", "without_rate")
+#: The two rates are means over the pages that have such snippets; the
+#: snippet precision, recall and F1 are pooled over the dataset's snippets
+#: (:func:`~webclean_scrapy.evaluation.metrics.snippet_prf`).
+SNIPPET_KEYS = ("with_rate", "without_rate", "snippet_precision", "snippet_recall", "snippet_f1")
+#: The snippet keys that are means of a per-page rate.
+_RATE_KEYS = ("with_rate", "without_rate")
 
 #: Table columns: (report key, header, format). A column whose key no
 #: extractor has (the snippet rates on most datasets) is left out.
@@ -52,6 +66,7 @@ COLUMNS = (
     ("euclidean", "eucl", ".3f"),
     ("with_rate", "with", ".3f"),
     ("without_rate", "without", ".3f"),
+    ("snippet_f1", "snip F1", ".3f"),
     ("ms_per_page", "ms/page", ".1f"),
 )
 
@@ -91,7 +106,8 @@ class PageScores:
     page_id: str
     language: str | None
     #: extractor name -> :func:`score_page` output plus ``with_rate`` and
-    #: ``without_rate`` (None when the page has no such snippets), ``ms`` and ``failed``.
+    #: ``without_rate`` (None when the page has no such snippets), ``with_hits``
+    #: and ``without_hits`` (snippets found, snippets), ``ms`` and ``failed``.
     scores: dict[str, dict[str, Any]]
     page_type: str | None = None
 
@@ -132,10 +148,14 @@ class _Runner:
 
         def score(text: str) -> dict[str, Any]:
             extracted = Text(text)
+            with_hits = snippet_hits(extracted, page.with_snippets)
+            without_hits = snippet_hits(extracted, page.without_snippets)
             return {
                 **score_page(extracted, gold),
-                "with_rate": snippet_rate(extracted, page.with_snippets),
-                "without_rate": snippet_rate(extracted, page.without_snippets),
+                "with_rate": with_hits[0] / with_hits[1] if with_hits[1] else None,
+                "without_rate": without_hits[0] / without_hits[1] if without_hits[1] else None,
+                "with_hits": with_hits,
+                "without_hits": without_hits,
             }
 
         def judge(title: str | None, author: str | None, date: str | None) -> dict[str, float | None]:
@@ -227,8 +247,9 @@ def _mean(values: Iterable[float]) -> float:
 
 def summarise(results: Sequence[PageScores], name: str) -> dict[str, float]:
     """One extractor's dataset figures, keyed by :data:`REPORT_KEYS`, then
-    :data:`SNIPPET_KEYS` for the rates some page has snippets for (each rate
-    the mean over those pages only)."""
+    :data:`SNIPPET_KEYS` where some page has snippets (each rate the mean
+    over the pages that have such snippets; precision, recall and F1 pooled
+    over every snippet), then the metadata's."""
     scores = [r.scores[name] for r in results if name in r.scores]
     shingles = shingle_dataset_prf(s["shingle_counts"] for s in scores)
     figures = {
@@ -239,7 +260,16 @@ def summarise(results: Sequence[PageScores], name: str) -> dict[str, float]:
         "ms_per_page": _mean(s["ms"] for s in scores),
     }
     summary = {key: figures[key] for key in REPORT_KEYS}
-    for key in (*SNIPPET_KEYS, *METADATA_KEYS):
+    for key in _RATE_KEYS:
+        rates = [s[key] for s in scores if s.get(key) is not None]
+        if rates:
+            summary[key] = _mean(rates)
+    with_found, with_total = (sum(s["with_hits"][i] for s in scores if "with_hits" in s) for i in (0, 1))
+    without_found, without_total = (sum(s["without_hits"][i] for s in scores if "without_hits" in s) for i in (0, 1))
+    if with_total or without_total:
+        pooled = snippet_prf(with_found, with_total, without_found)
+        summary.update(snippet_precision=pooled.precision, snippet_recall=pooled.recall, snippet_f1=pooled.f1)
+    for key in METADATA_KEYS:
         rates = [s[key] for s in scores if s.get(key) is not None]
         if rates:
             summary[key] = _mean(rates)
