@@ -43,8 +43,6 @@ REPORT_KEYS = ("shingle_f1", "shingle_precision", "shingle_recall", *MEAN_METRIC
 #: snippet precision, recall and F1 are pooled over the dataset's snippets
 #: (:func:`~webclean_scrapy.evaluation.metrics.snippet_prf`).
 SNIPPET_KEYS = ("with_rate", "without_rate", "snippet_precision", "snippet_recall", "snippet_f1")
-#: The snippet keys that are means of a per-page rate.
-_RATE_KEYS = ("with_rate", "without_rate")
 
 #: Table columns: (report key, header, format). A column whose key no
 #: extractor has (the snippet rates on most datasets) is left out.
@@ -105,9 +103,9 @@ class PageScores:
 
     page_id: str
     language: str | None
-    #: extractor name -> :func:`score_page` output plus ``with_rate`` and
-    #: ``without_rate`` (None when the page has no such snippets), ``with_hits``
-    #: and ``without_hits`` (snippets found, snippets), ``ms`` and ``failed``.
+    #: extractor name -> :func:`score_page` output plus ``with_hits`` and
+    #: ``without_hits`` (snippets found, snippets; ``(0, 0)`` without any),
+    #: ``ms`` and ``failed``.
     scores: dict[str, dict[str, Any]]
     page_type: str | None = None
 
@@ -148,14 +146,10 @@ class _Runner:
 
         def score(text: str) -> dict[str, Any]:
             extracted = Text(text)
-            with_hits = snippet_hits(extracted, page.with_snippets)
-            without_hits = snippet_hits(extracted, page.without_snippets)
             return {
                 **score_page(extracted, gold),
-                "with_rate": with_hits[0] / with_hits[1] if with_hits[1] else None,
-                "without_rate": without_hits[0] / without_hits[1] if without_hits[1] else None,
-                "with_hits": with_hits,
-                "without_hits": without_hits,
+                "with_hits": snippet_hits(extracted, page.with_snippets),
+                "without_hits": snippet_hits(extracted, page.without_snippets),
             }
 
         def judge(title: str | None, author: str | None, date: str | None) -> dict[str, float | None]:
@@ -260,15 +254,16 @@ def summarise(results: Sequence[PageScores], name: str) -> dict[str, float]:
         "ms_per_page": _mean(s["ms"] for s in scores),
     }
     summary = {key: figures[key] for key in REPORT_KEYS}
-    for key in _RATE_KEYS:
-        rates = [s[key] for s in scores if s.get(key) is not None]
-        if rates:
-            summary[key] = _mean(rates)
-    with_found, with_total = (sum(s["with_hits"][i] for s in scores if "with_hits" in s) for i in (0, 1))
-    without_found, without_total = (sum(s["without_hits"][i] for s in scores if "without_hits" in s) for i in (0, 1))
+    pooled: dict[str, tuple[int, int]] = {}
+    for key, hits_key in (("with_rate", "with_hits"), ("without_rate", "without_hits")):
+        hits = [s[hits_key] for s in scores if s[hits_key][1]]
+        if hits:
+            summary[key] = _mean(found / total for found, total in hits)
+        pooled[hits_key] = (sum(found for found, _ in hits), sum(total for _, total in hits))
+    (with_found, with_total), (without_found, without_total) = pooled["with_hits"], pooled["without_hits"]
     if with_total or without_total:
-        pooled = snippet_prf(with_found, with_total, without_found)
-        summary.update(snippet_precision=pooled.precision, snippet_recall=pooled.recall, snippet_f1=pooled.f1)
+        prf = snippet_prf(with_found, with_total, without_found)
+        summary.update(snippet_precision=prf.precision, snippet_recall=prf.recall, snippet_f1=prf.f1)
     for key in METADATA_KEYS:
         rates = [s[key] for s in scores if s.get(key) is not None]
         if rates:
