@@ -590,11 +590,11 @@ class Document:
         else:
             raise ExtractionError(f"a page is bytes or str, got {type(html).__name__}")
         if body is None:
-            body = text.replace("\x00", "").encode("utf-8", "replace")
+            body = parser_bytes(text)
         # UTF-8 decoded twice before it was published (encoding.py) is read back.
         if repairable and double_encoded(body):
             text = undo_double_encoding(text)
-            body = text.replace("\x00", "").encode("utf-8", "replace")
+            body = parser_bytes(text)
         # Pathological markup is neutralised before libxml2 sees it (screen.py).
         body, screened = screen_markup(body)
         if screened:
@@ -894,6 +894,12 @@ def built_page(factory: Callable[[], Document]) -> Iterator[Document]:
             doc.release()
 
 
+def parser_bytes(text: str) -> bytes:
+    """*text* as the UTF-8 bytes libxml2 is given: NUL characters removed (as
+    parsel does), lone surrogates replaced."""
+    return text.replace("\x00", "").encode("utf-8", "replace")
+
+
 def parse_html(text: str, utf8_body: bytes | None = None) -> etree._Element:
     """Parse decoded markup with lxml's HTML parser; never returns ``None``.
 
@@ -902,7 +908,7 @@ def parse_html(text: str, utf8_body: bytes | None = None) -> etree._Element:
     caller has the page as valid UTF-8 bytes already, skips that encoding.
     NUL characters are removed, as parsel does.
     """
-    body = utf8_body if utf8_body is not None else text.replace("\x00", "").encode("utf-8", "replace")
+    body = utf8_body if utf8_body is not None else parser_bytes(text)
     root = None
     if body.strip():
         try:
