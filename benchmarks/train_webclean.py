@@ -99,6 +99,8 @@ PARAMS = dict(
     force_row_wise=True,
     verbose=-1,
 )
+#: The block feature that says a block is a table cell (:func:`webclean.table_cells`).
+TABLE_CELL_AT = webclean.BLOCK_FEATURES.index("k_td")
 THRESHOLDS = np.round(np.arange(0.10, 0.651, 0.05), 3)
 #: The repeat rules a page type may choose (see the extractor's ``deduplicate``):
 #: drop repeats under 100 characters, or every repeat.
@@ -379,7 +381,14 @@ def kept(
 ) -> list[int]:
     """The extractor's choice (threshold, runs, fallback, repeats) on cached blocks."""
     return webclean.select_blocks(
-        page["texts"], page["chars"], page["anchors"], probabilities, threshold, deduplicate, switch_cost=switch_cost
+        page["texts"],
+        page["chars"],
+        page["anchors"],
+        probabilities,
+        threshold,
+        deduplicate,
+        switch_cost=switch_cost,
+        repeatable=page["rows"][:, TABLE_CELL_AT] > 0,  # webclean.table_cells, as the block feature
     )
 
 

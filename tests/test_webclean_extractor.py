@@ -147,6 +147,34 @@ def test_repeats_follow_the_page_types_rule():
     assert copies == {-1: 2, 0: 1, 100: 2}
 
 
+def test_a_tables_repeated_cells_are_kept():
+    """A table's repeated values ("Optional" down a column) are its data,
+    not a template's chrome: no repeat rule drops a table cell, while the
+    same short text repeated outside the table still goes."""
+    rows = "".join(
+        f"<tr><td>{name}</td><td>String</td><td>Optional</td></tr>"
+        for name in ("gauge_id", "station_name", "river_name", "peak_level")
+    )
+    body = f"""<p>{PARAGRAPHS[0]}</p><table><tr><th>Field</th><th>Type</th><th>Use</th></tr>{rows}</table>
+    <p>Optional</p><p>Optional</p>"""
+    doc = Document.from_html(article_page(body))
+    cells = webclean.table_cells(doc)
+    texts = doc.block_columns.texts
+    assert [texts[i] for i in cells.nonzero()[0]].count("Optional") == 4
+    assert texts.count("Optional") == 6
+    # The training script reads the same mask from the block feature.
+    k_td = webclean.block_features(doc)[:, webclean.BLOCK_FEATURES.index("k_td")]
+    assert ((k_td > 0) == cells).all()
+    for rule in (0, 100):
+        kept = webclean.content_indexes(doc, threshold=0.0, deduplicate=rule)
+        kept_texts = [texts[i] for i in kept]
+        assert kept_texts.count("String") == 4
+        # The four cells; the two copies outside the table repeat a kept text.
+        assert kept_texts.count("Optional") == 4
+    none = webclean.content_indexes(doc, threshold=0.0, deduplicate=-1)
+    assert [texts[i] for i in none].count("Optional") == 6
+
+
 def test_cjk_article_kept():
     sentences = [
         "昨夜の大雨で川が氾濫し、下町の市場の前まで水が迫った。住民たちは朝まで土のうを積み続けた。",

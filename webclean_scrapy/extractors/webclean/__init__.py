@@ -57,6 +57,7 @@ from .keywords import (
     _INNER_MASK,
     _KIND_SHIFT,
     _WIDGET_KIND,
+    table_cells,
 )
 from .keywords import clear_keyword_memos as _clear_keyword_memos
 from .lexicon import MarkupLexicon, block_words
@@ -77,6 +78,7 @@ __all__ = [
     "content_indexes",
     "load_model",
     "select_blocks",
+    "table_cells",
     "veto_masks",
     "vetoes_that_hold",
 ]
@@ -252,7 +254,8 @@ def content_indexes(
 
     A block whose text was already kept is dropped when it is shorter than
     *deduplicate* characters (``0``: always dropped; ``-1``: never;
-    ``None``: the shipped rule of the page's predicted type).
+    ``None``: the shipped rule of the page's predicted type), unless it is
+    a table cell (:func:`.keywords.table_cells`).
     *trace*: see :class:`WebcleanExtractor`."""
     model = load_model()
     kind = page_type_of(doc)[0]
@@ -280,6 +283,7 @@ def content_indexes(
         fallback=threshold is None,
         trace=trace,
         switch_cost=model.switch_cost_for(kind) if threshold is None else 0.0,
+        repeatable=table_cells(doc) if repeats >= 0 else None,
     )
 
 
@@ -299,11 +303,14 @@ def select_blocks(
     fallback: bool = True,
     trace: Trace | None = None,
     switch_cost: float = 0.0,
+    repeatable: np.ndarray | None = None,
 ) -> list[int]:
     """The kept blocks, given their probabilities: those reaching *cut*,
     in document order, repeats shorter than *deduplicate* characters
-    dropped (``0``: every repeat; ``-1``: none). The training script scores
-    its thresholds through this same function.
+    dropped (``0``: every repeat; ``-1``: none) except the blocks
+    *repeatable* marks (table cells: a column's repeated values are its
+    data). The training script scores its thresholds through this same
+    function.
 
     With *fallback*, a page where no block reaches *cut* keeps every block
     scoring at least half of its best prose block (:data:`FALLBACK_MIN_CHARS`
@@ -349,7 +356,8 @@ def select_blocks(
         for i in kept:
             text = texts[i]
             if text in seen and (not deduplicate or chars[i] < deduplicate):
-                continue
+                if repeatable is None or not repeatable[i]:
+                    continue
             seen.add(text)
             unique.append(i)
     if trace is not None:
@@ -396,7 +404,8 @@ class WebcleanExtractor(Extractor):
     #: listings and documentation keep a longer paragraph the page repeats
     #: (:data:`DEDUPLICATE_BELOW`), forum, product, collection and service
     #: pages keep every text once (cross-validated). ``0`` drops every
-    #: repeat, ``-1`` none.
+    #: repeat, ``-1`` none. A table cell is never dropped as a repeat: a
+    #: column of "Yes", "Optional" or "—" is the table's data.
     #: ``comments``: do not let a readers' comment area count against its
     #: blocks (by default the model decides, and it drops comment threads
     #: under articles, as today's benchmarks do, while keeping forum posts).

@@ -147,6 +147,22 @@ _KINDS: dict[str, str] = {
     **dict.fromkeys(HEADING_TAGS, "k_heading"),
 }
 KIND_NAMES: tuple[str, ...] = tuple(dict.fromkeys(["k_other", *_KINDS.values()]))
+#: Table cells (the ``k_td`` kind): their text may repeat on a page and still
+#: be content -- a column of "Optional", "Yes" or "—" is the table's data,
+#: where a short text repeated elsewhere is mostly a template's chrome.
+TABLE_CELL_TAGS = frozenset(tag for tag, kind in _KINDS.items() if kind == "k_td")
+
+
+def table_cells(doc: Document) -> np.ndarray:
+    """Per block of *doc*: whether the element directly holding it is a
+    table cell (:data:`TABLE_CELL_TAGS`; the block feature ``k_td``)."""
+    tags = doc.container_columns.tags
+    return np.fromiter(
+        (tags[holder] in TABLE_CELL_TAGS for holder in doc.block_columns.holders.tolist()),
+        dtype=bool,
+        count=len(doc.block_columns),
+    )
+
 
 #: Readability's paragraph containers and tag priors.
 _RD_SCORED = frozenset({"p", "pre", "td", "div", "section", "article", "main", "blockquote", "dd"})
