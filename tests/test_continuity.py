@@ -63,6 +63,39 @@ def test_kept_runs_never_keeps_a_vetoed_block_and_without_a_cost_is_the_threshol
     assert continuity.kept_runs(np.array([0.9, 0.3, 0.9]), chars, 0.4, 0.0).tolist() == [True, False, True]
 
 
+def test_a_run_bridges_prose_but_not_links():
+    """A block under the threshold is kept inside a run only when it is
+    mostly not links: the same weak block bridges two paragraphs as a
+    byline, not as a link row; one reaching the threshold is kept either way."""
+    chars = np.array([300, 40, 300, 20])
+    probabilities = np.array([0.9, 0.3, 0.9, 0.3])
+    unlinked = np.zeros(4, dtype=int)
+    assert continuity.kept_runs(probabilities, chars, 0.4, 5.0, unlinked).tolist() == [True, True, True, True]
+    linked = np.array([0, 40, 0, 20])
+    assert continuity.kept_runs(probabilities, chars, 0.4, 5.0, linked).tolist() == [True, False, True, False]
+    half = np.array([0, 19, 0, 10])  # under half links: prose with a link in it
+    assert continuity.kept_runs(probabilities, chars, 0.4, 5.0, half).tolist() == [True, True, True, False]
+    strong = np.array([0.9, 0.5, 0.9, 0.3])
+    assert continuity.kept_runs(strong, chars, 0.4, 5.0, linked).tolist() == [True, True, True, False]
+
+
+def test_a_listing_run_does_not_sweep_in_the_footer_links():
+    """A short page whose paragraph is followed by a footer link row: on a
+    page read with a high switch cost (a listing's), the run ends at the
+    paragraph and the link row, under the threshold, stays out."""
+    paragraph = "The council met on Monday and approved the new library, which opens in the spring. " * 4
+    doc = Document.from_html(
+        f"<html><body><p>{paragraph}</p><div><a href=/contact>Contact</a> <a href=/imprint>Imprint</a></div>"
+        "</body></html>"
+    )
+    blocks = doc.block_columns
+    probabilities = np.array([0.9, 0.06])
+    kept = webclean.select_blocks(blocks.texts, blocks.chars, blocks.anchor_chars, probabilities, 0.1, switch_cost=2.0)
+    assert kept == [0]
+    plain = continuity.kept_runs(probabilities, blocks.chars, 0.1, 2.0)  # without the link shares: swept in
+    assert plain.tolist() == [True, True]
+
+
 def test_the_selection_keeps_runs_and_says_why():
     paragraph = "The council met on Monday and approved the new library, which opens in the spring. " * 3
     doc = Document.from_html(

@@ -325,7 +325,9 @@ def select_blocks(
 
     With a *switch_cost* above 0 the blocks are read as runs
     (:func:`.continuity.kept_runs`): a block a little under *cut* between
-    kept ones stays, one a little over it alone among dropped ones goes.
+    kept ones stays, one a little over it alone among dropped ones goes,
+    and a mostly-link block under *cut* (a footer's link row) is never
+    swept into a run.
     The shipped policies set it per predicted page type; a hand-set
     threshold reads no runs.
 
@@ -339,7 +341,7 @@ def select_blocks(
     if small_page:
         kept = np.flatnonzero(probabilities > 0).tolist()
     elif switch_cost > 0 and reaching.any():
-        runs = kept_runs(probabilities, chars, cut, switch_cost)
+        runs = kept_runs(probabilities, chars, cut, switch_cost, anchor_chars)
         kept = np.flatnonzero(runs).tolist()
     else:
         kept = np.flatnonzero(reaching).tolist()

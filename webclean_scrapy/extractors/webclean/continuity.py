@@ -14,6 +14,13 @@ between keeping and dropping costs *switch_cost*, and the decisions are
 the sequence of highest total vote (Viterbi's algorithm: one pass forward,
 one back, linear in blocks). ``switch_cost`` 0 is the plain threshold.
 
+A run bridges prose, not links: a block under the threshold whose text is
+mostly link text (a footer's "Contact · Imprint", a "Related" list, a tag
+row) is never kept by a run, only by its own probability. Such a row right
+after the last paragraph is the chrome's first line, and a high switch
+cost (a listing's) would otherwise sweep it in (docs/WEBCLEAN.md, session
+19).
+
 The cost is chosen per predicted page type by cross-validation with the
 other policies (``benchmarks/train_webclean.py``; docs/WEBCLEAN.md,
 "Session 14"): articles and listings take a high one, service pages none.
@@ -36,6 +43,10 @@ _CLIP = 1e-4
 #: A block's vote is its log-odds margin times ``log1p(characters)`` over
 #: this: a 20-character line weighs about 1, a 400-character paragraph 2.
 _LENGTH_SCALE = 3.0
+#: A block with at least this share of its characters in links is *mostly
+#: links*: a run does not keep it under the threshold (the fallback's
+#: "prose" is the opposite: under half links).
+LINK_SHARE = 0.5
 
 
 def block_votes(probabilities: np.ndarray, chars: np.ndarray, cut: float) -> np.ndarray:
@@ -79,15 +90,27 @@ def python_runs(votes: np.ndarray, switch_cost: float) -> np.ndarray:
     return states
 
 
-def kept_runs(probabilities: np.ndarray, chars: np.ndarray, cut: float, switch_cost: float) -> np.ndarray:
+def kept_runs(
+    probabilities: np.ndarray,
+    chars: np.ndarray,
+    cut: float,
+    switch_cost: float,
+    anchor_chars: np.ndarray | None = None,
+) -> np.ndarray:
     """Which blocks the best sequence of decisions keeps (a boolean per
-    block); a block whose probability is 0 (vetoed) is never kept. With
-    *switch_cost* 0 or less, the blocks reaching *cut*."""
+    block); a block whose probability is 0 (vetoed) is never kept, nor,
+    given the blocks' *anchor_chars*, one under *cut* that is mostly links
+    (at least :data:`LINK_SHARE` of its characters). With *switch_cost* 0
+    or less, the blocks reaching *cut*."""
+    reaching = probabilities >= cut
     if switch_cost <= 0 or not len(probabilities):
-        return probabilities >= cut
+        return reaching
     votes = block_votes(probabilities, chars, cut)
     if _compiled_runs is not None:
         states = np.asarray(_compiled_runs(votes, float(switch_cost)))
     else:
         states = python_runs(votes, float(switch_cost))
-    return (states == 1) & (probabilities > 0)
+    kept = (states == 1) & (probabilities > 0)
+    if anchor_chars is not None:
+        kept &= reaching | (anchor_chars < LINK_SHARE * chars)
+    return kept
