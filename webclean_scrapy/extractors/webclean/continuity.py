@@ -23,7 +23,7 @@ cost (a listing's) would otherwise sweep it in (docs/WEBCLEAN.md, session
 
 The cost is chosen per predicted page type by cross-validation with the
 other policies (``benchmarks/train_webclean.py``; docs/WEBCLEAN.md,
-"Session 14"): articles and listings take a high one, service pages none.
+"Session 14"): listings and documentation take a high one, product pages none.
 The decoding itself is compiled (:mod:`webclean_scrapy._continuity`); the
 Python loop here is its reference and its fallback.
 """
