@@ -40,7 +40,7 @@ from ...options import boolean, integer, number
 from ...page_type import page_type_of
 from ...trace import Trace
 from .. import register
-from .continuity import kept_runs
+from .continuity import kept_runs, mostly_unlinked
 from .features import (
     BLOCK_FEATURES,
     LEXICON_AT,
@@ -196,7 +196,7 @@ def block_probabilities(
     if comments:
         # Readers' comments that read as prose are content.
         in_area = masks[VETOES.index("comment_area")]
-        probabilities[in_area & (page.chars >= COMMENT_MIN_CHARS) & (page.anchors * 2 < page.chars)] = 1.0
+        probabilities[in_area & (page.chars >= COMMENT_MIN_CHARS) & mostly_unlinked(page.anchors, page.chars)] = 1.0
         applied = tuple(reason for reason in applied if reason != "comment_area")
     cut = model.threshold_for(kind) if threshold is None else threshold
     holding = vetoes_that_hold(probabilities, masks, applied, cut, page.chars)
@@ -229,7 +229,7 @@ def _trace_vetoes(
     if comments:
         in_area = masks[VETOES.index("comment_area")]
         trace.reason(
-            in_area & (page.chars >= COMMENT_MIN_CHARS) & (page.anchors * 2 < page.chars),
+            in_area & (page.chars >= COMMENT_MIN_CHARS) & mostly_unlinked(page.anchors, page.chars),
             "comments=True: readers' comment that reads as prose",
         )
     for reason in holding:
@@ -346,7 +346,7 @@ def select_blocks(
     else:
         kept = np.flatnonzero(reaching).tolist()
     if not kept and fallback:  # (a small page has no 200-character block: nothing to fall back on)
-        prose = (chars >= FALLBACK_MIN_CHARS) & (anchor_chars * 2 < chars) & (probabilities > 0)
+        prose = (chars >= FALLBACK_MIN_CHARS) & mostly_unlinked(anchor_chars, chars) & (probabilities > 0)
         if prose.any():
             fell_back = float(probabilities[prose].max()) / 2
             kept = np.flatnonzero(probabilities >= fell_back).tolist()

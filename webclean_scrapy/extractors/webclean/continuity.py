@@ -44,9 +44,17 @@ _CLIP = 1e-4
 #: this: a 20-character line weighs about 1, a 400-character paragraph 2.
 _LENGTH_SCALE = 3.0
 #: A block with at least this share of its characters in links is *mostly
-#: links*: a run does not keep it under the threshold (the fallback's
-#: "prose" is the opposite: under half links).
+#: links*: a run does not keep it under the threshold; under it, a block
+#: reads as text (:func:`mostly_unlinked`).
 LINK_SHARE = 0.5
+
+
+def mostly_unlinked(anchor_chars: np.ndarray, chars: np.ndarray) -> np.ndarray:
+    """Per block: whether under :data:`LINK_SHARE` of its characters are
+    link text. The one test of "prose, not a link row" the selection uses:
+    runs bridge only such blocks, the fallback and kept comments read only
+    such blocks as prose."""
+    return anchor_chars < LINK_SHARE * chars
 
 
 def block_votes(probabilities: np.ndarray, chars: np.ndarray, cut: float) -> np.ndarray:
@@ -112,5 +120,5 @@ def kept_runs(
         states = python_runs(votes, float(switch_cost))
     kept = (states == 1) & (probabilities > 0)
     if anchor_chars is not None:
-        kept &= reaching | (anchor_chars < LINK_SHARE * chars)
+        kept &= reaching | mostly_unlinked(anchor_chars, chars)
     return kept
