@@ -658,6 +658,16 @@ def main(argv: list[str] | None = None) -> int:
         pages = load_pages(args.data, args.limit, args.jobs)
         if args.cache:
             args.cache.write_bytes(pickle.dumps(pages, protocol=pickle.HIGHEST_PROTOCOL))
+    page_types = Counter(p["page_type"] for p in pages if p["page_type"])
+    if len(page_types) < 2:
+        # The page-type classifier, refitted in every fold, needs two types at
+        # least; wcxb-dev's truth.jsonl is in page-type order, so a small
+        # --limit reads articles only.
+        print(
+            f"the pages read hold {len(page_types)} page type(s) ({', '.join(page_types) or 'no wcxb-dev pages'}): "
+            "the page-type classifier needs two or more; raise --limit (150 reads three types)"
+        )
+        return 2
     print(f"cross-validating: {args.folds} folds grouped by domain", flush=True)
     threshold, policies, figures = cross_validate(pages, args.folds, args.oof, args.reuse_oof, args.fold_seed)
     print(f"threshold {threshold:.3f}; by predicted page type:")
