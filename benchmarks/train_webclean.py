@@ -661,7 +661,7 @@ def main(argv: list[str] | None = None) -> int:
     page_types = Counter(p["page_type"] for p in pages if p["page_type"])
     if len(page_types) < 2:
         # The page-type classifier, refitted in every fold, needs two types at
-        # least; wcxb-dev's truth.jsonl is in page-type order, so a small
+        # least; wcxb-dev's truth.jsonl opens with 20 articles, so a small
         # --limit reads articles only.
         print(
             f"the pages read hold {len(page_types)} page type(s) ({', '.join(page_types) or 'no wcxb-dev pages'}): "

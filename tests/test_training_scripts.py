@@ -32,8 +32,8 @@ def _train(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_one_page_type_stops_with_a_clear_message(tmp_path):
-    """A small --limit reads wcxb-dev's articles only (its truth.jsonl is in
-    page-type order): the page-type classifier cannot be fitted on one type,
+    """A small --limit reads wcxb-dev's articles only (its truth.jsonl opens
+    with 20 of them): the page-type classifier cannot be fitted on one type,
     and the script says so instead of failing deep inside scikit-learn."""
     _dataset(tmp_path, "wcxb-dev", ["article", "article", "article"])
     done = _train("--data", str(tmp_path), "--dry-run", "--jobs", "1", "--seed", "7")
