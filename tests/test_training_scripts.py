@@ -9,6 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 TRAIN = REPO / "benchmarks" / "train_webclean.py"
 
@@ -59,3 +62,28 @@ def test_seed_is_an_integer_option():
     done = _train("--seed", "not-a-number")
     assert done.returncode == 2
     assert "--seed" in done.stderr
+
+
+def test_page_types_are_reweighted_half_way_within_wcxb_dev():
+    """Rarer page types weigh more (``count ** -0.5``), the wcxb-dev pages'
+    total unchanged against the older datasets' pages."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import train_webclean
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+
+    def page(dataset: str, kind: str | None) -> dict:
+        return {"dataset": dataset, "page_type": kind, "n": 2, "weights": np.array([0.25, 0.75]), "labels": np.ones(2)}
+
+    modern = [page("wcxb-dev", "article") for _ in range(4)] + [page("wcxb-dev", "forum")]
+    older = [page("cleaneval", None) for _ in range(5)]
+    _, labels, weights = train_webclean.design(modern + older, with_rows=False)
+    per_page = weights.reshape(-1, 2).sum(axis=1)
+    assert labels.shape == (20,)
+    # A forum page weighs sqrt(4 / 1) = 2 articles.
+    assert per_page[4] / per_page[0] == pytest.approx(2.0)
+    # wcxb-dev's five pages keep MODERN_WEIGHT times the weight of five older pages.
+    assert per_page[:5].sum() / per_page[5:].sum() == pytest.approx(train_webclean.MODERN_WEIGHT)
+    # Within a page, blocks keep their shares.
+    assert weights[9] / weights[8] == pytest.approx(3.0)
