@@ -87,9 +87,9 @@ BALANCE = 0.5
 #: ``page_type``), its total weight unchanged: 0 every page weighs the same,
 #: 1 every type. Half of its pages are articles, and the older sets are
 #: articles nearly all, so at 0 the six other types are a quarter of the
-#: weight. Session 21: +0.0010 on the mean of seven fits (three fold splits,
-#: three LightGBM seeds), higher in six; forums and listings gain, articles
-#: lose 0.0014; 1 loses articles more (docs/WEBCLEAN.md).
+#: weight. Session 21: +0.0008 on the mean of nine fits (three fold splits,
+#: three LightGBM seeds), higher in seven; listings, forums and service pages
+#: gain, articles and product pages lose; 1 loses articles more (docs/WEBCLEAN.md).
 TYPE_BALANCE = 0.5
 SEED = 20261122
 PARAMS = dict(
