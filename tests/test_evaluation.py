@@ -22,6 +22,7 @@ from webclean_scrapy.evaluation import (
     edit_distance_ratio,
     euclidean_distance,
     evaluate_dataset,
+    fold_typography,
     format_report,
     kl_divergence,
     lcs_prf,
@@ -215,6 +216,18 @@ def test_snippet_prf_pools_found_and_missed_snippets_over_pages():
     assert snippet_hits("text", [" ", ""]) == (0, 0)
 
 
+def test_folded_snippets_match_across_typography():
+    """WCXB types its snippets with straight quotes; pages print curly ones."""
+    text = "It\u2019s \u201cdone\u201d \u2014 mostly\u2026 Wort\u00adtrennung, zero\u200bwidth, 10\u00a0km"
+    snippets = ['it\'s "done" - mostly...', "worttrennung", "zerowidth", "10 km"]
+    assert snippet_hits(text, snippets) == (1, 4)  # only the no-break space is whitespace already
+    assert snippet_hits(text, snippets, fold=True) == (4, 4)
+    # Either side may hold the typography; punctuation other than it still counts.
+    assert snippet_hits("It's done", ["it\u2019s done"], fold=True) == (1, 1)
+    assert snippet_hits("cat, sat", ["cat sat"], fold=True) == (0, 1)
+    assert fold_typography("a\u2013b \u2018c\u2019 \u201ed\u201c e\u200df") == "a-b 'c' \"d\" e\u200df"  # joiners stay
+
+
 def test_snippet_rate_without_snippets_is_none():
     assert snippet_rate("some text", []) is None
     assert snippet_rate("some text", ["", "  \n"]) is None  # blank snippets are no snippets
@@ -361,6 +374,11 @@ def test_evaluate_dataset_with_page_types_and_snippets(tmp_path):
     assert [figures[k] for k in METADATA_KEYS] == [0.0, 0.0, 0.0, 0.0] and figures["dated_pages"] == 1
     assert figures["with_rate"] == 0.5  # page a only: b's list is empty, c has none
     assert figures["without_rate"] == 0.5  # page a: 1, page b: 0
+    # pooled: 1 of 2 "with" found, 1 "without" found (page a's privacy policy)
+    approx([figures[k] for k in ("snippet_precision", "snippet_recall", "snippet_f1")], (0.5, 0.5, 0.5))
+    assert [figures[f"folded_{k}"] for k in ("snippet_precision", "snippet_recall", "snippet_f1")] == [
+        figures[k] for k in ("snippet_precision", "snippet_recall", "snippet_f1")
+    ]  # nothing typographic on these pages
     # "the cat sat on the mat privacy policy": 6 of 8 words are gold, all gold words found
     approx([figures[k] for k in ("word_precision", "word_recall", "word_f1")], (3 / 4, 1.0, 6 / 7))
     assert list(report.by_type) == ["article", "forum"]  # page c has no type: left out

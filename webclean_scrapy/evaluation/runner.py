@@ -41,8 +41,21 @@ REPORT_KEYS = ("shingle_f1", "shingle_precision", "shingle_recall", *MEAN_METRIC
 #: ``with`` / ``without`` snippet lists (WCXB): absent, not 0, elsewhere.
 #: The two rates are means over the pages that have such snippets; the
 #: snippet precision, recall and F1 are pooled over the dataset's snippets
-#: (:func:`~webclean_scrapy.evaluation.metrics.snippet_prf`).
-SNIPPET_KEYS = ("with_rate", "without_rate", "snippet_precision", "snippet_recall", "snippet_f1")
+#: (:func:`~webclean_scrapy.evaluation.metrics.snippet_prf`). The
+#: ``folded_`` three are the same with both sides' typography folded
+#: (:func:`~webclean_scrapy.evaluation.metrics.fold_typography`: curly
+#: quotes, dashes, ellipses, zero-width characters), which WCXB's
+#: straight-quoted snippets need to be found at all in most pages' text.
+SNIPPET_KEYS = (
+    "with_rate",
+    "without_rate",
+    "snippet_precision",
+    "snippet_recall",
+    "snippet_f1",
+    "folded_snippet_precision",
+    "folded_snippet_recall",
+    "folded_snippet_f1",
+)
 
 #: Table columns: (report key, header, format). A column whose key no
 #: extractor has (the snippet rates on most datasets) is left out.
@@ -65,6 +78,7 @@ COLUMNS = (
     ("with_rate", "with", ".3f"),
     ("without_rate", "without", ".3f"),
     ("snippet_f1", "snip F1", ".3f"),
+    ("folded_snippet_f1", "snip F1 folded", ".3f"),
     ("ms_per_page", "ms/page", ".1f"),
 )
 
@@ -150,6 +164,8 @@ class _Runner:
                 **score_page(extracted, gold),
                 "with_hits": snippet_hits(extracted, page.with_snippets),
                 "without_hits": snippet_hits(extracted, page.without_snippets),
+                "folded_with_hits": snippet_hits(extracted, page.with_snippets, fold=True),
+                "folded_without_hits": snippet_hits(extracted, page.without_snippets, fold=True),
             }
 
         def judge(title: str | None, author: str | None, date: str | None) -> dict[str, float | None]:
@@ -254,16 +270,24 @@ def summarise(results: Sequence[PageScores], name: str) -> dict[str, float]:
         "ms_per_page": _mean(s["ms"] for s in scores),
     }
     summary = {key: figures[key] for key in REPORT_KEYS}
-    pooled: dict[str, tuple[int, int]] = {}
     for key, hits_key in (("with_rate", "with_hits"), ("without_rate", "without_hits")):
         hits = [s[hits_key] for s in scores if s[hits_key][1]]
         if hits:
             summary[key] = _mean(found / total for found, total in hits)
-        pooled[hits_key] = (sum(found for found, _ in hits), sum(total for _, total in hits))
-    (with_found, with_total), (without_found, without_total) = pooled["with_hits"], pooled["without_hits"]
-    if with_total or without_total:
-        prf = snippet_prf(with_found, with_total, without_found)
-        summary.update(snippet_precision=prf.precision, snippet_recall=prf.recall, snippet_f1=prf.f1)
+    for prefix in ("", "folded_"):
+        (with_found, with_total), (without_found, without_total) = (
+            _pooled(scores, f"{prefix}with_hits"),
+            _pooled(scores, f"{prefix}without_hits"),
+        )
+        if with_total or without_total:
+            prf = snippet_prf(with_found, with_total, without_found)
+            summary.update(
+                {
+                    f"{prefix}snippet_precision": prf.precision,
+                    f"{prefix}snippet_recall": prf.recall,
+                    f"{prefix}snippet_f1": prf.f1,
+                }
+            )
     for key in METADATA_KEYS:
         rates = [s[key] for s in scores if s.get(key) is not None]
         if rates:
@@ -271,6 +295,11 @@ def summarise(results: Sequence[PageScores], name: str) -> dict[str, float]:
             if key == "date_same_day":
                 summary["dated_pages"] = len(rates)
     return summary
+
+
+def _pooled(scores: Sequence[dict[str, Any]], hits_key: str) -> tuple[int, int]:
+    """The snippets found and the snippets, summed over the pages' *hits_key*."""
+    return sum(s[hits_key][0] for s in scores), sum(s[hits_key][1] for s in scores)
 
 
 def _group_figures(results: Sequence[PageScores], name: str) -> dict[str, float]:
