@@ -325,10 +325,7 @@ def snippet_hits(extracted: str | Text, snippets: Iterable[str], fold: bool = Fa
     count, unless *fold*, which folds both sides' typography first
     (:func:`fold_typography`).
     """
-    if fold:
-        wanted = [s for s in (normalise_snippet(fold_typography(s)) for s in snippets) if s]
-    else:
-        wanted = [s for s in map(normalise_snippet, snippets) if s]
+    wanted = [s for s in (normalise_snippet(fold_typography(s) if fold else s) for s in snippets) if s]
     if not wanted:
         return 0, 0
     text = as_text(extracted).typography_folded if fold else as_text(extracted).folded
