@@ -89,7 +89,7 @@ BALANCE = 0.5
 #: articles nearly all, so at 0 the six other types are a quarter of the
 #: weight. Session 21: +0.0008 on the mean of nine fits (three fold splits,
 #: three LightGBM seeds), higher in seven; listings, forums and service pages
-#: gain, articles and product pages lose; 1 loses articles more (docs/WEBCLEAN.md).
+#: gain, articles and product pages lose; 1 loses articles more (docs/WEBCLEAN-HISTORY.md).
 TYPE_BALANCE = 0.5
 SEED = 20261122
 PARAMS = dict(
@@ -105,7 +105,7 @@ PARAMS = dict(
     reg_lambda=1.0,
     # Split thresholds drawn at random (extremely randomised trees): +0.002 on
     # `wcxb-dev` against the same protocol's refit in three fold splits of three
-    # (docs/WEBCLEAN.md, sessions 17 and 19).
+    # (docs/WEBCLEAN-HISTORY.md, sessions 17 and 19).
     extra_trees=True,
     random_state=SEED,
     deterministic=True,
