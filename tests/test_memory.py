@@ -142,6 +142,22 @@ def test_a_large_page_drops_its_tree_before_the_method_runs():
     assert not parsed_elsewhere.release_tree()  # not ours to drop
 
 
+def test_only_a_huge_page_hands_its_freed_tree_back_to_the_system(monkeypatch):
+    # Handing the heap back (malloc_trim) returns every free page of it, and
+    # the pages after fault them back in: a large page's dropped tree stays in
+    # the heap for the next pages to reuse; a huge one's is handed back.
+    calls = []
+    monkeypatch.setattr(document, "_trim_heap", lambda: calls.append(1))
+    html = "<html><body>" + "<p>Words of a paragraph long enough to matter here.</p>" * 25_000 + "</body></html>"
+    assert RELEASE_TREE_ABOVE < len(html) <= document.TRIM_HEAP_ABOVE
+    large = Document.from_html(html)
+    assert large.release_tree(larger_than=RELEASE_TREE_ABOVE) and large._tree.root is None
+    assert calls == []
+    monkeypatch.setattr(document, "TRIM_HEAP_ABOVE", len(html) - 1)
+    huge = Document.from_html(html)
+    assert huge.release_tree(larger_than=RELEASE_TREE_ABOVE) and calls == [1]
+
+
 def test_the_scoring_stage_holds_little_per_block():
     # Everything block_probabilities allocates, beyond the walk's tables,
     # on a page of 100,000 paragraphs (one container each): before, the

@@ -172,6 +172,18 @@ RELEASE_TREE_ABOVE = 1_000_000
 #: (6,614 at most on the datasets' 60 largest pages), where pruning costs
 #: time (up to a tenth of the extraction) and saves nothing that matters.
 PRUNE_TREE_ABOVE = 100_000
+#: A page whose source has more characters than this also hands the memory
+#: of its dropped tree back to the system (:func:`_trim_heap`) in
+#: :meth:`Document.release_tree`. Below it the freed tree stays in the C
+#: heap, where the next pages' trees and arrays reuse it: a trim returns
+#: every free page of the heap at once, and the pages after fault them back
+#: in (about 2,000 page faults a trim; on Readability's pages, 5 of 116
+#: above 1 MB, 6% of the extraction time), while the peak stays the same on
+#: the datasets' largest pages and the hostile pages (docs/BENCHMARKS.md,
+#: session 23). A huge tree is still handed back, so a worker that met one
+#: does not keep its memory; the walk that frees a pathological tree and
+#: :meth:`Document.prune_tree` trim as before.
+TRIM_HEAP_ABOVE = 4_000_000
 
 _DESCRIPTIVE_BYTES: tuple[bytes, ...] = tuple(name.encode() for name in DESCRIPTIVE_ATTRIBUTES)
 _MARK_BYTES: tuple[bytes, ...] = tuple(mark.encode() for mark in PUNCTUATION_MARKS)
@@ -752,14 +764,17 @@ class Document:
         :meth:`from_html` parsed is dropped (a tree parsed elsewhere is its
         owner's to keep), and only if its source has more than *larger_than*
         characters; returns whether it was. What was read from the tree
-        (metadata, page type, title, language) stays cached.
+        (metadata, page type, title, language) stays cached. Above
+        :data:`TRIM_HEAP_ABOVE` characters the freed memory is handed back
+        to the system too.
         """
         tree = self._tree
         if tree.source is None or len(tree.source) <= larger_than:
             return False
         tree.root = None
         self._forget_elements()
-        _trim_heap()
+        if len(tree.source) > TRIM_HEAP_ABOVE:
+            _trim_heap()
         return True
 
     def _forget_elements(self) -> None:
