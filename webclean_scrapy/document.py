@@ -177,12 +177,12 @@ PRUNE_TREE_ABOVE = 100_000
 #: :meth:`Document.release_tree`. Below it the freed tree stays in the C
 #: heap, where the next pages' trees and arrays reuse it: a trim returns
 #: every free page of the heap at once, and the pages after fault them back
-#: in (about 2,000 page faults a trim; on Readability's pages, 5 of 116
-#: above 1 MB, 6% of the extraction time), while the peak stays the same on
-#: the datasets' largest pages and the hostile pages (docs/BENCHMARKS.md,
-#: session 23). A huge tree is still handed back, so a worker that met one
-#: does not keep its memory; the walk that frees a pathological tree and
-#: :meth:`Document.prune_tree` trim as before.
+#: in (about 2,000 page faults a trim: 2.5% of the extraction time on
+#: Readability's pages, 5 of 116 above 1 MB, and 5% on `wcxb-dev`'s), while
+#: the peak stays the same on the datasets' largest pages and the hostile
+#: pages (docs/BENCHMARKS.md, session 23). A huge tree is still handed back,
+#: so a worker that met one does not keep its memory; the walk that frees a
+#: pathological tree and :meth:`Document.prune_tree` trim as before.
 TRIM_HEAP_ABOVE = 4_000_000
 
 _DESCRIPTIVE_BYTES: tuple[bytes, ...] = tuple(name.encode() for name in DESCRIPTIVE_ATTRIBUTES)
@@ -219,8 +219,10 @@ def _malloc_trim() -> Callable[[int], int] | None:
 def _trim_heap() -> None:
     """Hand the C heap's free memory back to the system. A freed lxml tree
     stays in glibc's heap, where Python's own objects (allocated in
-    arenas of their own) cannot reuse it: without this, a large page's
-    peak memory would not fall when its tree is dropped."""
+    arenas of their own) cannot reuse it: without this, a huge page's
+    memory would not fall when its tree is dropped. Every free page goes
+    at once, and the next pages fault back in what they use: called only
+    for huge or pathological trees (:data:`TRIM_HEAP_ABOVE`)."""
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
