@@ -74,6 +74,7 @@ from webclean_scrapy.document import Document  # noqa: E402
 from webclean_scrapy.evaluation.metrics import prf, shingle_dataset_prf  # noqa: E402
 from webclean_scrapy.evaluation.tokenize import tokenize  # noqa: E402
 from webclean_scrapy.extractors import webclean  # noqa: E402
+from webclean_scrapy.extractors.webclean.consensus import consensus_probabilities, structural_groups  # noqa: E402
 from webclean_scrapy.page_type import PAGE_TYPES, page_signals  # noqa: E402
 from webclean_scrapy.trees import from_lightgbm  # noqa: E402
 
@@ -120,6 +121,12 @@ THRESHOLDS = np.round(np.arange(0.10, 0.651, 0.05), 3)
 DEDUPLICATE_CHOICES = (webclean.DEDUPLICATE_BELOW, 0)
 #: The switch costs a page type may choose (``continuity``; 0: the plain threshold).
 SWITCH_COSTS = (0.0, 0.25, 0.5, 1.0, 2.0)
+#: The consensus weights a page type's policy chooses from
+#: (:mod:`webclean_scrapy.extractors.webclean.consensus`): the model's own
+#: scores, or a group decided as one. A middle weight (0.5) offered too was
+#: chosen on noise: +0.0006 and +0.0003 on `wcxb-dev` in two splits, against
+#: +0.0012 and +0.0008 for these two (docs/WEBCLEAN-HISTORY.md, session 24).
+CONSENSUS_CHOICES = (0.0, 1.0)
 MODEL_PATH = ROOT / "webclean_scrapy" / "data" / "webclean_model.json"
 WORD = re.compile(r"\w+")
 
@@ -208,6 +215,7 @@ def load_page(job: tuple[str, str, dict]) -> dict | None:
         block_tokens=block_tokens,
         block_words=[WORD.findall(text.lower()) for text in texts],
         veto_masks=webclean.veto_masks(doc),
+        groups=structural_groups(doc),
         markup_words=webclean.block_words(doc),
     )
     return record
@@ -477,6 +485,8 @@ class Policy(NamedTuple):
     deduplicate: int = webclean.DEDUPLICATE_BELOW
     #: The cost of switching between kept and dropped blocks (0: the plain threshold).
     switch_cost: float = 0.0
+    #: How far a block's log-odds move towards its structural group's (0: not at all).
+    consensus: float = 0.0
 
 
 #: Every subset of the vetoes, in a fixed order.
@@ -490,13 +500,27 @@ def kept_under(page: dict, probabilities: np.ndarray, policy: Policy) -> list[in
     """The blocks the extractor keeps under *policy* (vetoes, then threshold)."""
     if not page["n"]:
         return []
-    reasons, threshold, deduplicate, switch_cost = policy
+    reasons, threshold, deduplicate, switch_cost, weight = policy
+    probabilities = with_consensus(page, probabilities, weight)
     reasons = webclean.vetoes_that_hold(probabilities, page["veto_masks"], reasons, threshold, page["chars"])
     if reasons:
         probabilities = probabilities.copy()
         for reason in reasons:
             probabilities[page["veto_masks"][webclean.VETOES.index(reason)]] = 0.0
     return kept(page, probabilities, threshold, deduplicate, switch_cost)
+
+
+def with_consensus(page: dict, probabilities: np.ndarray, weight: float) -> np.ndarray:
+    """*probabilities* moved *weight* towards their groups' (as the extractor
+    does), remembered per page and weight: the policy search asks for the
+    same ones many times."""
+    if weight <= 0:
+        return probabilities
+    memo = page.setdefault("_consensus", {})
+    key = (id(probabilities), weight)
+    if key not in memo:
+        memo[key] = (probabilities, consensus_probabilities(probabilities, page["groups"], page["chars"], weight))
+    return memo[key][1]
 
 
 def steadiest(score_at: dict[float, float]) -> float:
@@ -557,6 +581,7 @@ def choose_policies(
                 current = current._replace(threshold=steadiest(by_threshold))
                 current = best(current._replace(deduplicate=d) for d in DEDUPLICATE_CHOICES)
             current = best(current._replace(switch_cost=c) for c in SWITCH_COSTS)
+            current = best(current._replace(consensus=w) for w in CONSENSUS_CHOICES)
         policies[kind] = current
     return policies
 
@@ -639,6 +664,7 @@ def export(model, lexicon: webclean.MarkupLexicon, threshold: float, policies: d
         "vetoes_by_page_type": {kind: list(policy.vetoes) for kind, policy in policies.items()},
         "deduplicate_by_page_type": {kind: policy.deduplicate for kind, policy in policies.items()},
         "switch_costs_by_page_type": {kind: policy.switch_cost for kind, policy in policies.items()},
+        "consensus_by_page_type": {kind: policy.consensus for kind, policy in policies.items()},
         "ensemble": ensemble.to_json(),
     }
 
@@ -683,6 +709,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.cache and args.cache.exists():
         pages = pickle.loads(args.cache.read_bytes())
+        if any(page["n"] and "groups" not in page for page in pages):
+            print(f"{args.cache} was written by an older load_page (no structural groups): delete it and run again")
+            return 2
     else:
         pages = load_pages(args.data, args.limit, args.jobs)
         if args.cache:
@@ -709,6 +738,7 @@ def main(argv: list[str] | None = None) -> int:
                 else "every repeat dropped"
             )
             + f", switch cost {policy.switch_cost:g}"
+            + f", group consensus {policy.consensus:g}"
         )
     print("cross-validated (no page scored by a model that saw its domain):")
     for name, value in sorted(figures.items()):

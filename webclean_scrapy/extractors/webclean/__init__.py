@@ -18,8 +18,11 @@ with a gradient-boosted tree ensemble over
 * a learned score of the words the markup names the block's holder and
   ancestors with (:mod:`.lexicon`),
 
-then applies the vetoes that markup alone justifies and keeps the blocks
-above the trained threshold, in document order, short repeats dropped.
+then, on the page types where it pays, lets the blocks at the same place in
+repeated units (a thread's posts, a grid's cards) score as one group
+(:mod:`.consensus`), applies the vetoes that markup alone justifies and
+keeps the blocks above the trained threshold, read as runs
+(:mod:`.continuity`), in document order, short repeats dropped.
 Nothing is keyed to a site. The ensemble is fitted by
 ``benchmarks/train_webclean.py`` on all annotated datasets, validated by
 domain-grouped cross-validation (docs/WEBCLEAN.md), and shipped in
@@ -40,6 +43,7 @@ from ...options import boolean, integer, number
 from ...page_type import page_type_of
 from ...trace import Trace
 from .. import register
+from .consensus import consensus_probabilities, structural_groups
 from .continuity import kept_runs, mostly_unlinked
 from .features import (
     BLOCK_FEATURES,
@@ -163,8 +167,11 @@ def block_probabilities(
 
     The model sees each block's :data:`BLOCK_FEATURES`, its markup lexicon
     score (:mod:`.lexicon`) and its page's page-type probabilities
-    (:func:`webclean_scrapy.page_type.page_type_of`);
-    then the :data:`VETOES` the model ships for the predicted type apply,
+    (:func:`webclean_scrapy.page_type.page_type_of`); on the page types
+    whose policy asks for it, the blocks of each repeated unit's group then
+    score their group's mean (:mod:`.consensus`: a thread's posts are kept
+    or dropped together); then the :data:`VETOES` the model ships for the
+    predicted type apply,
     unless together they would leave almost nothing of what the model keeps
     at *threshold* (default: the predicted type's; :func:`vetoes_that_hold`).
     Readers' comment areas are content on a forum thread and vetoed on
@@ -173,8 +180,9 @@ def block_probabilities(
     mostly not links) are kept, as some gold standards (Dragnet's) want.
 
     *trace* receives the model's probabilities before the vetoes (series
-    ``model``), the vetoes applied as reasons (``veto: chrome``...) and as
-    the fact listing them for the page type, and the page type."""
+    ``model``, after the group consensus where it applies, with a fact
+    naming its weight), the vetoes applied as reasons (``veto: chrome``...)
+    and as the fact listing them for the page type, and the page type."""
     if trace is not None:
         trace.units("block", len(doc.block_columns))
     if not len(doc.block_columns):
@@ -191,6 +199,11 @@ def block_probabilities(
         rows[:, PAGE_TYPES_AT:] = types
         probabilities[start : start + len(rows)] = model.probabilities(rows)
         del rows
+    weight = model.consensus_for(kind)
+    if weight > 0:
+        probabilities = consensus_probabilities(probabilities, structural_groups(doc), page.chars, weight)
+        if trace is not None:
+            trace.fact(f"group consensus on {kind} pages", weight)
     masks = _veto_masks(page)
     applied = model.vetoes_for(kind)
     if comments:

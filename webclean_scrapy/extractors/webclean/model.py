@@ -63,6 +63,11 @@ class BlockModel:
     #: cross-validated): a type not listed, and ``0``, keep exactly the
     #: blocks reaching the threshold.
     switch_costs_by_page_type: dict[str, float] = field(default_factory=dict)
+    #: How far each block's log-odds move towards its structural group's on
+    #: each predicted page type (:mod:`.consensus`; cross-validated): a
+    #: forum's posts, built from one template, are kept or dropped
+    #: together. A type not listed, and ``0``, leave the model's scores.
+    consensus_by_page_type: dict[str, float] = field(default_factory=dict)
 
     def threshold_for(self, page_type: str) -> float:
         return self.thresholds_by_page_type.get(page_type, self.threshold)
@@ -75,6 +80,9 @@ class BlockModel:
 
     def switch_cost_for(self, page_type: str) -> float:
         return self.switch_costs_by_page_type.get(page_type, 0.0)
+
+    def consensus_for(self, page_type: str) -> float:
+        return self.consensus_by_page_type.get(page_type, 0.0)
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
         """Content probability of each feature row."""
@@ -102,4 +110,5 @@ def load_model() -> BlockModel:
         vetoes,
         {kind: int(value) for kind, value in data.get("deduplicate_by_page_type", {}).items()},
         {kind: float(value) for kind, value in data.get("switch_costs_by_page_type", {}).items()},
+        {kind: float(value) for kind, value in data.get("consensus_by_page_type", {}).items()},
     )
