@@ -10,9 +10,9 @@ The blocks that sit at the same place in repeated units are one kind of
 thing on the page, and the page's own markup says so.
 
 A block's **group** is found from its holder upward (at most
-:data:`MAX_LEVELS` containers): the first container that has at least
-:data:`MIN_REPEATS` siblings sharing its tag and class under one parent is
-the repeated unit, and the group is that unit's parent with the chain of
+:data:`MAX_LEVELS` containers): the first container that is one of
+:data:`MIN_REPEATS` or more siblings sharing a tag and class under one
+parent is the repeated unit, and the group is that unit's parent with the chain of
 (tag, class) keys from the unit down to the holder. The second post's
 body paragraph and the fifth's share a group; a post's byline does not
 share the body's. A block with no repeated ancestor that close has no
@@ -43,7 +43,7 @@ import numpy as np
 from ...document import Document
 from .features import _GROUP_MEMO, _Numbering, _structure_keys
 
-#: A unit is repeated when at least this many siblings share its tag and class.
+#: A unit is repeated when at least this many siblings (itself included) share its tag and class.
 MIN_REPEATS = 3
 #: How far above its holder a block's repeated unit may be.
 MAX_LEVELS = 7
