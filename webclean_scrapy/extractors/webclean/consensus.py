@@ -129,12 +129,8 @@ def consensus_probabilities(
     total = np.bincount(g, votes, size)
     mean = np.bincount(g, votes * own[member], size) / np.maximum(total, 1e-12)
     large = np.bincount(g, None, size) >= MIN_REPEATS
-    moved = own.copy()
     at = np.flatnonzero(member)[large[g]]
-    moved[at] = (1 - weight) * own[at] + weight * mean[groups[at]]
-    result = 1 / (1 + np.exp(-moved))
     # Blocks outside large groups keep their probabilities exactly.
-    unchanged = np.ones(len(result), dtype=bool)
-    unchanged[at] = False
-    result[unchanged] = probabilities[unchanged]
+    result = np.array(probabilities, dtype=float)
+    result[at] = 1 / (1 + np.exp(-((1 - weight) * own[at] + weight * mean[groups[at]])))
     return result
