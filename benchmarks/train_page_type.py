@@ -6,8 +6,7 @@ Usage::
                                          [--dry-run] [--output PATH]
 
 Reads ``<data>/wcxb-dev`` (``truth.jsonl``: ``id``, ``url``, ``page_type``;
-pages at ``html/<id>.html.gz``), and the pages of :data:`ARTICLE_DATASETS`
-as articles; exits cleanly (status 0, a message) when
+pages at ``html/<id>.html.gz``); exits cleanly (status 0, a message) when
 the data is absent. Page signals are cached under ``/tmp`` (keyed by the
 feature code), never in the repository; only the fitted model is written.
 A full run takes about 15 minutes on one core.
@@ -66,16 +65,6 @@ from webclean_scrapy.page_type import (  # noqa: E402
 )
 
 DATASET = "wcxb-dev"
-#: Datasets whose pages join the training as ``article`` pages (every page
-#: one news article), each weighing :data:`ARTICLE_WEIGHT` of a ``wcxb-dev``
-#: page; only ``wcxb-dev``'s pages are scored. Trained on ``wcxb-dev``
-#: alone, the classifier calls 335 of L3S-GN1's 621 news articles listings
-#: (sidebars of headlines) and the listing policy cuts them. Left out:
-#: CleanEval, whose pages are of every kind, and Dragnet: with its 1,381
-#: pages in, 22 of ``wcxb-dev``'s 99 listings were called articles.
-#: (Session 25's arm, measured and reverted: docs/WEBCLEAN-HISTORY.md.)
-ARTICLE_DATASETS: tuple[str, ...] = ("l3s-gn1", "readability", "cleanportaleval")
-ARTICLE_WEIGHT = 0.1
 SEED = 20250117
 FOLDS = 5
 INNER_FOLDS = 4
@@ -171,14 +160,12 @@ def folds(y: np.ndarray, groups: np.ndarray, n: int, seed: int) -> list[tuple[np
 
 
 class TokenData:
-    """All pages' tokens as one sparse binary matrix, for fitting token models
-    on subsets; *weights*: each page's weight in the fits (default 1)."""
+    """All pages' tokens as one sparse binary matrix, for fitting token models on subsets."""
 
-    def __init__(self, token_lists: list[list[str]], groups: np.ndarray, weights: np.ndarray | None = None) -> None:
+    def __init__(self, token_lists: list[list[str]], groups: np.ndarray) -> None:
         from scipy import sparse
 
         self.tokens = token_lists
-        self.weights = weights
         self.vocabulary = sorted(set().union(*map(set, token_lists)))
         index = {t: j for j, t in enumerate(self.vocabulary)}
         rows = [i for i, tokens in enumerate(token_lists) for _ in tokens]
@@ -199,16 +186,11 @@ class TokenData:
         )
         domains = ((membership @ sub) > 0).sum(axis=0).A1
         columns = np.flatnonzero(domains >= MIN_DOMAINS)
-        weights = None if self.weights is None else self.weights[idx]
-        model = LogisticRegression(C=TOKEN_C, max_iter=500, tol=1e-3).fit(
-            sub[:, columns], y[idx], sample_weight=weights
-        )
+        model = LogisticRegression(C=TOKEN_C, max_iter=500, tol=1e-3).fit(sub[:, columns], y[idx])
         if len(columns) > MAX_TOKENS:
             keep = np.sort(np.argsort(-np.abs(model.coef_).max(axis=0), kind="stable")[:MAX_TOKENS])
             columns = columns[keep]
-            model = LogisticRegression(C=TOKEN_C, max_iter=500, tol=1e-3).fit(
-                sub[:, columns], y[idx], sample_weight=weights
-            )
+            model = LogisticRegression(C=TOKEN_C, max_iter=500, tol=1e-3).fit(sub[:, columns], y[idx])
         # A class absent from these pages (a small --limit run) scores far below the others.
         weights = np.zeros((len(columns), len(PAGE_TYPES)))
         intercept = np.full(len(PAGE_TYPES), -10.0)
@@ -235,38 +217,33 @@ class TokenData:
 # -- trees --------------------------------------------------------------------------
 
 
-def fit_gbdt(X: np.ndarray, y: np.ndarray, config: tuple[int, int, float], weight: np.ndarray | None = None):
+def fit_gbdt(X: np.ndarray, y: np.ndarray, config: tuple[int, int, float]):
     import lightgbm as lgb
 
     rounds, leaves, rate = config
     params = dict(BASE_PARAMS, num_leaves=leaves, learning_rate=rate)
     return lgb.train(
-        params,
-        lgb.Dataset(X, label=y, weight=weight, params={"max_bin": BASE_PARAMS["max_bin"]}),
-        num_boost_round=rounds,
+        params, lgb.Dataset(X, label=y, params={"max_bin": BASE_PARAMS["max_bin"]}), num_boost_round=rounds
     )
 
 
-def cv_accuracy(X, y, groups, config, seed, weight: np.ndarray, scored: np.ndarray) -> float:
-    """Grouped inner CV accuracy of *config* over the *scored* pages (weighted fits)."""
+def cv_accuracy(X, y, groups, config, seed) -> float:
     predicted = np.empty(len(y), dtype=int)
     for train, test in folds(y, groups, INNER_FOLDS, seed):
-        predicted[test] = fit_gbdt(X[train], y[train], config, weight[train]).predict(X[test]).argmax(axis=1)
-    return float(np.mean(predicted[scored] == y[scored]))
+        predicted[test] = fit_gbdt(X[train], y[train], config).predict(X[test]).argmax(axis=1)
+    return float(np.mean(predicted == y))
 
 
 def logistic_transform(X: np.ndarray) -> np.ndarray:
     return np.sign(X) * np.log1p(np.abs(X))
 
 
-def fit_logistic(X: np.ndarray, y: np.ndarray, weight: np.ndarray):
+def fit_logistic(X: np.ndarray, y: np.ndarray):
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    return make_pipeline(StandardScaler(), LogisticRegression(C=0.1, max_iter=5000)).fit(
-        logistic_transform(X), y, logisticregression__sample_weight=weight
-    )
+    return make_pipeline(StandardScaler(), LogisticRegression(C=0.1, max_iter=5000)).fit(logistic_transform(X), y)
 
 
 def shorten_thresholds(data: dict, X: np.ndarray) -> None:
@@ -338,30 +315,12 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     rows = load_rows(directory)
-    n = len(rows)
-    y_modern = np.array([PAGE_TYPES.index(r["page_type"]) for r in rows])
+    y = np.array([PAGE_TYPES.index(r["page_type"]) for r in rows])
+    groups = np.array([domain(r.get("url"), r["id"]) for r in rows])
     S, token_lists, seconds = compute_signals(directory, rows, use_cache=not args.no_cache)
-    # Indexes 0..n-1 are wcxb-dev's pages (the scored ones), then the
-    # ARTICLE_DATASETS' pages, typed ``article``, training only.
-    groups_list = [domain(r.get("url"), r["id"]) for r in rows]
-    matrices, lists = [S], list(token_lists)
-    for name in ARTICLE_DATASETS:
-        if not (args.data / name / "truth.jsonl").is_file():
-            continue
-        extra = load_rows(args.data / name)
-        signals, extra_tokens, _ = compute_signals(args.data / name, extra, use_cache=not args.no_cache)
-        matrices.append(signals)
-        lists.extend(extra_tokens)
-        groups_list.extend(domain(r.get("url"), f"{name}:{r['id']}") for r in extra)
-        print(f"{name}: {len(extra)} pages typed article (weight {ARTICLE_WEIGHT:g})")
-    S = np.vstack(matrices)
-    y = np.concatenate([y_modern, np.full(len(S) - n, PAGE_TYPES.index("article"))])
-    weight = np.concatenate([np.ones(n), np.full(len(S) - n, ARTICLE_WEIGHT)])
-    scored = np.arange(len(S)) < n
-    groups = np.array(groups_list)
-    tokens = TokenData(lists, groups, weight if len(S) > n else None)
+    tokens = TokenData(token_lists, groups)
     print(
-        f"{n} pages, {len(set(groups[:n]))} domains, {S.shape[1]} structure features, "
+        f"{len(rows)} pages, {len(set(groups))} domains, {S.shape[1]} structure features, "
         f"{len(tokens.vocabulary)} distinct tokens; page_signals {1000 * seconds.mean():.2f} ms/page mean, "
         f"{1000 * np.median(seconds):.2f} median (walk excluded, 2 processes)"
     )
@@ -369,66 +328,55 @@ def main(argv: list[str] | None = None) -> int:
     assert np.isfinite(S).all(), "non-finite features"
 
     grid = GRID[:1] if args.quick else GRID
-    splits = folds(y_modern, groups[:n], FOLDS, SEED)
-    predicted = {name: np.empty(n, dtype=int) for name in ("gbdt", "gbdt_structure", "logistic", "tokens")}
+    splits = folds(y, groups, FOLDS, SEED)
+    predicted = {name: np.empty(len(y), dtype=int) for name in ("gbdt", "gbdt_structure", "logistic", "tokens")}
     chosen: list[tuple[int, int, float]] = []
     for fold, (train, test) in enumerate(splits):
-        held_out = set(groups[test])
-        train = np.concatenate([train, [i for i in range(n, len(S)) if groups[i] not in held_out]]).astype(int)
-        assert not set(groups[train]) & held_out
+        assert not set(groups[train]) & set(groups[test])
         token_model = tokens.fit(train, y)
         T_test = tokens.features(token_model, test)
         T_train = tokens.out_of_fold(train, y, groups, SEED + 100 + fold)
         X_train = np.hstack([S[train], T_train])
         X_test = np.hstack([S[test], T_test])
         scores = (
-            {
-                c: cv_accuracy(X_train, y[train], groups[train], c, SEED + fold + 1, weight[train], scored[train])
-                for c in grid
-            }
+            {c: cv_accuracy(X_train, y[train], groups[train], c, SEED + fold + 1) for c in grid}
             if len(grid) > 1
             else {grid[0]: float("nan")}
         )
         best = max(grid, key=lambda c: (scores[c], -grid.index(c)))
         chosen.append(best)
-        predicted["gbdt"][test] = fit_gbdt(X_train, y[train], best, weight[train]).predict(X_test).argmax(axis=1)
-        predicted["gbdt_structure"][test] = (
-            fit_gbdt(S[train], y[train], best, weight[train]).predict(S[test]).argmax(axis=1)
-        )
-        predicted["logistic"][test] = fit_logistic(S[train], y[train], weight[train]).predict(
-            logistic_transform(S[test])
-        )
+        predicted["gbdt"][test] = fit_gbdt(X_train, y[train], best).predict(X_test).argmax(axis=1)
+        predicted["gbdt_structure"][test] = fit_gbdt(S[train], y[train], best).predict(S[test]).argmax(axis=1)
+        predicted["logistic"][test] = fit_logistic(S[train], y[train]).predict(logistic_transform(S[test]))
         predicted["tokens"][test] = T_test[:, : len(PAGE_TYPES)].argmax(axis=1)
         print(
             f"fold {fold}: {len(token_model.vocabulary)} tokens; inner CV "
             + ", ".join(f"{c}={s:.4f}" for c, s in scores.items())
-            + f"; picked {best}; test accuracy {np.mean(predicted['gbdt'][test] == y_modern[test]):.4f} "
+            + f"; picked {best}; test accuracy {np.mean(predicted['gbdt'][test] == y[test]):.4f} "
             f"({time.perf_counter() - started:.0f} s)",
             flush=True,
         )
 
     results = {
         "gbdt": report(
-            "GBDT (structure + out-of-fold token scores), nested grouped 5-fold CV by domain",
-            y_modern,
-            predicted["gbdt"],
+            "GBDT (structure + out-of-fold token scores), nested grouped 5-fold CV by domain", y, predicted["gbdt"]
         ),
     }
     results["logistic"] = report(
         "Reference: multinomial logistic regression on the structure features (log1p, standardised), same folds",
-        y_modern,
+        y,
         predicted["logistic"],
     )
     results["gbdt_structure"] = report(
-        "Reference: GBDT on the structure features only, same folds", y_modern, predicted["gbdt_structure"]
+        "Reference: GBDT on the structure features only, same folds", y, predicted["gbdt_structure"]
     )
-    results["tokens"] = report("Reference: token model alone, same folds", y_modern, predicted["tokens"])
+    results["tokens"] = report("Reference: token model alone, same folds", y, predicted["tokens"])
 
     final = Counter(chosen).most_common(1)[0][0]
     everything = np.arange(len(y))
     token_model = tokens.fit(everything, y)
     X = np.hstack([S, tokens.out_of_fold(everything, y, groups, SEED + 100)])
-    booster = fit_gbdt(X, y, final, weight)
+    booster = fit_gbdt(X, y, final)
     from webclean_scrapy.trees import ensemble_from_json, ensemble_to_json, from_lightgbm
 
     compact = ensemble_to_json(from_lightgbm(booster.dump_model(), PAGE_FEATURES))
@@ -441,11 +389,11 @@ def main(argv: list[str] | None = None) -> int:
         and np.mean(probabilities.argmax(axis=1) == reference.argmax(axis=1)) > 0.995
     ), "tree conversion disagrees with LightGBM"
     # What the shipped model sees at run time: the full token model's scores.
-    X_shipped = np.hstack([S[:n], tokens.features(token_model, everything[:n])])
+    X_shipped = np.hstack([S, tokens.features(token_model, everything)])
     shipped = ensemble.probabilities(X_shipped).argmax(axis=1)
-    in_sample = float(np.mean(shipped == y_modern))
-    subset = np.arange(0, n, PIN_STEP)
-    pinned = float(np.mean(shipped[subset] == y_modern[subset]))
+    in_sample = float(np.mean(shipped == y))
+    subset = np.arange(0, len(y), PIN_STEP)
+    pinned = float(np.mean(shipped[subset] == y[subset]))
     print(
         f"\nshipped: config {final} (chosen in {Counter(chosen)[final]}/{FOLDS} folds), "
         f"{len(token_model.vocabulary)} tokens; in-sample accuracy {in_sample:.4f}, "

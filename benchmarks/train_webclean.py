@@ -67,7 +67,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from train_page_type import ARTICLE_DATASETS, ARTICLE_WEIGHT, TokenData  # noqa: E402
+from train_page_type import TokenData  # noqa: E402
 from train_page_type import fit_gbdt as fit_page_type  # noqa: E402
 from webclean_scrapy import page_type  # noqa: E402
 from webclean_scrapy.document import Document  # noqa: E402
@@ -366,60 +366,41 @@ class PageTyper:
     their structure and their *out-of-fold* token scores."""
 
     def __init__(
-        self,
-        tokens: TokenData,
-        structure: np.ndarray,
-        y: np.ndarray,
-        groups: np.ndarray,
-        idx: np.ndarray,
-        seed: int,
-        weights: np.ndarray | None,
+        self, tokens: TokenData, structure: np.ndarray, y: np.ndarray, groups: np.ndarray, idx: np.ndarray, seed: int
     ) -> None:
         self.token_model = tokens.fit(idx, y)
         scores = tokens.out_of_fold(idx, y, groups, seed)
-        self.trees = fit_page_type(
-            np.hstack([structure[idx], scores]), y[idx], PAGE_TYPE_CONFIG, None if weights is None else weights[idx]
-        )
+        self.trees = fit_page_type(np.hstack([structure[idx], scores]), y[idx], PAGE_TYPE_CONFIG)
 
     def predict(self, pages: list[dict]) -> np.ndarray:
         rows = np.vstack([np.concatenate([p["structure"], self.token_model.features(p["tokens"])]) for p in pages])
         return self.trees.predict(rows)
 
 
-def typed_as(page: dict) -> str | None:
-    """The page type the classifier learns for *page*: ``wcxb-dev``'s gold
-    type, ``article`` on :data:`ARTICLE_DATASETS` (``train_page_type.py``),
-    else none."""
-    return page["page_type"] or ("article" if page["dataset"] in ARTICLE_DATASETS else None)
-
-
 def assign_page_types(train: list[dict], test: list[dict], inner_folds: int = 4) -> None:
     """Set ``page["types"]`` (page-type probabilities) on every page, as the
     block model may see them: the whole classifier (token model included)
-    fitted on the *train* pages' types (:func:`typed_as`), predicted for
+    fitted on the *train* pages' gold types (``wcxb-dev``), predicted for
     *test* and the untyped pages; the typed *train* pages get out-of-fold
     predictions (grouped by domain, nested: each inner classifier fits its
     own token model), so the block model learns from page types as wrong
     as they will be on unseen pages, and no test page's tokens reach it."""
     from sklearn.model_selection import GroupKFold
 
-    typed = [p for p in train if typed_as(p)]
-    y = np.array([PAGE_TYPES.index(typed_as(p)) for p in typed])
-    # Unweighted (None) when every page is wcxb-dev's: the fits stay those of
-    # a classifier that never had weights.
-    weights = np.array([1.0 if p["page_type"] else ARTICLE_WEIGHT for p in typed]) if ARTICLE_DATASETS else None
+    typed = [p for p in train if p["page_type"]]
+    y = np.array([PAGE_TYPES.index(p["page_type"]) for p in typed])
     groups = np.array([p["domain"] for p in typed])
     structure = np.vstack([p["structure"] for p in typed])
-    tokens = TokenData([p["tokens"] for p in typed], groups, weights)
+    tokens = TokenData([p["tokens"] for p in typed], groups)
     everything = np.arange(len(typed))
-    untyped = [*test, *(p for p in train if not typed_as(p))]
+    untyped = [*test, *(p for p in train if not p["page_type"])]
     if untyped:
         for page, probabilities in zip(
-            untyped, PageTyper(tokens, structure, y, groups, everything, PAGE_TYPE_SEED, weights).predict(untyped)
+            untyped, PageTyper(tokens, structure, y, groups, everything, PAGE_TYPE_SEED).predict(untyped)
         ):
             page["types"] = probabilities
     for k, (inner, held) in enumerate(GroupKFold(n_splits=inner_folds).split(everything, y, groups)):
-        typer = PageTyper(tokens, structure, y, groups, inner, PAGE_TYPE_SEED + k + 1, weights)
+        typer = PageTyper(tokens, structure, y, groups, inner, PAGE_TYPE_SEED + k + 1)
         for i, probabilities in zip(held, typer.predict([typed[i] for i in held])):
             typed[i]["types"] = probabilities
 

@@ -87,25 +87,3 @@ def test_page_types_are_reweighted_half_way_within_wcxb_dev():
     assert per_page[:5].sum() / per_page[5:].sum() == pytest.approx(train_webclean.MODERN_WEIGHT)
     # Within a page, blocks keep their shares.
     assert weights[9] / weights[8] == pytest.approx(3.0)
-
-
-def test_page_types_learnt_are_wcxb_devs_and_the_article_datasets(monkeypatch):
-    """The page-type classifier learns ``wcxb-dev``'s gold types, and
-    ``article`` for the pages of :data:`ARTICLE_DATASETS`; CleanEval's
-    pages, of every kind, stay untyped."""
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import train_webclean
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
-
-    def typed(dataset: str, kind: str | None = None) -> str | None:
-        return train_webclean.typed_as({"dataset": dataset, "page_type": kind})
-
-    assert typed("wcxb-dev", "listing") == "listing"
-    assert typed("l3s-gn1") == typed("readability") == "article"
-    assert typed("cleaneval") is None
-    monkeypatch.setattr(train_webclean, "ARTICLE_DATASETS", ())
-    assert typed("l3s-gn1") is None
-    assert typed("cleaneval") is None
-    assert typed("wcxb-dev", "forum") == "forum"
