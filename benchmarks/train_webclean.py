@@ -496,18 +496,27 @@ VETO_SETS: list[tuple[str, ...]] = [
 ]
 
 
-def kept_under(page: dict, probabilities: np.ndarray, policy: Policy) -> list[int]:
-    """The blocks the extractor keeps under *policy* (vetoes, then threshold)."""
+def kept_under(page: dict, probabilities: np.ndarray, policy: Policy, article: Policy | None = None) -> list[int]:
+    """The blocks the extractor keeps under *policy* (vetoes, then
+    threshold); with the *article* policy given, a page predicted a hub
+    whose kept text reads as an article's is kept under that policy
+    instead (:func:`webclean.reads_as_article`, from the page's
+    out-of-fold page type, :func:`cross_validate`)."""
     if not page["n"]:
         return []
     reasons, threshold, deduplicate, switch_cost, weight = policy
-    probabilities = with_consensus(page, probabilities, weight)
-    reasons = webclean.vetoes_that_hold(probabilities, page["veto_masks"], reasons, threshold, page["chars"])
+    scores = with_consensus(page, probabilities, weight)
+    reasons = webclean.vetoes_that_hold(scores, page["veto_masks"], reasons, threshold, page["chars"])
     if reasons:
-        probabilities = probabilities.copy()
+        scores = scores.copy()
         for reason in reasons:
-            probabilities[page["veto_masks"][webclean.VETOES.index(reason)]] = 0.0
-    return kept(page, probabilities, threshold, deduplicate, switch_cost)
+            scores[page["veto_masks"][webclean.VETOES.index(reason)]] = 0.0
+    indexes = kept(page, scores, threshold, deduplicate, switch_cost)
+    if article is not None and webclean.reads_as_article(
+        page["predicted"], page["predicted_types"], indexes, page["chars"], page["anchors"]
+    ):
+        return kept_under(page, probabilities, article)
+    return indexes
 
 
 def with_consensus(page: dict, probabilities: np.ndarray, weight: float) -> np.ndarray:
@@ -553,9 +562,14 @@ def choose_policies(
     content; Dragnet's gold keeps them, hence the ``comments`` option).
     Found by coordinate ascent (vetoes, threshold, repeat rule, switch
     cost; twice) from the default; ``article`` keeps the global threshold
-    and the default repeat rule, which all the datasets set."""
+    and the default repeat rule, which all the datasets set, and is chosen
+    first: the pages of the hub types that read as articles
+    (:func:`webclean.reads_as_article`) are kept under it while the
+    hubs' own policies are searched, as the extractor does."""
     policies: dict[str, Policy] = {}
+    assert PAGE_TYPES[0] == "article"  # chosen first: the hubs that read as articles are kept under it
     for kind in PAGE_TYPES:
+        article = policies.get("article")
         members = [i for i in chosen_from if kinds[i] == kind and pages[i]["n"] and pages[i]["dataset"] == MODERN]
         if len(members) < 20:  # too few to choose from: the default, shipped as such
             policies[kind] = default_policy(kind, global_threshold)
@@ -565,7 +579,7 @@ def choose_policies(
         def mean_f1(policy: Policy) -> float:
             if policy not in memo:
                 memo[policy] = float(
-                    np.mean([word_f1(pages[i], kept_under(pages[i], out[i], policy)) for i in members])
+                    np.mean([word_f1(pages[i], kept_under(pages[i], out[i], policy, article)) for i in members])
                 )
             return memo[policy]
 
@@ -633,6 +647,8 @@ def cross_validate(
         print(f"  fold {k + 1}/{folds}: {len(test)} pages held out ({time.time() - start:.0f} s)", flush=True)
     if oof and saved is None:
         oof.write_bytes(pickle.dumps({"probabilities": out, "kinds": kinds, "folds": fold_of, "types": types_of}))
+    for page, kind, types in zip(pages, kinds, types_of):
+        page["predicted"], page["predicted_types"] = kind, types
     table = {
         float(t): scores(
             pages, [kept_under(p, o, default_policy(kind, float(t))) for p, o, kind in zip(pages, out, kinds)]
@@ -647,7 +663,7 @@ def cross_validate(
         policies = choose_policies(pages, out, kinds, [i for i in everyone if fold_of[i] != k], best)
         for i in everyone:
             if fold_of[i] == k:
-                kept_blocks[i] = kept_under(pages[i], out[i], policies[kinds[i]])
+                kept_blocks[i] = kept_under(pages[i], out[i], policies[kinds[i]], policies["article"])
     policies = choose_policies(pages, out, kinds, list(everyone), best)
     return best, policies, scores(pages, kept_blocks)
 

@@ -581,3 +581,68 @@ def test_sentence_ends_and_commas_of_other_scripts_count():
     assert doc.block_columns.count("؟").tolist()[arabic] == 1
     assert doc.block_columns.count("،؛").tolist()[arabic] == 2
     assert doc.block_columns.count("！？").tolist()[list(prose).index("chinese")] == 2
+
+
+def test_reads_as_article_when_a_hubs_kept_text_is_nearly_link_free():
+    """A page predicted a listing or a collection is extracted as an
+    article when what its policy keeps is at most 10% links and the
+    article type is not unlikely (worked examples of the rule)."""
+    import numpy as np
+
+    chars = np.array([400, 300, 50, 50])
+    anchors = np.array([0, 20, 50, 50])
+    types = np.zeros(len(PAGE_TYPES))
+    types[PAGE_TYPES.index("article")], types[PAGE_TYPES.index("listing")] = 0.3, 0.7
+    assert webclean.reads_as_article("listing", types, [0, 1], chars, anchors)  # 20 / 700 links
+    assert webclean.reads_as_article("collection", types, [0, 1, 2], chars, anchors)  # 70 / 750 = 9.3%
+    assert not webclean.reads_as_article("listing", types, [0, 1, 2, 3], chars, anchors)  # 120 / 800 = 15%
+    assert not webclean.reads_as_article("listing", types, [2, 3], chars, anchors)  # all links
+    assert not webclean.reads_as_article("listing", types, [], chars, anchors)  # nothing kept
+    for kind in ("article", "forum", "product", "documentation", "service"):
+        assert not webclean.reads_as_article(kind, types, [0, 1], chars, anchors)
+    types[PAGE_TYPES.index("article")] = webclean.HUB_ARTICLE_MIN - 0.01
+    assert not webclean.reads_as_article("listing", types, [0, 1], chars, anchors)
+
+
+def test_a_news_page_predicted_a_listing_is_kept_under_the_article_policy(monkeypatch):
+    """A news article framed by headline sidebars, predicted a listing: its
+    kept text is its paragraphs (no links), so the article policy
+    decides and the trace says so. A real listing (linked headlines) keeps
+    its own policy."""
+    import dataclasses
+
+    import numpy as np
+
+    shipped = webclean.load_model()
+    # The listing policy made strict (only the fallback's prose survives), so
+    # that it and the article policy give different texts on this page.
+    strict = dataclasses.replace(shipped, thresholds_by_page_type={**shipped.thresholds_by_page_type, "listing": 0.99})
+    monkeypatch.setattr(webclean, "load_model", lambda: strict)
+
+    def kept(html: str, kind: str, article: float) -> tuple[list[int], Trace]:
+        types = np.zeros(len(PAGE_TYPES))
+        types[PAGE_TYPES.index("article")], types[PAGE_TYPES.index(kind)] = article, 1.0 - article
+        monkeypatch.setattr(webclean, "page_type_of", lambda doc: (kind, types))
+        trace = Trace()
+        return webclean.content_indexes(Document.from_html(html), trace=trace), trace
+
+    page = article_page()
+    as_listing, trace = kept(page, "listing", 0.0)
+    assert not any(name.startswith("read as an article") for name in trace.facts)
+    as_article, _ = kept(page, "article", 0.3)
+    assert as_listing != as_article
+    reread, trace = kept(page, "listing", 0.3)
+    assert reread == as_article
+    assert "read as an article (predicted listing)" in trace.facts
+    assert trace.facts["threshold for article pages"] == strict.threshold_for("article")
+
+    cards = "".join(
+        f'<div class="card"><h2><a href="/story/{i}">Headline number {i} of the day</a></h2><p>Teaser {i}.</p></div>'
+        for i in range(12)
+    )
+    hub = f"<html><head><title>Latest news</title></head><body><h1>Latest news</h1>{cards}</body></html>"
+    monkeypatch.setattr(webclean, "load_model", lambda: shipped)
+    headlines, trace = kept(hub, "listing", 0.3)
+    assert headlines
+    assert not any(name.startswith("read as an article") for name in trace.facts)
+    assert headlines == kept(hub, "listing", 0.0)[0]

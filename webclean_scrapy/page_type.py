@@ -72,6 +72,11 @@ from .marks import COMMAS, FULL_STOPS
 from .trees import ensemble_from_json
 
 PAGE_TYPES: tuple[str, ...] = ("article", "forum", "product", "collection", "listing", "documentation", "service")
+#: The page types whose main text is a list of other pages (a news site's
+#: hubs): the ``news`` spider follows them without emitting them, and the
+#: ``webclean`` extractor reads one as an article when what it keeps of it
+#: has almost no links (``webclean.reads_as_article``).
+HUB_PAGE_TYPES: frozenset[str] = frozenset({"listing", "collection"})
 
 # -- fast substring tests -----------------------------------------------------------
 

@@ -60,6 +60,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 from lxml import etree
 
+from ..page_type import HUB_PAGE_TYPES
+
 #: A page scoring at least this many points is an article.
 ARTICLE_THRESHOLD = 2
 
@@ -336,10 +338,6 @@ def is_hub_url(url: str) -> bool:
         elif segment in HUB_SEGMENTS:
             return True
     return any(k.lower() in PAGINATION_PARAMS and v.isdigit() for k, v in parse_qsl(parts.query))
-
-
-#: Page types that are lists of other pages: a news site's hubs.
-HUB_PAGE_TYPES = frozenset({"listing", "collection"})
 
 
 def rule_page_type(s: PageSignals) -> int:

@@ -40,7 +40,7 @@ import numpy as np
 from ...document import Document
 from ...extraction import Extractor
 from ...options import boolean, integer, number
-from ...page_type import page_type_of
+from ...page_type import HUB_PAGE_TYPES, PAGE_TYPES, page_type_of
 from ...trace import Trace
 from .. import register
 from .consensus import consensus_probabilities, structural_groups
@@ -70,6 +70,8 @@ from .model import DEDUPLICATE_BELOW, VETOES, BlockModel, load_model
 __all__ = [
     "BLOCK_FEATURES",
     "DEDUPLICATE_BELOW",
+    "HUB_ARTICLE_MIN",
+    "HUB_LINK_SHARE_MAX",
     "MODEL_FEATURES",
     "MarkupLexicon",
     "VETOES",
@@ -81,6 +83,7 @@ __all__ = [
     "clear_keyword_memos",
     "content_indexes",
     "load_model",
+    "reads_as_article",
     "select_blocks",
     "table_cells",
     "veto_masks",
@@ -161,7 +164,10 @@ def vetoes_that_hold(
 
 
 def block_probabilities(
-    doc: Document, comments: bool = False, trace: Trace | None = None, threshold: float | None = None
+    doc: Document,
+    comments: bool = False,
+    trace: Trace | None = None,
+    threshold: float | None = None,
 ) -> np.ndarray:
     """The content probability of each block of *doc*, vetoes applied (0).
 
@@ -189,6 +195,11 @@ def block_probabilities(
         return np.zeros(0)
     page = _Page(doc)
     kind, types = page_type_of(doc)
+    return _under_policy(doc, page, _model_probabilities(doc, page, types), kind, comments, trace, threshold)
+
+
+def _model_probabilities(doc: Document, page: _Page, types: np.ndarray) -> np.ndarray:
+    """The ensemble's probability of each block (no policy applied yet)."""
     model = load_model()
     # Scored a chunk of rows at a time: the whole matrix of a page of a
     # million blocks would take a gigabyte (:func:`iter_block_matrices`).
@@ -199,11 +210,28 @@ def block_probabilities(
         rows[:, PAGE_TYPES_AT:] = types
         probabilities[start : start + len(rows)] = model.probabilities(rows)
         del rows
+    return probabilities
+
+
+def _under_policy(
+    doc: Document,
+    page: _Page,
+    probabilities: np.ndarray,
+    kind: str,
+    comments: bool,
+    trace: Trace | None,
+    threshold: float | None,
+) -> np.ndarray:
+    """*probabilities* (the model's, left as they are) under the policy of
+    page type *kind*: its group consensus, then its vetoes."""
+    model = load_model()
     weight = model.consensus_for(kind)
     if weight > 0:
         probabilities = consensus_probabilities(probabilities, structural_groups(doc), page.chars, weight)
         if trace is not None:
             trace.fact(f"group consensus on {kind} pages", weight)
+    else:
+        probabilities = probabilities.copy()
     masks = _veto_masks(page)
     applied = model.vetoes_for(kind)
     if comments:
@@ -256,6 +284,33 @@ def _trace_vetoes(
             )
 
 
+#: A page predicted a hub (:data:`~webclean_scrapy.page_type.HUB_PAGE_TYPES`)
+#: whose kept text is at most this share links...
+HUB_LINK_SHARE_MAX = 0.1
+#: ... and whose article probability is at least this is read as an article.
+HUB_ARTICLE_MIN = 0.1
+
+
+def reads_as_article(kind: str, types: np.ndarray, kept: list[int], chars: np.ndarray, anchors: np.ndarray) -> bool:
+    """Whether a page predicted the hub type *kind* (a listing or a
+    collection) is extracted as an article all the same: the blocks its
+    own policy keeps (*kept*) are nearly free of links
+    (:data:`HUB_LINK_SHARE_MAX`) and its page-type probabilities *types*
+    give an article a fair chance (:data:`HUB_ARTICLE_MIN`).
+
+    A listing's main text is its items, and an item is a link: linked
+    headlines, titles, "read more". A news article framed by sidebars of
+    headlines (the usual layout of 2007-2013, still that of many archives)
+    looks like a listing to the page-type classifier, but what the model
+    keeps of it is a run of unlinked paragraphs: the article policy, which
+    keeps less of the framing, is the one for it (docs/WEBCLEAN-HISTORY.md,
+    session 26). The page type reported stays the classifier's."""
+    if kind not in HUB_PAGE_TYPES or not kept or types[PAGE_TYPES.index("article")] < HUB_ARTICLE_MIN:
+        return False
+    kept_chars = int(chars[kept].sum())
+    return kept_chars > 0 and int(anchors[kept].sum()) <= HUB_LINK_SHARE_MAX * kept_chars
+
+
 def content_indexes(
     doc: Document,
     threshold: float | None = None,
@@ -267,18 +322,53 @@ def content_indexes(
 
     A block whose text was already kept is dropped when it is shorter than
     *deduplicate* characters (``0``: always dropped; ``-1``: never;
-    ``None``: the shipped rule of the page's predicted type), unless it is
-    a table cell (:func:`.keywords.table_cells`).
+    ``None``: the shipped rule of the page's type), unless it is
+    a table cell (:func:`.keywords.table_cells`). With the shipped
+    thresholds (*threshold* ``None``), a page predicted a listing or a
+    collection whose kept text is nearly free of links is extracted under
+    the article policy (:func:`reads_as_article`).
     *trace*: see :class:`WebcleanExtractor`."""
-    model = load_model()
-    kind = page_type_of(doc)[0]
-    cut = model.threshold_for(kind) if threshold is None else threshold
-    repeats = model.deduplicate_for(kind) if deduplicate is None else deduplicate
-    probabilities = block_probabilities(doc, comments, trace, cut)
-    if not probabilities.size:
+    if trace is not None:
+        trace.units("block", len(doc.block_columns))
+    if not len(doc.block_columns):
         if trace is not None:
             trace.confidence = 0.0
         return []
+    kind, types = page_type_of(doc)
+    page = _Page(doc)
+    scores = _model_probabilities(doc, page, types)
+    rereads = threshold is None and kind in HUB_PAGE_TYPES
+    kept = _kept_under(doc, page, scores, kind, threshold, deduplicate, comments, None if rereads else trace)
+    if rereads:
+        if reads_as_article(kind, types, kept, page.chars, page.anchors):
+            if trace is not None:
+                trace.fact(
+                    f"read as an article (predicted {kind})",
+                    f"kept text at most {HUB_LINK_SHARE_MAX:.0%} links, article probability "
+                    f"{types[PAGE_TYPES.index('article')]:.2f}",
+                )
+            kept = _kept_under(doc, page, scores, "article", threshold, deduplicate, comments, trace)
+        elif trace is not None:
+            kept = _kept_under(doc, page, scores, kind, threshold, deduplicate, comments, trace)
+    return kept
+
+
+def _kept_under(
+    doc: Document,
+    page: _Page,
+    scores: np.ndarray,
+    kind: str,
+    threshold: float | None,
+    deduplicate: int | None,
+    comments: bool,
+    trace: Trace | None,
+) -> list[int]:
+    """The blocks kept under the policy of page type *kind*, given the
+    model's *scores*."""
+    model = load_model()
+    cut = model.threshold_for(kind) if threshold is None else threshold
+    repeats = model.deduplicate_for(kind) if deduplicate is None else deduplicate
+    probabilities = _under_policy(doc, page, scores, kind, comments, trace, cut)
     if trace is not None:
         trace.fact("threshold" if threshold is not None else f"threshold for {kind} pages", cut)
         trace.fact(
