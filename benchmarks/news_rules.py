@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/news_rules.py [--data ../shared/data] [--oof] [--page-types FILE]
+    python benchmarks/news_rules.py --dataset l3s-gn1 --dataset readability
 
 Every ``wcxb-dev`` page is extracted with the default extractor and scored
 by :func:`webclean_scrapy.spiders.articles.classify` exactly as the spider scores a
@@ -19,6 +20,12 @@ three times, with the predicted page type taken from
   predictions of ``benchmarks/train_page_type.py --quick`` (grouped 5-fold
   cross-validation by domain: no page is typed by a model that saw its
   domain), or read from ``--page-types FILE`` (``{"id": "type"}`` JSON).
+
+With ``--dataset`` (repeatable) other annotated sets are read instead;
+a page without a gold ``page_type`` counts as an ``article``: L3S-GN1,
+Readability and CleanPortalEval are one news or blog story a page, in the
+layouts of 2007-2013 (headline sidebars around the story), which the
+spider must still take for stories.
 
 ``wcxb-dev`` is not a news crawl -- its ``article`` pages include service
 and reference pages -- so the figures compare rule sets; they are not the
@@ -71,18 +78,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--oof", action="store_true", help="also score with out-of-fold page types")
     parser.add_argument("--page-types", type=Path, help="out-of-fold page types as {id: type} JSON")
-    args = parser.parse_args(argv)
-    root = args.data / DATASET
-    if not (root / "truth.jsonl").is_file():
-        print(f"no {DATASET} data at {root}: nothing to do")
-        return 0
-    oof = (
-        json.loads(args.page_types.read_text())
-        if args.page_types
-        else out_of_fold_types(args.data)
-        if args.oof
-        else None
+    parser.add_argument(
+        "--dataset",
+        action="append",
+        help=f"read this dataset instead of {DATASET} (repeatable; pages without a page_type count as articles)",
     )
+    args = parser.parse_args(argv)
+    status = 0
+    for name in args.dataset or [DATASET]:
+        status = status or score_dataset(args, name)
+    return status
+
+
+def score_dataset(args: argparse.Namespace, name: str) -> int:
+    """Print the rules' figures on one dataset (see the module docstring)."""
+    root = args.data / name
+    if not (root / "truth.jsonl").is_file():
+        print(f"no {name} data at {root}: nothing to do")
+        return 0
+    oof = None
+    if name == DATASET:  # the out-of-fold types are wcxb-dev's (the classifier's training set)
+        oof = (
+            json.loads(args.page_types.read_text())
+            if args.page_types
+            else out_of_fold_types(args.data)
+            if args.oof
+            else None
+        )
 
     pages: list[tuple[str, str, PageSignals]] = []
     for line in (root / "truth.jsonl").read_text(encoding="utf-8").split("\n"):
@@ -94,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         extraction = extract(body, url)
         response = HtmlResponse(url=url, body=body)
         signals = PageSignals.from_selector(response.selector, url, extraction.text, extraction.page_type)
-        pages.append((truth["id"], truth["page_type"], signals))
+        pages.append((truth["id"], truth.get("page_type") or "article", signals))
 
     sources = {"shipped": lambda i, s: s, "none": lambda i, s: replace(s, page_type=None)}
     if oof is not None:
@@ -102,17 +124,15 @@ def main(argv: list[str] | None = None) -> int:
     totals = Counter(kind for _, kind, _ in pages)
     hubs = sum(totals[t] for t in HUB_PAGE_TYPES)
     others = sorted(set(totals) - HUB_PAGE_TYPES - {"article"})
-    print(f"{len(pages)} pages: {dict(totals)}")
+    print(f"{name}: {len(pages)} pages: {dict(totals)}")
     print(f"{'page type':10s} {'articles kept':>14s} {'hubs rejected':>14s}  other types judged articles")
-    for name, source in sources.items():
+    for source_name, source in sources.items():
         kept = Counter()
         for page_id, kind, signals in pages:
             kept[kind] += classify(source(page_id, signals)).is_article
         other = ", ".join(f"{t} {kept[t] / totals[t]:.2f}" for t in others)
-        print(
-            f"{name:10s} {kept['article'] / totals['article']:14.3f} "
-            f"{1 - sum(kept[t] for t in HUB_PAGE_TYPES) / hubs:14.3f}  {other}"
-        )
+        rejected = f"{1 - sum(kept[t] for t in HUB_PAGE_TYPES) / hubs:14.3f}" if hubs else f"{'-':>14s}"
+        print(f"{source_name:10s} {kept['article'] / totals['article']:14.3f} {rejected}  {other}")
     return 0
 
 

@@ -646,3 +646,43 @@ def test_a_news_page_predicted_a_listing_is_kept_under_the_article_policy(monkey
     assert headlines
     assert not any(name.startswith("read as an article") for name in trace.facts)
     assert headlines == kept(hub, "listing", 0.0)[0]
+
+
+def test_a_hub_read_as_an_article_is_reported_an_article(monkeypatch):
+    """The extraction reports the page type the extractor acted on: a page
+    predicted a listing whose kept text reads as an article is an
+    ``article`` in ``Extraction.page_type`` (what the ``news`` spider sorts
+    stories from hubs by); the same page with no article probability, and
+    a real listing, stay listings."""
+    import numpy as np
+
+    import webclean_scrapy.extraction as extraction_module
+    from webclean_scrapy.spiders.articles import PageSignals, classify
+
+    extractor = webclean.WebcleanExtractor()
+
+    def reported(html: str, kind: str, article: float) -> tuple[str | None, bool]:
+        types = np.zeros(len(PAGE_TYPES))
+        types[PAGE_TYPES.index("article")], types[PAGE_TYPES.index(kind)] = article, 1.0 - article
+        predicted = lambda doc: (kind, types)  # noqa: E731
+        monkeypatch.setattr(webclean, "page_type_of", predicted)
+        monkeypatch.setattr(extraction_module, "page_type_of", predicted)
+        doc = Document.from_html(html)
+        extraction = extractor.extract(doc)
+        assert extraction.text
+        return extraction.page_type, webclean.read_as_article(doc)
+
+    story = article_page()
+    assert reported(story, "listing", 0.3) == ("article", True)
+    assert reported(story, "listing", 0.0) == ("listing", False)
+    assert reported(story, "article", 0.9) == ("article", False)
+    cards = "".join(
+        f'<div class="card"><h2><a href="/story/{i}">Headline number {i} of the day</a></h2><p>Teaser {i}.</p></div>'
+        for i in range(12)
+    )
+    hub = f"<html><head><title>Latest news</title></head><body><h1>Latest news</h1>{cards}</body></html>"
+    assert reported(hub, "listing", 0.3) == ("listing", False)
+    # The news spider's page-type rule follows the reported type.
+    url = "https://news.example/2025/05/12/river-floods"
+    assert "page_type:+2" in classify(PageSignals(url=url, page_type="article")).reasons
+    assert "page_type:-2" in classify(PageSignals(url=url, page_type="listing")).reasons

@@ -51,7 +51,11 @@ class Extraction:
     extractor: str
     url: str | None = None
     language: str | None = None
-    #: The kind of page (:data:`webclean_scrapy.page_type.PAGE_TYPES`).
+    #: The kind of page (:data:`webclean_scrapy.page_type.PAGE_TYPES`): the
+    #: page-type classifier's, except that a page it calls a listing or a
+    #: collection which the ``webclean`` extractor reads as an article
+    #: (:func:`~webclean_scrapy.extractors.webclean.reads_as_article`) is
+    #: reported an ``article`` (:meth:`Extractor.reported_page_type`).
     page_type: str | None = None
     #: ``True`` when ``text`` is known to come from part of the page only:
     #: the markup nests past libxml2's limit beyond repair
@@ -194,6 +198,14 @@ class Extractor:
     def extract_text(self, doc: Document) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def reported_page_type(self, doc: Document, predicted: str) -> str:
+        """The page type the :class:`Extraction` reports, asked after
+        :meth:`extract_text`: the classifier's *predicted* one, unless the
+        method read the page as another kind (the ``webclean`` extractor's
+        hubs that read as articles), which is what a caller sorting pages
+        by kind -- the ``news`` spider telling stories from hubs -- wants."""
+        return predicted
+
     @property
     def traceable(self) -> bool:
         """Whether :meth:`extract_text` accepts a ``trace`` (records its decisions)."""
@@ -217,6 +229,7 @@ class Extractor:
         else:
             trace.method = self.name
             text = self.extract_text(doc, trace=trace)  # type: ignore[call-arg]
+        page_type = self.reported_page_type(doc, page_type)
         detected, confidence = detect_language(text)
         # Every Metadata field (tags copied: the Metadata may be cached with the document).
         fields: dict[str, Any] = {

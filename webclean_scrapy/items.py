@@ -62,7 +62,10 @@ class CleanedPage(scrapy.Item):
     ``page_type``
         The kind of page, one of ``article``, ``forum``, ``product``,
         ``collection``, ``listing``, ``documentation``, ``service``
-        (:mod:`webclean_scrapy.page_type`); ``None`` if no extraction ran.
+        (:mod:`webclean_scrapy.page_type`; :attr:`Extraction.page_type
+        <webclean_scrapy.extraction.Extraction.page_type>`, which reports a
+        predicted hub the extractor reads as an article an ``article``);
+        ``None`` if no extraction ran.
     ``truncated``
         ``True`` when ``text`` comes from part of the page only: the body was
         cut in transfer (Scrapy's ``dataloss`` flag, or a compressed body

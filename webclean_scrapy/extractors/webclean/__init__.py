@@ -83,6 +83,7 @@ __all__ = [
     "clear_keyword_memos",
     "content_indexes",
     "load_model",
+    "read_as_article",
     "reads_as_article",
     "select_blocks",
     "table_cells",
@@ -311,6 +312,18 @@ def reads_as_article(kind: str, types: np.ndarray, kept: list[int], chars: np.nd
     return kept_chars > 0 and int(anchors[kept].sum()) <= HUB_LINK_SHARE_MAX * kept_chars
 
 
+#: Where :func:`content_indexes` notes on the document that it read the
+#: page as an article (:func:`read_as_article`).
+_READ_AS_ARTICLE = "_webclean_read_as_article"
+
+
+def read_as_article(doc: Document) -> bool:
+    """Whether the last :func:`content_indexes` of *doc* extracted it under
+    the article policy although it was predicted a hub (:func:`reads_as_article`):
+    the extraction then reports the page an ``article``."""
+    return bool(doc.__dict__.get(_READ_AS_ARTICLE, False))
+
+
 def content_indexes(
     doc: Document,
     threshold: float | None = None,
@@ -326,7 +339,8 @@ def content_indexes(
     a table cell (:func:`.keywords.table_cells`). With the shipped
     thresholds (*threshold* ``None``), a page predicted a listing or a
     collection whose kept text is nearly free of links is extracted under
-    the article policy (:func:`reads_as_article`).
+    the article policy (:func:`reads_as_article`), and *doc* says so
+    (:func:`read_as_article`).
     *trace*: see :class:`WebcleanExtractor`."""
     if trace is not None:
         trace.units("block", len(doc.block_columns))
@@ -339,8 +353,9 @@ def content_indexes(
     scores = _model_probabilities(doc, page, types)
     rereads = threshold is None and kind in HUB_PAGE_TYPES
     kept = _kept_under(doc, page, scores, kind, threshold, deduplicate, comments, None if rereads else trace)
+    doc.__dict__[_READ_AS_ARTICLE] = rereads and reads_as_article(kind, types, kept, page.chars, page.anchors)
     if rereads:
-        if reads_as_article(kind, types, kept, page.chars, page.anchors):
+        if doc.__dict__[_READ_AS_ARTICLE]:
             if trace is not None:
                 trace.fact(
                     f"read as an article (predicted {kind})",
@@ -533,3 +548,10 @@ class WebcleanExtractor(Extractor):
         return doc.block_columns.text(
             content_indexes(doc, o["threshold"], o["deduplicate"], bool(o["comments"]), trace)
         )
+
+    def reported_page_type(self, doc: Document, predicted: str) -> str:
+        """``article`` for a page predicted a listing or a collection that
+        :meth:`extract_text` read as an article (:func:`read_as_article`):
+        a news story framed by sidebars of headlines is a story to whoever
+        sorts pages by kind. Else the classifier's *predicted* type."""
+        return "article" if read_as_article(doc) else predicted
