@@ -379,3 +379,24 @@ def test_report_in_headless_chromium(tmp_path, name):
         state = browser.evaluate(VISIBILITY)
         assert state["droppedVisible"] == 0 and state["keptVisible"] == len(kept)
         assert browser.problems() == []
+
+
+def test_report_shows_a_hub_read_as_an_article(monkeypatch):
+    """A page predicted a listing that the extractor reads as an article:
+    the report's summary gives the type the extraction reports and the
+    classifier's, and the page-level values say why."""
+    import webclean_scrapy.explain as explain_module
+    import webclean_scrapy.extraction as extraction_module
+    from webclean_scrapy.explain.report import render
+    from webclean_scrapy.extractors import webclean
+    from webclean_scrapy.page_type import PAGE_TYPES
+
+    types = np.zeros(len(PAGE_TYPES))
+    types[PAGE_TYPES.index("article")], types[PAGE_TYPES.index("listing")] = 0.3, 0.7
+    for module in (webclean, extraction_module, explain_module):
+        monkeypatch.setattr(module, "page_type_of", lambda doc: ("listing", types))
+    report = explain_module.explain_document(Document.from_html(article_page()), get_extractor("webclean"))
+    assert report.extraction.page_type == "article" and report.page_type == "listing"
+    page = render(report)
+    assert "<b>page type</b>article (predicted listing)" in page
+    assert "read as an article (predicted listing)" in page

@@ -661,7 +661,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     kept = sum(unit.kept for unit in report.units)
     print(
-        f"{args.output}: {report.extractor}, {report.page_type} page, kept {kept} of {len(report.units)} "
+        f"{args.output}: {report.extractor}, {report.page_type_label} page, kept {kept} of {len(report.units)} "
         f"{report.trace.unit}s",
         file=sys.stderr,
     )

@@ -65,6 +65,8 @@ class Explanation:
     extractor: str
     options: dict[str, Any]
     units: list[Unit]
+    #: The page-type classifier's type and probabilities (the extraction may
+    #: report another: :attr:`page_type_label`).
     page_type: str | None
     page_type_probabilities: dict[str, float]
     metadata: list[tuple[str, str]]
@@ -82,6 +84,17 @@ class Explanation:
         (:attr:`Trace.confidence <webclean_scrapy.trace.Trace.confidence>`:
         the highest block probability for ``webclean``), or ``None``."""
         return self.trace.confidence
+
+    @property
+    def page_type_label(self) -> str:
+        """The page type the extraction reports, with the classifier's
+        (:attr:`page_type`) beside it when the extractor read the page as
+        another kind: ``"article (predicted listing)"`` for a hub read as
+        an article."""
+        reported = self.extraction.page_type
+        if reported and self.page_type and reported != self.page_type:
+            return f"{reported} (predicted {self.page_type})"
+        return reported or self.page_type or "–"
 
     @property
     def kept_share(self) -> float:

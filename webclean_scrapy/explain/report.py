@@ -90,7 +90,7 @@ def _summary(report: Explanation) -> str:
     options = ", ".join(f"{k}={v!r}" for k, v in report.options.items()) or "defaults"
     items = [
         ("extractor", f"{report.extractor} ({options})"),
-        ("page type", report.page_type or "–"),
+        ("page type", report.page_type_label),
         ("language", report.extraction.language or "–"),
         (f"kept {report.trace.unit}s", f"{kept} of {len(report.units)}"),
         ("kept text", f"{report.kept_chars:,} of {report.total_chars:,} chars ({100 * report.kept_share:.0f}%)"),
