@@ -305,7 +305,8 @@ def reads_as_article(kind: str, types: np.ndarray, kept: list[int], chars: np.nd
     looks like a listing to the page-type classifier, but what the model
     keeps of it is a run of unlinked paragraphs: the article policy, which
     keeps less of the framing, is the one for it (docs/WEBCLEAN-HISTORY.md,
-    session 26). The page type reported stays the classifier's."""
+    session 26), and the extraction reports the page an ``article``
+    (:meth:`WebcleanExtractor.reported_page_type`)."""
     if kind not in HUB_PAGE_TYPES or not kept or types[PAGE_TYPES.index("article")] < HUB_ARTICLE_MIN:
         return False
     kept_chars = int(chars[kept].sum())
@@ -353,18 +354,18 @@ def content_indexes(
     scores = _model_probabilities(doc, page, types)
     rereads = threshold is None and kind in HUB_PAGE_TYPES
     kept = _kept_under(doc, page, scores, kind, threshold, deduplicate, comments, None if rereads else trace)
-    doc.__dict__[_READ_AS_ARTICLE] = rereads and reads_as_article(kind, types, kept, page.chars, page.anchors)
-    if rereads:
-        if doc.__dict__[_READ_AS_ARTICLE]:
-            if trace is not None:
-                trace.fact(
-                    f"read as an article (predicted {kind})",
-                    f"kept text at most {HUB_LINK_SHARE_MAX:.0%} links, article probability "
-                    f"{types[PAGE_TYPES.index('article')]:.2f}",
-                )
-            kept = _kept_under(doc, page, scores, "article", threshold, deduplicate, comments, trace)
-        elif trace is not None:
-            kept = _kept_under(doc, page, scores, kind, threshold, deduplicate, comments, trace)
+    as_article = rereads and reads_as_article(kind, types, kept, page.chars, page.anchors)
+    doc.__dict__[_READ_AS_ARTICLE] = as_article
+    if as_article:
+        if trace is not None:
+            trace.fact(
+                f"read as an article (predicted {kind})",
+                f"kept text at most {HUB_LINK_SHARE_MAX:.0%} links, article probability "
+                f"{types[PAGE_TYPES.index('article')]:.2f}",
+            )
+        kept = _kept_under(doc, page, scores, "article", threshold, deduplicate, comments, trace)
+    elif rereads and trace is not None:  # the first reading went untraced: trace it now
+        kept = _kept_under(doc, page, scores, kind, threshold, deduplicate, comments, trace)
     return kept
 
 
