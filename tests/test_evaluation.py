@@ -388,6 +388,44 @@ def test_evaluate_dataset_with_page_types_and_snippets(tmp_path):
     assert "with  without" in table and "typed / type forum (1 page)" in table
 
 
+def test_evaluate_dataset_reads_metadata_as_the_reported_page_type(tmp_path, monkeypatch):
+    """The metadata scored is the product's: a page the extractor reads as
+    an article although the classifier says listing keeps its organisation
+    author (what ``Extraction.author`` reports), a listing does not."""
+    import numpy as np
+
+    import webclean_scrapy.evaluation.runner as runner_module
+    import webclean_scrapy.extractors.webclean as webclean
+    import webclean_scrapy.metadata as metadata_module
+    from webclean_scrapy.page_type import PAGE_TYPES
+
+    author = '<script type="application/ld+json">{"@type": "NewsArticle", "headline": "Flood",'
+    author += ' "author": {"@type": "Organization", "name": "Harbour Wire Service"}}</script>'
+    prose = "".join(
+        f"<p>The river rose {i} metres overnight and the lower town was evacuated, officials said on Monday.</p>"
+        for i in range(2, 9)
+    )
+    nav = "".join(f'<li><a href="/s{i}">Section {i}</a></li>' for i in range(6))
+    page = f"<html><head><title>Flood</title>{author}</head><body><ul>{nav}</ul><h1>Flood</h1>{prose}</body></html>"
+    root = make_dataset(
+        tmp_path / "story",
+        [("s", page.encode(), "Flood")],
+        extra={"s": {"title": "Flood", "author": "Harbour Wire Service"}},
+    )
+
+    def author_exact(article: float) -> float:
+        types = np.zeros(len(PAGE_TYPES))
+        types[PAGE_TYPES.index("article")], types[PAGE_TYPES.index("listing")] = article, 1.0 - article
+        predicted = lambda doc: ("listing", types)  # noqa: E731
+        for module in (webclean, metadata_module, runner_module):
+            monkeypatch.setattr(module, "page_type_of", predicted)
+        report = evaluate_dataset(root, Contestants(ours=("webclean",)))
+        return report.summary["webclean"]["author_exact"]
+
+    assert author_exact(0.3) == 1.0  # read as an article: the organisation is the byline
+    assert author_exact(0.0) == 0.0  # a listing: the organisation is the brand
+
+
 def test_load_dataset_keeps_plain_records_plain(tmp_path):
     root = make_dataset(tmp_path / "plain", [("p", b"<p>x</p>", "x")])
     (page,) = load_dataset(root)

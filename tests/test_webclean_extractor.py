@@ -686,3 +686,35 @@ def test_a_hub_read_as_an_article_is_reported_an_article(monkeypatch):
     url = "https://news.example/2025/05/12/river-floods"
     assert "page_type:+2" in classify(PageSignals(url=url, page_type="article")).reasons
     assert "page_type:-2" in classify(PageSignals(url=url, page_type="listing")).reasons
+
+
+def test_a_hub_read_as_an_article_reads_its_metadata_as_an_article(monkeypatch):
+    """The metadata follows the reported type too: an organisation named as
+    author is the brand on a listing and the byline on an article, so a
+    hub read as an article reports it, read from what the first reading
+    kept (a large page's tree is gone by then), and a listing does not."""
+    import numpy as np
+
+    import webclean_scrapy.extraction as extraction_module
+    import webclean_scrapy.metadata as metadata_module
+
+    by_agency = '<script type="application/ld+json">{"@type": "NewsArticle", "headline": "Flood",'
+    by_agency += ' "author": {"@type": "Organization", "name": "Harbour Wire Service"}}</script>'
+    story = article_page(extra_head=by_agency)
+
+    def read(kind: str, article: float, release_tree: bool) -> tuple[str | None, str | None]:
+        types = np.zeros(len(PAGE_TYPES))
+        types[PAGE_TYPES.index("article")], types[PAGE_TYPES.index(kind)] = article, 1.0 - article
+        predicted = lambda doc: (kind, types)  # noqa: E731
+        for module in (webclean, extraction_module, metadata_module):
+            monkeypatch.setattr(module, "page_type_of", predicted)
+        monkeypatch.setattr(extraction_module, "RELEASE_TREE_ABOVE", 0 if release_tree else 10**9)
+        extraction = webclean.WebcleanExtractor().extract(
+            Document.from_html(story, url="https://gazette.example/flood")
+        )
+        return extraction.page_type, extraction.author
+
+    for release_tree in (False, True):
+        assert read("listing", 0.3, release_tree) == ("article", "Harbour Wire Service")
+        assert read("listing", 0.0, release_tree) == ("listing", None)
+        assert read("article", 0.9, release_tree) == ("article", "Harbour Wire Service")

@@ -229,7 +229,9 @@ class Extractor:
         else:
             trace.method = self.name
             text = self.extract_text(doc, trace=trace)  # type: ignore[call-arg]
-        page_type = self.reported_page_type(doc, page_type)
+        reported = self.reported_page_type(doc, page_type)
+        if reported != page_type:  # the metadata's rules follow the type the page is reported as
+            meta, page_type = metadata_of(doc, reported), reported
         detected, confidence = detect_language(text)
         # Every Metadata field (tags copied: the Metadata may be cached with the document).
         fields: dict[str, Any] = {

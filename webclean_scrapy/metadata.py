@@ -36,9 +36,9 @@ from __future__ import annotations
 import html
 import json
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import date as _date
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
@@ -266,19 +266,31 @@ _PUBLISHED_HINT = re.compile(r"publish|posted|entry-date|post-date|article-date|
 _UPDATED_HINT = re.compile(r"updated|modified|last-?edit", re.I)
 
 
-def metadata_of(doc: Document) -> Metadata:
+def metadata_of(doc: Document, page_type: str | None = None) -> Metadata:
     """:func:`extract_metadata` of *doc* with its page type
     (:func:`~webclean_scrapy.page_type.page_type_of`, itself computed once),
-    computed once per document."""
+    computed once per document.
+
+    *page_type*: the type the page is reported as when an extractor read it
+    as another than the classifier's (the ``webclean`` extractor's hub read
+    as an article, :meth:`~webclean_scrapy.extraction.Extractor.reported_page_type`):
+    the author then follows that type's rule. It is taken from what the
+    first call read, both rules' authors, not from the tree, which a large
+    page has released by the time its text is extracted."""
     found = doc.__dict__.get("_metadata")
     if found is None:
         try:
-            found = extract_metadata(doc, page_type=page_type_of(doc)[0])
+            found, authors = _read_metadata(doc, page_type_of(doc)[0])
         except (ValueError, TypeError, AttributeError, KeyError, IndexError, RecursionError):
             # Markup no rule foresaw must never cost the page its text: the
             # metadata is then only the document's own title.
-            found = Metadata(title=doc.title)
+            found, authors = Metadata(title=doc.title), _Authors(None, None)
         doc.__dict__["_metadata"] = found
+        doc.__dict__["_metadata_authors"] = authors
+    if page_type is not None:
+        author = doc.__dict__["_metadata_authors"].of(page_type)
+        if author != found.author:
+            found = replace(found, author=author)
     return found
 
 
@@ -295,6 +307,29 @@ def extract_metadata(doc: Document, *, page_type: str | None = None, use_htmldat
     for the publication date when no source here gave one: a few more dated
     pages, at many times the cost (docs/EVALUATION.md).
     """
+    return _read_metadata(doc, page_type, use_htmldate)[0]
+
+
+class _Authors(NamedTuple):
+    """A page's author under each rule of :func:`extract_metadata`."""
+
+    #: Anyone named, organisations included: articles, forum threads, and
+    #: pages read with no page type.
+    anyone: str | None
+    #: People only: the other page types (products, listings, services...).
+    people: str | None
+
+    def of(self, page_type: str | None) -> str | None:
+        return self.people if _people_only(page_type) else self.anyone
+
+
+def _people_only(page_type: str | None) -> bool:
+    """Whether an organisation named as author is left out on *page_type*'s pages."""
+    return page_type is not None and page_type not in AUTHORED_PAGE_TYPES
+
+
+def _read_metadata(doc: Document, page_type: str | None, use_htmldate: bool = False) -> tuple[Metadata, _Authors]:
+    """:func:`extract_metadata`, with the author under both rules."""
     meta = _MetaValues()
     for el in tagged_elements(doc)["meta"]:
         key = el.get("property") or el.get("name") or el.get("itemprop")
@@ -317,14 +352,12 @@ def extract_metadata(doc: Document, *, page_type: str | None = None, use_htmldat
         md.sitename = md.sitename[1:]
     md.title = _title(doc, ld, meta, micro, md.sitename)
 
-    md.author = _author(
-        ld,
-        meta,
-        doc,
-        md.sitename,
-        (urlsplit(base).hostname or "").removeprefix("www."),
-        people_only=page_type is not None and page_type not in AUTHORED_PAGE_TYPES,
-    )
+    host = (urlsplit(base).hostname or "").removeprefix("www.")
+    anyone = _author(ld, meta, doc, md.sitename, host, people_only=False)
+    # Each source's people are among its names, so a page with no author
+    # for anyone has none for people either (no second search of the tree).
+    authors = _Authors(anyone, anyone and _author(ld, meta, doc, md.sitename, host, people_only=True))
+    md.author = authors.of(page_type)
     # Most precise first (measured on wcxb-dev, docs/EVALUATION.md): a day
     # in the URL path, the explicit <meta> names, JSON-LD, <time>, microdata,
     # then a date printed next to the heading.
@@ -347,7 +380,7 @@ def extract_metadata(doc: Document, *, page_type: str | None = None, use_htmldat
     image = ld.image or meta.first("image")
     md.image = _absolute(base, image)
     md.canonical_url = doc.canonical_url or _absolute(base, meta.first("url"))
-    return md
+    return md, authors
 
 
 class _MetaValues:

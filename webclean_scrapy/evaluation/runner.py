@@ -20,6 +20,7 @@ from ..document import Document, built_page
 from ..encoding import decode_html
 from ..language import detect_language
 from ..metadata import metadata_of
+from ..page_type import page_type_of
 from ..worker import build_extractor, init_worker, worker_state
 from .dataset import Page, dataset_name, load_dataset
 from .metrics import (
@@ -182,7 +183,7 @@ class _Runner:
                     text = extractor.extract_text(doc)
                     ms = (time.perf_counter() - start) * 1000  # the text's cost, as before metadata
                     language = language or doc.language
-                    metadata = metadata_of(doc)
+                    metadata = metadata_of(doc, extractor.reported_page_type(doc, page_type_of(doc)[0]))
             except Exception as exc:  # one bad page never aborts a run
                 text, failed = "", f"{type(exc).__name__}: {exc}"
                 ms = (time.perf_counter() - start) * 1000
