@@ -33,9 +33,11 @@ when none of the sources above gave a date (measured in docs/EVALUATION.md).
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from datetime import date as _date
 from typing import Any, NamedTuple
@@ -353,10 +355,14 @@ def _read_metadata(doc: Document, page_type: str | None, use_htmldate: bool = Fa
     md.title = _title(doc, ld, meta, micro, md.sitename)
 
     host = (urlsplit(base).hostname or "").removeprefix("www.")
-    anyone = _author(ld, meta, doc, md.sitename, host, people_only=False)
-    # Each source's people are among its names, so a page with no author
-    # for anyone has none for people either (no second search of the tree).
-    authors = _Authors(anyone, anyone and _author(ld, meta, doc, md.sitename, host, people_only=True))
+    # Both rules' authors, so that the one of the type the page is reported
+    # as is there without the tree (metadata_of). The whole tree's microdata
+    # is read once at most, whichever rule asks first; and each source's
+    # people are among its names, so a page with no author for anyone has
+    # none for people either.
+    microdata_author = functools.cache(lambda: _microdata(doc, whole_tree=True).get("author"))
+    anyone = _author(ld, meta, microdata_author, md.sitename, host, people_only=False)
+    authors = _Authors(anyone, anyone and _author(ld, meta, microdata_author, md.sitename, host, people_only=True))
     md.author = authors.of(page_type)
     # Most precise first (measured on wcxb-dev, docs/EVALUATION.md): a day
     # in the URL path, the explicit <meta> names, JSON-LD, <time>, microdata,
@@ -638,10 +644,16 @@ def _title(doc: Document, ld: _JsonLd, meta: _MetaValues, micro: dict[str, Any],
 
 
 def _author(
-    ld: _JsonLd, meta: _MetaValues, doc: Document, sitename: str | None, host: str, people_only: bool
+    ld: _JsonLd,
+    meta: _MetaValues,
+    microdata_author: Callable[[], Any],
+    sitename: str | None,
+    host: str,
+    people_only: bool,
 ) -> str | None:
     """The first source's author names (JSON-LD, ``citation_author``, the
-    ``<meta>`` names, then microdata, searched only when all else failed).
+    ``<meta>`` names, then microdata, *microdata_author* searching the whole
+    tree, asked only when all else failed).
     User ids, template placeholders and addresses are no author; with
     *people_only*, neither is an organisation (the site itself, a JSON-LD
     ``Organization``)."""
@@ -650,7 +662,7 @@ def _author(
         lambda: ld.authors(people_only),
         lambda: meta.values("citation_author"),
         lambda: meta.values("author")[:1],
-        lambda: [value] if (value := _microdata(doc, whole_tree=True).get("author")) else [],
+        lambda: [value] if (value := microdata_author()) else [],
     )
     for number, source in enumerate(sources):
         names: list[str] = []
