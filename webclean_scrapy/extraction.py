@@ -229,9 +229,8 @@ class Extractor:
         else:
             trace.method = self.name
             text = self.extract_text(doc, trace=trace)  # type: ignore[call-arg]
-        reported = self.reported_page_type(doc, page_type)
-        if reported != page_type:  # the metadata's rules follow the type the page is reported as
-            meta, page_type = metadata_of(doc, reported), reported
+        page_type = self.reported_page_type(doc, page_type)
+        meta = metadata_of(doc, page_type)  # its author rule follows the reported type (no tree needed)
         detected, confidence = detect_language(text)
         # Every Metadata field (tags copied: the Metadata may be cached with the document).
         fields: dict[str, Any] = {
