@@ -219,7 +219,7 @@ class Extractor:
         if len(doc.container_columns) > PRUNE_TREE_ABOVE:
             doc.prune_tree(*TREE_READS, larger_than=RELEASE_TREE_ABOVE)
         try:
-            meta = metadata_of(doc)
+            metadata_of(doc)  # read now, while the tree is there; asked again below for the reported type
             page_type = page_type_of(doc)[0]
             language = doc.language
         finally:
@@ -230,7 +230,7 @@ class Extractor:
             trace.method = self.name
             text = self.extract_text(doc, trace=trace)  # type: ignore[call-arg]
         page_type = self.reported_page_type(doc, page_type)
-        meta = metadata_of(doc, page_type)  # its author rule follows the reported type (no tree needed)
+        meta = metadata_of(doc, page_type)  # its author rule follows the reported type (memoised: no tree)
         detected, confidence = detect_language(text)
         # Every Metadata field (tags copied: the Metadata may be cached with the document).
         fields: dict[str, Any] = {

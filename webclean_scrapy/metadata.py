@@ -273,12 +273,12 @@ def metadata_of(doc: Document, page_type: str | None = None) -> Metadata:
     (:func:`~webclean_scrapy.page_type.page_type_of`, itself computed once),
     computed once per document.
 
-    *page_type*: the type the page is reported as when an extractor read it
-    as another than the classifier's (the ``webclean`` extractor's hub read
-    as an article, :meth:`~webclean_scrapy.extraction.Extractor.reported_page_type`):
-    the author then follows that type's rule. It is taken from what the
-    first call read, both rules' authors, not from the tree, which a large
-    page has released by the time its text is extracted."""
+    *page_type*: the type the page is reported as
+    (:meth:`~webclean_scrapy.extraction.Extractor.reported_page_type`; the
+    ``webclean`` extractor reads some predicted hubs as articles), whose
+    rule the author follows; default: the classifier's. It is taken from
+    what the first call read, both rules' authors, not from the tree,
+    which a large page has released by the time its text is extracted."""
     found = doc.__dict__.get("_metadata")
     if found is None:
         try:
