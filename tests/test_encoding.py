@@ -195,10 +195,31 @@ def test_the_repair_is_bounded_by_its_budget():
     assert repaired.endswith(paragraph * 3)
     # A pair deep inside a long text node without spaces: only its window is read.
     blob = "x" * 100_000 + twice("\u2019") + "y" * 100_000
-    assert (
-        undo_double_encoding(f"<script>{blob}</script>")
-        == f"<script>{blob.replace(twice(chr(0x2019)), chr(0x2019))}</script>"
+    assert undo_double_encoding(f"<pre>{blob}</pre>") == f"<pre>{blob.replace(twice(chr(0x2019)), chr(0x2019))}</pre>"
+
+
+def test_the_repair_leaves_what_nothing_reads():
+    """Pairs inside a script that is not JSON-LD, or a style sheet, are left
+    as they are (nothing reads that text, and a framework's state script can
+    hold thousands of them); JSON-LD is repaired, since the metadata reads
+    it; a page with nothing to repair comes back as the same object."""
+    state = f'<script id="__NEXT_DATA__">{{"name": "{twice(WORDS)}"}}</script>'
+    style = f"<STYLE>.a::after {{content: '{twice(WORDS)}'}}</STYLE>"
+    ld = f'<script type="application/ld+json">{{"@type": "Article", "headline": "{twice(WORDS)}"}}</script>'
+    text = f"<html><head>{state}{style}{ld}</head><body><p>{twice(WORDS)}</p>{state}</body></html>"
+    assert undo_double_encoding(text) == (
+        f'<html><head>{state}{style}<script type="application/ld+json">{{"@type": "Article", "headline": "{WORDS}"}}</script>'
+        f"</head><body><p>{WORDS}</p>{state}</body></html>"
     )
+    untouched = f"<html><body>{state}{style}<p>{WORDS}</p></body></html>"
+    assert undo_double_encoding(untouched) is untouched
+    # An unclosed script runs to the end of the page, as libxml2 reads it.
+    assert undo_double_encoding(f"<p>{WORDS}</p><script>{twice(WORDS)}") == f"<p>{WORDS}</p><script>{twice(WORDS)}"
+    # Through the extraction: the visible text and the JSON-LD title are read back.
+    body = text.replace("<p>", f"<p>{WORDS} ").encode()
+    result = extract(body, extractor="baseline")
+    assert WORDS in result.text and "\u00c3" not in result.text
+    assert result.title == WORDS
 
 
 DEMO_PAGES = sorted((Path(__file__).resolve().parent.parent / "webclean_scrapy" / "demo" / "site").rglob("*.html"))

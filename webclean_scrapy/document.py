@@ -607,8 +607,10 @@ class Document:
             body = parser_bytes(text)
         # UTF-8 decoded twice before it was published (encoding.py) is read back.
         if repairable and double_encoded(body):
-            text = undo_double_encoding(text)
-            body = parser_bytes(text)
+            repaired = undo_double_encoding(text)
+            if repaired is not text:
+                text = repaired
+                body = parser_bytes(text)
         # Pathological markup is neutralised before libxml2 sees it (screen.py).
         body, screened = screen_markup(body)
         if screened:

@@ -40,8 +40,10 @@ same text whichever way they are extracted.
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import re
+import sys
 
 from ftfy import fix_encoding
 from w3lib.encoding import (
@@ -230,25 +232,69 @@ def undo_double_encoding(text: str) -> str:
 
     Each suspect pair (:data:`_DOUBLE_ENCODED_PAIR`) and its context, up to
     :data:`REPAIR_CONTEXT` characters each side within the same text node,
-    goes to ftfy's ``fix_encoding``, which keeps what is real text.
+    goes to ftfy's ``fix_encoding``, which keeps what is real text. Pairs
+    inside a script that is not JSON-LD or inside a style sheet are left
+    as they are (:func:`_unread_spans`): nothing reads that text, and a
+    framework's multi-megabyte state script can hold more pairs than the
+    whole visible page. *text* itself comes back when nothing changed.
     """
     parts: list[str] = []
     done = budget = 0
-    for match in _DOUBLE_ENCODED_PAIR.finditer(text):
-        if match.start() < done:
+    changed = False
+    unread: list[tuple[int, int]] | None = None
+    while (match := _DOUBLE_ENCODED_PAIR.search(text, done)) is not None:
+        if unread is None:
+            unread = _unread_spans(text)
+        after = _span_holding(unread, match.start())
+        if after is not None:
+            parts.append(text[done:after])
+            done = after
             continue
         start = max(done, _window_start(text, match.start()))
         end = _window_end(text, match.end())
         budget += end - start
         if budget > REPAIR_BUDGET:
             break
+        window = text[start:end]
+        repaired = fix_encoding(window)
+        changed = changed or repaired != window
         parts.append(text[done:start])
-        parts.append(fix_encoding(text[start:end]))
+        parts.append(repaired)
         done = end
-    if not parts:
+    if not changed:
         return text
     parts.append(text[done:])
     return "".join(parts)
+
+
+#: The start tag of an element whose text is never read: a script or a style sheet.
+_UNREAD_START = re.compile(r"<(script|style)\b([^>]*)>", re.I)
+#: The end of each (libxml2 ends a script or style at its end tag, whatever it holds).
+_UNREAD_END = {"script": re.compile(r"</script", re.I), "style": re.compile(r"</style", re.I)}
+
+
+def _unread_spans(text: str) -> list[tuple[int, int]]:
+    """Where the text of the page's scripts (JSON-LD aside: the metadata and
+    the page type read it) and style sheets lies, in order: ``(start, end)``
+    offsets. One pass over the page."""
+    spans: list[tuple[int, int]] = []
+    at = 0
+    while (start := _UNREAD_START.search(text, at)) is not None:
+        tag = start.group(1).lower()
+        end_tag = _UNREAD_END[tag].search(text, start.end())
+        end = end_tag.start() if end_tag is not None else len(text)
+        if tag == "style" or "ld+json" not in start.group(2).lower():
+            spans.append((start.end(), end))
+        at = end
+    return spans
+
+
+def _span_holding(spans: list[tuple[int, int]], at: int) -> int | None:
+    """The end of the span of *spans* holding offset *at*, if one does."""
+    index = bisect.bisect_right(spans, (at, sys.maxsize)) - 1
+    if index >= 0 and spans[index][0] <= at < spans[index][1]:
+        return spans[index][1]
+    return None
 
 
 def _window_start(text: str, at: int) -> int:
