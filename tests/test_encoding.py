@@ -215,6 +215,10 @@ def test_the_repair_leaves_what_nothing_reads():
     assert undo_double_encoding(untouched) is untouched
     # An unclosed script runs to the end of the page, as libxml2 reads it.
     assert undo_double_encoding(f"<p>{WORDS}</p><script>{twice(WORDS)}") == f"<p>{WORDS}</p><script>{twice(WORDS)}"
+    # Start tags that never close are read in one pass (not one pass each), and
+    # the pair after them is repaired.
+    hostile = "<script " * 50_000 + f"<p>{twice(WORDS)}</p>"
+    assert undo_double_encoding(hostile) == "<script " * 50_000 + f"<p>{WORDS}</p>"
     # Through the extraction: the visible text and the JSON-LD title are read back.
     body = text.replace("<p>", f"<p>{WORDS} ").encode()
     result = extract(body, extractor="baseline")

@@ -268,7 +268,11 @@ def undo_double_encoding(text: str) -> str:
 
 
 #: The start tag of an element whose text is never read: a script or a style sheet.
-_UNREAD_START = re.compile(r"<(script|style)\b([^>]*)>", re.I)
+#: Its attributes stop at a ``<`` as well as at ``>``: each try then reads at most
+#: up to the next tag, and a page of ``<script`` with no ``>`` costs one pass, not
+#: one per ``<script`` (a start tag with a ``<`` in an attribute value is missed,
+#: and its script repaired like any text).
+_UNREAD_START = re.compile(r"<(script|style)\b([^<>]*)>", re.I)
 #: The end of each (libxml2 ends a script or style at its end tag, whatever it holds).
 _UNREAD_END = {"script": re.compile(r"</script", re.I), "style": re.compile(r"</style", re.I)}
 
