@@ -43,7 +43,7 @@ from __future__ import annotations
 import bisect
 import codecs
 import re
-import sys
+from operator import itemgetter
 
 from ftfy import fix_encoding
 from w3lib.encoding import (
@@ -295,7 +295,7 @@ def _unread_spans(text: str) -> list[tuple[int, int]]:
 
 def _span_holding(spans: list[tuple[int, int]], at: int) -> int | None:
     """The end of the span of *spans* holding offset *at*, if one does."""
-    index = bisect.bisect_right(spans, (at, sys.maxsize)) - 1
+    index = bisect.bisect_right(spans, at, key=itemgetter(0)) - 1
     if index >= 0 and spans[index][0] <= at < spans[index][1]:
         return spans[index][1]
     return None
