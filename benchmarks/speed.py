@@ -3,7 +3,8 @@
 Usage::
 
     python benchmarks/speed.py [--data ../shared/data] [--pages 300] [--repeat 3] [--python-walk] [--cold]
-                               [--dataset wcxb-dev ...] [--cpu-time]
+                               [--dataset wcxb-dev ...] [--cpu-time] [--instructions] [--no-timing]
+                               [--no-trafilatura]
 
 The same pages (an even sample over every dataset under ``--data``), in the
 same process, are run through
@@ -36,7 +37,24 @@ With ``--cpu-time`` each side is timed by the process's CPU time
 (``time.process_time``) instead of the wall clock: on a machine whose
 load is several times its CPUs, waiting for a CPU is most of the wall time
 and swamps the ratios; the CPU time does not count it.
-Exits 0 with a message when the data is absent.
+
+With ``--instructions`` the same ratios are also given by instruction
+counts (valgrind's callgrind), which no load moves: on a shared VM the
+CPU-time ratio of one version moves by a third between runs, so only the
+counts can tell two versions, or a goal, apart there. Each side (the
+extraction, the parse and, unless ``--no-trafilatura``, trafilatura) is
+counted in a process of its own, once with :data:`COUNT_PASSES` passes
+over the pages and once with none (the imports, the sampling and one
+warm-up call); the difference is divided by the pages extracted. The
+processes run with ``PYTHONHASHSEED=0``; two runs of one process still
+differ by some tens of thousands of instructions, nothing beside the
+millions a page costs. The keyword memos are as a crawl has them
+(``--cold`` applies to the timing only). ``--no-timing`` leaves the timed
+comparison out, ``--no-trafilatura`` trafilatura out of both
+(``benchmarks/instructions.sh`` runs the counts alone, without it).
+Counting is slow: about fifty times the run, trafilatura's side most of it.
+Exits 0 with a message when the data is absent; 1 when ``--instructions``
+is asked for and valgrind is not installed.
 """
 
 from __future__ import annotations
@@ -44,9 +62,16 @@ from __future__ import annotations
 import argparse
 import gc
 import gzip
+import os
+import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import lxml.html
 
@@ -84,6 +109,83 @@ def chunk_time(function, items) -> float:
 CHUNK = 25
 
 
+#: Passes over the pages in the counted run of ``--instructions`` (the
+#: first pass after the warm-up call still fills the memos of sites seen
+#: once; a second weighs the warm state, as a crawl meets it, equally).
+COUNT_PASSES = 2
+
+#: What callgrind prints when the program ends: the instructions it ran.
+_COLLECTED = re.compile(r"Collected : (\d+)")
+
+
+def counted_side(side: str, pages: list[bytes], extractor: str) -> tuple[Callable[[Any], object], list]:
+    """The function one side of the comparison runs, and the items it
+    takes (trafilatura takes the decoded text, as in the timing)."""
+    if side == "extract":
+        return (lambda page: webclean_scrapy.extract(page, extractor=extractor)), pages
+    if side == "parse":
+        return lxml.html.fromstring, pages
+    if side != "trafilatura":
+        raise ValueError(f"no side {side!r}: extract, parse or trafilatura")
+    import trafilatura
+
+    return trafilatura.extract, [decode_html(page)[1] for page in pages]
+
+
+def run_counted(side: str, passes: int, pages: list[bytes], extractor: str) -> None:
+    """The body of one counted process: one warm-up call (models loaded,
+    memos started), then *passes* passes over the pages."""
+    function, items = counted_side(side, pages, extractor)
+    function(items[0])
+    for _ in range(passes):
+        for item in items:
+            function(item)
+
+
+def instructions_per_page(side: str, sampling: list[str], pages: int) -> float:
+    """Instructions one page costs on *side* (``extract``, ``parse`` or
+    ``trafilatura``): two counted processes of this script, with
+    :data:`COUNT_PASSES` passes and with none, their difference divided by
+    the pages extracted. *sampling* repeats the options that pick the pages."""
+
+    def collected(passes: int) -> int:
+        with tempfile.TemporaryDirectory() as tmp:
+            command = [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={tmp}/callgrind.out",
+                sys.executable,
+                str(Path(__file__).resolve()),
+                *sampling,
+                "--count",
+                side,
+                str(passes),
+            ]
+            done = subprocess.run(
+                command, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"}, check=False
+            )
+        found = _COLLECTED.search(done.stderr)
+        if done.returncode or found is None:
+            raise RuntimeError(f"callgrind run of {side!r} failed (exit {done.returncode}): {done.stderr[-2000:]}")
+        return int(found.group(1))
+
+    return (collected(COUNT_PASSES) - collected(0)) / (COUNT_PASSES * pages)
+
+
+def report_instructions(sampling: list[str], pages: int, trafilatura: bool) -> None:
+    """Print the instruction counts per page and the project's two ratios by them."""
+    ours = instructions_per_page("extract", sampling, pages)
+    parse = instructions_per_page("parse", sampling, pages)
+    print(f"instructions (callgrind, {COUNT_PASSES} passes over {pages} pages, PYTHONHASHSEED=0):")
+    print(f"lxml.html.fromstring(bytes):    {parse / 1e6:8.2f} M/page")
+    print(f"webclean_scrapy.extract(bytes): {ours / 1e6:8.2f} M/page")
+    if trafilatura:
+        theirs = instructions_per_page("trafilatura", sampling, pages)
+        print(f"trafilatura.extract(str):       {theirs / 1e6:8.2f} M/page")
+        print(f"speed-up vs trafilatura, by instructions: {theirs / ours:5.2f}x  (goal >= 5)")
+    print(f"cost vs lxml bare parse, by instructions: {ours / parse:5.2f}x  (goal <= 3)")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
@@ -105,6 +207,15 @@ def main(argv=None) -> int:
         action="store_true",
         help="time by the process's CPU time instead of the wall clock (a loaded machine)",
     )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also give the ratios by instruction counts (valgrind's callgrind; slow)",
+    )
+    parser.add_argument("--no-timing", action="store_true", help="leave the timed comparison out")
+    parser.add_argument("--no-trafilatura", action="store_true", help="leave trafilatura out")
+    # One side of --instructions, in the process callgrind counts: SIDE PASSES.
+    parser.add_argument("--count", nargs=2, metavar=("SIDE", "PASSES"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     global clock
     clock = time.process_time if args.cpu_time else time.perf_counter
@@ -117,13 +228,33 @@ def main(argv=None) -> int:
     if not pages:
         print(f"no pages of {args.dataset} at {args.data}; nothing to time")
         return 0
+    if args.count:
+        side, passes = args.count
+        run_counted(side, int(passes), pages, args.extractor)
+        return 0
+    if args.instructions and shutil.which("valgrind") is None:
+        print("--instructions: valgrind is not installed (Debian: apt-get install valgrind)")
+        return 1
+    trafilatura = None
+    if not args.no_trafilatura:
+        try:
+            import trafilatura
+        except ImportError:
+            pass
+    if not args.no_timing:
+        time_sides(args, pages, trafilatura)
+    if args.instructions:
+        sampling = ["--data", str(args.data), "--pages", str(args.pages), "--extractor", args.extractor]
+        sampling += [option for name in args.dataset or () for option in ("--dataset", name)]
+        sampling += ["--python-walk"] if args.python_walk else []
+        report_instructions(sampling, len(pages), trafilatura is not None)
+    return 0
+
+
+def time_sides(args: argparse.Namespace, pages: list[bytes], trafilatura) -> None:
+    """The timed comparison: the three sides in turns, chunk by chunk (module docstring)."""
     texts = [decode_html(page)[1] for page in pages]
     webclean_scrapy.extract(pages[0], extractor=args.extractor)  # load the model outside the timing
-
-    try:
-        import trafilatura
-    except ImportError:
-        trafilatura = None
 
     def extract(page: bytes) -> None:
         webclean_scrapy.extract(page, extractor=args.extractor)
@@ -165,7 +296,6 @@ def main(argv=None) -> int:
         print(f"speed-up vs trafilatura: {theirs / ours:5.2f}x  (goal >= 5)")
         print(f"speed-up vs trafilatura with metadata (like for like): {theirs_with_metadata / ours:5.2f}x")
     print(f"cost vs lxml bare parse: {ours / parse:5.2f}x  (goal <= 3)")
-    return 0
 
 
 if __name__ == "__main__":
