@@ -172,14 +172,14 @@ def instructions_per_page(side: str, sampling: list[str], pages: int) -> float:
     return (collected(COUNT_PASSES) - collected(0)) / (COUNT_PASSES * pages)
 
 
-def report_instructions(sampling: list[str], pages: int, trafilatura: bool) -> None:
+def report_instructions(sampling: list[str], pages: int, with_trafilatura: bool) -> None:
     """Print the instruction counts per page and the project's two ratios by them."""
     ours = instructions_per_page("extract", sampling, pages)
     parse = instructions_per_page("parse", sampling, pages)
     print(f"instructions (callgrind, {COUNT_PASSES} passes over {pages} pages, PYTHONHASHSEED=0):")
     print(f"lxml.html.fromstring(bytes):    {parse / 1e6:8.2f} M/page")
     print(f"webclean_scrapy.extract(bytes): {ours / 1e6:8.2f} M/page")
-    if trafilatura:
+    if with_trafilatura:
         theirs = instructions_per_page("trafilatura", sampling, pages)
         print(f"trafilatura.extract(str):       {theirs / 1e6:8.2f} M/page")
         print(f"speed-up vs trafilatura, by instructions: {theirs / ours:5.2f}x  (goal >= 5)")
