@@ -25,12 +25,7 @@ else:
             Extension("webclean_scrapy._screen", ["webclean_scrapy/_screen.pyx"], optional=True),
             Extension("webclean_scrapy._features", ["webclean_scrapy/_features.pyx"], optional=True),
             Extension("webclean_scrapy._continuity", ["webclean_scrapy/_continuity.pyx"], optional=True),
-            Extension(
-                "webclean_scrapy._signals",
-                ["webclean_scrapy/_signals.pyx"],
-                include_dirs=lxml.get_include(),
-                optional=True,
-            ),
+            Extension("webclean_scrapy._signals", ["webclean_scrapy/_signals.pyx"], optional=True),
         ],
         language_level=3,
     )

@@ -303,31 +303,45 @@ SURVEYED = (
     '<body><div itemprop="author" itemtype="https://schema.org/Person">Ann</div>'
     '<span itemprop="price" itemtype="x y">9</span><meta itemprop="datePublished" content="2025-01-02">'
     '<a href="/one">one</a><svg><a href="/in-svg">s</a></svg><time itemprop="x" datetime="2025">t</time>'
-    "<template><a href='/t' itemprop='name'>t</a></template><img src=i itemprop></body></html>"
+    "<template><a href='/t' itemprop='name'>t</a></template><img src=i itemprop>"
+    '<map><area href="/m"><area alt=x><area href></map><span>no itemprop</span>'
+    '<div>plain</div><div data-x="a&amp;b">entity</div></body></html>'
 )
 SURVEY_TAGS = ("a", "meta", "link", "script", "time", "img", "svg")
+#: Attribute values read per tag, without element proxies (tags not in SURVEY_TAGS).
+SURVEY_TAG_VALUES = (("area", "href"), ("span", "itemprop"), ("div", "data-x"))
+
+
+def survey(root: etree._Element) -> tuple:
+    return document.survey(root, SURVEY_TAGS, ("itemtype",), ("itemprop",), SURVEY_TAG_VALUES)
 
 
 def python_survey(root: etree._Element, monkeypatch: pytest.MonkeyPatch) -> tuple:
     with monkeypatch.context() as patch:
         patch.setattr(document, "COMPILED_WALK", False)
-        return document.survey(root, SURVEY_TAGS, ("itemtype",), ("itemprop",))
+        return survey(root)
 
 
 @pytest.mark.compiled_walk
 def test_the_survey_finds_what_iter_and_xpath_find(monkeypatch: pytest.MonkeyPatch) -> None:
     root = parse_html(SURVEYED)
-    compiled = document.survey(root, SURVEY_TAGS, ("itemtype",), ("itemprop",))
+    compiled = survey(root)
     assert compiled == python_survey(root, monkeypatch)
-    tags, values, holders = compiled
+    tags, values, holders, tag_values = compiled
     assert [el.get("href") for el in tags["a"]] == ["/one", "/in-svg", "/t"]
     assert values == [["https://schema.org/WebPage", "https://schema.org/Person", "x y"]]
     assert [el.tag for el in holders[0]] == ["div", "span", "meta", "time", "a", "img"]
+    # Per (tag, attribute): the value on each element of the tag, None where it has none.
+    assert tag_values == [["/m", None, ""], ["price", None], [None, None, "a&b"]]
     # From a subtree: its own tagged elements, the whole document's attributes (as ``//`` reads them).
     body = root.find("body")
-    compiled = document.survey(body, SURVEY_TAGS, ("itemtype",), ("itemprop",))
+    compiled = survey(body)
     assert compiled == python_survey(body, monkeypatch)
     assert compiled[0]["meta"] == [root.find(".//body/meta")] and len(compiled[1][0]) == 3
+    assert compiled[3] == [["/m", None, ""], ["price", None], [None, None, "a&b"]]
+    # A subtree without them: empty lists.
+    head = root.find("head")
+    assert survey(head)[3] == [[], [], []] == python_survey(head, monkeypatch)[3]
 
 
 @pytest.mark.compiled_walk
@@ -337,6 +351,4 @@ def test_same_survey_on_dataset_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     assert files
     for path in files:
         root = parse_html(decode_html(gzip.decompress(path.read_bytes()))[1])
-        assert document.survey(root, SURVEY_TAGS, ("itemtype",), ("itemprop",)) == python_survey(root, monkeypatch), (
-            path
-        )
+        assert survey(root) == python_survey(root, monkeypatch), path

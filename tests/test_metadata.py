@@ -85,6 +85,17 @@ def test_visible_byline_date_and_rejected_authors():
     md = extract_metadata(Document.from_html(page))
     assert md.date == "2025-09-04"  # the byline's date, next to the heading
     assert md.author is None  # a placeholder is nobody
+    # Blocks with digits but no year (times, counts, a day and month) are
+    # passed over; every date form the byline may take is still read.
+    for byline, date in [
+        ("12 comments | 10:42 | 4 Sept.", None),
+        ("12 comments</p><p>Updated 10:42, 24.09.2025", "2025-09-24"),
+        ("5 min read</p><p>2025/9/4", "2025-09-04"),
+        ("3 likes</p><p>4. September 2025", "2025-09-04"),
+        ("7 replies</p><p>on 2025-09-04 at noon", "2025-09-04"),
+    ]:
+        page = f"<html><body><h1>Heading</h1><p>{byline}</p><p>{'Prose. ' * 40}</p></body></html>"
+        assert extract_metadata(Document.from_html(page)).date == date, byline
     for value in ("jdoe_42", "https://ex.com/jane", "@handle", "page.head.author"):
         page = f'<html><head><meta name="author" content="{value}"></head><body><p>x</p></body></html>'
         assert extract_metadata(Document.from_html(page)).author is None, value

@@ -21,18 +21,12 @@ extractor's ``keywords``; ``_structure_keys``, ``_depths``,
 fallbacks, and ``tests/test_signals.py`` compares both.
 """
 
-cimport lxml.includes.etreepublic as cetree
 from cpython.dict cimport PyDict_SetItem, PyDict_Size
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
-from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.string cimport strcmp, strlen
-from lxml.includes cimport tree
 
 import numpy as np
-
-cetree.import_lxml__etree()
 
 
 cdef extern from "Python.h":
@@ -47,35 +41,6 @@ cdef extern from "Python.h":
     void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
     bint PyUnicode_IS_ASCII(object text)
-
-
-cdef object href_of(element):
-    """``element.get("href")``, read from the libxml2 node when the value is
-    one text node (the HTML parser's way), else asked of lxml."""
-    cdef tree.xmlNode* node
-    cdef tree.xmlAttr* attr
-    cdef tree.xmlNode* part
-    if not isinstance(element, cetree._Element):
-        return element.get("href")
-    node = (<cetree._Element> element)._c_node
-    if node is NULL:
-        return element.get("href")
-    attr = node.properties
-    while attr is not NULL:
-        if attr.ns is NULL and strcmp(<const char*> attr.name, b"href") == 0:
-            break
-        attr = attr.next
-    if attr is NULL:
-        return None
-    part = attr.children
-    if part is NULL:
-        return ""
-    if part.next is not NULL or part.type != tree.XML_TEXT_NODE or part.content is NULL:
-        return element.get("href")
-    try:
-        return PyUnicode_DecodeUTF8(<char*> part.content, strlen(<char*> part.content), NULL)
-    except UnicodeDecodeError:
-        return element.get("href")
 
 
 cdef Py_ssize_t hyphens(str text, Py_ssize_t start, Py_ssize_t stop):
@@ -863,13 +828,13 @@ cdef void count_fragments(int kind, void* data, Py_ssize_t n, bint fold, Fragmen
             k = fragments.chain[k]
 
 
-def link_figures(list anchors, list fragments):
-    """How many of the ``<a>`` elements' non-empty ``href`` values name a
-    slug, and how often each of *fragments* (ASCII bytes of two characters
-    or more, at most 64) occurs in them lower-cased:
-    ``page_type._python_link_figures``, its reference, without joining the
-    addresses. An ASCII address is lower-cased as it is read; any other by
-    ``str.lower``."""
+def link_figures(list hrefs, list fragments):
+    """How many of the ``<a>`` elements' non-empty ``href`` values (*hrefs*,
+    ``None`` for a link without one) name a slug, and how often each of
+    *fragments* (ASCII bytes of two characters or more, at most 64) occurs
+    in them lower-cased: ``page_type._python_link_figures``, its reference,
+    without joining the addresses. An ASCII address is lower-cased as it
+    is read; any other by ``str.lower``."""
     cdef Py_ssize_t k, b, slugs = 0, n, end, cut
     cdef Fragments table
     cdef long long counts[MAX_FRAGMENTS]
@@ -894,8 +859,7 @@ def link_figures(list anchors, list fragments):
         table.heads[b] = k
         table.starts[fragment[0]] = True
         counts[k] = 0
-    for element in anchors:
-        value = href_of(element)
+    for value in hrefs:
         if not value:
             continue
         href = value

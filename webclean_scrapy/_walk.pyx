@@ -864,7 +864,7 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     return tables + (freed_any,) if release is not None else tables
 
 
-def survey(root, tuple tag_names, tuple value_names, tuple element_names) -> tuple:
+def survey(root, tuple tag_names, tuple value_names, tuple element_names, tuple tag_values=()) -> tuple:
     """One pass over *root*'s document for what the page type and the
     metadata look up outside the walk's tables, instead of one search each:
 
@@ -874,11 +874,17 @@ def survey(root, tuple tag_names, tuple value_names, tuple element_names) -> tup
       element's attribute of that name (no namespace) in the document:
       ``//*/@name``;
     * per attribute of *element_names* (``bytes``), the elements having
-      it: ``//*[@name]``.
+      it: ``//*[@name]``;
+    * per ``(tag, attribute)`` pair of *tag_values* (``str``, ``bytes``; a
+      tag not in *tag_names*), the attribute's value on each element of
+      that tag in *root*'s subtree, ``None`` where it has none:
+      ``[el.get(attribute) for el in root.iter(tag)]``, without the
+      element proxies (a page's links are its most numerous elements).
 
     Each in document order; element proxies are made only for the
-    elements returned. Returns ``(tags, values, elements)``: a dict of
-    lists keyed by tag, and two lists of lists in the order of the names.
+    elements returned. Returns ``(tags, values, elements, tag_values)``: a
+    dict of lists keyed by tag, and three lists of lists in the order of
+    the names.
     """
     cdef tree.xmlNode* root_node = (<cetree._Element> root)._c_node
     cdef cetree._Document doc = (<cetree._Element> root)._doc
@@ -887,15 +893,20 @@ def survey(root, tuple tag_names, tuple value_names, tuple element_names) -> tup
     cdef tree.xmlAttr* attr
     cdef bint inside = False
     cdef Py_ssize_t k, slot, n_values = len(value_names), n_elements = len(element_names)
-    cdef bytes name
+    cdef Py_ssize_t n_tags = len(tag_names)
+    cdef bytes name, wanted
     cdef int index
+    cdef object value
     cdef const unsigned char* cache_names[TAG_CACHE_SIZE]
     cdef int cache_index[TAG_CACHE_SIZE]
     cdef dict by_tag = {tag: [] for tag in tag_names}
     cdef list tag_lists = [by_tag[tag] for tag in tag_names]
-    cdef list wanted_tags = [tag.encode() for tag in tag_names]
+    # The tags of *tag_values* follow *tag_names*': index n_tags + j is pair j.
+    cdef list wanted_tags = [tag.encode() for tag in tag_names] + [tag.encode() for tag, _ in tag_values]
+    cdef list value_attributes = [attribute for _, attribute in tag_values]
     cdef list values = [[] for _ in range(n_values)]
     cdef list elements = [[] for _ in range(n_elements)]
+    cdef list per_tag_values = [[] for _ in range(len(tag_values))]
     cdef list found
     memset(cache_names, 0, sizeof(cache_names))
     node = top.children
@@ -916,7 +927,17 @@ def survey(root, tuple tag_names, tuple value_names, tuple element_names) -> tup
                             break
                     cache_names[slot] = node.name
                     cache_index[slot] = index
-                if index >= 0:
+                if index >= n_tags:
+                    wanted = value_attributes[index - n_tags]
+                    value = None
+                    attr = node.properties
+                    while attr is not NULL:
+                        if attr.ns is NULL and strcmp(<const char*> attr.name, <const char*> wanted) == 0:
+                            value = attribute_value(attr)
+                            break
+                        attr = attr.next
+                    (<list> per_tag_values[index - n_tags]).append(value)
+                elif index >= 0:
                     (<list> tag_lists[index]).append(cetree.elementFactory(doc, node))
             attr = node.properties
             while attr is not NULL:
@@ -950,8 +971,8 @@ def survey(root, tuple tag_names, tuple value_names, tuple element_names) -> tup
                 break
             node = node.parent
             if node is NULL or node is top:
-                return by_tag, values, elements
-    return by_tag, values, elements
+                return by_tag, values, elements, per_tag_values
+    return by_tag, values, elements, per_tag_values
 
 
 def mark_counts(const long long[::1] keys, const long long[::1] counts, unsigned long long wanted,

@@ -280,9 +280,20 @@ def _attribute_xpaths(name: str) -> tuple[etree.XPath, etree.XPath]:
     return etree.XPath(f"//*/@{name}", smart_strings=False), etree.XPath(f"//*[@{name}]")
 
 
+#: What :func:`survey` returns: elements by tag, attribute values, attribute
+#: holders, and attribute values per tag.
+SurveyResult = tuple[
+    dict[str, list[etree._Element]], list[list[str]], list[list[etree._Element]], list[list[str | None]]
+]
+
+
 def survey(
-    root: etree._Element, tags: tuple[str, ...], values: tuple[str, ...] = (), holders: tuple[str, ...] = ()
-) -> tuple[dict[str, list[etree._Element]], list[list[str]], list[list[etree._Element]]]:
+    root: etree._Element,
+    tags: tuple[str, ...],
+    values: tuple[str, ...] = (),
+    holders: tuple[str, ...] = (),
+    tag_values: tuple[tuple[str, str], ...] = (),
+) -> SurveyResult:
     """What is looked up outside the walk's tables, in one pass over the tree:
 
     * *root*'s elements of each tag of *tags*, by tag (``root.iter(*tags)``);
@@ -290,16 +301,25 @@ def survey(
       the document (``//*/@name``);
     * for each attribute name of *holders*, the elements that have it
       (``//*[@name]``);
+    * for each ``(tag, attribute)`` pair of *tag_values* (a tag not in
+      *tags*), the attribute's value on each of *root*'s elements of that
+      tag, ``None`` where it has none: ``[el.get(attribute) for el in
+      root.iter(tag)]``;
 
     each in document order. The compiled walk's module does it in one pass
     over libxml2's nodes, making element proxies only for the elements
-    returned (about a third of the time of three searches); lxml's own
-    ``iter`` and XPath are the fallback, with the same results.
+    returned (about a third of the time of three searches), and none for
+    *tag_values*' elements (a page's links, its most numerous elements,
+    are read for their addresses alone); lxml's own ``iter``, ``get`` and
+    XPath are the fallback, with the same results.
     """
     if COMPILED_WALK and _compiled_walk is not None and _compiled_walk.is_html_tree(root):
-        found: tuple[dict[str, list[etree._Element]], list[list[str]], list[list[etree._Element]]]
-        found = _compiled_walk.survey(
-            root, tags, tuple(name.encode() for name in values), tuple(name.encode() for name in holders)
+        found: SurveyResult = _compiled_walk.survey(
+            root,
+            tags,
+            tuple(name.encode() for name in values),
+            tuple(name.encode() for name in holders),
+            tuple((tag, attribute.encode()) for tag, attribute in tag_values),
         )
         return found
     by_tag: dict[str, list[etree._Element]] = {tag: [] for tag in tags}
@@ -310,6 +330,7 @@ def survey(
         by_tag,
         [_attribute_xpaths(name)[0](root) for name in values],
         [_attribute_xpaths(name)[1](root) for name in holders],
+        [[element.get(attribute) for element in root.iter(tag)] for tag, attribute in tag_values],
     )
 
 
@@ -785,10 +806,13 @@ class Document:
         """Drop the element proxies cached from the tree (the containers'
         elements, the lists of :func:`page_type.tagged_elements` and
         :func:`page_type.attribute_survey`): they would keep the nodes
-        alive, and they point into a tree about to change or go."""
+        alive, and they point into a tree about to change or go. The link
+        addresses the same survey read (:func:`page_type.link_hrefs`) go
+        with them, so all its lists always come from one tree."""
         self._elements.elements = None
         self.__dict__.pop("_tagged_elements", None)
         self.__dict__.pop("_attribute_survey", None)
+        self.__dict__.pop("_link_hrefs", None)
 
     # -- views --------------------------------------------------------
     @property

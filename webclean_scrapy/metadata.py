@@ -228,7 +228,10 @@ _ISO = re.compile(
     r"(?:([T ])([0-2]\d:[0-5]\d(?::[0-5]\d(?:\.\d+)?)?)\s*(Z|[+-][0-2]\d:?[0-5]\d)?)?"
 )
 _ISO_ANYWHERE = re.compile(r"\b((?:19|20)\d\d)-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])\b()()()")
-_HAS_DIGIT = re.compile(r"\d")
+#: What every date pattern of :func:`_text_date` holds: a year of 1900-2099
+#: (``_ISO_ANYWHERE``, ``_SLASHED``, ``_TEXT_DATES``, ``_NUMERIC_DATE``). A
+#: block without one ("5 comments", "10:42") is passed over with one search.
+_HAS_YEAR = re.compile(r"(?:19|20)\d\d")
 _SLASHED = re.compile(r"\b((?:19|20)\d\d)[/.](0?[1-9]|1[0-2])[/.](0?[1-9]|[12]\d|3[01])\b")
 _MONTHS = {
     name: number
@@ -807,7 +810,7 @@ def _text_date(doc: Document) -> str | None:
         start = 0
     texts = doc.block_columns.texts[max(start - _TEXT_DATE_BEFORE, 0) : start + _TEXT_DATE_AFTER]
     for text in texts:
-        if len(text) > _TEXT_DATE_BLOCK_CHARS or not _HAS_DIGIT.search(text):
+        if len(text) > _TEXT_DATE_BLOCK_CHARS or not _HAS_YEAR.search(text):
             continue
         found = _iso_date(text, search=True)
         if found is None:

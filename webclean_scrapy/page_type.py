@@ -891,25 +891,26 @@ def _python_family_counts(
     return (counts @ ((bits[:, None] >> np.arange(groups, dtype=np.int64)) & 1)).tolist(), words
 
 
-def _python_link_hrefs(anchors: list[etree._Element]) -> tuple[list[str], int]:
-    """The ``<a>`` elements' non-empty ``href`` values, in order, and how
-    many of them name a slug (``/how-to-fix-a-leaking-tap``: three hyphens or
-    more in the last path segment; fewer than three in the whole address of
-    more than 20 characters rule a link out before its last segment is
-    cut). Read by :func:`_python_link_figures`."""
-    hrefs = list(filter(None, map(etree._Element.get, anchors, repeat("href"))))
-    slugs = [href for href in hrefs if len(href) > 20 and href.count("-") >= 3]
-    return hrefs, sum(1 for href in slugs if href.rstrip("/").rsplit("/", 1)[-1].count("-") >= 3)
+def _python_link_hrefs(hrefs: list[str | None]) -> tuple[list[str], int]:
+    """The non-empty ``href`` values of the ``<a>`` elements (*hrefs*:
+    :func:`link_hrefs`), in order, and how many of them name a slug
+    (``/how-to-fix-a-leaking-tap``: three hyphens or more in the last path
+    segment; fewer than three in the whole address of more than 20
+    characters rule a link out before its last segment is cut). Read by
+    :func:`_python_link_figures`."""
+    present = list(filter(None, hrefs))
+    slugs = [href for href in present if len(href) > 20 and href.count("-") >= 3]
+    return present, sum(1 for href in slugs if href.rstrip("/").rsplit("/", 1)[-1].count("-") >= 3)
 
 
-def _python_link_figures(anchors: list[etree._Element], fragments: list[bytes]) -> tuple[int, list[int]]:
-    """How many of the ``<a>`` elements' non-empty ``href`` values name a
-    slug (:func:`_python_link_hrefs`) and how often each of *fragments*
-    (ASCII bytes) occurs in them lower-cased: counted over the joined
-    addresses, one substring count per fragment. The reference for
-    :func:`webclean_scrapy._signals.link_figures`."""
-    hrefs, slugs = _python_link_hrefs(anchors)
-    joined = "\n".join(hrefs).lower()
+def _python_link_figures(hrefs: list[str | None], fragments: list[bytes]) -> tuple[int, list[int]]:
+    """How many of the ``<a>`` elements' non-empty ``href`` values (*hrefs*:
+    :func:`link_hrefs`) name a slug (:func:`_python_link_hrefs`) and how
+    often each of *fragments* (ASCII bytes) occurs in them lower-cased:
+    counted over the joined addresses, one substring count per fragment.
+    The reference for :func:`webclean_scrapy._signals.link_figures`."""
+    present, slugs = _python_link_hrefs(hrefs)
+    joined = "\n".join(present).lower()
     return slugs, [joined.count(fragment.decode()) for fragment in fragments]
 
 
@@ -1391,7 +1392,8 @@ _COUNTED_TAGS: tuple[str, ...] = (
     "h5",
     "h6",
 )
-#: Elements outside the container table, counted by one ``iter`` over the tree.
+#: Elements outside the container table, counted by one pass over the tree
+#: (:func:`tagged_elements`; of ``a``, only the ``href`` values are kept).
 _ITER_TAGS: tuple[str, ...] = (
     "a",
     "code",
@@ -1408,6 +1410,8 @@ _ITER_TAGS: tuple[str, ...] = (
     "picture",
     "svg",
 )
+#: The tags of :data:`_ITER_TAGS` whose elements :func:`tagged_elements` returns.
+_ELEMENT_TAGS: tuple[str, ...] = tuple(tag for tag in _ITER_TAGS if tag != "a")
 #: Link targets by kind: a few path fragments each (hrefs lower-cased).
 _LINK_KINDS: dict[str, tuple[str, ...]] = {
     "user": ("/u/", "/user", "/member", "/profile"),
@@ -1583,6 +1587,31 @@ PAGE_FEATURES: tuple[str, ...] = STRUCTURE_FEATURES + TOKEN_FEATURES
 _INDEX: dict[str, int] = {name: i for i, name in enumerate(STRUCTURE_FEATURES)}
 
 
+def _at(names: Iterable[str]) -> np.ndarray:
+    """The positions of *names* in :data:`STRUCTURE_FEATURES`: a family of
+    features (one per tag, per class group...) is written by one assignment
+    instead of a name built and looked up per member, on every page."""
+    return np.array([_INDEX[name] for name in names], dtype=np.intp)
+
+
+_TAG_AT = _at(f"tag_{tag}" for tag in _COUNTED_TAGS)
+_CLASS_AT = _at(f"class_{group}" for group in _CLASS_GROUP_NAMES)
+_CLASS_RATE_AT = _at(f"class_{group}_rate" for group in _CLASS_GROUP_NAMES)
+_SHARE_AT = _at(f"share_{tag}" for tag in _FLAG_TAGS)
+_PHRASE_AT = _at(f"phrase_{group}" for group in _PHRASE_GROUP_NAMES)
+_EL_AT = _at(f"el_{tag}" for tag in _ELEMENT_TAGS)
+_LINKS_AT = _at(f"links_{kind}" for kind in _LINK_FRAGMENT_SPANS)
+_SCHEMA_AT = _at(f"schema_{group}" for group in _SCHEMA_GROUPS)
+_LD_AT = _at(f"ld_{key}" for key in _LD_KEYS)
+_PLATFORM_AT = _at(f"platform_{family}" for family in _PLATFORMS)
+_HOST_AT = _at(f"host_{name}" for name in _HOST_GROUPS)
+_URL_AT = _at(f"url_{name}" for name in _URL_GROUP_NAMES)
+_URL_PARENT_AT = _at(f"url_parent_{name}" for name in _URL_GROUP_NAMES)
+_URL_FIRST_AT = _at(f"url_first_{name}" for name in _URL_GROUP_NAMES)
+#: Bit *k* of a URL token's groups is :data:`_URL_GROUP_NAMES`' *k*-th.
+_URL_BIT_SHIFTS = np.arange(len(_URL_GROUP_NAMES), dtype=np.int64)
+
+
 # -- extraction -------------------------------------------------------------------
 
 
@@ -1597,8 +1626,7 @@ def _url_features(f: np.ndarray, url: str, tokens: set[str]) -> None:
     labels = host.split(".")
     f[x["url_subdomains"]] = max(0, len(labels) - 2)
     host_words = {w for label in labels[:-1] for w in label.split("-")}
-    for name, words in _HOST_GROUPS.items():
-        f[x[f"host_{name}"]] = any(w in host_words for w in words)
+    f[_HOST_AT] = [not host_words.isdisjoint(words) for words in _HOST_GROUPS.values()]
     path = parts.path or "/"
     lowered = path.lower()
     _add_words(tokens, lowered, "u_")
@@ -1613,9 +1641,9 @@ def _url_features(f: np.ndarray, url: str, tokens: set[str]) -> None:
     f[x["url_php"]] = last.endswith((".php", ".asp", ".aspx", ".jsp", ".cgi", ".do"))
     f[x["url_last_chars"]] = len(stem)
     f[x["url_last_hyphens"]] = stem.count("-") + stem.count("_")
-    f[x["url_last_digits"]] = sum(c.isdigit() for c in stem)
+    f[x["url_last_digits"]] = sum(map(str.isdigit, stem))
     f[x["url_last_numeric"]] = stem.isdigit()
-    f[x["url_id_like"]] = sum(1 for s in path.split("/") if _ID_LIKE.search(s))
+    f[x["url_id_like"]] = sum(1 for s in path.split("/") if s and _ID_LIKE.search(s))
     f[x["url_digit_segments"]] = sum(1 for s in segments if s.isdigit())
     f[x["url_year"]] = any(_YEAR.match(s) for s in segments)
     f[x["url_date"]] = bool(_DATE_IN_PATH.search(path))
@@ -1655,22 +1683,36 @@ def _url_features(f: np.ndarray, url: str, tokens: set[str]) -> None:
         everywhere |= b
     parent = bits_of(segments[-2], 0) if len(segments) >= 2 else 0
     first = bits_of(segments[0], 0) if len(segments) >= 2 else 0
-    for bit, name in enumerate(_URL_GROUP_NAMES):
-        f[x[f"url_{name}"]] = (everywhere >> bit) & 1
-        f[x[f"url_parent_{name}"]] = (parent >> bit) & 1
-        f[x[f"url_first_{name}"]] = (first >> bit) & 1
+    f[_URL_AT] = (everywhere >> _URL_BIT_SHIFTS) & 1
+    f[_URL_PARENT_AT] = (parent >> _URL_BIT_SHIFTS) & 1
+    f[_URL_FIRST_AT] = (first >> _URL_BIT_SHIFTS) & 1
 
 
 def tagged_elements(doc: Document) -> dict[str, list[etree._Element]]:
-    """The page's elements of each :data:`_ITER_TAGS` tag (``meta``,
+    """The page's elements of each :data:`_ELEMENT_TAGS` tag (``meta``,
     ``script``, ``time``, ``link``...), in document order: sorted by one
     ``iter`` over the tree, once per document. :func:`page_signals` counts
     them; :mod:`webclean_scrapy.metadata` reads the same lists."""
     found = doc.__dict__.get("_tagged_elements")
     if found is None:
-        found, values, holders = survey(doc.root, _ITER_TAGS, ("itemtype",), ("itemprop",))
+        found, values, holders, tag_values = survey(
+            doc.root, _ELEMENT_TAGS, ("itemtype",), ("itemprop",), (("a", "href"),)
+        )
         doc.__dict__["_tagged_elements"] = found
         doc.__dict__["_attribute_survey"] = values[0], holders[0]
+        doc.__dict__["_link_hrefs"] = tag_values[0]
+    return found
+
+
+def link_hrefs(doc: Document) -> list[str | None]:
+    """The ``href`` of each of the page's ``<a>`` elements (``None``
+    without one), in document order: found by the same pass as
+    :func:`tagged_elements`, which makes no element proxy for them."""
+    found = doc.__dict__.get("_link_hrefs")
+    if found is None:
+        doc.__dict__.pop("_tagged_elements", None)
+        tagged_elements(doc)
+        found = doc.__dict__["_link_hrefs"]
     return found
 
 
@@ -1687,23 +1729,27 @@ def attribute_survey(doc: Document) -> tuple[list[str], list[etree._Element]]:
 
 
 def _element_features(
-    f: np.ndarray, itemtypes: list[str], tokens: set[str], found: dict[str, list[etree._Element]]
+    f: np.ndarray,
+    itemtypes: list[str],
+    tokens: set[str],
+    found: dict[str, list[etree._Element]],
+    hrefs: list[str | None],
 ) -> None:
     """The few tags outside the container table (the head's meta / link /
     script among them), as :func:`tagged_elements` sorted them by tag:
-    JSON-LD, meta, platform, inline counts; and the microdata types
-    (*itemtypes*). Each tag's elements are read by a loop of its own.
+    JSON-LD, meta, platform, inline counts; the links' addresses
+    (*hrefs*, :func:`link_hrefs`); and the microdata types (*itemtypes*).
+    Each tag's elements are read by a loop of its own.
     """
     x = _INDEX
-    for tag, elements in found.items():
-        f[x[f"el_{tag}"]] = len(elements)
+    f[x["el_a"]] = len(hrefs)
+    f[_EL_AT] = [len(found[tag]) for tag in _ELEMENT_TAGS]
 
     # Links to slug-named pages (``/how-to-fix-a-leaking-tap``): what lists
     # of articles (or products) link to. Fewer than three hyphens in the
     # whole address rule a link out before its last segment is cut.
-    f[x["slug_links"]], counts = _link_figures(found["a"], _LINK_FRAGMENTS)
-    for kind, (start, stop) in _LINK_FRAGMENT_SPANS.items():
-        f[x[f"links_{kind}"]] = sum(counts[start:stop])
+    f[x["slug_links"]], counts = _link_figures(hrefs, _LINK_FRAGMENTS)
+    f[_LINKS_AT] = [sum(counts[start:stop]) for start, stop in _LINK_FRAGMENT_SPANS.values()]
 
     schema: Counter[str] = Counter()
     ld_keys: Counter[str] = Counter()
@@ -1772,13 +1818,11 @@ def _element_features(
             group = _SCHEMA_OF.get(word.rstrip("/").rsplit("/", 1)[-1].lower())
             if group:
                 schema[group] += 1
-    for group in _SCHEMA_GROUPS:
-        f[x[f"schema_{group}"]] = schema[group]
+    f[_SCHEMA_AT] = [schema.get(group, 0) for group in _SCHEMA_GROUPS]
     f[x["schema_types"]] = type_count + microdata
     f[x["microdata_types"]] = microdata
     f[x["jsonld_blocks"]] = jsonld
-    for key in _LD_KEYS:
-        f[x[f"ld_{key}"]] = ld_keys[key]
+    f[_LD_AT] = [ld_keys.get(key, 0) for key in _LD_KEYS]
     f[x["el_input_number"]] = inputs["number"]
     f[x["el_input_search"]] = inputs["search"]
     f[x["el_input_checkbox"]] = inputs["checkbox"]
@@ -1787,8 +1831,9 @@ def _element_features(
     if platform_text:
         text = " ".join(platform_text).lower()
         present = set(compress(_PLATFORM_WORDS.words, _PLATFORM_WORDS.candidates(text)))
-        for family, words in _PLATFORMS.items():
-            f[x[f"platform_{family}"]] = sum(1 for word in words if word in present and word in text)
+        f[_PLATFORM_AT] = [
+            sum(1 for word in words if word in present and word in text) for words in _PLATFORMS.values()
+        ]
 
 
 _TITLE_DOCS = re.compile(r"\b(?:documentation|docs|api|reference|manual|guide|tutorial|handbook|sdk)\b", re.I)
@@ -1982,7 +2027,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     if url:
         _url_features(f, url, tokens)
     found = tagged_elements(doc)
-    _element_features(f, attribute_survey(doc)[0], tokens, found)
+    _element_features(f, attribute_survey(doc)[0], tokens, found, link_hrefs(doc))
 
     title = doc.title or ""
     _add_words(tokens, title.lower(), "t_")
@@ -1999,8 +2044,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     n = len(tags)
     own, flags, counted = _tag_codes(tags, cc.parents, _TAG_CODES, _TAG_LAYOUT)
     tag_counts = dict(zip(_COUNTED_TAGS, counted))
-    for tag in _COUNTED_TAGS:
-        f[x[f"tag_{tag}"]] = tag_counts[tag]
+    f[_TAG_AT] = counted
     f[x["h1_count"]] = tag_counts["h1"]
     headings = sum(tag_counts[h] for h in _HEADINGS)
     f[x["headings"]] = headings
@@ -2009,9 +2053,8 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     classes, roles, itemprops, heading_ids, name_counts = _attribute_names(tags, cc.attributes, _HEADING_TAGS)
     family_counts, words = _class_names(name_counts)
     tokens.update(words)
-    for group, named in zip(_CLASS_GROUP_NAMES, family_counts):
-        f[x[f"class_{group}"]] = named
-        f[x[f"class_{group}_rate"]] = named / n
+    f[_CLASS_AT] = family_counts
+    f[_CLASS_RATE_AT] = [named / n for named in family_counts]
     f[x["role_main"]] = roles.count("main")
     f[x["role_navigation"]] = roles.count("navigation")
     f[x["heading_ids"]] = heading_ids
@@ -2056,8 +2099,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
 
     # The text under each inherited tag flag (of the holder and its
     # ancestors, the root's own excepted) and under each own tag code.
-    for tag, under in zip(_FLAG_TAGS, s.flag_chars):
-        f[x[f"share_{tag}"]] = under / total
+    f[_SHARE_AT] = [under / total for under in s.flag_chars[: len(_FLAG_TAGS)]]
     f[x["share_heading"]] = s.flag_chars[-1] / total
     f[x["share_p"]] = float(s.p_chars) / total
     f[x["share_div"]] = float(s.div_chars) / total
@@ -2083,8 +2125,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     for phrase in blocks.keys() & _PHRASE_OF.keys():
         for group in _PHRASE_OF[phrase]:
             phrase_groups[group] += blocks[phrase]
-    for group in _PHRASE_GROUP_NAMES:
-        f[x[f"phrase_{group}"]] = phrase_groups[group]
+    f[_PHRASE_AT] = [phrase_groups.get(group, 0) for group in _PHRASE_GROUP_NAMES]
     f[x["numeric_blocks"]] = _numeric_blocks(short_texts) / m
     f[x["years_in_text"]] = len(_YEAR_TEXT.findall(short_text))
     f[x["time_ago"]] = short_text.count(" ago")
