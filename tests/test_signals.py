@@ -12,6 +12,7 @@ import pytest
 
 from webclean_scrapy import page_type
 from webclean_scrapy.document import Document
+from webclean_scrapy.extraction import TREE_READS
 
 _signals = pytest.importorskip("webclean_scrapy._signals")
 
@@ -124,6 +125,8 @@ def test_link_hrefs_read_as_lxml_gives_them() -> None:
         doc = Document.from_html(f"<html><body><p>{''.join(anchors)}</p></body></html>".encode())
         hrefs = page_type.link_hrefs(doc)
         assert hrefs == [a.get("href") for a in doc.root.iter("a")]
+        # Read again from the tree cut down to what its readers need (which drops the survey's lists).
+        assert doc.prune_tree(*TREE_READS) and page_type.link_hrefs(doc) == hrefs
         fragments = page_type._LINK_FRAGMENTS + [b"-a", b"a-", b"//", b"xx", b"&a", b"XX", b"/u/u"]
         expected = page_type._python_link_figures(hrefs, fragments)
         assert _signals.link_figures(hrefs, fragments) == expected

@@ -1691,8 +1691,10 @@ def _url_features(f: np.ndarray, url: str, tokens: set[str]) -> None:
 def tagged_elements(doc: Document) -> dict[str, list[etree._Element]]:
     """The page's elements of each :data:`_ELEMENT_TAGS` tag (``meta``,
     ``script``, ``time``, ``link``...), in document order: sorted by one
-    ``iter`` over the tree, once per document. :func:`page_signals` counts
-    them; :mod:`webclean_scrapy.metadata` reads the same lists."""
+    pass over the tree (:func:`~webclean_scrapy.document.survey`), once
+    per document, which also reads what :func:`attribute_survey` and
+    :func:`link_hrefs` return. :func:`page_signals` counts them;
+    :mod:`webclean_scrapy.metadata` reads the same lists."""
     found = doc.__dict__.get("_tagged_elements")
     if found is None:
         found, values, holders, tag_values = survey(
@@ -1704,15 +1706,22 @@ def tagged_elements(doc: Document) -> dict[str, list[etree._Element]]:
     return found
 
 
+def _surveyed(doc: Document, key: str) -> Any:
+    """What :func:`tagged_elements`' pass stored under *key* on *doc*,
+    the pass run again if it is missing (dropped with the tree's proxies)."""
+    found = doc.__dict__.get(key)
+    if found is None:
+        doc.__dict__.pop("_tagged_elements", None)
+        tagged_elements(doc)
+        found = doc.__dict__[key]
+    return found
+
+
 def link_hrefs(doc: Document) -> list[str | None]:
     """The ``href`` of each of the page's ``<a>`` elements (``None``
     without one), in document order: found by the same pass as
     :func:`tagged_elements`, which makes no element proxy for them."""
-    found = doc.__dict__.get("_link_hrefs")
-    if found is None:
-        doc.__dict__.pop("_tagged_elements", None)
-        tagged_elements(doc)
-        found = doc.__dict__["_link_hrefs"]
+    found: list[str | None] = _surveyed(doc, "_link_hrefs")
     return found
 
 
@@ -1720,11 +1729,7 @@ def attribute_survey(doc: Document) -> tuple[list[str], list[etree._Element]]:
     """The page's ``itemtype`` values (microdata types: on any element,
     prices sit on spans) and its elements with an ``itemprop``, in
     document order: found by the same pass as :func:`tagged_elements`."""
-    found = doc.__dict__.get("_attribute_survey")
-    if found is None:
-        doc.__dict__.pop("_tagged_elements", None)
-        tagged_elements(doc)
-        found = doc.__dict__["_attribute_survey"]
+    found: tuple[list[str], list[etree._Element]] = _surveyed(doc, "_attribute_survey")
     return found
 
 
