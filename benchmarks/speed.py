@@ -46,9 +46,11 @@ extraction, the parse and, unless ``--no-trafilatura``, trafilatura) is
 counted in a process of its own, once with :data:`COUNT_PASSES` passes
 over the pages and once with none (the imports, the sampling and one
 warm-up call); the difference is divided by the pages extracted. The
-processes run with ``PYTHONHASHSEED=0``; two runs of one process still
-differ by some tens of thousands of instructions, nothing beside the
-millions a page costs. The keyword memos are as a crawl has them
+processes run with ``PYTHONHASHSEED=0``; two counts of one side still
+differ, mostly by some tens of thousands of instructions a page, but
+session 31 saw the parse's move by up to 4% (cause not found), so
+``--count-runs N`` counts each side N times and gives the median (and
+the range). The keyword memos are as a crawl has them
 (``--cold`` applies to the timing only). ``--no-timing`` leaves the timed
 comparison out, ``--no-trafilatura`` trafilatura out of both
 (``benchmarks/instructions.sh`` runs the counts alone, without it).
@@ -65,6 +67,7 @@ import gzip
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -142,46 +145,65 @@ def run_counted(side: str, passes: int, pages: list[bytes], extractor: str) -> N
             function(item)
 
 
-def instructions_per_page(side: str, sampling: list[str], pages: int) -> float:
+def collected(side: str, sampling: list[str], passes: int) -> int:
+    """The instructions callgrind counts in one process of this script
+    running *side* for *passes* passes over the pages *sampling* picks."""
+    with tempfile.TemporaryDirectory() as tmp:
+        command = [
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={tmp}/callgrind.out",
+            sys.executable,
+            str(Path(__file__).resolve()),
+            *sampling,
+            "--count",
+            side,
+            str(passes),
+        ]
+        done = subprocess.run(
+            command, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"}, check=False
+        )
+    found = _COLLECTED.search(done.stderr)
+    if done.returncode or found is None:
+        raise RuntimeError(f"callgrind run of {side!r} failed (exit {done.returncode}): {done.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def instructions_per_page(side: str, sampling: list[str], pages: int, runs: int = 1) -> list[float]:
     """Instructions one page costs on *side* (``extract``, ``parse`` or
-    ``trafilatura``): two counted processes of this script, with
-    :data:`COUNT_PASSES` passes and with none, their difference divided by
-    the pages extracted. *sampling* repeats the options that pick the pages."""
-
-    def collected(passes: int) -> int:
-        with tempfile.TemporaryDirectory() as tmp:
-            command = [
-                "valgrind",
-                "--tool=callgrind",
-                f"--callgrind-out-file={tmp}/callgrind.out",
-                sys.executable,
-                str(Path(__file__).resolve()),
-                *sampling,
-                "--count",
-                side,
-                str(passes),
-            ]
-            done = subprocess.run(
-                command, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"}, check=False
-            )
-        found = _COLLECTED.search(done.stderr)
-        if done.returncode or found is None:
-            raise RuntimeError(f"callgrind run of {side!r} failed (exit {done.returncode}): {done.stderr[-2000:]}")
-        return int(found.group(1))
-
-    return (collected(COUNT_PASSES) - collected(0)) / (COUNT_PASSES * pages)
+    ``trafilatura``), counted *runs* times: each count is two counted
+    processes of this script, with :data:`COUNT_PASSES` passes and with
+    none, their difference divided by the pages extracted. *sampling*
+    repeats the options that pick the pages. Sorted, so the middle one is
+    the median."""
+    return sorted(
+        (collected(side, sampling, COUNT_PASSES) - collected(side, sampling, 0)) / (COUNT_PASSES * pages)
+        for _ in range(runs)
+    )
 
 
-def report_instructions(sampling: list[str], pages: int, with_trafilatura: bool) -> None:
-    """Print the instruction counts per page and the project's two ratios by them."""
-    ours = instructions_per_page("extract", sampling, pages)
-    parse = instructions_per_page("parse", sampling, pages)
+def _counted(counts: list[float]) -> str:
+    """One side's counts as a line of the report: the median, and the
+    range when there are several."""
+    text = f"{statistics.median(counts) / 1e6:8.2f} M/page"
+    if len(counts) > 1:
+        text += f"  ({len(counts)} counts: {counts[0] / 1e6:.2f} to {counts[-1] / 1e6:.2f})"
+    return text
+
+
+def report_instructions(sampling: list[str], pages: int, with_trafilatura: bool, runs: int = 1) -> None:
+    """Print the instruction counts per page (medians of *runs* counts)
+    and the project's two ratios by them."""
+    ours_counts = instructions_per_page("extract", sampling, pages, runs)
+    parse_counts = instructions_per_page("parse", sampling, pages, runs)
+    ours, parse = statistics.median(ours_counts), statistics.median(parse_counts)
     print(f"instructions (callgrind, {COUNT_PASSES} passes over {pages} pages, PYTHONHASHSEED=0):")
-    print(f"lxml.html.fromstring(bytes):    {parse / 1e6:8.2f} M/page")
-    print(f"webclean_scrapy.extract(bytes): {ours / 1e6:8.2f} M/page")
+    print(f"lxml.html.fromstring(bytes):    {_counted(parse_counts)}")
+    print(f"webclean_scrapy.extract(bytes): {_counted(ours_counts)}")
     if with_trafilatura:
-        theirs = instructions_per_page("trafilatura", sampling, pages)
-        print(f"trafilatura.extract(str):       {theirs / 1e6:8.2f} M/page")
+        theirs_counts = instructions_per_page("trafilatura", sampling, pages, runs)
+        theirs = statistics.median(theirs_counts)
+        print(f"trafilatura.extract(str):       {_counted(theirs_counts)}")
         print(f"speed-up vs trafilatura, by instructions: {theirs / ours:5.2f}x  (goal >= 5)")
     print(f"cost vs lxml bare parse, by instructions: {ours / parse:5.2f}x  (goal <= 3)")
 
@@ -212,11 +234,20 @@ def main(argv=None) -> int:
         action="store_true",
         help="also give the ratios by instruction counts (valgrind's callgrind; slow)",
     )
+    parser.add_argument(
+        "--count-runs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --instructions: count each side N times and give the medians (default 1)",
+    )
     parser.add_argument("--no-timing", action="store_true", help="leave the timed comparison out")
     parser.add_argument("--no-trafilatura", action="store_true", help="leave trafilatura out")
     # One side of --instructions, in the process callgrind counts: SIDE PASSES.
     parser.add_argument("--count", nargs=2, metavar=("SIDE", "PASSES"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.count_runs < 1:
+        parser.error("--count-runs: at least 1")
     global clock
     clock = time.process_time if args.cpu_time else time.perf_counter
     if not args.data.is_dir():
@@ -247,7 +278,7 @@ def main(argv=None) -> int:
         sampling = ["--data", str(args.data), "--pages", str(args.pages), "--extractor", args.extractor]
         sampling += [option for name in args.dataset or () for option in ("--dataset", name)]
         sampling += ["--python-walk"] if args.python_walk else []
-        report_instructions(sampling, len(pages), trafilatura is not None)
+        report_instructions(sampling, len(pages), trafilatura is not None, args.count_runs)
     return 0
 
 

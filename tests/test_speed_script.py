@@ -110,5 +110,36 @@ def test_callgrind_counts_the_parse_of_each_page(speed, data):
     of an interpreter's start and imports (a difference that failed to
     cancel)."""
     sampling = ["--data", str(data), "--pages", "3"]
-    per_page = speed.instructions_per_page("parse", sampling, 3)
+    (per_page,) = speed.instructions_per_page("parse", sampling, 3)
     assert 1_000_000 < per_page < 100_000_000
+
+
+def test_repeated_counts_give_medians_and_their_range(speed, monkeypatch, capsys):
+    """``--count-runs N``: each side counted N times (a pair of processes
+    each, with and without the passes); the report gives the medians, the
+    ratios between medians, and each side's range."""
+    passes = speed.COUNT_PASSES
+    extract = [1_000 + passes * 3 * 30, 1_000, 1_000 + passes * 3 * 31, 1_000, 1_000 + passes * 3 * 29, 1_000]
+    totals = {  # per side: the processes' totals, in the order they run (passes, then none)
+        "extract": extract * 2,  # counted here, then again by the report
+        "parse": [500 + passes * 3 * 10, 500, 500 + passes * 3 * 12, 500, 500 + passes * 3 * 10, 500],
+    }
+    calls = []
+
+    def fake_count(side, sampling, passes):
+        calls.append((side, passes))
+        return totals[side].pop(0)
+
+    monkeypatch.setattr(speed, "collected", fake_count)
+    assert speed.instructions_per_page("extract", [], 3, runs=3) == [29, 30, 31]
+    assert calls == [("extract", speed.COUNT_PASSES), ("extract", 0)] * 3
+    speed.report_instructions([], 3, with_trafilatura=False, runs=3)
+    out = capsys.readouterr().out
+    assert "(3 counts: 0.00 to 0.00)" in out  # per page, in millions
+    assert "3.00x" in out  # median 30 over median 10
+
+
+def test_count_runs_below_one_is_refused(data):
+    done = _run("--data", str(data), "--pages", "3", "--count-runs", "0", path=os.environ["PATH"])
+    assert done.returncode == 2
+    assert "--count-runs: at least 1" in done.stderr
