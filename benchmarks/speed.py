@@ -46,11 +46,11 @@ extraction, the parse and, unless ``--no-trafilatura``, trafilatura) is
 counted in a process of its own, once with :data:`COUNT_PASSES` passes
 over the pages and once with none (the imports, the sampling and one
 warm-up call); the difference is divided by the pages extracted. The
-processes run with ``PYTHONHASHSEED=0``; two counts of one side still
-differ, mostly by some tens of thousands of instructions a page, but
-session 31 saw the parse's move by up to 4% (cause not found), so
-``--count-runs N`` counts each side N times and gives the median (and
-the range). The keyword memos are as a crawl has them
+processes run with ``PYTHONHASHSEED=0``; two processes of one side still
+differ by about 2 M instructions, now and then by 10-20 M (session 31;
+cause not found), which the sample's pages times passes divide down (0.03
+M a page on 30 pages, two passes). ``--count-runs N`` counts each side N
+times and gives the medians (and the ranges). The keyword memos are as a crawl has them
 (``--cold`` applies to the timing only). ``--no-timing`` leaves the timed
 comparison out, ``--no-trafilatura`` trafilatura out of both
 (``benchmarks/instructions.sh`` runs the counts alone, without it).
