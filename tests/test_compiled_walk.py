@@ -342,6 +342,12 @@ def test_the_survey_finds_what_iter_and_xpath_find(monkeypatch: pytest.MonkeyPat
     # A subtree without them: empty lists.
     head = root.find("head")
     assert survey(head)[3] == [[], [], []] == python_survey(head, monkeypatch)[3]
+    # A tag asked for both as elements and as values: refused by either pass.
+    for compiled_walk in (True, False):
+        with monkeypatch.context() as patch:
+            patch.setattr(document, "COMPILED_WALK", compiled_walk)
+            with pytest.raises(ValueError, match="also in tags"):
+                document.survey(root, ("a",), (), (), (("a", "href"),))
 
 
 @pytest.mark.compiled_walk

@@ -311,8 +311,12 @@ def survey(
     returned (about a third of the time of three searches), and none for
     *tag_values*' elements (a page's links, its most numerous elements,
     are read for their addresses alone); lxml's own ``iter``, ``get`` and
-    XPath are the fallback, with the same results.
+    XPath are the fallback, with the same results. A tag in both *tags*
+    and *tag_values* is refused (``ValueError``): the compiled pass reads
+    each element one way.
     """
+    if any(tag in tags for tag, _ in tag_values):
+        raise ValueError("a tag of tag_values is also in tags")
     if COMPILED_WALK and _compiled_walk is not None and _compiled_walk.is_html_tree(root):
         found: SurveyResult = _compiled_walk.survey(
             root,
