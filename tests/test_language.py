@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import gzip
 from pathlib import Path
 
@@ -40,6 +41,11 @@ def test_the_compiled_automaton_is_used_when_built() -> None:
         pytest.skip("webclean_scrapy._langid was not built")
     identifier = _load()
     assert type(identifier).__name__ == "CompiledAutomaton" and identifier._tables is not None
+    # py3langid's two lists of ~100,000 ints are replaced by the arrays the
+    # compiled walk reads: a full garbage collection has them to walk no more.
+    assert identifier._rowbase is identifier._tables[1] and identifier.tk_output is identifier._tables[2]
+    assert len(gc.get_referents(identifier._rowbase)) + len(gc.get_referents(identifier.tk_output)) < 10
+    assert list(identifier._rowbase) == reference()._rowbase
 
 
 def test_same_scores_as_py3langid() -> None:

@@ -71,6 +71,34 @@ def test_the_compiled_sums_are_the_reference() -> None:
     assert np.array_equal(warm.block_scores(doc), compiled)
 
 
+def test_the_compiled_value_sums_are_the_reference() -> None:
+    """A value the memo has not seen is read in C (``_features.value_sums``):
+    the same words as the reference's ``[a-z]{2,}`` over the lower-cased
+    value, so the same rows, bit for bit, for values with digits, single
+    letters, other scripts and letters that lower-case to ASCII (the Kelvin
+    sign, the dotted capital I)."""
+    pytest.importorskip("webclean_scrapy._features")
+    values = [
+        "", "a", "ab", "post-12345 card_item", "ÀBC déf ghi", "İstanbul-Card", "\u212aelvin-box",
+        "main\tnav\nbar  x", "日本語 header", "UPPER lower MiXeD", "z" * 300, "ab1cd2ef",
+    ]  # fmt: skip
+    vocabulary = {"ab", "card", "item", "post", "box", "nav", "bar", "header", "upper", "lower", "mixed", "cd", "ef"}
+    rng = random.Random(5)
+    weights = {
+        f"{level}{initial}:{word}": rng.uniform(-2, 2) for level in "012a" for initial in "cir" for word in vocabulary
+    }
+    compiled, reference = MarkupLexicon(weights, 0.1), MarkupLexicon(weights, 0.1)
+    html = "".join(
+        f'<div class="{v}" id="{v}x" role="{v}" itemprop="{v}"><p>{i} words</p></div>' for i, v in enumerate(values)
+    )
+    doc = Document.from_html(f"<html><body>{html}</body></html>")
+    assert np.array_equal(compiled.block_scores(doc), reference.block_scores(doc, compiled=False))
+    assert compiled._sums == reference._sums and len(compiled._sums["class"]) == len(values)
+    for name, rows in reference._sums.items():
+        for value, row in rows.items():
+            assert compiled._sums[name][value] == row and all(type(x) is float for x in compiled._sums[name][value])
+
+
 def test_clearing_the_memos_forgets_the_lexicons_sums() -> None:
     from webclean_scrapy.extractors.webclean import clear_keyword_memos
 
@@ -99,3 +127,7 @@ def test_the_shipped_lexicon_scores_like_its_definition_on_real_pages() -> None:
         scores = lexicon.block_scores(doc)
         assert np.allclose(scores, reference_scores(lexicon, doc), rtol=0, atol=1e-9), path
         assert np.array_equal(scores, lexicon.block_scores(doc, compiled=False)), path
+        # Each memo made from cold: the compiled one and the reference's hold the same rows.
+        compiled, reference = MarkupLexicon(lexicon.weights, lexicon.bias), MarkupLexicon(lexicon.weights, lexicon.bias)
+        assert np.array_equal(compiled.block_scores(doc), reference.block_scores(doc, compiled=False)), path
+        assert compiled._sums == reference._sums, path

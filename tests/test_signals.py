@@ -108,12 +108,12 @@ def test_add_words_on_generated_texts() -> None:
 
 
 def test_link_hrefs_read_as_lxml_gives_them() -> None:
-    """Hrefs with entities, non-ASCII, bare or empty values, upper-case
+    """Hrefs with entities, non-ASCII (of each string kind), bare or empty values, upper-case
     names, slashes at the end, and anchors without one; the link kinds'
     fragments in any case (the Kelvin sign lower-cases to ``k``)."""
     rng = random.Random(14)
     pieces = ["/", "-", "a", "&amp;", "&#233;", "é", "%20", "how-to-fix-a-tap", "//", "?q=a-b-c", "x" * 20]
-    pieces += ["/P/", "CART", "chec\u212aout", "İ", "/Docs/", "/u/u/", ".HTML#", "/products", "Σ"]
+    pieces += ["/P/", "CART", "chec\u212aout", "İ", "/Docs/", "/u/u/", ".HTML#", "/products", "Σ", "\U0001d400-"]
     seen = 0
     for _ in range(300):
         anchors = []
@@ -189,10 +189,12 @@ def test_price_starts_on_generated_texts() -> None:
 
 def test_phrase_counts_on_generated_texts() -> None:
     """Lines made of phrases, the characters stripped around them (ASCII and
-    not), other words and whitespace the strip keeps: the same counts."""
+    not), other words and whitespace the strip keeps, in texts of one, two
+    and four bytes a character: the same counts."""
     rng = random.Random(14)
     phrases = list(page_type._PHRASE_OF)
     pieces = [*rng.sample(phrases, 30), *page_type._PHRASE_STRIP, "\n", "\n", "x", "é", "\u00a0", "\r", "  "]
+    pieces += ["一", "\U0001d400"]  # texts of each string kind
     constants = (page_type._PHRASE_STRIP, page_type._PHRASE_OF, page_type._LONGEST_PHRASE)
     for _ in range(5_000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))

@@ -25,6 +25,8 @@ compares both.
 
 import numpy as np
 
+from webclean_scrapy._words cimport next_word
+
 
 cdef extern from "Python.h":
     # PEP 393 strings, read in place.
@@ -360,12 +362,50 @@ def block_rows(double[:, :] out, Py_ssize_t start, const long long[::1] chars, c
 
 
 
-def lexicon_sums(list attributes, const long long[::1] parents, dict memo, object compute, double[:, ::1] table):
+cdef tuple value_sums(dict memo, dict by_word, str name, str value, Py_ssize_t bound):
+    """``MarkupLexicon._value_sums``, its reference: the row of one
+    attribute value (its words' weights summed at each level, then its
+    number of words), kept in ``memo[name]``. A word is a run of two or
+    more ASCII lower-case letters of the lower-cased value (the
+    reference's ``[a-z]{2,}``, found by ``findall``: maximal runs); the
+    sums are made word by word in the same order, so they are the same
+    floats. Most of a new site's values miss the memo: in Python this was
+    most of the lexicon's time on such a page."""
+    cdef object words_of = by_word.get(name[0])
+    cdef str lowered = value.lower()
+    cdef int kind = PyUnicode_KIND(lowered)
+    cdef void* data = PyUnicode_DATA(lowered)
+    cdef Py_ssize_t start, end = 0, n = len(lowered), words = 0
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef object levels
+    cdef dict per_name
+    while True:
+        start = next_word(kind, data, n, end, &end)
+        if start < 0:
+            break
+        words += 1
+        if words_of is not None:
+            levels = (<dict>words_of).get(lowered[start:end])
+            if levels is not None:
+                s0 += <double>levels[0]
+                s1 += <double>levels[1]
+                s2 += <double>levels[2]
+                s3 += <double>levels[3]
+    per_name = memo.get(name)
+    if per_name is None:
+        per_name = memo[name] = {}
+    return remember(per_name, value, (s0, s1, s2, s3, <double>words), bound)
+
+
+def lexicon_sums(list attributes, const long long[::1] parents, dict memo, dict by_word, Py_ssize_t bound,
+                 double[:, ::1] table):
     """``MarkupLexicon``'s per-container sums, in one pass over the
     containers (parents first): columns 0-4 of row *j* of *table* (zeros)
     get the element-wise sum of the rows of container *j*'s attribute
     values (each found in *memo*, attribute name -> value -> row, or made
-    by ``compute(name, value)``, which stores it); columns 5 and 6 the
+    by :func:`value_sums` from *by_word*, the lexicon's attribute initial
+    -> word -> weights per level, and kept in a memo of at most *bound*
+    values per name); columns 5 and 6 the
     running sums of columns 3 and 4 from the root down to *j*. The Python
     loops of ``lexicon.MarkupLexicon._python_sums`` are the reference: a
     page's containers are thousands, most without attributes, and those
@@ -381,7 +421,7 @@ def lexicon_sums(list attributes, const long long[::1] parents, dict memo, objec
                 by_value = memo.get(name)
                 found = None if by_value is None else (<dict>by_value).get(value)
                 if found is None:
-                    found = compute(name, value)
+                    found = value_sums(memo, by_word, name, value, bound)
                 row = <tuple>found
                 for k in range(5):
                     table[index, k] += <double>row[k]

@@ -69,9 +69,7 @@ cdef Py_ssize_t attribute(const unsigned char* s, Py_ssize_t i, Py_ssize_t n) no
         k += 1
     if k < n and (s[k] == b'"' or s[k] == b"'"):
         quote = s[k]
-        j = k + 1
-        while j < n and s[j] != quote:
-            j += 1
+        j = find(s, k + 1, n, quote)  # values are most of a tag's bytes: memchr, not a byte loop
         if j < n:
             return j + 1
         # no closing quote: the value reads as an unquoted one

@@ -28,6 +28,8 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
 import numpy as np
 
+from webclean_scrapy._words cimport next_word
+
 
 cdef extern from "Python.h":
     # A borrowed reference or NULL, an error raised only by a key's __eq__
@@ -41,13 +43,35 @@ cdef extern from "Python.h":
     void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
     bint PyUnicode_IS_ASCII(object text)
+    ctypedef unsigned char Py_UCS1
+    ctypedef unsigned short Py_UCS2
+
+
+#: A string's code unit, by its PEP 393 kind: the loops over a string's
+#: characters are made once per kind, each reading its array directly (a
+#: read through ``PyUnicode_READ`` tests the kind at every character).
+ctypedef fused code_unit:
+    Py_UCS1
+    Py_UCS2
+    Py_UCS4
+
+
+cdef Py_ssize_t count_hyphens(const code_unit* s, Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
+    cdef Py_ssize_t i, found = 0
+    for i in range(start, stop):
+        found += s[i] == 45  # "-"
+    return found
 
 
 cdef Py_ssize_t hyphens(str text, Py_ssize_t start, Py_ssize_t stop):
-    cdef Py_ssize_t i, found = 0
-    for i in range(start, stop):
-        found += text[i] == u"-"
-    return found
+    """How many ``-`` ``text[start:stop]`` holds."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    if kind == 1:
+        return count_hyphens(<const Py_UCS1*> data, start, stop)
+    if kind == 2:
+        return count_hyphens(<const Py_UCS2*> data, start, stop)
+    return count_hyphens(<const Py_UCS4*> data, start, stop)
 
 
 cdef inline bint ascii_space(unsigned char c) noexcept:
@@ -670,29 +694,24 @@ def add_words(set tokens, str text, str prefix):
     ASCII lower-case letters of *text*: ``tokens.update(map(prefix.__add__,
     page_type._words(text)))``, its reference, with one new string per run
     and no copies of the text."""
-    cdef Py_ssize_t i, j, start = -1, n = len(text), p = len(prefix)
+    cdef Py_ssize_t j, start, end = 0, n = len(text), p = len(prefix)
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
-    cdef Py_UCS4 c
     cdef unsigned char* out
     cdef object word
     cdef bytes head = prefix.encode("ascii")
     cdef const unsigned char* head_bytes = head
-    for i in range(n + 1):
-        c = PyUnicode_READ(kind, data, i) if i < n else 0
-        if 97 <= c <= 122:
-            if start < 0:
-                start = i
-            continue
-        if start >= 0 and i - start >= 2:
-            word = PyUnicode_New(p + i - start, 127)
-            out = PyUnicode_1BYTE_DATA(word)
-            for j in range(p):
-                out[j] = head_bytes[j]
-            for j in range(start, i):
-                out[p + j - start] = <unsigned char> PyUnicode_READ(kind, data, j)
-            tokens.add(word)
-        start = -1
+    while True:
+        start = next_word(kind, data, n, end, &end)
+        if start < 0:
+            break
+        word = PyUnicode_New(p + end - start, 127)
+        out = PyUnicode_1BYTE_DATA(word)
+        for j in range(p):
+            out[j] = head_bytes[j]
+        for j in range(start, end):
+            out[p + j - start] = <unsigned char> PyUnicode_READ(kind, data, j)
+        tokens.add(word)
 
 
 def price_starts(str text, str symbols, str separators, str suffix_symbols, tuple codes):
@@ -785,47 +804,62 @@ cdef struct Fragments:
     bint starts[128]  # the characters a fragment starts with
 
 
-cdef inline Py_ssize_t pair_bucket(unsigned int first, unsigned int second):
+cdef inline Py_ssize_t pair_bucket(unsigned int first, unsigned int second) noexcept nogil:
     return ((first << 5) ^ second) & (PAIR_BUCKETS - 1)
 
 
-cdef inline unsigned int folded(int kind, void* data, Py_ssize_t i, bint fold):
-    # A code point as a number (a Py_UCS4 plus a number would be a string).
-    cdef unsigned int c = PyUnicode_READ(kind, data, i)
-    if fold and 65 <= c <= 90:
-        c += 32
-    return c
-
-
-cdef void count_fragments(int kind, void* data, Py_ssize_t n, bint fold, Fragments* fragments,
-                          long long* counts):
-    """Add to *counts* the occurrences of each of *fragments* in the text at
-    *data* (its ASCII capitals lower-cased when *fold*), as ``str.count``
-    counts them: left to right, not overlapping. A position is tried only
-    when its character starts a fragment, and then only the fragments
-    sharing its first two characters."""
+cdef void count_fragments(const code_unit* s, Py_ssize_t n, bint fold, Fragments* fragments,
+                          long long* counts) noexcept nogil:
+    """Add to *counts* the occurrences of each of *fragments* in the *n*
+    characters at *s* (their ASCII capitals lower-cased when *fold*), as
+    ``str.count`` counts them: left to right, not overlapping. A position
+    is tried only when its character starts a fragment, and then only the
+    fragments sharing its first two characters."""
     cdef Py_ssize_t i, j, k, size
     cdef Py_ssize_t free_from[MAX_FRAGMENTS]
-    cdef unsigned int c
+    cdef unsigned int c, d
     cdef const unsigned char* fragment
     for k in range(fragments.count):
         free_from[k] = 0
     for i in range(n - 1):
-        c = folded(kind, data, i, fold)
+        c = s[i]
+        if fold and 65 <= c <= 90:
+            c += 32
         if c >= 128 or not fragments.starts[c]:
             continue
-        k = fragments.heads[pair_bucket(c, folded(kind, data, i + 1, fold))]
+        d = s[i + 1]
+        if fold and 65 <= d <= 90:
+            d += 32
+        k = fragments.heads[pair_bucket(c, d)]
         while k >= 0:
             size = fragments.size[k]
             if i >= free_from[k] and i + size <= n:
                 fragment = fragments.text[k]
                 j = 0
-                while j < size and folded(kind, data, i + j, fold) == fragment[j]:
+                while j < size:
+                    d = s[i + j]
+                    if fold and 65 <= d <= 90:
+                        d += 32
+                    if d != fragment[j]:
+                        break
                     j += 1
                 if j == size:
                     counts[k] += 1
                     free_from[k] = i + size
             k = fragments.chain[k]
+
+
+cdef void count_in(str text, bint fold, Fragments* fragments, long long* counts) noexcept:
+    """:func:`count_fragments` over *text*, read as its kind's code units."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t n = len(text)
+    if kind == 1:
+        count_fragments(<const Py_UCS1*> data, n, fold, fragments, counts)
+    elif kind == 2:
+        count_fragments(<const Py_UCS2*> data, n, fold, fragments, counts)
+    else:
+        count_fragments(<const Py_UCS4*> data, n, fold, fragments, counts)
 
 
 def link_figures(list hrefs, list fragments):
@@ -865,10 +899,9 @@ def link_figures(list hrefs, list fragments):
         href = value
         n = len(href)
         if PyUnicode_IS_ASCII(href):
-            count_fragments(1, PyUnicode_DATA(href), n, True, &table, counts)
+            count_in(href, True, &table, counts)
         else:
-            lowered = href.lower()
-            count_fragments(PyUnicode_KIND(lowered), PyUnicode_DATA(lowered), len(lowered), False, &table, counts)
+            count_in(href.lower(), False, &table, counts)
         if n <= 20 or hyphens(href, 0, n) < 3:
             continue
         end = n

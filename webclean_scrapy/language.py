@@ -73,6 +73,15 @@ def _compiled(base: Any) -> Any:
                 _langid.visit_counts(*self._tables, b"tables of the expected types")
             except (TypeError, ValueError, OverflowError):
                 self._tables = None  # py3langid's own loop
+            else:
+                # py3langid keeps these two as lists of 100,000 ints, which
+                # the garbage collector walks item by item in each full
+                # collection (two thirds of the references it followed
+                # after the model was loaded). The arrays hold the same
+                # ints, index alike, and have no items to walk. (Set through
+                # an untyped name: the slots are py3langid's.)
+                automaton: Any = self
+                automaton._rowbase, automaton.tk_output = self._tables[1], self._tables[2]
 
         def _sparse_score(self, visits: dict[int, int], table: Any) -> Any:
             """py3langid's score, its half-precision rows widened through

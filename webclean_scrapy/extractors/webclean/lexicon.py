@@ -123,7 +123,10 @@ class MarkupLexicon:
         )
 
     def _value_sums(self, name: str, value: str) -> tuple[float, ...]:
-        """The row of one attribute value (see :attr:`_sums`), made and memoised."""
+        """The row of one attribute value (see :attr:`_sums`), made and memoised:
+        what the Python loop (:meth:`_python_sums`) reads for a value not yet
+        in the memo, and the reference of the compiled loop's own
+        (``_features.value_sums``), which a new site's values mostly take."""
         get = self._by_word.get(name[0], {}).get
         s0 = s1 = s2 = s3 = 0.0
         words = _WORD.findall(value.lower())
@@ -191,7 +194,7 @@ class MarkupLexicon:
         table = np.zeros((n + 1, len(LEVELS) + 3))
         parents = np.ascontiguousarray(columns.parents, dtype=np.int64)
         if compiled and _lexicon_sums is not None:
-            _lexicon_sums(columns.attributes, parents, self._sums, self._value_sums, table)
+            _lexicon_sums(columns.attributes, parents, self._sums, self._by_word, _SUMS_SIZE, table)
         else:
             self._python_sums(columns.attributes, parents, table)
         up = np.append(parents, n)
