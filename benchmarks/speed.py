@@ -46,10 +46,12 @@ extraction, the parse and, unless ``--no-trafilatura``, trafilatura) is
 counted in a process of its own, once with :data:`COUNT_PASSES` passes
 over the pages and once with none (the imports, the sampling and one
 warm-up call); the difference is divided by the pages extracted. The
-processes run with ``PYTHONHASHSEED=0``; two processes of one side still
-differ by about 2 M instructions, now and then by 10-20 M (session 31;
-cause not found), which the sample's pages times passes divide down (0.03
-M a page on 30 pages, two passes). ``--count-runs N`` counts each side N
+processes run with ``PYTHONHASHSEED=0`` and one BLAS thread
+(:data:`COUNT_ENVIRONMENT`): numpy's idle OpenBLAS threads spin, callgrind
+counts them, and their spinning was most of what two processes of one side
+differed by (about 2 M instructions, now and then 10-20 M: sessions 31 and
+32). With one thread, three counts of a side on 30 pages stay within 0.04 M
+a page of each other. ``--count-runs N`` counts each side N
 times and gives the medians (and the ranges). The keyword memos are as a crawl has them
 (``--cold`` applies to the timing only). ``--no-timing`` leaves the timed
 comparison out, ``--no-trafilatura`` trafilatura out of both
@@ -117,6 +119,15 @@ CHUNK = 25
 #: once; a second weighs the warm state, as a crawl meets it, equally).
 COUNT_PASSES = 2
 
+#: The environment of each counted process, beside the caller's: one hash
+#: seed, and one BLAS thread. numpy's OpenBLAS starts a thread per CPU that
+#: spins while it waits for work; callgrind counts every thread, and their
+#: spinning, 4 to 13 M instructions a process depending on how the threads
+#: were scheduled, was most of the spread between two counts of one side
+#: (session 32). With one thread the BLAS work, if any, runs and is counted
+#: in the main thread, and no thread spins.
+COUNT_ENVIRONMENT = {"PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+
 #: What callgrind prints when the program ends: the instructions it ran.
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
@@ -161,7 +172,7 @@ def collected(side: str, sampling: list[str], passes: int) -> int:
             str(passes),
         ]
         done = subprocess.run(
-            command, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"}, check=False
+            command, capture_output=True, text=True, env={**os.environ, **COUNT_ENVIRONMENT}, check=False
         )
     found = _COLLECTED.search(done.stderr)
     if done.returncode or found is None:
@@ -197,7 +208,7 @@ def report_instructions(sampling: list[str], pages: int, with_trafilatura: bool,
     ours_counts = instructions_per_page("extract", sampling, pages, runs)
     parse_counts = instructions_per_page("parse", sampling, pages, runs)
     ours, parse = statistics.median(ours_counts), statistics.median(parse_counts)
-    print(f"instructions (callgrind, {COUNT_PASSES} passes over {pages} pages, PYTHONHASHSEED=0):")
+    print(f"instructions (callgrind, {COUNT_PASSES} passes over {pages} pages, PYTHONHASHSEED=0, one BLAS thread):")
     print(f"lxml.html.fromstring(bytes):    {_counted(parse_counts)}")
     print(f"webclean_scrapy.extract(bytes): {_counted(ours_counts)}")
     if with_trafilatura:

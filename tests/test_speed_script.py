@@ -143,3 +143,23 @@ def test_count_runs_below_one_is_refused(data):
     done = _run("--data", str(data), "--pages", "3", "--count-runs", "0", path=os.environ["PATH"])
     assert done.returncode == 2
     assert "--count-runs: at least 1" in done.stderr
+
+
+def test_each_counted_process_has_one_hash_seed_and_one_blas_thread(speed, monkeypatch):
+    """callgrind counts every thread: numpy's idle BLAS threads spin, by an
+    amount that depends on scheduling, so each counted process runs with
+    one BLAS thread (and the hash seed fixed), whatever the caller's
+    environment says."""
+    seen = []
+
+    def fake_run(command, **kwargs):
+        seen.append((command, kwargs["env"]))
+        return subprocess.CompletedProcess(command, 0, "", "==1== Collected : 1234\n")
+
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "8")
+    monkeypatch.setattr(speed.subprocess, "run", fake_run)
+    assert speed.collected("parse", ["--pages", "3"], 2) == 1234
+    ((command, env),) = seen
+    assert command[:2] == ["valgrind", "--tool=callgrind"] and command[-3:] == ["--count", "parse", "2"]
+    assert env["OPENBLAS_NUM_THREADS"] == "1" and env["OMP_NUM_THREADS"] == "1" and env["PYTHONHASHSEED"] == "0"
+    assert env["PATH"] == os.environ["PATH"]
