@@ -180,6 +180,7 @@ def sparse_rows(const unsigned int[::1] nextmove, const long long[::1] rowbase, 
     cdef float[:, ::1] rows
     cdef const unsigned short* source
     cdef float* target
+    cdef const float* wide
     cdef Py_ssize_t step, row_bytes
     if widen.shape[0] < 65536:
         free(found)
@@ -216,6 +217,7 @@ def sparse_rows(const unsigned int[::1] nextmove, const long long[::1] rowbase, 
             counts[slots[at]] += 1
         gathered = np.empty((distinct, columns), dtype=np.float32)
         rows = gathered
+        wide = &widen[0]
         step = table.strides[1] // sizeof(unsigned short)
         row_bytes = columns * step * sizeof(unsigned short)
         for i in range(min(distinct, PREFETCHED_ROWS)):
@@ -229,8 +231,12 @@ def sparse_rows(const unsigned int[::1] nextmove, const long long[::1] rowbase, 
             # contiguous (step 1), a subset of its columns strided.
             source = &table[first[i], 0]
             target = &rows[i, 0]
-            for j in range(columns):
-                target[j] = widen[source[j * step]]
+            if step == 1:  # a local pointer and no stride: nothing reloaded per value
+                for j in range(columns):
+                    target[j] = wide[source[j]]
+            else:
+                for j in range(columns):
+                    target[j] = wide[source[j * step]]
         return counted[:distinct], gathered
     finally:
         free(found)
