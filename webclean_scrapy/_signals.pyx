@@ -808,6 +808,11 @@ cdef inline Py_ssize_t pair_bucket(unsigned int first, unsigned int second) noex
     return ((first << 5) ^ second) & (PAIR_BUCKETS - 1)
 
 
+cdef inline unsigned int folded(unsigned int c, bint fold) noexcept nogil:
+    """*c*, an ASCII capital lower-cased when *fold*."""
+    return c + 32 if fold and 65 <= c <= 90 else c
+
+
 cdef void count_fragments(const code_unit* s, Py_ssize_t n, bint fold, Fragments* fragments,
                           long long* counts) noexcept nogil:
     """Add to *counts* the occurrences of each of *fragments* in the *n*
@@ -817,31 +822,21 @@ cdef void count_fragments(const code_unit* s, Py_ssize_t n, bint fold, Fragments
     fragments sharing its first two characters."""
     cdef Py_ssize_t i, j, k, size
     cdef Py_ssize_t free_from[MAX_FRAGMENTS]
-    cdef unsigned int c, d
+    cdef unsigned int c
     cdef const unsigned char* fragment
     for k in range(fragments.count):
         free_from[k] = 0
     for i in range(n - 1):
-        c = s[i]
-        if fold and 65 <= c <= 90:
-            c += 32
+        c = folded(s[i], fold)
         if c >= 128 or not fragments.starts[c]:
             continue
-        d = s[i + 1]
-        if fold and 65 <= d <= 90:
-            d += 32
-        k = fragments.heads[pair_bucket(c, d)]
+        k = fragments.heads[pair_bucket(c, folded(s[i + 1], fold))]
         while k >= 0:
             size = fragments.size[k]
             if i >= free_from[k] and i + size <= n:
                 fragment = fragments.text[k]
                 j = 0
-                while j < size:
-                    d = s[i + j]
-                    if fold and 65 <= d <= 90:
-                        d += 32
-                    if d != fragment[j]:
-                        break
+                while j < size and folded(s[i + j], fold) == fragment[j]:
                     j += 1
                 if j == size:
                     counts[k] += 1
