@@ -29,10 +29,16 @@ page and the two ratios the project tracks: trafilatura / webclean (goal
 >= 5) and webclean / lxml parse (goal <= 3), the like-for-like ratio
 against trafilatura with metadata, and which document walk ran
 (the compiled one unless ``--python-walk`` or the extension was not built).
-With ``--cold`` the flagship's class/id keyword memos are emptied before
-each chunk is extracted (outside the timing): every page is then read as
-by a process that never saw its site, instead of the warm memos of a crawl
-that keeps meeting the same sites' markup.
+With ``--cold`` every memo keyed by markup words (``clear_keyword_memos``:
+the class/id keywords, the structure groups, the markup lexicon's sums,
+the page type's class families) is emptied before each page is extracted,
+in the timing and in the counts alike: every page is then read as by a
+process that never saw a page, the dearest case of a crawl over sites it
+meets for the first time, instead of the memos a crawl that keeps meeting
+the same sites' (and the same frameworks') markup has. The emptying is
+inside what is measured: about a hundredth of a page, freeing what the page
+put in the memos, which a long crawl pays as well when a memo reaches its
+bound and is emptied.
 With ``--cpu-time`` each side is timed by the process's CPU time
 (``time.process_time``) instead of the wall clock: on a machine whose
 load is several times its CPUs, waiting for a CPU is most of the wall time
@@ -52,8 +58,9 @@ counts them, and their spinning was most of what two processes of one side
 differed by (about 2 M instructions, now and then 10-20 M: sessions 31 and
 32). With one thread, three counts of a side on 30 pages stay within 0.04 M
 a page of each other. ``--count-runs N`` counts each side N
-times and gives the medians (and the ranges). The keyword memos are as a crawl has them
-(``--cold`` applies to the timing only). ``--no-timing`` leaves the timed
+times and gives the medians (and the ranges). Without ``--cold`` the memos are as
+the passes leave them: the first pass meets each site of the sample for the
+first time, the second again. ``--no-timing`` leaves the timed
 comparison out, ``--no-trafilatura`` trafilatura out of both
 (``benchmarks/instructions.sh`` runs the counts alone, without it).
 Counting is slow: about fifty times the run, trafilatura's side most of it.
@@ -132,11 +139,25 @@ COUNT_ENVIRONMENT = {"PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1", "OMP_NU
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
-def counted_side(side: str, pages: list[bytes], extractor: str) -> tuple[Callable[[Any], object], list]:
+def extraction(extractor: str, cold: bool) -> Callable[[bytes], object]:
+    """The extraction side's call: with *cold*, the memos emptied first."""
+    if not cold:
+        return lambda page: webclean_scrapy.extract(page, extractor=extractor)
+
+    def first_visit(page: bytes) -> object:
+        clear_keyword_memos()
+        return webclean_scrapy.extract(page, extractor=extractor)
+
+    return first_visit
+
+
+def counted_side(
+    side: str, pages: list[bytes], extractor: str, cold: bool = False
+) -> tuple[Callable[[Any], object], list]:
     """The function one side of the comparison runs, and the items it
     takes (trafilatura takes the decoded text, as in the timing)."""
     if side == "extract":
-        return (lambda page: webclean_scrapy.extract(page, extractor=extractor)), pages
+        return extraction(extractor, cold), pages
     if side == "parse":
         return lxml.html.fromstring, pages
     if side != "trafilatura":
@@ -146,10 +167,10 @@ def counted_side(side: str, pages: list[bytes], extractor: str) -> tuple[Callabl
     return trafilatura.extract, [decode_html(page)[1] for page in pages]
 
 
-def run_counted(side: str, passes: int, pages: list[bytes], extractor: str) -> None:
+def run_counted(side: str, passes: int, pages: list[bytes], extractor: str, cold: bool = False) -> None:
     """The body of one counted process: one warm-up call (models loaded,
     memos started), then *passes* passes over the pages."""
-    function, items = counted_side(side, pages, extractor)
+    function, items = counted_side(side, pages, extractor, cold)
     function(items[0])
     for _ in range(passes):
         for item in items:
@@ -208,7 +229,11 @@ def report_instructions(sampling: list[str], pages: int, with_trafilatura: bool,
     ours_counts = instructions_per_page("extract", sampling, pages, runs)
     parse_counts = instructions_per_page("parse", sampling, pages, runs)
     ours, parse = statistics.median(ours_counts), statistics.median(parse_counts)
-    print(f"instructions (callgrind, {COUNT_PASSES} passes over {pages} pages, PYTHONHASHSEED=0, one BLAS thread):")
+    memos = "emptied before each page" if "--cold" in sampling else "as the passes leave them"
+    print(
+        f"instructions (callgrind, {COUNT_PASSES} passes over {pages} pages, PYTHONHASHSEED=0, one BLAS thread; "
+        f"markup memos {memos}):"
+    )
     print(f"lxml.html.fromstring(bytes):    {_counted(parse_counts)}")
     print(f"webclean_scrapy.extract(bytes): {_counted(ours_counts)}")
     if with_trafilatura:
@@ -228,7 +253,9 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--python-walk", action="store_true", help="time the pure-Python document walk instead of the compiled one"
     )
-    parser.add_argument("--cold", action="store_true", help="empty the class/id keyword memos before each chunk")
+    parser.add_argument(
+        "--cold", action="store_true", help="empty the markup memos before each page (every page a first visit)"
+    )
     parser.add_argument(
         "--dataset",
         action="append",
@@ -272,7 +299,7 @@ def main(argv=None) -> int:
         return 0
     if args.count:
         side, passes = args.count
-        run_counted(side, int(passes), pages, args.extractor)
+        run_counted(side, int(passes), pages, args.extractor, args.cold)
         return 0
     if args.instructions and shutil.which("valgrind") is None:
         print("--instructions: valgrind is not installed (Debian: apt-get install valgrind)")
@@ -289,6 +316,7 @@ def main(argv=None) -> int:
         sampling = ["--data", str(args.data), "--pages", str(args.pages), "--extractor", args.extractor]
         sampling += [option for name in args.dataset or () for option in ("--dataset", name)]
         sampling += ["--python-walk"] if args.python_walk else []
+        sampling += ["--cold"] if args.cold else []
         report_instructions(sampling, len(pages), trafilatura is not None, args.count_runs)
     return 0
 
@@ -298,8 +326,7 @@ def time_sides(args: argparse.Namespace, pages: list[bytes], trafilatura) -> Non
     texts = [decode_html(page)[1] for page in pages]
     webclean_scrapy.extract(pages[0], extractor=args.extractor)  # load the model outside the timing
 
-    def extract(page: bytes) -> None:
-        webclean_scrapy.extract(page, extractor=args.extractor)
+    extract = extraction(args.extractor, args.cold)
 
     chunks = [slice(i, i + CHUNK) for i in range(0, len(pages), CHUNK)]
     best_parse = [float("inf")] * len(chunks)
@@ -313,8 +340,6 @@ def time_sides(args: argparse.Namespace, pages: list[bytes], trafilatura) -> Non
         gc.collect()
         for k, chunk in enumerate(chunks):
             best_parse[k] = min(best_parse[k], chunk_time(lxml.html.fromstring, pages[chunk]))
-            if args.cold:
-                clear_keyword_memos()
             best_ours[k] = min(best_ours[k], chunk_time(extract, pages[chunk]))
             if trafilatura is not None and round_ == 0:
                 theirs += chunk_time(trafilatura.extract, texts[chunk])
@@ -324,7 +349,7 @@ def time_sides(args: argparse.Namespace, pages: list[bytes], trafilatura) -> Non
     theirs /= len(pages)
     theirs_with_metadata /= len(pages)
     walk = "compiled" if webclean_scrapy.document.COMPILED_WALK else "pure Python"
-    memos = "emptied before each chunk" if args.cold else "warm"
+    memos = "emptied before each page" if args.cold else "warm"
     timed = "CPU time" if args.cpu_time else "wall clock"
     print(
         f"pages: {len(pages)} (best of {args.repeat} rounds, per chunk of {CHUNK} pages, "

@@ -83,6 +83,28 @@ def test_family_counts_on_generated_names() -> None:
         assert _signals.family_counts(names, bits, words, groups) == expected
 
 
+def test_name_families_on_generated_and_real_names() -> None:
+    """The compiled scan (every keyword contained, overlaps included) gives
+    each name the families the runs-of-letters reference gives it: keywords
+    inside others (``username``, ``user``), keywords across letters and
+    hyphens (``add-to-cart``, ``md-``), non-ASCII letters and digits beside
+    them; and the class/id names of every 40th page of the datasets."""
+    from webclean_scrapy._features import LiteralMatcher
+
+    assert isinstance(page_type._NAME_MATCHER, LiteralMatcher)
+    assert page_type._name_families == page_type._NAME_MATCHER.each_contained
+    rng = random.Random(17)
+    pieces = [p.lower() for p in NAME_PIECES if p.strip()] + ["username", "user", "a", "dd-to", "wp-block-cover", "ca"]
+    batches = [["".join(rng.choice(pieces) for _ in range(rng.randint(1, 6))) for _ in range(20)] for _ in range(500)]
+    for path in sorted(DATA.glob("*/html/*.html.gz"))[::40]:
+        cc = Document.from_html(gzip.decompress(path.read_bytes())).container_columns
+        batches.append(list(page_type._python_attribute_names(cc.tags, cc.attributes, page_type._HEADING_TAGS)[4]))
+    for names in batches:
+        page_type._RUN_BITS.clear()
+        assert page_type._NAME_MATCHER.each_contained(names) == page_type._python_name_families(names), names
+    assert any(bits for names in batches for bits in page_type._NAME_MATCHER.each_contained(names))
+
+
 def test_name_words_on_generated_names() -> None:
     rng = random.Random(13)
     names = ["", "a", "ab", "a-b", "product-card__title", "x1y2zz", "caf\u00e9bar", "\ud800ab", "AbC"]
@@ -273,6 +295,7 @@ def test_the_page_signals_of_real_pages_are_the_same_with_either() -> None:
         "_numeric_blocks": page_type._python_numeric_blocks,
         "_unknown_names": page_type._python_unknown_names,
         "_name_words": page_type._python_name_words,
+        "_name_families": page_type._python_name_families,
         "_link_figures": page_type._python_link_figures,
         "_tag_codes": page_type._python_tag_codes,
         "_block_stats": page_type._python_block_stats,
@@ -283,10 +306,13 @@ def test_the_page_signals_of_real_pages_are_the_same_with_either() -> None:
     }
     for path in paths:
         doc = Document.from_html(gzip.decompress(path.read_bytes()))
+        # Each side from empty name memos: each reads the page's names itself.
+        page_type.clear_name_memos()
         compiled_signals, compiled_tokens = page_type.page_signals(doc)
         with pytest.MonkeyPatch.context() as patch:
             for name, function in python.items():
                 patch.setattr(page_type, name, function)
+            page_type.clear_name_memos()
             python_signals, python_tokens = page_type.page_signals(doc)
         assert compiled_signals.tobytes() == python_signals.tobytes(), path
         assert compiled_tokens == python_tokens, path

@@ -163,3 +163,29 @@ def test_each_counted_process_has_one_hash_seed_and_one_blas_thread(speed, monke
     assert command[:2] == ["valgrind", "--tool=callgrind"] and command[-3:] == ["--count", "parse", "2"]
     assert env["OPENBLAS_NUM_THREADS"] == "1" and env["OMP_NUM_THREADS"] == "1" and env["PYTHONHASHSEED"] == "0"
     assert env["PATH"] == os.environ["PATH"]
+
+
+def test_cold_counts_read_every_page_as_a_first_visit(speed, data, monkeypatch):
+    """``--cold``: the counted extraction empties the markup memos before
+    each page (so every page pays for every name it shows), the parse side
+    is left alone, and the option reaches the counted processes."""
+    events: list[str] = []
+    monkeypatch.setattr(speed, "clear_keyword_memos", lambda: events.append("clear"))
+    monkeypatch.setattr(speed.webclean_scrapy, "extract", lambda page, extractor: events.append("extract"))
+    assert speed.main(["--data", str(data), "--pages", "3", "--cold", "--count", "extract", "2"]) == 0
+    assert events == ["clear", "extract"] * (1 + 2 * 3)
+    events.clear()
+    assert speed.main(["--data", str(data), "--pages", "3", "--count", "extract", "1"]) == 0
+    assert events == ["extract"] * (1 + 3)
+
+    seen = []
+
+    def fake_count(side, sampling, passes):
+        seen.append(sampling)
+        return 1_000 + passes * 3
+
+    monkeypatch.setattr(speed, "collected", fake_count)
+    monkeypatch.setattr(speed.shutil, "which", lambda name: "/usr/bin/valgrind")
+    argv = ["--data", str(data), "--pages", "3", "--cold", "--instructions", "--no-timing", "--no-trafilatura"]
+    assert speed.main(argv) == 0
+    assert seen and all("--cold" in sampling for sampling in seen)

@@ -286,3 +286,37 @@ def test_structure_groups_by_tokens_match_one_scan_of_the_string(words):
     features._GROUP_TOKENS.clear()
     assert features._GROUP_MEMO[words] == bits
     assert features._GROUP_MEMO[words] == bits  # memoised
+
+
+def test_clearing_the_memos_empties_every_one_and_changes_no_output():
+    """``clear_keyword_memos`` leaves the state of a process that has read
+    no page: every memo keyed by markup words is empty (the class/id
+    keywords, the structure groups, the lexicon's sums, the page type's
+    class families), and a page read from that state comes out as from
+    warm memos."""
+    from webclean_scrapy import extract, page_type
+    from webclean_scrapy.extractors.webclean import clear_keyword_memos, features, load_model
+
+    page = (
+        "<html><body><nav class='site-nav menu'><a href='/'>Home</a></nav>"
+        "<div class='product-card post-body entry-content' id='main-article'>"
+        + "<p class='lead'>A paragraph of prose, long enough to be read as the page's text.</p>" * 5
+        + "</div><footer class='footer'>Imprint</footer></body></html>"
+    )
+    warm = extract(page)
+    memos = {
+        "keywords": keywords._KEYWORD_CACHE,
+        "tokens": keywords._TOKEN_CACHE,
+        "group strings": features._GROUP_MEMO,
+        "group tokens": features._GROUP_TOKENS,
+        "lexicon": load_model().lexicon._sums,
+        "page-type names": page_type._NAME_BITS,
+        "page-type words": page_type._NAME_WORDS,
+    }
+    assert all(memos.values()), [name for name, memo in memos.items() if not memo]
+    clear_keyword_memos()
+    assert not any(memos.values()), [name for name, memo in memos.items() if memo]
+    assert not page_type._RUN_BITS and not keywords._MATCH_GROUPS
+    cold = extract(page)
+    assert (cold.text, cold.page_type, cold.title) == (warm.text, warm.page_type, warm.title)
+    assert "A paragraph of prose" in cold.text and "Imprint" not in cold.text

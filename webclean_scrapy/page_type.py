@@ -816,9 +816,10 @@ def _letter_run_bits(runs: list[str]) -> list[int]:
     return bits
 
 
-def _name_families(names: list[str]) -> list[int]:
+def _python_name_families(names: list[str]) -> list[int]:
     """Per class/id name, the bits of the families (:data:`_CLASS_GROUP_NAMES`)
-    one of whose keywords it contains.
+    one of whose keywords it contains. The reference for the compiled scan
+    (:data:`_NAME_MATCHER`), and the path without a C compiler.
 
     The names are cut into runs of letters -- the words, looked up once per
     run and remembered (:data:`_RUN_BITS`) -- mapped back to their names
@@ -852,12 +853,38 @@ def _name_families(names: list[str]) -> list[int]:
     return (has @ (1 << _FAMILY_SHIFTS)).tolist()
 
 
+#: Every class/id keyword, compiled into one scan that reads each character
+#: of a name once (``LiteralMatcher.each_contained``: a family's bit for
+#: each keyword the name contains, overlaps included); ``None`` without the
+#: extension.
+_NAME_MATCHER: Any = None
+_name_families: Callable[[list[str]], list[int]] = _python_name_families
+try:  # the compiled scan (an optional extension: see setup.py)
+    from ._features import LiteralMatcher as _LiteralMatcher
+
+    _NAME_MATCHER = _LiteralMatcher([(word, (), bits, 0) for word, bits in sorted(_class_keywords().items())])
+    _name_families = _NAME_MATCHER.each_contained
+except ImportError:  # pragma: no cover - a build without a C compiler
+    pass
+
+
 #: Per class/id name seen so far: its family bits (:func:`_name_families`)
 #: and its words (runs of two letters or more) as ``c_`` tokens, made once
 #: (not again on each page). Pages and sites repeat their names; emptied
 #: past :data:`_RUN_CACHE_SIZE` entries.
 _NAME_BITS: dict[str, int] = {}
 _NAME_WORDS: dict[str, tuple[str, ...]] = {}
+
+
+def clear_name_memos() -> None:
+    """Empty the memos of the class/id names and letter runs seen so far
+    (:data:`_NAME_BITS`, :data:`_NAME_WORDS`, :data:`_RUN_BITS`): the
+    state of a process that has read no page
+    (:func:`webclean_scrapy.extractors.webclean.clear_keyword_memos`
+    calls it)."""
+    _NAME_BITS.clear()
+    _NAME_WORDS.clear()
+    _RUN_BITS.clear()
 
 
 def _class_names(name_counts: dict[str, int]) -> tuple[list[int], set[str]]:

@@ -40,7 +40,7 @@ import numpy as np
 from ...document import Document
 from ...extraction import Extractor
 from ...options import boolean, integer, number
-from ...page_type import HUB_PAGE_TYPES, PAGE_TYPES, page_type_of
+from ...page_type import HUB_PAGE_TYPES, PAGE_TYPES, clear_name_memos, page_type_of
 from ...trace import Trace
 from .. import register
 from .consensus import consensus_probabilities, structural_groups
@@ -52,6 +52,7 @@ from .features import (
     PAGE_TYPES_AT,
     _Page,
     block_features,
+    clear_group_memos,
     iter_block_matrices,
 )
 from .keywords import (
@@ -93,10 +94,16 @@ __all__ = [
 
 
 def clear_keyword_memos() -> None:
-    """Empty the class/id keyword memos and the markup lexicon's per-value
-    sums: the state of a process that has not seen any page yet
-    (``benchmarks/speed.py --cold`` times that)."""
+    """Empty every memo keyed by the words of a page's markup: the class/id
+    keyword memos, the structure groups' (:mod:`.features`), the markup
+    lexicon's per-value sums and the page type's class/id families
+    (:func:`webclean_scrapy.page_type.clear_name_memos`). What is left is
+    the state of a process that has not seen any page yet: a page of a
+    site it meets for the first time pays for every name it shows
+    (``benchmarks/speed.py --cold`` counts that)."""
     _clear_keyword_memos()
+    clear_group_memos()
+    clear_name_memos()
     load_model().lexicon.forget()
 
 

@@ -628,6 +628,14 @@ class _GroupMemo(dict):
 _GROUP_MEMO = _GroupMemo()
 
 
+def clear_group_memos() -> None:
+    """Empty the structure groups' memos (:data:`_GROUP_TOKENS`,
+    :data:`_GROUP_MEMO`): part of
+    :func:`~webclean_scrapy.extractors.webclean.clear_keyword_memos`."""
+    _GROUP_TOKENS.clear()
+    _GROUP_MEMO.clear()
+
+
 class _Structure:
     """The :data:`STRUCTURE_FEATURES` columns: per-container tables built
     once (:meth:`__init__`), block rows written on demand (:meth:`fill`).

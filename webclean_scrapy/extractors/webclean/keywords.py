@@ -252,6 +252,7 @@ def clear_keyword_memos() -> None:
     not seen any page yet (``benchmarks/speed.py --cold`` times that)."""
     _KEYWORD_CACHE.clear()
     _TOKEN_CACHE.clear()
+    _MATCH_GROUPS.clear()
 
 
 _Key = TypeVar("_Key")
