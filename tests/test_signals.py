@@ -78,9 +78,8 @@ def test_family_counts_on_generated_names() -> None:
     for _ in range(500):
         names = {random_value(rng) + str(i): rng.randint(1, 50) for i in range(rng.randint(0, 40))}
         bits = {name: rng.randrange(1 << groups) for name in names}
-        words = {name: tuple(page_type._words(name.lower())) for name in names}
-        expected = page_type._python_family_counts(names, bits, words, groups)
-        assert _signals.family_counts(names, bits, words, groups) == expected
+        expected = page_type._python_family_counts(names, bits, groups)
+        assert _signals.family_counts(names, bits, groups) == expected
 
 
 def test_name_families_on_generated_and_real_names() -> None:
@@ -105,14 +104,22 @@ def test_name_families_on_generated_and_real_names() -> None:
     assert any(bits for names in batches for bits in page_type._NAME_MATCHER.each_contained(names))
 
 
-def test_name_words_on_generated_names() -> None:
-    rng = random.Random(13)
-    names = ["", "a", "ab", "a-b", "product-card__title", "x1y2zz", "caf\u00e9bar", "\ud800ab", "AbC"]
-    names += [random_value(rng).lower() for _ in range(2000)]
-    for prefix in ("c_", ""):
-        expected = page_type._python_name_words(names, page_type._SINGLE_LETTERS, prefix)
-        assert _signals.name_words(names, page_type._SINGLE_LETTERS, prefix) == expected
-    assert ("bar", "caf") in expected or ("caf", "bar") in expected
+def test_class_names_words_are_each_names_words() -> None:
+    """The page's ``c_`` tokens, read from the class/id names joined, are
+    the union of each name's words (its runs of two or more ASCII
+    lower-case letters), and the family counts those of the reference,
+    from empty memos and from warm ones."""
+    rng = random.Random(18)
+    for _ in range(300):
+        tags, attributes = random_containers(rng, rng.randint(0, 40))
+        name_counts = page_type._python_attribute_names(tags, attributes, page_type._HEADING_TAGS)[4]
+        expected_words = {"c_" + word for name in name_counts for word in page_type._words(name)}
+        groups = len(page_type._CLASS_GROUP_NAMES)
+        bits = dict(zip(name_counts, page_type._python_name_families(list(name_counts))))
+        expected_counts = page_type._python_family_counts(name_counts, bits, groups)
+        page_type.clear_name_memos()
+        for _ in range(2):  # cold, then warm
+            assert page_type._class_names(name_counts) == (expected_counts, expected_words)
 
 
 def test_add_words_on_generated_texts() -> None:
@@ -294,7 +301,6 @@ def test_the_page_signals_of_real_pages_are_the_same_with_either() -> None:
         "_group_numbers": page_type._python_group_numbers,
         "_numeric_blocks": page_type._python_numeric_blocks,
         "_unknown_names": page_type._python_unknown_names,
-        "_name_words": page_type._python_name_words,
         "_name_families": page_type._python_name_families,
         "_link_figures": page_type._python_link_figures,
         "_tag_codes": page_type._python_tag_codes,

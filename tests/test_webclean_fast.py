@@ -311,7 +311,6 @@ def test_clearing_the_memos_empties_every_one_and_changes_no_output():
         "group tokens": features._GROUP_TOKENS,
         "lexicon": load_model().lexicon._sums,
         "page-type names": page_type._NAME_BITS,
-        "page-type words": page_type._NAME_WORDS,
     }
     assert all(memos.values()), [name for name, memo in memos.items() if not memo]
     clear_keyword_memos()

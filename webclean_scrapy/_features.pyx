@@ -52,7 +52,8 @@ cdef inline object remember(dict memo, object key, object value, Py_ssize_t boun
 cdef class LiteralMatcher:
     """Scans a string for literal alternatives, as ``re.finditer`` would for
     their alternation, and folds the matches into an OR of their *bit* and
-    the least of their *rank*.
+    the least of their *rank* (:meth:`fold`); or ORs the bits of every
+    alternative the string contains anywhere (:meth:`each_contained`).
 
     *alternatives*: ``(text, assertions, bit, rank)`` in the pattern's order
     of preference; each assertion ``(offset, negate, charsets)`` requires

@@ -14,8 +14,8 @@ operations in the same order (sums of whole numbers, exact in any order):
 the Python functions they replace (``_attribute_names``,
 ``_unknown_names``, ``_family_counts``, ``_group_numbers``,
 ``_numeric_blocks``, ``_link_figures``, ``_add_words``, ``_tag_codes``,
-``_block_stats``, ``_repetition``, ``_price_starts``, ``_phrase_counts``,
-``_name_words`` in ``page_type``; ``_container_flags`` in the ``webclean``
+``_block_stats``, ``_repetition``, ``_price_starts``, ``_phrase_counts``
+in ``page_type``; ``_container_flags`` in the ``webclean``
 extractor's ``keywords``; ``_structure_keys``, ``_depths``,
 ``_heading_levels`` in its ``features``) stay the references and the
 fallbacks, and ``tests/test_signals.py`` compares both.
@@ -158,13 +158,12 @@ def unknown_names(dict names, dict known):
     return missing
 
 
-def family_counts(dict name_counts, dict name_bits, dict name_words, int groups):
+def family_counts(dict name_counts, dict name_bits, int groups):
     """Per family (bit *k* of *name_bits*' values), the summed counts of the
-    names carrying it; and the union of the names' words."""
+    names carrying it."""
     cdef long long[64] counts
     cdef long long bits, times
     cdef int k
-    cdef set words = set()
     cdef object name
     for k in range(groups):
         counts[k] = 0
@@ -177,8 +176,7 @@ def family_counts(dict name_counts, dict name_bits, dict name_words, int groups)
                 counts[k] += times
             bits >>= 1
             k += 1
-        words.update(<tuple> name_words[name])
-    return [counts[k] for k in range(groups)], words
+    return [counts[k] for k in range(groups)]
 
 
 def group_numbers(list items, list parents, list tags, list classes):
@@ -360,46 +358,6 @@ def container_flags(list tags, list attributes, const long long[::1] parents, co
                 code = code & ~inner_mask | strong_code
         code_of[index] = code
     return codes, signs
-
-
-def name_words(list names, singles, str prefix):
-    """Per name, *prefix* joined to each word of ``page_type._words(name)``
-    (its runs of ASCII lower-case letters, single letters (*singles*)
-    dropped), as a tuple. The set is built the same way (from the runs in
-    order, then the singles taken out) and read in its order, so even the
-    tuple's order is the reference's (``page_type._python_name_words``)."""
-    cdef list out = [], runs
-    cdef str name
-    cdef Py_ssize_t i, k, start, n
-    cdef Py_UCS4 c
-    cdef set found
-    cdef tuple words
-    cdef object word
-    for name in names:
-        runs = []
-        n = len(name)
-        start = -1
-        for i in range(n):
-            c = name[i]
-            if 97 <= c <= 122:
-                if start < 0:
-                    start = i
-            elif start >= 0:
-                runs.append(name[start:i])
-                start = -1
-        if start >= 0:
-            runs.append(name[start:n])
-        found = set(runs)
-        found -= singles
-        words = PyTuple_New(len(found))
-        k = 0
-        for word in found:
-            word = prefix + word
-            Py_INCREF(word)
-            PyTuple_SET_ITEM(words, k, word)
-            k += 1
-        out.append(words)
-    return out
 
 
 def structure_keys(const int[::1] indexes, list tags, list attributes, group_memo, numbering,

@@ -789,9 +789,10 @@ _SPANNING_KEYWORDS: tuple[tuple[bytes, list[int]], ...] = tuple(
     if not set(word) <= _LOWER_LETTERS
 )
 _FAMILY_SHIFTS = np.arange(len(_CLASS_GROUP_NAMES), dtype=np.int64)
-#: Family bits of the letter runs seen so far (the same words recur across
-#: pages and sites: ``product``, ``card``, ``title``, ``wrapper``); emptied
-#: when it grows past :data:`_RUN_CACHE_SIZE`.
+#: Family bits of the letter runs seen so far by the reference
+#: (:func:`_python_name_families`; the same words recur across pages and
+#: sites: ``product``, ``card``, ``title``, ``wrapper``); emptied when it
+#: grows past :data:`_RUN_CACHE_SIZE`.
 _RUN_BITS: dict[str, int] = {}
 _RUN_CACHE_SIZE = 1 << 16
 
@@ -853,10 +854,9 @@ def _python_name_families(names: list[str]) -> list[int]:
     return (has @ (1 << _FAMILY_SHIFTS)).tolist()
 
 
-#: Every class/id keyword, compiled into one scan that reads each character
-#: of a name once (``LiteralMatcher.each_contained``: a family's bit for
-#: each keyword the name contains, overlaps included); ``None`` without the
-#: extension.
+#: Every class/id keyword, compiled into one scan of a name's characters
+#: (``LiteralMatcher.each_contained``: a family's bit for each keyword the
+#: name contains, overlaps included); ``None`` without the extension.
 _NAME_MATCHER: Any = None
 _name_families: Callable[[list[str]], list[int]] = _python_name_families
 try:  # the compiled scan (an optional extension: see setup.py)
@@ -868,22 +868,19 @@ except ImportError:  # pragma: no cover - a build without a C compiler
     pass
 
 
-#: Per class/id name seen so far: its family bits (:func:`_name_families`)
-#: and its words (runs of two letters or more) as ``c_`` tokens, made once
-#: (not again on each page). Pages and sites repeat their names; emptied
-#: past :data:`_RUN_CACHE_SIZE` entries.
+#: Per class/id name seen so far: its family bits (:func:`_name_families`),
+#: made once (not again on each page). Pages and sites repeat their names;
+#: emptied past :data:`_RUN_CACHE_SIZE` entries.
 _NAME_BITS: dict[str, int] = {}
-_NAME_WORDS: dict[str, tuple[str, ...]] = {}
 
 
 def clear_name_memos() -> None:
     """Empty the memos of the class/id names and letter runs seen so far
-    (:data:`_NAME_BITS`, :data:`_NAME_WORDS`, :data:`_RUN_BITS`): the
-    state of a process that has read no page
+    (:data:`_NAME_BITS`, :data:`_RUN_BITS`): the state of a process that
+    has read no page
     (:func:`webclean_scrapy.extractors.webclean.clear_keyword_memos`
     calls it)."""
     _NAME_BITS.clear()
-    _NAME_WORDS.clear()
     _RUN_BITS.clear()
 
 
@@ -891,31 +888,32 @@ def _class_names(name_counts: dict[str, int]) -> tuple[list[int], set[str]]:
     """Per class family (:data:`_CLASS_GROUP_NAMES` order), how many
     class/id names (counting repeats) contain one of its keywords; and the
     words of the names (``set(_TOKEN.findall(...))``) as ``c_`` tokens.
-    Each distinct name is read once (:func:`_name_families`) and remembered."""
+    Each distinct name's families are read once (:func:`_name_families`)
+    and remembered. The words are read from the names joined, on every
+    page: one compiled pass (:func:`_add_words`) costs about what looking
+    up a remembered tuple of words per name did, and a name never seen
+    before no longer makes a set and a tuple of its own (the dearest part
+    of a first visit's page signals, session 33)."""
+    words: set[str] = set()
     if not name_counts:
-        return [0] * len(_CLASS_GROUP_NAMES), set()
+        return [0] * len(_CLASS_GROUP_NAMES), words
     if len(_NAME_BITS) > _RUN_CACHE_SIZE:
         _NAME_BITS.clear()
-        _NAME_WORDS.clear()
     missing = _unknown_names(name_counts, _NAME_BITS)
     if missing:
         _NAME_BITS.update(zip(missing, _name_families(missing)))
-        _NAME_WORDS.update(zip(missing, _name_words(missing, _SINGLE_LETTERS, "c_")))
-    return _family_counts(name_counts, _NAME_BITS, _NAME_WORDS, len(_CLASS_GROUP_NAMES))
+    _add_words(words, " ".join(name_counts), "c_")
+    return _family_counts(name_counts, _NAME_BITS, len(_CLASS_GROUP_NAMES)), words
 
 
-def _python_family_counts(
-    name_counts: dict[str, int], name_bits: dict[str, int], name_words: dict[str, tuple[str, ...]], groups: int
-) -> tuple[list[int], set[str]]:
+def _python_family_counts(name_counts: dict[str, int], name_bits: dict[str, int], groups: int) -> list[int]:
     """Per family (bit *k* of a name's *name_bits*, *k* below *groups*), the
-    summed counts of the names carrying it; and the union of the names'
-    words. The reference for :func:`webclean_scrapy._signals.family_counts`."""
+    summed counts of the names carrying it. The reference for
+    :func:`webclean_scrapy._signals.family_counts`."""
     names = list(name_counts)
     bits = np.fromiter(map(name_bits.__getitem__, names), dtype=np.int64, count=len(names))
     counts = np.fromiter(name_counts.values(), dtype=np.int64, count=len(names))
-    words: set[str] = set()
-    words.update(*map(name_words.__getitem__, names))
-    return (counts @ ((bits[:, None] >> np.arange(groups, dtype=np.int64)) & 1)).tolist(), words
+    return (counts @ ((bits[:, None] >> np.arange(groups, dtype=np.int64)) & 1)).tolist()
 
 
 def _python_link_hrefs(hrefs: list[str | None]) -> tuple[list[str], int]:
@@ -945,13 +943,6 @@ def _python_unknown_names(names: dict[str, int], known: dict[str, int]) -> list[
     """The keys of *names* not in *known*, in order. The reference for
     :func:`webclean_scrapy._signals.unknown_names`."""
     return [name for name in names if name not in known]
-
-
-def _python_name_words(names: list[str], singles: frozenset[str], prefix: str) -> list[tuple[str, ...]]:
-    """Per name, *prefix* joined to each of its words (:func:`_words`, whose
-    single letters are *singles*), as a tuple in the set's order. The
-    reference for :func:`webclean_scrapy._signals.name_words`."""
-    return [tuple(map(prefix.__add__, found)) for found in map(_words, names)]
 
 
 def _python_attribute_names(
@@ -1018,7 +1009,6 @@ try:  # the same loops, compiled (an optional extension: see setup.py)
     from ._signals import family_counts as _family_counts
     from ._signals import group_numbers as _group_numbers
     from ._signals import link_figures as _link_figures
-    from ._signals import name_words as _name_words
     from ._signals import numeric_blocks as _numeric_blocks
     from ._signals import unknown_names as _unknown_names
 except ImportError:  # pragma: no cover - a build without a C compiler
@@ -1026,7 +1016,6 @@ except ImportError:  # pragma: no cover - a build without a C compiler
     _family_counts = _python_family_counts
     _group_numbers = _python_group_numbers
     _link_figures = _python_link_figures
-    _name_words = _python_name_words
     _numeric_blocks = _python_numeric_blocks
     _unknown_names = _python_unknown_names
 
