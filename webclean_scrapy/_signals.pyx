@@ -23,8 +23,6 @@ fallbacks, and ``tests/test_signals.py`` compares both.
 
 from cpython.dict cimport PyDict_SetItem, PyDict_Size
 from cpython.object cimport PyObject
-from cpython.ref cimport Py_INCREF
-from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
 import numpy as np
 
