@@ -248,8 +248,10 @@ _TOKEN_CACHE_SIZE = 2 * _KEYWORD_CACHE_SIZE
 
 
 def clear_keyword_memos() -> None:
-    """Empty the class/id keyword memos: the state of a process that has
-    not seen any page yet (``benchmarks/speed.py --cold`` times that)."""
+    """Empty this module's class/id keyword memos: its part of
+    :func:`webclean_scrapy.extractors.webclean.clear_keyword_memos`, which
+    empties every memo keyed by markup words (the state of a process that
+    has not seen any page yet: ``benchmarks/speed.py --cold``)."""
     _KEYWORD_CACHE.clear()
     _TOKEN_CACHE.clear()
     _MATCH_GROUPS.clear()
