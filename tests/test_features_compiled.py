@@ -50,18 +50,50 @@ def page_tokens(step: int = 25) -> set[str]:
 
 def test_the_compiled_scans_are_built() -> None:
     assert keywords.LiteralMatcher is not None
-    assert isinstance(keywords._scan_token, _features.TokenKeywords)
+    assert isinstance(keywords._KEYWORD_MATCHER, _features.LiteralMatcher)
     assert features._GROUP_MATCHER is not None
+    assert isinstance(features._GROUP_MEMO, _features.GroupMemo)
 
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_keyword_tokens_match_the_regular_expression(seed: int) -> None:
     tokens = generated_tokens(20_000, seed) + sorted(page_tokens())
+    matcher: Any = keywords._KEYWORD_MATCHER  # compiled: no stubs
     for token in tokens:
-        expected = keywords._python_token_keywords(token)
-        keywords._TOKEN_CACHE.pop(token, None)
-        assert keywords._scan_token(token) == expected, token
-        assert keywords._TOKEN_CACHE[token] == expected
+        bits, rank = matcher.fold(token)
+        assert bits << 4 | (rank + 1) == keywords._python_token_keywords(token), token
+
+
+#: Pieces of class/id strings: tokens' pieces and the whitespace between them
+#: (``str.split`` splits at the no-break space and the tab too).
+STRING_PIECES = [*TOKEN_PIECES, " ", "  ", "\t", "\n", "Card", "PRODUCT", "Hidden", "AD"]
+
+
+def generated_strings(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(STRING_PIECES) for _ in range(rng.randint(0, 8))) for _ in range(count)]
+
+
+def page_strings(step: int = 25) -> set[str]:
+    """The class/id strings, as written, of a sample of the annotated pages."""
+    found: set[str] = set()
+    for path in sorted(DATA.glob("*/html/*.html.gz"))[::step]:
+        html = gzip.decompress(path.read_bytes()).decode("utf-8", "replace")
+        found.update(re.findall(r'(?:class|id)="([^"]*)"', html))
+    return found
+
+
+@pytest.mark.parametrize("seed", [6, 7])
+def test_keyword_strings_read_whole_are_read_token_by_token(seed: int) -> None:
+    """The compiled reading scans a class/id string whole; the reference
+    (``keywords._keywords``) reads it token by token: the same evidence
+    and the same first group."""
+    matcher: Any = keywords._KEYWORD_MATCHER
+    for words in generated_strings(5_000, seed) + sorted(page_strings()):
+        keywords._KEYWORD_CACHE.pop(words, None)
+        evidence, own, _ = keywords._keywords(words)
+        bits, rank = matcher.fold(words.lower())
+        assert (bits << keywords._EVIDENCE_SHIFT, rank) == (evidence, own), words
 
 
 @pytest.mark.parametrize("seed", [3, 4])
@@ -73,14 +105,14 @@ def test_group_tokens_match_the_regular_expression(seed: int) -> None:
 
 
 def test_group_strings_match_the_reference() -> None:
-    rng = random.Random(5)
-    pieces = [*TOKEN_PIECES, " ", "  ", "\t", "Card", "PRODUCT"]
-    for _ in range(5_000):
-        words = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+    """The compiled memo scans a new string whole, the reference token by
+    token: the same bits; the memo keeps them, and empties at its bound."""
+    memo = _features.GroupMemo(features._GROUP_MATCHER, 100)
+    for words in generated_strings(5_000, 5) + sorted(page_strings()):
         expected = features._python_group_bits(words)
-        tokens: dict[str, int] = {}
-        assert _features.group_bits(words, tokens, features._GROUP_MATCHER, 100) == expected, words
-        assert all(features._python_token_groups(token) == bits for token, bits in tokens.items())
+        assert memo[words] == expected, words
+        assert dict.get(memo, words) == expected
+        assert len(memo) <= 100
 
 
 def test_literal_alternatives_follow_the_regular_expression_order() -> None:
@@ -109,6 +141,29 @@ def test_a_matcher_honours_lookarounds_and_leftmost_first_matches() -> None:
             expected_bits |= 1 << k
             expected_rank = k if expected_rank < 0 else min(expected_rank, k)
         assert matcher.fold(text) == (expected_bits, expected_rank), text
+
+
+def test_a_matcher_finds_its_candidates_by_their_first_two_characters() -> None:
+    """Alternatives of one character, of two, sharing their first two
+    characters, starting or going on with a character past ASCII (their
+    slots found by a search): the scan gives ``re.finditer``'s matches, and
+    every alternative contained, overlaps included."""
+    texts = ["x", "ab", "abc", "abd", "a", "éa", "aé", "ßb", "b-", "ca", "cab", "\u4e2d\u6587"]
+    alternatives = [(text, (), 1 << k, k) for k, text in enumerate(texts)]
+    matcher = _features.LiteralMatcher(alternatives)
+    compiled = re.compile("|".join(map(re.escape, texts)))
+    rng = random.Random(8)
+    pieces = [*texts, "b", "c", "d", "é", "ß", "-", " ", "\u4e2d", "z"]
+    for _ in range(3_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 7)))
+        expected_bits, expected_rank = 0, -1
+        for match in compiled.finditer(text):
+            k = texts.index(match.group())
+            expected_bits |= 1 << k
+            expected_rank = k if expected_rank < 0 else min(expected_rank, k)
+        assert matcher.fold(text) == (expected_bits, expected_rank), text
+        contained = sum(1 << k for k, alternative in enumerate(texts) if alternative in text)
+        assert matcher.each_contained([text]) == [contained], text
 
 
 def sampled_pages(step: int = 40) -> Iterator[tuple[Path, features._Page]]:

@@ -15,14 +15,15 @@ token: about 4 M instructions a page on a site seen for the first time,
 more than the rest of the block features together. :class:`LiteralMatcher`
 gives the same matches -- leftmost first, the first alternative in the
 pattern's order at a position, non-overlapping, lookarounds honoured -- by
-trying at each position only the alternatives that start with its
-character. The alternatives are the regular expression's own, expanded by
+trying at each position only the alternatives that start with its two
+characters. The alternatives are the regular expression's own, expanded by
 ``keywords.literal_alternatives`` from its parse; the regular expressions
 stay the references and the fallbacks (``keywords._python_token_keywords``,
 ``features._python_token_groups``), and ``tests/test_features_compiled.py``
 compares both.
 """
 
+cimport cython
 import numpy as np
 
 from webclean_scrapy._words cimport next_word
@@ -34,9 +35,11 @@ cdef extern from "Python.h":
     void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
 
-#: ``LiteralMatcher.seconds`` of an alternative of one character (no code point).
-DEF _NO_SECOND = -1
-#: First characters below this index the table of candidates; the others share its last slot.
+#: The slot of a character that starts no alternative and is no
+#: alternative's second character (see ``LiteralMatcher``).
+DEF _OTHER = 0
+#: Characters below this code point find their slot in a table; the
+#: others (rare in class names) by a search of the few that have one.
 DEF _TABLE = 128
 
 
@@ -49,6 +52,7 @@ cdef inline object remember(dict memo, object key, object value, Py_ssize_t boun
     return value
 
 
+@cython.final
 cdef class LiteralMatcher:
     """Scans a string for literal alternatives, as ``re.finditer`` would for
     their alternation, and folds the matches into an OR of their *bit* and
@@ -60,63 +64,120 @@ cdef class LiteralMatcher:
     (or, negated, forbids) that the characters from *offset* (relative to
     the match's start) lie in *charsets*, a tuple of ``((low, high), ...)``
     code point ranges, one per character; a span past either end of the
-    string never matches."""
+    string never matches.
 
-    cdef list texts
+    The candidates at a position are found by its first two characters:
+    each character an alternative starts with or has second gets a *slot*
+    (1, 2, ...; every other character :data:`_OTHER`), and a table indexed
+    by the pair of slots lists, in the pattern's order, the alternatives
+    starting with the first and having the second as their second
+    character, or having no second. A position whose character starts no
+    alternative costs a table read; one that does, the few alternatives
+    sharing its two characters. (Session 34: indexed by the first
+    character alone, a position tried every alternative starting with it,
+    twenty for an ``s`` among the class/id keywords.)"""
+
     cdef list assertions
     cdef long long[::1] bits
     cdef long long[::1] ranks
-    # Each alternative's second character (NO_SECOND for one of a single
-    # character): most candidates are ruled out by it before holds().
-    cdef long long[::1] seconds
-    # Candidates by first character: order[start[c]:start[c + 1]].
+    # Every alternative's code points from its third on, one after the
+    # other (its first two are the table's): codes[begin[k]:begin[k + 1]].
+    cdef int[::1] codes
+    cdef Py_ssize_t[::1] begin
+    cdef unsigned char[::1] asserts
+    cdef Py_ssize_t[::1] lengths
+    # Candidates by pair of slots: order[start[p]:start[p + 1]], p the
+    # first character's slot times ``slots`` plus the second's.
     cdef Py_ssize_t[::1] order
     cdef Py_ssize_t[::1] start
+    cdef unsigned char[::1] ascii_slot
+    # The code point of each slot's character at or above _TABLE (-1: none),
+    # and how many such slots there are.
+    cdef long long[::1] wide
+    cdef Py_ssize_t n_wide
+    cdef Py_ssize_t slots
     cdef object _keep
 
     def __init__(self, list alternatives):
-        cdef Py_ssize_t k, c
-        self.texts = []
+        cdef Py_ssize_t k, a, b
         self.assertions = []
-        bits = np.zeros(len(alternatives), dtype=np.int64)
-        ranks = np.zeros(len(alternatives), dtype=np.int64)
-        seconds = np.full(len(alternatives), _NO_SECOND, dtype=np.int64)
-        buckets = [[] for _ in range(_TABLE + 1)]
-        for k, (text, assertions, bit, rank) in enumerate(alternatives):
+        chars = {}  # character -> slot, in order of first use
+        for text, assertions, bit, rank in alternatives:
             if not text:
                 raise ValueError("an alternative matching the empty string")
-            self.texts.append(text)
+            for c in text[:2]:
+                chars.setdefault(c, len(chars) + 1)
+        if len(chars) >= 255:
+            raise ValueError("too many distinct first and second characters")
+        self.slots = slots = len(chars) + 1
+        ascii_slot = np.zeros(_TABLE, dtype=np.uint8)
+        wide = np.full(slots, -1, dtype=np.int64)
+        for c, slot in chars.items():
+            if ord(c) < _TABLE:
+                ascii_slot[ord(c)] = slot
+            else:
+                wide[slot] = ord(c)
+        self.n_wide = int((wide >= 0).sum())
+        self.wide = wide
+        bits = np.zeros(len(alternatives), dtype=np.int64)
+        ranks = np.zeros(len(alternatives), dtype=np.int64)
+        asserts = np.zeros(len(alternatives), dtype=np.uint8)
+        lengths = np.zeros(len(alternatives), dtype=np.intp)
+        codes = []
+        begin = [0]
+        buckets = [[] for _ in range(slots * slots)]
+        for k, (text, assertions, bit, rank) in enumerate(alternatives):
             self.assertions.append(tuple(assertions))
+            asserts[k] = bool(assertions)
+            lengths[k] = len(text)
             bits[k] = bit
             ranks[k] = rank
+            codes.extend(ord(c) for c in text[2:])
+            begin.append(len(codes))
+            a = chars[text[0]]
             if len(text) > 1:
-                seconds[k] = ord(text[1])
-            c = ord(text[0])
-            buckets[c if c < _TABLE else _TABLE].append(k)
-        order = np.array([k for bucket in buckets for k in bucket], dtype=np.intp)
-        start = np.cumsum([0] + [len(bucket) for bucket in buckets]).astype(np.intp)
+                buckets[a * slots + chars[text[1]]].append(k)
+            else:  # no second character: a candidate whatever follows
+                for b in range(slots):
+                    buckets[a * slots + b].append(k)
         self.bits = bits
         self.ranks = ranks
-        self.seconds = seconds
-        self.order = order
-        self.start = start
-        self._keep = (bits, ranks, seconds, order, start)
+        self.asserts = asserts
+        self.lengths = lengths
+        self.codes = np.array(codes or [0], dtype=np.intc)
+        self.begin = np.array(begin, dtype=np.intp)
+        self.ascii_slot = ascii_slot
+        self.order = np.array([k for bucket in buckets for k in bucket] or [0], dtype=np.intp)
+        self.start = np.cumsum([0] + [len(bucket) for bucket in buckets]).astype(np.intp)
+        self._keep = (bits, ranks, asserts, lengths, self.codes, self.begin, ascii_slot, wide, self.order, self.start)
 
-    cdef bint holds(self, int kind, void* data, Py_ssize_t n, Py_ssize_t at, Py_ssize_t k):
-        """Whether alternative *k* matches at *at* the string of *n*
-        characters whose PEP 393 *kind* and *data* these are."""
-        cdef str text = <str> self.texts[k]
-        cdef Py_ssize_t i, m = len(text), p, w
-        cdef int text_kind = PyUnicode_KIND(text)
-        cdef void* text_data = PyUnicode_DATA(text)
+    cdef inline Py_ssize_t slot(self, Py_UCS4 c) noexcept:
+        """The slot of character *c* (:data:`_OTHER`: none)."""
+        cdef Py_ssize_t s
+        if c < _TABLE:
+            return self.ascii_slot[c]
+        if self.n_wide:
+            for s in range(1, self.slots):
+                if self.wide[s] == c:
+                    return s
+        return _OTHER
+
+    cdef bint holds(self, int kind, void* data, Py_ssize_t n, Py_ssize_t at, Py_ssize_t k) noexcept:
+        """Whether alternative *k*, a candidate at *at* (its first two
+        characters, or its one, are there), matches at *at* the string of
+        *n* characters whose PEP 393 *kind* and *data* these are."""
+        cdef Py_ssize_t i, first = self.begin[k], rest = self.begin[k + 1] - first, p, w
         cdef tuple assertion, charsets, span
         cdef bint inside, negate
         cdef Py_UCS4 c
-        if at + m > n:
-            return False
-        for i in range(1, m):
-            if PyUnicode_READ(kind, data, at + i) != PyUnicode_READ(text_kind, text_data, i):
+        if rest:
+            if at + 2 + rest > n:
                 return False
+            for i in range(rest):
+                if PyUnicode_READ(kind, data, at + 2 + i) != <Py_UCS4> self.codes[first + i]:
+                    return False
+        if not self.asserts[k]:
+            return True
         for assertion in <tuple> self.assertions[k]:
             p = at + <Py_ssize_t> assertion[0]
             negate = assertion[1]
@@ -136,61 +197,80 @@ cdef class LiteralMatcher:
                 return False
         return True
 
-    cdef Py_ssize_t match_after(self, int kind, void* data, Py_ssize_t n, Py_ssize_t at, Py_ssize_t after):
+    cdef inline Py_ssize_t pair_at(self, int kind, void* data, Py_ssize_t n, Py_ssize_t at) noexcept:
+        """The pair of slots of the characters at *at* and after (the place
+        of its candidates in ``start``), of the string of *n* characters
+        whose PEP 393 *kind* and *data* these are; -1 when none of the
+        alternatives starts there (the common case, read inline)."""
+        cdef Py_ssize_t a = self.slot(PyUnicode_READ(kind, data, at)), p
+        if a == _OTHER:
+            return -1
+        p = a * self.slots
+        if at + 1 < n:
+            p += self.slot(PyUnicode_READ(kind, data, at + 1))
+        return p if self.start[p] < self.start[p + 1] else -1
+
+    cdef Py_ssize_t match_after(self, int kind, void* data, Py_ssize_t n, Py_ssize_t at, Py_ssize_t p,
+                                Py_ssize_t after) noexcept:
         """The place in the candidate order (``order``) of the first
         alternative past place *after* (-1: from the first) that matches
-        at *at* the string of *n* characters whose PEP 393 *kind* and
-        *data* these are; -1 when none does. The candidates are the
-        alternatives that start with the character at *at*, in the
-        pattern's order; most are ruled out by their second character
-        before :meth:`holds`."""
-        cdef Py_UCS4 first = PyUnicode_READ(kind, data, at)
-        cdef long long second = PyUnicode_READ(kind, data, at + 1) if at + 1 < n else _NO_SECOND - 1
-        cdef Py_ssize_t c = first if first < _TABLE else _TABLE
-        cdef Py_ssize_t j, k
-        for j in range(max(self.start[c], after + 1), self.start[c + 1]):
-            k = self.order[j]
-            if self.seconds[k] != _NO_SECOND and self.seconds[k] != second:
-                continue
-            if c == _TABLE and (<str> self.texts[k])[0] != first:
-                continue
-            if self.holds(kind, data, n, at, k):
+        at *at*, whose pair of slots is *p* (:meth:`pair_at`), the string
+        of *n* characters whose PEP 393 *kind* and *data* these are; -1
+        when none does. The candidates are the alternatives that start
+        with the two characters at *at* (or with the one, for an
+        alternative of one character), in the pattern's order."""
+        cdef Py_ssize_t j
+        for j in range(max(self.start[p], after + 1), self.start[p + 1]):
+            if self.holds(kind, data, n, at, self.order[j]):
                 return j
         return -1
 
-    cpdef tuple fold(self, str s):
-        """``(bits, rank)``: the OR of the matches' bits and the least of
-        their ranks (-1: no match)."""
-        cdef Py_ssize_t at = 0, n = len(s), j, k
-        cdef long long bits = 0, best = -1, rank
+    cdef long long folded(self, str s, long long* best) noexcept:
+        """The OR of the bits of *s*'s matches, leftmost first and not
+        overlapping (as ``re.finditer``), the least of their ranks in
+        *best* (-1: no match)."""
+        cdef Py_ssize_t at = 0, n = len(s), j, k, p
+        cdef long long bits = 0, rank
         cdef int kind = PyUnicode_KIND(s)
         cdef void* data = PyUnicode_DATA(s)
+        best[0] = -1
         while at < n:
-            j = self.match_after(kind, data, n, at, -1)
+            p = self.pair_at(kind, data, n, at)
+            j = self.match_after(kind, data, n, at, p, -1) if p >= 0 else -1
             if j < 0:
                 at += 1
                 continue
             k = self.order[j]
             bits |= self.bits[k]
             rank = self.ranks[k]
-            if best < 0 or rank < best:
-                best = rank
-            at += len(<str> self.texts[k])
+            if best[0] < 0 or rank < best[0]:
+                best[0] = rank
+            at += self.lengths[k]
+        return bits
+
+    def fold(self, str s):
+        """``(bits, rank)``: the OR of the matches' bits and the least of
+        their ranks (-1: no match)."""
+        cdef long long best
+        cdef long long bits = self.folded(s, &best)
         return bits, best
 
-    cdef long long contained_bits(self, str s):
+    cdef long long contained_bits(self, str s) noexcept:
         """The OR of the bits of every alternative occurring anywhere in
         *s*, overlapping occurrences included (``any(text in s)`` per
         alternative, not the leftmost-first scan of :meth:`fold`)."""
-        cdef Py_ssize_t at, n = len(s), j
+        cdef Py_ssize_t at, n = len(s), j, p
         cdef long long bits = 0
         cdef int kind = PyUnicode_KIND(s)
         cdef void* data = PyUnicode_DATA(s)
         for at in range(n):
-            j = self.match_after(kind, data, n, at, -1)
+            p = self.pair_at(kind, data, n, at)
+            if p < 0:
+                continue
+            j = self.match_after(kind, data, n, at, p, -1)
             while j >= 0:
                 bits |= self.bits[self.order[j]]
-                j = self.match_after(kind, data, n, at, j)
+                j = self.match_after(kind, data, n, at, p, j)
         return bits
 
     def each_contained(self, list strings):
@@ -205,41 +285,27 @@ cdef class LiteralMatcher:
         return [self.contained_bits(s) for s in strings]
 
 
-cdef class TokenKeywords:
-    """``keywords._token_keywords``, compiled: a lower-cased token's evidence
-    bits and best group rank + 1, packed as ``bits << 4 | rank + 1``, read
-    from *cache* or scanned by *matcher* (then kept in *cache*, cleared at
-    *bound* entries)."""
+cdef class GroupMemo(dict):
+    """``features._GroupMemo``, compiled: class/id string -> its
+    ``STRUCTURE_GROUPS`` bits, a string not yet seen (``memo[words]``)
+    scanned whole, lower-cased, by *matcher* (no group's alternative holds
+    whitespace or looks around, so a string's matches are its tokens'
+    matches) and kept, the memo emptied at *bound* entries. Reading a new
+    string cost a Python frame and a memo of its tokens (about 6,000
+    instructions); this, a scan of its characters (session 34)."""
 
-    cdef dict cache
     cdef LiteralMatcher matcher
     cdef Py_ssize_t bound
 
-    def __init__(self, dict cache, LiteralMatcher matcher, Py_ssize_t bound):
-        self.cache = cache
+    def __init__(self, LiteralMatcher matcher, Py_ssize_t bound):
+        super().__init__()
         self.matcher = matcher
         self.bound = bound
 
-    def __call__(self, str token):
-        found = self.cache.get(token)
-        if found is None:
-            bits, rank = self.matcher.fold(token)
-            found = remember(self.cache, token, bits << 4 | (rank + 1), self.bound)
-        return found
-
-
-def group_bits(str words, dict tokens, LiteralMatcher matcher, Py_ssize_t bound):
-    """``features._GroupMemo.__missing__``'s sum, compiled: the OR of the
-    bits of *words*' lower-cased tokens, each read from *tokens* or scanned
-    by *matcher* (then kept in *tokens*, cleared at *bound* entries)."""
-    cdef long long bits = 0
-    cdef object token, found
-    for token in words.lower().split():
-        found = tokens.get(token)
-        if found is None:
-            found = remember(tokens, token, matcher.fold(token)[0], bound)
-        bits |= <long long> found
-    return bits
+    def __missing__(self, str words):
+        cdef long long rank
+        bits = self.matcher.folded(words.lower(), &rank)
+        return remember(self, words, bits, self.bound)
 
 
 def structure_rows(double[:, :] out, Py_ssize_t start, const long long[::1] holder, const int[::1] parent,

@@ -262,24 +262,17 @@ def numeric_blocks(list texts):
     return found
 
 
-cdef tuple string_keywords(str words, dict keyword_cache, dict token_cache, token_keywords,
-                           Py_ssize_t cache_size, long long strong_rank, long long meta_rank,
-                           long long evidence_shift):
+cdef tuple string_keywords(str words, dict keyword_cache, scan, Py_ssize_t cache_size, long long strong_rank,
+                           long long meta_rank, long long evidence_shift):
     """``keywords._keywords(words)`` for a string missing from *keyword_cache*
-    (which it then holds): each token's packed bits from *token_cache*, or
-    from *token_keywords* (the regular expression, which fills it)."""
-    cdef long long bits = 0, own = -1, rank, packed, sign
-    cdef object token, known
-    for token in words.lower().split():
-        known = token_cache.get(token)
-        if known is None:
-            known = token_keywords(token)
-        packed = known
-        bits |= packed >> 4
-        rank = (packed & 15) - 1
-        if rank >= 0 and (own < 0 or rank < own):
-            own = rank
-        # (own: the best group rank of any token, -1 for none)
+    (which it then holds): *scan* (the keyword matcher's ``fold``) reads the
+    string whole, lower-cased. No keyword holds whitespace, and none looks
+    around at one, so the string's matches are its tokens' matches: the
+    same evidence bits and best rank as the reference's token by token,
+    without a memo of the tokens (a new site's strings were split, and
+    each token looked up, scanned and kept: session 34)."""
+    cdef long long bits, own, sign
+    bits, own = scan(words.lower())
     sign = 0 if own < 0 else 1 if own >= strong_rank else -1 if own < meta_rank else 0
     found = (bits << evidence_shift, own, sign)
     if len(keyword_cache) >= cache_size:
@@ -289,15 +282,14 @@ cdef tuple string_keywords(str words, dict keyword_cache, dict token_cache, toke
 
 
 def container_flags(list tags, list attributes, const long long[::1] parents, const long long[::1] chars,
-                    dict tag_codes, dict keyword_cache, dict token_cache, token_keywords, dict role_codes,
-                    tuple constants):
+                    dict tag_codes, dict keyword_cache, scan, dict role_codes, tuple constants):
     """The keyword code of every container holding text and the sign of its
     own class / id (int64 and int8 arrays indexed like the containers): the loop of
     ``webclean_scrapy.extractors.webclean.keywords._container_flags``, its
     reference, in C, with the reading of a class / id string missing from
-    *keyword_cache* (``keywords._keywords``); *token_keywords* reads a token
-    missing from *token_cache*, and *constants* are that module's code
-    layout and memo bound."""
+    *keyword_cache* (``keywords._keywords``) by *scan* (the keyword
+    matcher's ``fold``); *constants* are that module's code layout and memo
+    bound."""
     cdef long long inherited, hidden_code, area, inner_mask, strong_code, code, evidence, parent
     cdef long long hidden_rank, comment_rank, content_rank, meta_rank, strong_rank, evidence_shift, own, inner
     cdef Py_ssize_t index, n = len(tags), cache_size
@@ -333,8 +325,8 @@ def container_flags(list tags, list attributes, const long long[::1] parents, co
                 words = cls + " " + ident if cls and ident else cls or ident
                 found = keyword_cache.get(words)
                 if not found:
-                    found = string_keywords(words, keyword_cache, token_cache, token_keywords, cache_size,
-                                            strong_rank, meta_rank, evidence_shift)
+                    found = string_keywords(words, keyword_cache, scan, cache_size, strong_rank, meta_rank,
+                                            evidence_shift)
                 evidence = found[0]
                 own = found[1]
                 sign = found[2]

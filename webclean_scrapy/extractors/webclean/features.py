@@ -552,7 +552,8 @@ _GROUP_RE = re.compile("|".join(f"(?P<{name}>{pattern})" for name, pattern in ST
 _GROUP_BITS = {name: 1 << j for j, name in enumerate(STRUCTURE_GROUPS)}
 
 
-#: Lower-cased class/id token -> its :data:`STRUCTURE_GROUPS` bits. Tokens
+#: Lower-cased class/id token -> its :data:`STRUCTURE_GROUPS` bits, for
+#: :func:`_python_group_bits` (the build without a C compiler): tokens
 #: (``product-card``, ``row``) recur across sites far more than whole
 #: strings do. No group's pattern matches whitespace or looks around, so a
 #: string's matches are its tokens' matches: its bits, the OR of theirs.
@@ -575,7 +576,7 @@ def _python_token_groups(token: str) -> int:
 
 def _python_group_bits(words: str) -> int:
     """The :data:`STRUCTURE_GROUPS` bits of a class/id string: its tokens'
-    (memoised) OR. The reference of ``_features.group_bits``."""
+    (memoised) OR. The reference of ``_features.GroupMemo``."""
     bits = 0
     known = _GROUP_TOKENS.get
     for token in words.lower().split():
@@ -585,6 +586,8 @@ def _python_group_bits(words: str) -> int:
 
 
 _GROUP_TOKENS_SIZE = 100_000
+#: Entries at which :data:`_GROUP_MEMO` is emptied.
+_GROUP_MEMO_SIZE = 50_000
 
 
 def _group_matcher() -> object:
@@ -599,33 +602,26 @@ def _group_matcher() -> object:
     )
 
 
-_GROUP_MATCHER = None
-try:  # the compiled scan (an optional extension: see setup.py)
-    from ..._features import group_bits as _compiled_group_bits
-
-    _GROUP_MATCHER = _group_matcher()
-except (ImportError, ValueError):  # pragma: no cover - a build without a C compiler
-    pass
-
-
 class _GroupMemo(dict):
     """class/id string -> its :data:`STRUCTURE_GROUPS` bits, memoised
     (bounded): ``memo[words]`` computes a string it has not seen (from its
-    tokens' memoised bits, compiled when it was built), so a page's strings
-    are looked up by one ``map`` in C."""
+    tokens' memoised bits), so a page's strings are looked up by one ``map``
+    in C. The build without a C compiler's; ``_features.GroupMemo`` is the
+    compiled one (the same values: ``tests/test_features_compiled.py``)."""
 
     def __missing__(self, words: str) -> int:
-        if _GROUP_MATCHER is None:
-            bits = _python_group_bits(words)
-        else:
-            bits = _compiled_group_bits(words, _GROUP_TOKENS, _GROUP_MATCHER, _GROUP_TOKENS_SIZE)
-        if len(self) >= 50_000:
-            self.clear()
-        self[words] = bits
-        return bits
+        return remember(self, words, _python_group_bits(words), _GROUP_MEMO_SIZE)
 
 
-_GROUP_MEMO = _GroupMemo()
+_GROUP_MATCHER = None
+_GROUP_MEMO: dict[str, int] = _GroupMemo()
+try:  # the compiled scan (an optional extension: see setup.py)
+    from ..._features import GroupMemo
+
+    _GROUP_MATCHER = _group_matcher()
+    _GROUP_MEMO = GroupMemo(_GROUP_MATCHER, _GROUP_MEMO_SIZE)
+except (ImportError, ValueError):  # pragma: no cover - a build without a C compiler
+    pass
 
 
 def clear_group_memos() -> None:
@@ -955,7 +951,7 @@ def _python_structure_keys(
     indexes: np.ndarray,
     tags: list[str],
     attributes: list[dict[str, str]],
-    memo: _GroupMemo,
+    memo: dict[str, int],
     numbering: _Numbering,
     own: np.ndarray,
     keys: np.ndarray,

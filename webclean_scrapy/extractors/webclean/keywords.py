@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Callable
 from itertools import repeat
 from typing import Any, TypeVar
 
@@ -235,14 +234,16 @@ _CHROME_NIBBLES = np.array([rank - 1 in _CHROME_RANKS for rank in range(16)])
 #: memoised, bounded so a crawl cannot grow it.
 _KEYWORD_CACHE: dict[str, tuple[int, int, int]] = {}
 _KEYWORD_CACHE_SIZE = 50_000
-#: A string seen for the first time is read token by token, and tokens
-#: ("container", "row", "post-title") repeat across sites far more than whole
-#: strings do: their (evidence bits, best group) is memoised as well. No
-#: keyword pattern matches whitespace and the lookarounds treat a space as
-#: the string's edge, so the tokens' matches are exactly the string's.
-#: Values are packed in one int (``bits << 4 | rank + 1``); the bound is
-#: twice the strings', so that a corpus run over thousands of sites keeps
-#: its vocabulary (sizes: docs/BENCHMARKS.md).
+#: Without the compiled scan, a string seen for the first time is read
+#: token by token by the regular expression, and tokens ("container",
+#: "row", "post-title") repeat across sites far more than whole strings do:
+#: their (evidence bits, best group) is memoised as well. No keyword
+#: pattern matches whitespace and the lookarounds treat a space as the
+#: string's edge, so the tokens' matches are exactly the string's (which
+#: the compiled scan, :data:`_KEYWORD_MATCHER`, reads whole, without this
+#: memo). Values are packed in one int (``bits << 4 | rank + 1``); the
+#: bound is twice the strings', so that a corpus run over thousands of
+#: sites keeps its vocabulary (sizes: docs/BENCHMARKS.md).
 _TOKEN_CACHE: dict[str, int] = {}
 _TOKEN_CACHE_SIZE = 2 * _KEYWORD_CACHE_SIZE
 
@@ -296,15 +297,14 @@ def _python_token_keywords(token: str) -> int:
 def _keywords(words: str) -> tuple[int, int, int]:
     """What a class/id string says: its evidence bits (shifted into code
     position), the group that names it first (-1: none) and the sign of
-    that group (+1 content, -1 boilerplate, 0 neither or none)."""
+    that group (+1 content, -1 boilerplate, 0 neither or none). The
+    reference of the compiled reading (``_signals.string_keywords``), and
+    the reading without a C compiler."""
     found = _KEYWORD_CACHE.get(words)
     if found is None:
         bits, own = 0, -1
-        tokens = _TOKEN_CACHE.get
         for token in words.lower().split():
-            packed = tokens(token)
-            if packed is None:
-                packed = _scan_token(token)
+            packed = _token_keywords(token)
             bits |= packed >> 4
             rank = (packed & 15) - 1
             if rank >= 0 and (own < 0 or rank < own):
@@ -348,10 +348,10 @@ def _container_flags(doc: Document, compiled: bool = True) -> tuple[np.ndarray, 
     take 16 bytes a container and more (a code above 256 is an object of
     its own)."""
     columns = doc.container_columns
-    if compiled and _compiled_flags is not None:
+    if compiled and _compiled_flags is not None and _KEYWORD_MATCHER is not None:
         return _compiled_flags(
             columns.tags, columns.attributes, columns.parents, columns.chars, _TAG_CODES, _KEYWORD_CACHE,
-            _TOKEN_CACHE, _scan_token, _ROLE_CODES, _FLAG_LAYOUT,
+            _KEYWORD_MATCHER.fold, _ROLE_CODES, _FLAG_LAYOUT,
         )  # fmt: skip
     n = len(columns)
     # One more code than containers: the root's parent, -1, reads it, 0.
@@ -504,16 +504,21 @@ def _keyword_matcher() -> object:
     return LiteralMatcher(alternatives)
 
 
-#: :func:`_token_keywords`, compiled when it was built (the same memo, the
-#: same values); the regular expression otherwise, or if the patterns ever
-#: use more than :func:`literal_alternatives` reads.
-_scan_token: Callable[[str], int] = _token_keywords
+#: :data:`_KEYWORD_RE`'s scan, compiled when it was built: its ``fold`` of
+#: a lower-cased class/id string gives the evidence bits and best rank that
+#: :func:`_token_keywords` gives token by token (the same values:
+#: ``tests/test_features_compiled.py``). ``None`` without a C compiler, or
+#: if the patterns ever use more than :func:`literal_alternatives` reads:
+#: :func:`_container_flags` then runs its reference.
+_KEYWORD_MATCHER: Any = None
 try:  # the compiled scan (an optional extension: see setup.py)
-    from ..._features import LiteralMatcher, TokenKeywords
+    from ..._features import LiteralMatcher
 
-    _scan_token = TokenKeywords(_TOKEN_CACHE, _keyword_matcher(), _TOKEN_CACHE_SIZE)
-except (ImportError, ValueError):  # pragma: no cover - a build without a C compiler
+    _KEYWORD_MATCHER = _keyword_matcher()
+except ImportError:  # pragma: no cover - a build without a C compiler
     LiteralMatcher = None
+except ValueError:  # pragma: no cover - a pattern literal_alternatives does not read
+    pass
 
 
 #: The binary features of a code (kind, innermost group, evidence bits) as
