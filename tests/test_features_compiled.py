@@ -33,19 +33,37 @@ TOKEN_PIECES = [
 ]  # fmt: skip
 
 
-def generated_tokens(count: int, seed: int) -> list[str]:
+#: Pieces of class/id strings: tokens' pieces and the whitespace between them
+#: (``str.split`` splits at the no-break space and the tab too).
+STRING_PIECES = [*TOKEN_PIECES, " ", "  ", "\t", "\n", "Card", "PRODUCT", "Hidden", "AD"]
+
+
+def generated(pieces: list[str], count: int, seed: int, most: int) -> list[str]:
+    """*count* strings of up to *most* of *pieces*."""
     rng = random.Random(seed)
-    return ["".join(rng.choice(TOKEN_PIECES) for _ in range(rng.randint(0, 6))) for _ in range(count)]
+    return ["".join(rng.choice(pieces) for _ in range(rng.randint(0, most))) for _ in range(count)]
+
+
+def generated_tokens(count: int, seed: int) -> list[str]:
+    return generated(TOKEN_PIECES, count, seed, 6)
+
+
+def generated_strings(count: int, seed: int) -> list[str]:
+    return generated(STRING_PIECES, count, seed, 8)
+
+
+def page_strings(step: int = 25) -> set[str]:
+    """The class/id strings, as written, of a sample of the annotated pages."""
+    found: set[str] = set()
+    for path in sorted(DATA.glob("*/html/*.html.gz"))[::step]:
+        html = gzip.decompress(path.read_bytes()).decode("utf-8", "replace")
+        found.update(re.findall(r'(?:class|id)="([^"]*)"', html))
+    return found
 
 
 def page_tokens(step: int = 25) -> set[str]:
     """The lower-cased class/id tokens of a sample of the annotated pages."""
-    found: set[str] = set()
-    for path in sorted(DATA.glob("*/html/*.html.gz"))[::step]:
-        html = gzip.decompress(path.read_bytes()).decode("utf-8", "replace")
-        for value in re.findall(r'(?:class|id)="([^"]*)"', html):
-            found.update(value.lower().split())
-    return found
+    return {token for words in page_strings(step) for token in words.lower().split()}
 
 
 def test_the_compiled_scans_are_built() -> None:
@@ -62,25 +80,6 @@ def test_keyword_tokens_match_the_regular_expression(seed: int) -> None:
     for token in tokens:
         bits, rank = matcher.fold(token)
         assert bits << 4 | (rank + 1) == keywords._python_token_keywords(token), token
-
-
-#: Pieces of class/id strings: tokens' pieces and the whitespace between them
-#: (``str.split`` splits at the no-break space and the tab too).
-STRING_PIECES = [*TOKEN_PIECES, " ", "  ", "\t", "\n", "Card", "PRODUCT", "Hidden", "AD"]
-
-
-def generated_strings(count: int, seed: int) -> list[str]:
-    rng = random.Random(seed)
-    return ["".join(rng.choice(STRING_PIECES) for _ in range(rng.randint(0, 8))) for _ in range(count)]
-
-
-def page_strings(step: int = 25) -> set[str]:
-    """The class/id strings, as written, of a sample of the annotated pages."""
-    found: set[str] = set()
-    for path in sorted(DATA.glob("*/html/*.html.gz"))[::step]:
-        html = gzip.decompress(path.read_bytes()).decode("utf-8", "replace")
-        found.update(re.findall(r'(?:class|id)="([^"]*)"', html))
-    return found
 
 
 @pytest.mark.parametrize("seed", [6, 7])
