@@ -53,6 +53,7 @@ import re
 import sys
 from collections import defaultdict
 from collections.abc import Iterable
+from functools import cache
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
@@ -158,6 +159,10 @@ def rewrite_page(raw: bytes, script: str | None) -> bytes:
     return b"<!DOCTYPE html>\n" + lxml.html.tostring(root, encoding="utf-8")
 
 
+#: Each peer's adapter, made once a process.
+_peer = cache(load_peer)
+
+
 def score_page(job: tuple[str, Page, str, tuple[str, ...]]) -> dict[str, Any]:
     """Both readings of one page: per condition and method, word F1 and
     shingle counts, and for the scrambled reading the method's
@@ -176,7 +181,7 @@ def score_page(job: tuple[str, Page, str, tuple[str, ...]]) -> dict[str, Any]:
         extraction = extract(html, url=page.url)
         texts = {"webclean": extraction.text}
         for name in peers:
-            texts[name] = load_peer(name)(html.decode("utf-8"), None)
+            texts[name] = _peer(name)(html.decode("utf-8"), None)
         scores: dict[str, Any] = {"page_type": extraction.page_type}
         for name, text in texts.items():
             scores[name] = {"word_f1": word_prf(text, gold).f1, "shingles": shingle_counts(text, gold)}
@@ -191,7 +196,9 @@ def score_page(job: tuple[str, Page, str, tuple[str, ...]]) -> dict[str, Any]:
 
 def summarise(records: Iterable[dict[str, Any]], methods: tuple[str, ...]) -> dict[str, dict[str, Any]]:
     """Per dataset (and ``wcxb-dev:<type>``): pages, the share whose page type
-    changed, and each method's word and shingle F1, plain and scrambled."""
+    changed and (where the gold names it) the share typed right in each
+    reading, each method's word and shingle F1, plain and scrambled, and its
+    mean agreement with itself. Pages left out (``error``) are not counted."""
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for record in records:
         if "error" in record:
