@@ -5,7 +5,7 @@ Usage::
     python benchmarks/language_blind.py [--data ../shared/data] [--dataset NAME ...]
         [--every N] [--script latin|cjk] [--compare trafilatura] [-j 2] [--json FILE]
 
-The shared annotated sets are over 99% English, so a figure measured on them
+The shared annotated sets are 98% English, so a figure measured on them
 cannot say how an extractor does on a page in German, Indonesian or Chinese,
 and the shipped models were fitted on English pages only. This probe makes
 such pages out of the ones we have: every run of letters in a page's visible
