@@ -137,8 +137,14 @@ def rewrite_page(raw: bytes, script: str | None) -> bytes:
     _, text = decode_html(raw)
     parser = lxml.html.HTMLParser(encoding="utf-8")
     root = lxml.html.document_fromstring(_NOT_XML.sub("", text).encode("utf-8"), parser=parser)
-    if script is None:
-        return b"<!DOCTYPE html>\n" + lxml.html.tostring(root, encoding="utf-8")
+    if script is not None:
+        _scramble_tree(root, script)
+    return b"<!DOCTYPE html>\n" + lxml.html.tostring(root, encoding="utf-8")
+
+
+def _scramble_tree(root: lxml.html.HtmlElement, script: str) -> None:
+    """Scramble, in place, every text and tail under *root* but scripts' and
+    styles', and the attributes a reader sees or hears."""
 
     def scrambled(value: str | None) -> str | None:
         return _NOT_XML.sub("", scramble_text(value, script) or "") if value else value
@@ -156,7 +162,6 @@ def rewrite_page(raw: bytes, script: str | None) -> bytes:
         meta = (element.get("name") or element.get("property") or "").lower()
         if tag == "meta" and meta in _META_NAMES and element.get("content"):
             element.set("content", scrambled(element.get("content")))
-    return b"<!DOCTYPE html>\n" + lxml.html.tostring(root, encoding="utf-8")
 
 
 #: Each peer's adapter, made once a process.
