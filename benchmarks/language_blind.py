@@ -70,7 +70,7 @@ from webclean_scrapy.errors import ExtractionError  # noqa: E402
 from webclean_scrapy.evaluation.dataset import Page, load_dataset  # noqa: E402
 from webclean_scrapy.evaluation.metrics import occ_prf, shingle_counts, shingle_dataset_prf, word_prf  # noqa: E402
 from webclean_scrapy.evaluation.peers import load_peer  # noqa: E402
-from webclean_scrapy.evaluation.tokenize import CJK_CHARS  # noqa: E402
+from webclean_scrapy.scripts import CJK_CHARS  # noqa: E402
 
 DATASETS = ("wcxb-dev", "cleaneval", "cleanportaleval", "dragnet", "l3s-gn1", "readability")
 SCRIPTS = ("latin", "cjk")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import random
+import re
 
 import pytest
 
@@ -15,6 +16,7 @@ from webclean_scrapy import document
 from webclean_scrapy.document import Document
 from webclean_scrapy.extractors import webclean
 from webclean_scrapy.extractors.webclean import keywords
+from webclean_scrapy.scripts import CJK_CHARS
 
 COLUMN = {name: j for j, name in enumerate(webclean.BLOCK_FEATURES)}
 
@@ -39,10 +41,10 @@ def counted_marks(text: str) -> tuple[int, int, int, bool]:
 
 def mark_features(text: str) -> tuple[float, float, float]:
     """The ``stops``, ``commas`` and ``ends_stop`` features as defined:
-    marks per 40 characters other than whitespace (at most 3), and
-    whether a stop ends it."""
+    marks per 40 characters other than whitespace, a CJK character counting
+    for two (at most 3), and whether a stop ends it."""
     stops, commas, semicolons, ends = counted_marks(text)
-    chars = len("".join(text.split()))
+    chars = len("".join(text.split())) + len(re.findall(f"[{CJK_CHARS}]", text))
     return min(stops * 40.0 / chars, 3.0), min((commas + semicolons) * 40.0 / chars, 3.0), float(ends)
 
 

@@ -37,6 +37,9 @@ from libc.string cimport memcmp, memcpy, memset, strcmp, strlen
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
 
+cdef extern from "Python.h":
+    bint PyUnicode_IS_ASCII(object text)
+
 cetree.import_lxml__etree()
 
 # libxml2's own functions to unlink and free a node, for the walk that frees
@@ -999,3 +1002,35 @@ def mark_counts(const long long[::1] keys, const long long[::1] counts, unsigned
             break
         if wanted >> (key & (MAX_MARKS - 1)) & 1:
             out[key // MAX_MARKS - start] += counts[i]
+
+
+def count_in_ranges(list texts, const long long[::1] ranges, long long[::1] out):
+    """Set ``out[i]`` to how many characters of ``texts[i]`` fall in the
+    code point *ranges* (``first, last`` pairs, flat, ascending): the
+    document model's CJK characters
+    (:func:`webclean_scrapy.walk.count_in_ranges`, its reference). A string
+    with no character at or above the first range (all ASCII, most of any
+    Latin page) is not read."""
+    cdef Py_ssize_t i, k, pairs = ranges.shape[0] // 2
+    cdef long long count, lowest
+    cdef Py_UCS4 character
+    cdef str text
+    if out.shape[0] != len(texts) or ranges.shape[0] % 2:
+        raise ValueError("one count per text, and ranges in pairs")
+    if pairs == 0:
+        out[:] = 0
+        return
+    lowest = ranges[0]
+    for i in range(len(texts)):
+        text = <str> texts[i]
+        count = 0
+        if not PyUnicode_IS_ASCII(text):
+            for character in text:
+                if character < lowest:
+                    continue
+                for k in range(pairs):
+                    if character <= ranges[2 * k + 1]:
+                        if character >= ranges[2 * k]:
+                            count += 1
+                        break
+        out[i] = count

@@ -42,8 +42,10 @@ from .encoding import decode_html, double_encoded, undo_double_encoding
 from .errors import ExtractionError
 from .marks import PUNCTUATION_MARKS
 from .screen import screen_markup
+from .scripts import CJK_CHARACTER_WEIGHT, CJK_RANGES
 from .views import Block, Container, build_views
 from .walk import MAX_MARKS
+from .walk import count_in_ranges as python_count_in_ranges
 from .walk import walk as python_walk
 
 #: Tags that open a new string (Arias et al.: "structural tags such as <p>,
@@ -150,11 +152,12 @@ PROSE_MIN_CHARS = 80
 
 
 def prose_chars(blocks: BlockColumns) -> int:
-    """The characters of *blocks* that read as prose: blocks of at least
-    :data:`PROSE_MIN_CHARS` characters, under 30% of them in links."""
-    chars = blocks.chars
-    prose = (chars >= PROSE_MIN_CHARS) & (blocks.anchor_chars * 10 < chars * 3)
-    return int(chars[prose].sum())
+    """The length of *blocks* that read as prose: blocks of at least
+    :data:`PROSE_MIN_CHARS` characters, under 30% of them in links (their
+    :attr:`~BlockColumns.lengths`: a CJK character counts for two)."""
+    lengths = blocks.lengths
+    prose = (lengths >= PROSE_MIN_CHARS) & (blocks.anchor_lengths * 10 < lengths * 3)
+    return int(lengths[prose].sum())
 
 
 #: Pages with more characters of source than this drop their lxml tree
@@ -359,13 +362,30 @@ class BlockColumns:
     hold its ``positions`` (see :class:`~webclean_scrapy.views.Block`), its
     ``holders`` (the index of the container directly holding it), its
     ``chars`` and ``anchor_chars`` (non-whitespace characters, all and
-    inside links). The :data:`PUNCTUATION_MARKS` in each block's text are
-    counted by :meth:`count` (stored sparse: one entry per block and mark
-    present, as most blocks hold few marks or none; :attr:`marks` is the
-    dense table).
+    inside links) and its ``lengths`` and ``anchor_lengths``, the same
+    counts with each CJK character counted
+    :data:`~webclean_scrapy.scripts.CJK_CHARACTER_WEIGHT` times
+    (:func:`weigh_cjk_characters`; the very ``chars`` arrays on a page
+    without one): what a rule or model asking how much text a block holds
+    reads, so that a paragraph of Chinese is not a short line to it (the
+    published methods read characters, as their papers count them). The
+    :data:`PUNCTUATION_MARKS` in each block's text are counted by
+    :meth:`count` (stored sparse: one entry per block and mark present, as
+    most blocks hold few marks or none; :attr:`marks` is the dense table).
     """
 
-    __slots__ = ("texts", "anchor_texts", "positions", "holders", "chars", "anchor_chars", "_mark_keys", "_mark_counts")
+    __slots__ = (
+        "texts",
+        "anchor_texts",
+        "positions",
+        "holders",
+        "chars",
+        "anchor_chars",
+        "lengths",
+        "anchor_lengths",
+        "_mark_keys",
+        "_mark_counts",
+    )
 
     def __init__(
         self,
@@ -384,6 +404,8 @@ class BlockColumns:
         self.holders = holders
         self.chars = chars
         self.anchor_chars = anchor_chars
+        self.lengths = chars
+        self.anchor_lengths = anchor_chars
         #: ``block * MAX_MARKS + k`` for each block holding mark *k*, and how many times.
         self._mark_keys = mark_keys
         self._mark_counts = mark_counts
@@ -467,10 +489,21 @@ class ContainerColumns:
     be modified) are lists; the int64 arrays hold each container's
     ``parents`` (index, -1 for the root), its subtree's block range
     ``first_blocks`` to ``last_blocks`` inclusive (both -1 without text),
-    and its subtree's ``chars`` and ``anchor_chars``.
+    and its subtree's ``chars`` and ``anchor_chars``, and ``lengths`` and
+    ``anchor_lengths`` (as :class:`BlockColumns`').
     """
 
-    __slots__ = ("tags", "attributes", "parents", "first_blocks", "last_blocks", "chars", "anchor_chars")
+    __slots__ = (
+        "tags",
+        "attributes",
+        "parents",
+        "first_blocks",
+        "last_blocks",
+        "chars",
+        "anchor_chars",
+        "lengths",
+        "anchor_lengths",
+    )
 
     def __init__(
         self,
@@ -489,9 +522,61 @@ class ContainerColumns:
         self.last_blocks = last_blocks
         self.chars = chars
         self.anchor_chars = anchor_chars
+        self.lengths = chars
+        self.anchor_lengths = anchor_chars
 
     def __len__(self) -> int:
         return len(self.tags)
+
+
+_CJK_BOUNDS = np.array([bound for pair in CJK_RANGES for bound in pair], dtype=np.int64)
+
+
+def cjk_characters(texts: list[str]) -> np.ndarray:
+    """Each of *texts*' CJK characters (:data:`~webclean_scrapy.scripts.CJK_RANGES`),
+    as int64: one compiled pass when the walk was built
+    (``_walk.count_in_ranges``), else its Python reference."""
+    if _compiled_walk is None:
+        return np.array(python_count_in_ranges(texts, list(CJK_RANGES)), dtype=np.int64)
+    out = np.empty(len(texts), dtype=np.int64)
+    _compiled_walk.count_in_ranges(texts, _CJK_BOUNDS, out)
+    return out
+
+
+def text_length(text: str) -> int:
+    """*text*'s length with each CJK character counted
+    :data:`~webclean_scrapy.scripts.CJK_CHARACTER_WEIGHT` times (whitespace
+    included, unlike the columns' lengths): for a length read off a string
+    rather than the walk's tables, a title or a meta description."""
+    if text.isascii():
+        return len(text)
+    return len(text) + int(cjk_characters([text])[0]) * (CJK_CHARACTER_WEIGHT - 1)
+
+
+def weigh_cjk_characters(blocks: BlockColumns, containers: ContainerColumns) -> None:
+    """Set the columns' ``lengths`` and ``anchor_lengths``: their ``chars``
+    and ``anchor_chars`` with each CJK character counted
+    :data:`~webclean_scrapy.scripts.CJK_CHARACTER_WEIGHT` times. A page
+    without one keeps the ``chars`` arrays themselves (nothing copied; an
+    ASCII block's text is not even read); a container's extra is its
+    subtree's block range's (a running sum)."""
+    extra = cjk_characters(blocks.texts)
+    if not extra.any():
+        return
+    extra *= CJK_CHARACTER_WEIGHT - 1
+    anchor_extra = cjk_characters(blocks.anchor_texts) * (CJK_CHARACTER_WEIGHT - 1)
+    blocks.lengths = blocks.chars + extra
+    blocks.anchor_lengths = blocks.anchor_chars + anchor_extra
+    containers.lengths = containers.chars + _subtree_sums(extra, containers)
+    containers.anchor_lengths = containers.anchor_chars + _subtree_sums(anchor_extra, containers)
+
+
+def _subtree_sums(per_block: np.ndarray, containers: ContainerColumns) -> np.ndarray:
+    """*per_block* summed over each container's block range (0 without text)."""
+    running = np.zeros(len(per_block) + 1, dtype=np.int64)
+    np.cumsum(per_block, out=running[1:])
+    first, last = containers.first_blocks, containers.last_blocks
+    return np.where(first >= 0, running[last + 1] - running[np.maximum(first, 0)], 0)
 
 
 class _Tree:
@@ -656,8 +741,10 @@ class Document:
         columns (tested page by page).
 
         A page whose visible text is shorter than :data:`REVEAL_BELOW`
-        characters, or whose visible prose (:func:`prose_chars`) is shorter
-        than :data:`PROSE_BELOW`, is walked a second time, *revealing*:
+        characters (its length: a CJK character counts for two,
+        :attr:`BlockColumns.lengths`), or whose visible prose
+        (:func:`prose_chars`) is shorter than :data:`PROSE_BELOW`, is
+        walked a second time, *revealing*:
         ``<noscript>`` content counts (Discourse forums serve their posts
         to crawlers there) and the ``hidden`` attribute and hiding inline
         styles are ignored (React's streamed HTML parks the page in
@@ -672,12 +759,12 @@ class Document:
         """
         self.revealed = False
         concealed = self._walk_once(False)
-        visible = int(self.container_columns.chars[0]) if len(self.container_columns) else 0
+        visible = int(self.container_columns.lengths[0]) if len(self.container_columns) else 0
         visible_prose = prose_chars(self.block_columns) if visible >= REVEAL_BELOW else 0
         if concealed and (visible < REVEAL_BELOW or visible_prose < PROSE_BELOW):
             kept = self.block_columns, self.container_columns, self._elements
             self._walk_once(True)
-            revealed = int(self.container_columns.chars[0]) if len(self.container_columns) else 0
+            revealed = int(self.container_columns.lengths[0]) if len(self.container_columns) else 0
             if (visible < REVEAL_BELOW and revealed > 2 * visible + 100) or (
                 prose_chars(self.block_columns) > 2 * visible_prose + 500
             ):
@@ -725,6 +812,7 @@ class Document:
             tree.pruned = True
         self.block_columns = BlockColumns(texts, anchor_texts, *map(_int64, block_numbers), *map(_int64, mark_numbers))
         self.container_columns = ContainerColumns(tags, attributes, *map(_int64, container_numbers))
+        weigh_cjk_characters(self.block_columns, self.container_columns)
         self._elements = _ElementFinder(self._tree, tags, reveal=reveal)
         return int(concealed)
 

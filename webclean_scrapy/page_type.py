@@ -67,7 +67,7 @@ from urllib.parse import parse_qsl, urlsplit
 import numpy as np
 from lxml import etree
 
-from .document import Document, survey
+from .document import Document, survey, text_length
 from .marks import COMMAS, FULL_STOPS
 from .trees import ensemble_from_json
 
@@ -1819,7 +1819,7 @@ def _element_features(
                 platform_text.append(el.get("content") or "")
             elif prop == "description":
                 content = el.get("content") or ""
-                f[x["meta_description_chars"]] = len(content)
+                f[x["meta_description_chars"]] = text_length(content)
                 _add_words(tokens, content.lower(), "m_")
         else:
             itemprop = el.get("itemprop")
@@ -2052,7 +2052,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
 
     title = doc.title or ""
     _add_words(tokens, title.lower(), "t_")
-    f[x["title_chars"]] = len(title)
+    f[x["title_chars"]] = text_length(title)
     f[x["title_separators"]] = sum(title.count(s) for s in (" | ", " - ", " – ", " — ", " :: ", " » ", " · "))
     f[x["title_docs"]] = bool(_TITLE_DOCS.search(title))
     f[x["title_forum"]] = bool(_TITLE_FORUM.search(title))
@@ -2084,7 +2084,7 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     f[x["itemprop_author"]] = sum(("author" in p or "creator" in p) for p in itemprops)
     f[x["itemprop_text"]] = sum(p in ("text", "articlebody", "description", "reviewbody") for p in itemprops)
 
-    total = float(cc.chars[0]) if n else 0.0
+    total = float(cc.lengths[0]) if n else 0.0
     texts = bc.texts
     m = len(texts)
     f[x["containers"]] = n
@@ -2097,12 +2097,12 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
         return f, frozenset(tokens)
     ends = bc.count(FULL_STOPS)
     s = _BlockStats._make(
-        _block_stats(bc.chars, bc.anchor_chars, bc.holders, ends, flags, own, cc.parents, _SHARE_BITS, texts)
+        _block_stats(bc.lengths, bc.anchor_lengths, bc.holders, ends, flags, own, cc.parents, _SHARE_BITS, texts)
     )
-    f[x["link_density"]] = float(cc.anchor_chars[0]) / total
+    f[x["link_density"]] = float(cc.anchor_lengths[0]) / total
     f[x["link_blocks"]] = float(s.linked) / m
     f[x["mean_block_chars"]] = total / m
-    f[x["median_block_chars"]] = _median(bc.chars)
+    f[x["median_block_chars"]] = _median(bc.lengths)
     f[x["long_block_share"]] = float(s.long_chars) / total
     f[x["sentence_share"]] = float(s.sentence_chars) / total
     f[x["marks_per_kchar"]] = float(ends.sum()) * 1000.0 / total
@@ -2320,8 +2320,8 @@ def _repetition_features(
     tags = cc.tags
     found = _repetition(
         own,
-        cc.chars,
-        cc.anchor_chars,
+        cc.lengths,
+        cc.anchor_lengths,
         cc.parents,
         tags,
         classes,

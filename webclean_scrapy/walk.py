@@ -216,3 +216,13 @@ def walk(
         _columns(*containers),
         concealed,
     )
+
+
+def count_in_ranges(texts: list[str], ranges: list[tuple[int, int]]) -> list[int]:
+    """How many characters of each of *texts* fall in the code point *ranges*
+    (``(first, last)`` pairs, ascending): the reference of the compiled
+    ``webclean_scrapy._walk.count_in_ranges``."""
+    return [
+        0 if text.isascii() else sum(any(first <= ord(c) <= last for first, last in ranges) for c in text)
+        for text in texts
+    ]

@@ -15,25 +15,11 @@ from __future__ import annotations
 
 import re
 
-#: Characters scored one by one: CJK ideographs (unified, extensions A-F,
-#: compatibility), Hiragana, Katakana (incl. phonetic extensions and
-#: half-width forms), Hangul syllables and jamo. CJK punctuation lives in
-#: other blocks (U+3000-303F, U+FF00-FF65) and is not ``\\w``, so it drops out.
-CJK_CHARS = (
-    "\u3040-\u309f"  # Hiragana
-    "\u30a0-\u30ff"  # Katakana
-    "\u31f0-\u31ff"  # Katakana phonetic extensions
-    "\u3400-\u4dbf"  # CJK extension A
-    "\u4e00-\u9fff"  # CJK unified ideographs
-    "\uf900-\ufaff"  # CJK compatibility ideographs
-    "\uff66-\uff9f"  # half-width Katakana
-    "\u1100-\u11ff"  # Hangul jamo
-    "\u3130-\u318f"  # Hangul compatibility jamo
-    "\uac00-\ud7af"  # Hangul syllables
-    "\U00020000-\U0003134f"  # CJK extensions B-G
-)
+from ..scripts import CJK_CHARS
 
-#: One CJK character, or a run of word characters that are not CJK.
+#: One CJK character (:data:`webclean_scrapy.scripts.CJK_CHARS`: ideographs,
+#: kana, Hangul), or a run of word characters that are not CJK. CJK
+#: punctuation is not among them and is not ``\\w``: it drops out.
 TOKEN_RE = re.compile(rf"[{CJK_CHARS}]|[^\W{CJK_CHARS}]+", re.UNICODE)
 
 

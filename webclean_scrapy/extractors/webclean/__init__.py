@@ -401,8 +401,8 @@ def _kept_under(
     blocks = doc.block_columns
     return select_blocks(
         blocks.texts,
-        blocks.chars,
-        blocks.anchor_chars,
+        blocks.lengths,
+        blocks.anchor_lengths,
         probabilities,
         cut,
         repeats,
@@ -436,7 +436,9 @@ def select_blocks(
     dropped (``0``: every repeat; ``-1``: none) except the blocks
     *repeatable* marks (table cells: a column's repeated values are its
     data). The training script scores its thresholds through this same
-    function.
+    function. *chars* and *anchor_chars* are the blocks' lengths
+    (:attr:`~webclean_scrapy.document.BlockColumns.lengths`: characters,
+    a CJK one counting for two), as every length here.
 
     With *fallback*, a page where no block reaches *cut* keeps every block
     scoring at least half of its best prose block (:data:`FALLBACK_MIN_CHARS`

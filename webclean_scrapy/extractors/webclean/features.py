@@ -228,9 +228,11 @@ class _Page:
         self.doc = doc
         self.n = len(blocks)
         self.texts = blocks.texts
-        #: Each block's characters, all and inside links (the walk's int64 columns).
-        self.chars = blocks.chars
-        self.anchors = blocks.anchor_chars
+        #: Each block's length, all and inside links (the walk's int64
+        #: columns: characters, a CJK one counting for two letters,
+        #: :attr:`~webclean_scrapy.document.BlockColumns.lengths`).
+        self.chars = blocks.lengths
+        self.anchors = blocks.anchor_lengths
         #: Block -> index of the container directly holding it.
         self.holder = blocks.holders
         #: Container -> its code and its class/id's sign (:func:`.keywords._container_flags`).
@@ -242,9 +244,9 @@ class _Page:
         #: Block range of each container's subtree (both -1 without text).
         self.first = containers.first_blocks
         self.last = containers.last_blocks
-        #: Each container's subtree characters, all and inside links (int64 columns).
-        self.cchars = containers.chars
-        self.canchors = containers.anchor_chars
+        #: Each container's subtree length, all and inside links (int64 columns).
+        self.cchars = containers.lengths
+        self.canchors = containers.anchor_lengths
 
     @property
     def block_codes(self) -> np.ndarray:

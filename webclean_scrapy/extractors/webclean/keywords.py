@@ -350,7 +350,7 @@ def _container_flags(doc: Document, compiled: bool = True) -> tuple[np.ndarray, 
     columns = doc.container_columns
     if compiled and _compiled_flags is not None and _KEYWORD_MATCHER is not None:
         return _compiled_flags(
-            columns.tags, columns.attributes, columns.parents, columns.chars, _TAG_CODES, _KEYWORD_CACHE,
+            columns.tags, columns.attributes, columns.parents, columns.lengths, _TAG_CODES, _KEYWORD_CACHE,
             _KEYWORD_MATCHER.fold, _ROLE_CODES, _FLAG_LAYOUT,
         )  # fmt: skip
     n = len(columns)
@@ -361,7 +361,7 @@ def _container_flags(doc: Document, compiled: bool = True) -> tuple[np.ndarray, 
     small = n <= _FLAGS_SLICE
     codes: list[int] | array[int] = [0] * (n + 1) if small else array("q", bytes(8 * (n + 1)))
     signs: list[int] | array[int] = [0] * n if small else array("b", bytes(n))
-    column_chars = columns.chars
+    column_chars = columns.lengths
     half_page = int(column_chars[0]) / 2 if n else 0.0
     cached = _KEYWORD_CACHE.get
     inherited = _INHERITED
