@@ -79,44 +79,38 @@ def news_page(nav: list[str], title: str, paragraphs: list[str], side: list[str]
     ).encode()
 
 
+#: One news page in two languages: its menu, story (title and paragraphs), sidebar and footer.
+STORY_ZH = [
+    "新办法明年推广",
+    "市政府今天宣布，明年起将在全市推广垃圾分类新办法。",
+    "居民需要按照四类标准投放生活垃圾，违者将被罚款。",
+    "环保部门表示，试点街道的回收率去年提高了三成。",
+]
+STORY_EN = [
+    "New rules from next year",
+    "The city said today that it will roll out its new waste sorting rules citywide next year.",
+    "Residents must sort household waste into four kinds, or pay a fine.",
+    "Officials said recycling in the trial streets rose by a third last year.",
+]
 CHINESE = news_page(
     ["首页", "新闻", "体育", "财经"],
-    "新办法明年推广",
-    [
-        "市政府今天宣布，明年起将在全市推广垃圾分类新办法。",
-        "居民需要按照四类标准投放生活垃圾，违者将被罚款。",
-        "环保部门表示，试点街道的回收率去年提高了三成。",
-    ],
+    STORY_ZH[0],
+    STORY_ZH[1:],
     ["热门文章一", "热门文章二", "热门文章三"],
     "版权所有 © 2026 本报",
 )
 ENGLISH = news_page(
-    ["Home", "News", "Sports", "Business"],
-    "New rules from next year",
-    [
-        "The city said today that it will roll out its new waste sorting rules citywide next year.",
-        "Residents must sort household waste into four kinds, or pay a fine.",
-        "Officials said recycling in the trial streets rose by a third last year.",
-    ],
-    ["Popular story one", "Popular story two", "Popular story three"],
-    "All rights reserved © 2026 The Daily",
+    ["Home", "News", "Sports", "Business"], STORY_EN[0], STORY_EN[1:], ["Popular one", "Popular two"], "© The Daily"
 )
 
 
 def test_a_chinese_page_is_cut_as_its_english_translation_is(monkeypatch: pytest.MonkeyPatch) -> None:
     # 113 characters in all: under the 200 below which a page is kept whole
-    # (nothing worth cutting on it), though its English translation, 308
-    # characters, is cut to its story.
+    # (nothing worth cutting on it), though its English translation, 260
+    # characters, is cut to its story. Its length, 215, is over it.
     url = "https://news.example.com/2026/11/29/new-rules.html"
-    english = extract(ENGLISH, url=url).text.splitlines()
-    assert english[0] == "New rules from next year" and len(english) == 4
-    chinese = extract(CHINESE, url=url).text.splitlines()
-    assert chinese == [
-        "新办法明年推广",
-        "市政府今天宣布，明年起将在全市推广垃圾分类新办法。",
-        "居民需要按照四类标准投放生活垃圾，违者将被罚款。",
-        "环保部门表示，试点街道的回收率去年提高了三成。",
-    ]
+    assert extract(ENGLISH, url=url).text.splitlines() == STORY_EN
+    assert extract(CHINESE, url=url).text.splitlines() == STORY_ZH
     # Counted as characters, the same page keeps its menu, sidebar and footer.
     monkeypatch.setattr(document, "weigh_cjk_characters", lambda blocks, containers: None)
     whole = extract(CHINESE, url=url).text.splitlines()
