@@ -383,6 +383,26 @@ def _html_status(status: int | None, content_type: str | None) -> bool:
     return status is not None and 200 <= status < 300 and "html" in (content_type or "").lower()
 
 
+def warcio_html_response(record: Any) -> tuple[str, str | None] | None:
+    """``(url, content_type)`` of a warcio record the crawl's middleware would extract, else ``None``.
+
+    One test for both warcio readers (:func:`iter_html_records`' fallback
+    and the datatrove reader): a ``response`` record with HTTP headers, a
+    2xx status and an HTML Content-Type (:func:`_html_status`).
+    """
+    http = record.http_headers
+    if record.rec_type != "response" or http is None:
+        return None
+    content_type = http.get_header("Content-Type")
+    try:
+        status = int(http.get_statuscode())
+    except (TypeError, ValueError):
+        status = None
+    if not _html_status(status, content_type):
+        return None
+    return record.rec_headers.get_header("WARC-Target-URI") or "", content_type
+
+
 def _decoded(body: bytes, encodings: list[str], limit: int) -> bytes:
     """Undo Content-Encoding (last applied first), at most *limit* bytes out."""
     for coding in reversed(encodings):
@@ -445,19 +465,11 @@ def _iter_warcio(path: str, limit: int) -> Iterator[tuple[int, HtmlRecord | None
         try:
             for record in iterator:
                 # get_record_offset() reads the record to its end: call it after reading the body.
-                http = record.http_headers
-                if record.rec_type != "response" or http is None:
+                response = warcio_html_response(record)
+                if response is None:
                     yield iterator.get_record_offset(), None
                     continue
-                content_type = http.get_header("Content-Type")
-                try:
-                    status = int(http.get_statuscode())
-                except (TypeError, ValueError):
-                    status = None
-                if not _html_status(status, content_type):
-                    yield iterator.get_record_offset(), None
-                    continue
-                url = record.rec_headers.get_header("WARC-Target-URI") or ""
+                url, content_type = response
                 # warcio undoes chunking and Content-Encoding as it streams: reading
                 # limit + 1 bytes bounds a decompression bomb.
                 body = record.content_stream().read(limit + 1)

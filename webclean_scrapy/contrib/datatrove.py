@@ -66,7 +66,7 @@ from ..encoding import decode_html
 from ..errors import ExtractionError
 from ..extraction import Extraction, Extractor
 from ..extractors import get_extractor
-from ..warc import _html_record, _html_status
+from ..warc import _html_record, warcio_html_response
 from ..worker import build_extractor
 
 #: Largest page (in characters of decoded HTML) that is parsed; as the CLI's WARC limit.
@@ -242,17 +242,10 @@ class WebcleanWarcReader(BaseDiskReader):
                     yield document
 
     def _record_data(self, record: Any) -> dict[str, Any] | None:
-        http = record.http_headers
-        if record.rec_type != "response" or http is None:
+        response = warcio_html_response(record)
+        if response is None:
             return None
-        content_type = http.get_header("Content-Type")
-        try:
-            status = int(http.get_statuscode())
-        except (TypeError, ValueError):
-            status = None
-        if not _html_status(status, content_type):
-            return None
-        url = record.rec_headers.get_header("WARC-Target-URI") or ""
+        url, content_type = response
         # warcio undoes chunking and Content-Encoding as it streams; limit + 1 bounds a bomb.
         page = _html_record(
             url, content_type, record.content_stream().read(self.max_body_bytes + 1), None, 0, self.max_body_bytes
