@@ -130,7 +130,9 @@ def _signals_of(job: tuple[str, str | None]) -> tuple[np.ndarray, list[str], flo
 
 def compute_signals(directory: Path, rows: list[dict], use_cache: bool):
     """Structure matrix, token lists and per-page seconds of :func:`page_signals` (walk excluded)."""
-    code = Path(page_type.__file__).read_bytes() + Path(page_type.__file__).with_name("document.py").read_bytes()
+    package = Path(page_type.__file__).parent
+    sources = [*sorted(package.glob("*.py")), package.parent / "document.py", package.parent / "elements.py"]
+    code = b"".join(path.read_bytes() for path in sources)
     key = hashlib.sha256(code + json.dumps([r["id"] for r in rows]).encode()).hexdigest()[:16]
     cache = CACHE_DIR / f"signals-{key}.pkl"
     if use_cache and cache.exists():

@@ -1,5 +1,5 @@
 """The compiled page-signal loops (``webclean_scrapy._signals``) give exactly
-what their Python references in ``page_type`` give."""
+what their Python references in ``page_type.reference`` give."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from webclean_scrapy import page_type
+from webclean_scrapy import elements, page_type
 from webclean_scrapy.document import Document
 from webclean_scrapy.extraction import TREE_READS
+from webclean_scrapy.page_type import reference, signals, vocabulary
 
 _signals = pytest.importorskip("webclean_scrapy._signals")
 
@@ -46,8 +47,8 @@ def test_attribute_names_on_generated_containers() -> None:
     rng = random.Random(9)
     for _ in range(500):
         tags, attributes = random_containers(rng, rng.randint(0, 60))
-        expected = page_type._python_attribute_names(tags, attributes, page_type._HEADING_TAGS)
-        found = _signals.attribute_names(tags, attributes, page_type._HEADING_TAGS)
+        expected = reference.attribute_names(tags, attributes, signals._HEADING_TAGS)
+        found = _signals.attribute_names(tags, attributes, signals._HEADING_TAGS)
         assert found == expected
         # The same names in the same order (the name caches fill in that order).
         assert list(found[4]) == list(expected[4])
@@ -66,19 +67,19 @@ def test_attribute_names_cut_ascii_values_as_str_split() -> None:
             {"class": value, "id": value[::-1]} if i % 3 else {"class": value} for i, value in enumerate(values)
         ]
         tags = ["div"] * len(values)
-        expected = page_type._python_attribute_names(tags, attributes, page_type._HEADING_TAGS)
-        found = _signals.attribute_names(tags, attributes, page_type._HEADING_TAGS)
+        expected = reference.attribute_names(tags, attributes, signals._HEADING_TAGS)
+        found = _signals.attribute_names(tags, attributes, signals._HEADING_TAGS)
         assert found == expected
         assert list(found[4]) == list(expected[4])
 
 
 def test_family_counts_on_generated_names() -> None:
     rng = random.Random(10)
-    groups = len(page_type._CLASS_GROUP_NAMES)
+    groups = len(signals._CLASS_GROUP_NAMES)
     for _ in range(500):
         names = {random_value(rng) + str(i): rng.randint(1, 50) for i in range(rng.randint(0, 40))}
         bits = {name: rng.randrange(1 << groups) for name in names}
-        expected = page_type._python_family_counts(names, bits, groups)
+        expected = reference.family_counts(names, bits, groups)
         assert _signals.family_counts(names, bits, groups) == expected
 
 
@@ -90,18 +91,18 @@ def test_name_families_on_generated_and_real_names() -> None:
     them; and the class/id names of every 40th page of the datasets."""
     from webclean_scrapy._features import LiteralMatcher
 
-    assert isinstance(page_type._NAME_MATCHER, LiteralMatcher)
-    assert page_type._name_families == page_type._NAME_MATCHER.each_contained
+    assert isinstance(signals._NAME_MATCHER, LiteralMatcher)
+    assert signals._name_families == signals._NAME_MATCHER.each_contained
     rng = random.Random(17)
     pieces = [p.lower() for p in NAME_PIECES if p.strip()] + ["username", "user", "a", "dd-to", "wp-block-cover", "ca"]
     batches = [["".join(rng.choice(pieces) for _ in range(rng.randint(1, 6))) for _ in range(20)] for _ in range(500)]
     for path in sorted(DATA.glob("*/html/*.html.gz"))[::40]:
         cc = Document.from_html(gzip.decompress(path.read_bytes())).container_columns
-        batches.append(list(page_type._python_attribute_names(cc.tags, cc.attributes, page_type._HEADING_TAGS)[4]))
+        batches.append(list(reference.attribute_names(cc.tags, cc.attributes, signals._HEADING_TAGS)[4]))
     for names in batches:
-        page_type._RUN_BITS.clear()
-        assert page_type._NAME_MATCHER.each_contained(names) == page_type._python_name_families(names), names
-    assert any(bits for names in batches for bits in page_type._NAME_MATCHER.each_contained(names))
+        signals._RUN_BITS.clear()
+        assert signals._NAME_MATCHER.each_contained(names) == signals._python_name_families(names), names
+    assert any(bits for names in batches for bits in signals._NAME_MATCHER.each_contained(names))
 
 
 def test_class_names_words_are_each_names_words() -> None:
@@ -112,14 +113,14 @@ def test_class_names_words_are_each_names_words() -> None:
     rng = random.Random(18)
     for _ in range(300):
         tags, attributes = random_containers(rng, rng.randint(0, 40))
-        name_counts = page_type._python_attribute_names(tags, attributes, page_type._HEADING_TAGS)[4]
-        expected_words = {"c_" + word for name in name_counts for word in page_type._words(name)}
-        groups = len(page_type._CLASS_GROUP_NAMES)
-        bits = dict(zip(name_counts, page_type._python_name_families(list(name_counts))))
-        expected_counts = page_type._python_family_counts(name_counts, bits, groups)
+        name_counts = reference.attribute_names(tags, attributes, signals._HEADING_TAGS)[4]
+        expected_words = {"c_" + word for name in name_counts for word in reference.words(name)}
+        groups = len(signals._CLASS_GROUP_NAMES)
+        bits = dict(zip(name_counts, signals._python_name_families(list(name_counts))))
+        expected_counts = reference.family_counts(name_counts, bits, groups)
         page_type.clear_name_memos()
         for _ in range(2):  # cold, then warm
-            assert page_type._class_names(name_counts) == (expected_counts, expected_words)
+            assert signals._class_names(name_counts) == (expected_counts, expected_words)
 
 
 def test_add_words_on_generated_texts() -> None:
@@ -132,7 +133,7 @@ def test_add_words_on_generated_texts() -> None:
         for prefix in ("s_", "", "long_prefix_"):
             found, expected = {"s_x"}, {"s_x"}
             _signals.add_words(found, text, prefix)
-            page_type._python_add_words(expected, text, prefix)
+            reference.add_words(expected, text, prefix)
             assert found == expected, (text, prefix)
 
 
@@ -152,21 +153,21 @@ def test_link_hrefs_read_as_lxml_gives_them() -> None:
                 rng.choice([f'<a href="{href}">x</a>', f"<A HREF='{href}'>x</a>", "<a href>x</a>", "<a name=n>x</a>"])
             )
         doc = Document.from_html(f"<html><body><p>{''.join(anchors)}</p></body></html>".encode())
-        hrefs = page_type.link_hrefs(doc)
+        hrefs = elements.link_hrefs(doc)
         assert hrefs == [a.get("href") for a in doc.root.iter("a")]
         # Read again from the tree cut down to what its readers need (which drops the survey's lists).
-        assert doc.prune_tree(*TREE_READS) and page_type.link_hrefs(doc) == hrefs
-        fragments = page_type._LINK_FRAGMENTS + [b"-a", b"a-", b"//", b"xx", b"&a", b"XX", b"/u/u"]
-        expected = page_type._python_link_figures(hrefs, fragments)
+        assert doc.prune_tree(*TREE_READS) and elements.link_hrefs(doc) == hrefs
+        fragments = signals._LINK_FRAGMENTS + [b"-a", b"a-", b"//", b"xx", b"&a", b"XX", b"/u/u"]
+        expected = reference.link_figures(hrefs, fragments)
         assert _signals.link_figures(hrefs, fragments) == expected
-        seen += sum(expected[1][: len(page_type._LINK_FRAGMENTS)]) > 0
+        seen += sum(expected[1][: len(signals._LINK_FRAGMENTS)]) > 0
     assert seen > 100
 
 
 def test_unknown_names() -> None:
     names = {"b": 1, "a": 2, "c": 3, "": 4}
     known = {"a": 0, "": 1}
-    assert _signals.unknown_names(names, known) == page_type._python_unknown_names(names, known) == ["b", "c"]
+    assert _signals.unknown_names(names, known) == reference.unknown_names(names, known) == ["b", "c"]
 
 
 def test_group_numbers_on_generated_containers() -> None:
@@ -177,7 +178,7 @@ def test_group_numbers_on_generated_containers() -> None:
         tags = [rng.choice(TAGS[:3]) for _ in range(count)]
         classes = [rng.choice(["", "a", "b", "a b"]) for _ in range(count)]
         items = sorted(rng.sample(range(count), rng.randint(3, count)))
-        expected = page_type._python_group_numbers(items, parents, tags, classes)
+        expected = reference.group_numbers(items, parents, tags, classes)
         found = _signals.group_numbers(items, parents, tags, classes)
         assert found.dtype == expected.dtype == np.int64
         assert np.array_equal(found, expected)
@@ -188,32 +189,32 @@ def test_group_numbers_on_generated_containers() -> None:
     ["", "12", "1,234.56", ",", ".,.", "12a", " 12", "²", "٣٤", "一", "1\u00a02", "Ⅻ", "½", "12.", "-1", "𝟘𝟙"],
 )
 def test_numeric_blocks_follows_str_isdigit(text: str) -> None:
-    assert _signals.numeric_blocks([text]) == page_type._python_numeric_blocks([text])
+    assert _signals.numeric_blocks([text]) == reference.numeric_blocks([text])
 
 
 def test_numeric_blocks_counts() -> None:
     texts = ["12", "x", "1,5", "", "٣", "a1"]
-    assert _signals.numeric_blocks(texts) == page_type._python_numeric_blocks(texts) == 3
+    assert _signals.numeric_blocks(texts) == reference.numeric_blocks(texts) == 3
 
 
 #: Pieces of texts with prices: every symbol, separator, suffix and code,
 #: codes cut short or in another case, digits that are decimal in other
 #: scripts and some that are not (``²``, ``½``), whitespace of every kind.
 PRICE_PIECES = [
-    *page_type._PRICE_SYMBOLS, *page_type._PRICE_SEPARATORS, *page_type._PRICE_SUFFIX_SYMBOLS,
-    *page_type._PRICE_CODES, "eur", "EU", "z", "K", "ру", "1", "12", "0", "9", "٣", "𝟘", "²", "½", "\t", "\n",
+    *vocabulary.PRICE_SYMBOLS, *vocabulary.PRICE_SEPARATORS, *vocabulary.PRICE_SUFFIX_SYMBOLS,
+    *vocabulary.PRICE_CODES, "eur", "EU", "z", "K", "ру", "1", "12", "0", "9", "٣", "𝟘", "²", "½", "\t", "\n",
     "\u2003", "\u3000", "x", "a", "-", "$$", "ł", "\U0001f600",
 ]  # fmt: skip
 
 
 def test_price_starts_on_generated_texts() -> None:
     rng = random.Random(12)
-    constants = (page_type._PRICE_SYMBOLS, page_type._PRICE_SEPARATORS, page_type._PRICE_SUFFIX_SYMBOLS)
+    constants = (vocabulary.PRICE_SYMBOLS, vocabulary.PRICE_SEPARATORS, vocabulary.PRICE_SUFFIX_SYMBOLS)
     for _ in range(20_000):
         text = "".join(rng.choice(PRICE_PIECES) for _ in range(rng.randint(0, 14)))
-        found = _signals.price_starts(text, *constants, page_type._PRICE_CODES)
-        assert found == page_type._python_price_starts(text), repr(text)
-    assert page_type._price_starts("$5, 12,50 € and 3 kr") == [0, 4, 16]
+        found = _signals.price_starts(text, *constants, vocabulary.PRICE_CODES)
+        assert found == reference.price_starts(text), repr(text)
+    assert signals._price_starts("$5, 12,50 € and 3 kr") == [0, 4, 16]
 
 
 def test_phrase_counts_on_generated_texts() -> None:
@@ -221,14 +222,14 @@ def test_phrase_counts_on_generated_texts() -> None:
     not), other words and whitespace the strip keeps, in texts of one, two
     and four bytes a character: the same counts."""
     rng = random.Random(14)
-    phrases = list(page_type._PHRASE_OF)
-    pieces = [*rng.sample(phrases, 30), *page_type._PHRASE_STRIP, "\n", "\n", "x", "é", "\u00a0", "\r", "  "]
+    phrases = list(signals._PHRASE_OF)
+    pieces = [*rng.sample(phrases, 30), *signals._PHRASE_STRIP, "\n", "\n", "x", "é", "\u00a0", "\r", "  "]
     pieces += ["一", "\U0001d400"]  # texts of each string kind
-    constants = (page_type._PHRASE_STRIP, page_type._PHRASE_OF, page_type._LONGEST_PHRASE)
+    constants = (signals._PHRASE_STRIP, signals._PHRASE_OF, signals._LONGEST_PHRASE)
     for _ in range(5_000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         found = _signals.phrase_counts(text, *constants)
-        assert found == dict(page_type._python_phrase_counts(text, *constants)), repr(text)
+        assert found == dict(reference.phrase_counts(text, *constants)), repr(text)
     assert _signals.phrase_counts("reply\n 12 Reply:\nreply\n\n", *constants) == {"reply": 2}
 
 
@@ -263,8 +264,8 @@ def test_block_passes_on_generated_and_real_pages() -> None:
         doc = Document.from_html(page)
         cc, bc = doc.container_columns, doc.block_columns
         codes = [
-            function(cc.tags, cc.parents, page_type._TAG_CODES, page_type._TAG_LAYOUT)
-            for function in (_signals.tag_codes, page_type._python_tag_codes)
+            function(cc.tags, cc.parents, signals._TAG_CODES, signals._TAG_LAYOUT)
+            for function in (_signals.tag_codes, reference.tag_codes)
         ]
         assert comparable(codes[0]) == comparable(codes[1])
         own, flags, _ = codes[1]
@@ -272,8 +273,8 @@ def test_block_passes_on_generated_and_real_pages() -> None:
             continue
         arguments = (bc.chars, bc.anchor_chars, bc.holders, bc.count("."), flags, own, cc.parents)
         stats = [
-            function(*arguments, page_type._SHARE_BITS, bc.texts)
-            for function in (_signals.block_stats, page_type._python_block_stats)
+            function(*arguments, signals._SHARE_BITS, bc.texts)
+            for function in (_signals.block_stats, reference.block_stats)
         ]
         assert comparable(stats[0]) == comparable(stats[1])
         prices = np.array([rng.random() < 0.2 for _ in range(len(bc))]).view(np.uint8)
@@ -282,9 +283,9 @@ def test_block_passes_on_generated_and_real_pages() -> None:
         groups = [
             function(
                 own, cc.chars, cc.anchor_chars, cc.parents, cc.tags, classes, cc.first_blocks, cc.last_blocks,
-                prices, headings, lambda tied: page_type._first_group(tied, cc.parents.tolist(), cc.tags, classes),
+                prices, headings, lambda tied: signals._first_group(tied, cc.parents.tolist(), cc.tags, classes),
             )
-            for function in (_signals.repetition, page_type._python_repetition)
+            for function in (_signals.repetition, reference.repetition)
         ]  # fmt: skip
         assert groups[0] == groups[1]
 
@@ -296,19 +297,18 @@ def test_the_page_signals_of_real_pages_are_the_same_with_either() -> None:
     if not paths:
         pytest.skip(f"evaluation data absent: {DATA}")
     python = {
-        "_attribute_names": page_type._python_attribute_names,
-        "_family_counts": page_type._python_family_counts,
-        "_group_numbers": page_type._python_group_numbers,
-        "_numeric_blocks": page_type._python_numeric_blocks,
-        "_unknown_names": page_type._python_unknown_names,
-        "_name_families": page_type._python_name_families,
-        "_link_figures": page_type._python_link_figures,
-        "_tag_codes": page_type._python_tag_codes,
-        "_block_stats": page_type._python_block_stats,
-        "_repetition": page_type._python_repetition,
-        "_add_words": page_type._python_add_words,
-        "_price_starts": page_type._python_price_starts,
-        "_phrase_counts": page_type._python_phrase_counts,
+        "_attribute_names": reference.attribute_names,
+        "_family_counts": reference.family_counts,
+        "_numeric_blocks": reference.numeric_blocks,
+        "_unknown_names": reference.unknown_names,
+        "_name_families": signals._python_name_families,
+        "_link_figures": reference.link_figures,
+        "_tag_codes": reference.tag_codes,
+        "_block_stats": reference.block_stats,
+        "_repetition": reference.repetition,
+        "_add_words": reference.add_words,
+        "_price_starts": reference.price_starts,
+        "_phrase_counts": reference.phrase_counts,
     }
     for path in paths:
         doc = Document.from_html(gzip.decompress(path.read_bytes()))
@@ -317,7 +317,7 @@ def test_the_page_signals_of_real_pages_are_the_same_with_either() -> None:
         compiled_signals, compiled_tokens = page_type.page_signals(doc)
         with pytest.MonkeyPatch.context() as patch:
             for name, function in python.items():
-                patch.setattr(page_type, name, function)
+                patch.setattr(signals, name, function)
             page_type.clear_name_memos()
             python_signals, python_tokens = page_type.page_signals(doc)
         assert compiled_signals.tobytes() == python_signals.tobytes(), path

@@ -296,8 +296,9 @@ def test_clearing_the_memos_empties_every_one_and_changes_no_output():
     keywords, the structure groups, the lexicon's sums, the page type's
     class families), and a page read from that state comes out as from
     warm memos."""
-    from webclean_scrapy import extract, page_type
+    from webclean_scrapy import extract
     from webclean_scrapy.extractors.webclean import clear_keyword_memos, features, load_model
+    from webclean_scrapy.page_type import signals
 
     page = (
         "<html><body><nav class='site-nav menu'><a href='/'>Home</a></nav>"
@@ -316,12 +317,12 @@ def test_clearing_the_memos_empties_every_one_and_changes_no_output():
         "group strings": features._GROUP_MEMO,
         "group tokens": features._GROUP_TOKENS,
         "lexicon": load_model().lexicon._sums,
-        "page-type names": page_type._NAME_BITS,
+        "page-type names": signals._NAME_BITS,
     }
     assert all(memos.values()), [name for name, memo in memos.items() if not memo]
     clear_keyword_memos()
     assert not any(memos.values()), [name for name, memo in memos.items() if memo]
-    assert not page_type._RUN_BITS and not keywords._MATCH_GROUPS
+    assert not signals._RUN_BITS and not keywords._MATCH_GROUPS
     cold = extract(page)
     assert (cold.text, cold.page_type, cold.title) == (warm.text, warm.page_type, warm.title)
     assert "A paragraph of prose" in cold.text and "Imprint" not in cold.text

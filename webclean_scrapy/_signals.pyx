@@ -11,11 +11,11 @@ together; its per-block sums, tag flags and repeated groups were numpy
 passes over the blocks and containers, a few dozen calls of a few
 thousand instructions each. These are the same loops in C, doing the same
 operations in the same order (sums of whole numbers, exact in any order):
-the Python functions they replace (``_attribute_names``,
-``_unknown_names``, ``_family_counts``, ``_group_numbers``,
-``_numeric_blocks``, ``_link_figures``, ``_add_words``, ``_tag_codes``,
-``_block_stats``, ``_repetition``, ``_price_starts``, ``_phrase_counts``
-in ``page_type``; ``_container_flags`` in the ``webclean``
+the Python functions they replace (``attribute_names``,
+``unknown_names``, ``family_counts``, ``group_numbers``,
+``numeric_blocks``, ``link_figures``, ``add_words``, ``tag_codes``,
+``block_stats``, ``repetition``, ``price_starts``, ``phrase_counts``
+in ``page_type.reference``; ``_container_flags`` in the ``webclean``
 extractor's ``keywords``; ``_structure_keys``, ``_depths``,
 ``_heading_levels`` in its ``features``) stay the references and the
 fallbacks, and ``tests/test_signals.py`` compares both.
@@ -204,7 +204,7 @@ def phrase_counts(str text, str strip, dict phrases, Py_ssize_t longest):
     """How often each of *phrases*' keys is a whole line of *text* once the
     characters of *strip* are stripped from both ends: ``Counter(filter(
     phrases.__contains__, map(str.strip, text.split("\\n"), repeat(strip))))``,
-    its reference (``page_type._python_phrase_counts``), without a string per
+    its reference (``page_type.reference.phrase_counts``), without a string per
     line: only a stripped line of 1 to *longest* characters (the longest
     key's length) is made and looked up."""
     cdef Py_ssize_t n = len(text), start = 0, end, a, b, k
@@ -440,7 +440,7 @@ def heading_levels(list tags, dict levels):
 def tag_codes(list tags, const long long[::1] parents, dict codes, tuple layout):
     """Per container its own tag code (int8), the OR of its tag's and its
     ancestors' flag bits, the root's own excepted (int64), and how many
-    containers have each counted tag (a list): ``page_type._tag_codes``,
+    containers have each counted tag (a list): ``page_type.reference.tag_codes``,
     its reference, in one pass (parents come before their children)."""
     cdef long long own_shift, counted_shift, code, parent
     cdef Py_ssize_t i, n = len(tags), counted_size
@@ -471,7 +471,7 @@ def block_stats(const long long[::1] chars, const long long[::1] anchors, const 
                 const long long[::1] ends, const long long[::1] flags, const signed char[::1] own,
                 const long long[::1] parents, const long long[::1] share_bits, list texts):
     """The per-block sums and counts of ``page_type.page_signals``, in one
-    pass over the blocks: its reference is ``page_type._python_block_stats``
+    pass over the blocks: its reference is ``page_type.reference.block_stats``
     (whose docstring lists what is returned). Every sum is of whole
     numbers, so the same as numpy's in any order."""
     cdef Py_ssize_t i, k, m = len(chars), n = len(flags), bits = len(share_bits)
@@ -544,8 +544,8 @@ def repetition(const signed char[::1] own, const long long[::1] chars, const lon
                const long long[::1] parents, list tags, list classes, const long long[::1] first_blocks,
                const long long[::1] last_blocks, const unsigned char[::1] price_mask,
                const unsigned char[::1] heading_blocks, first_group):
-    """The repeated-group figures of ``page_type._repetition_features``:
-    its reference, ``page_type._python_repetition`` (whose docstring lists
+    """The repeated-group figures of ``page_type.signals._repetition_features``:
+    its reference, ``page_type.reference.repetition`` (whose docstring lists
     what is returned), in C loops; *first_group* breaks ties
     (called with their first items, in order). Every sum is of whole numbers."""
     cdef Py_ssize_t i, k, n = len(own), m = len(price_mask), count = 0, live = 0
@@ -640,7 +640,7 @@ def repetition(const signed char[::1] own, const long long[::1] chars, const lon
 def add_words(set tokens, str text, str prefix):
     """Add to *tokens* *prefix* (ASCII) joined to each run of two or more
     ASCII lower-case letters of *text*: ``tokens.update(map(prefix.__add__,
-    page_type._words(text)))``, its reference, with one new string per run
+    page_type.reference.words(text)))``, its reference, with one new string per run
     and no copies of the text."""
     cdef Py_ssize_t j, start, end = 0, n = len(text), p = len(prefix)
     cdef int kind = PyUnicode_KIND(text)
@@ -663,9 +663,9 @@ def add_words(set tokens, str text, str prefix):
 
 
 def price_starts(str text, str symbols, str separators, str suffix_symbols, tuple codes):
-    """Where the matches of ``page_type._PRICE`` start in *text*, left to
+    """Where the matches of ``page_type.reference.PRICE`` start in *text*, left to
     right and not overlapping, as ``finditer`` finds them (the reference,
-    ``page_type._python_price_starts``): a symbol of *symbols* with a digit
+    ``page_type.reference.price_starts``): a symbol of *symbols* with a digit
     after it, one whitespace character allowed between; or a digit, a run of
     digits and *separators*, then one of *suffix_symbols* or of the *codes*.
     Digits and whitespace are the regular expression's ``\\d`` and ``\\s``
@@ -809,7 +809,7 @@ def link_figures(list hrefs, list fragments):
     """How many of the ``<a>`` elements' non-empty ``href`` values (*hrefs*,
     ``None`` for a link without one) name a slug, and how often each of
     *fragments* (ASCII bytes of two characters or more, at most 64) occurs
-    in them lower-cased: ``page_type._python_link_figures``, its reference,
+    in them lower-cased: ``page_type.reference.link_figures``, its reference,
     without joining the addresses. An ASCII address is lower-cased as it
     is read; any other by ``str.lower``."""
     cdef Py_ssize_t k, b, slugs = 0, n, end, cut

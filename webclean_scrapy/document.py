@@ -896,10 +896,10 @@ class Document:
 
     def _forget_elements(self) -> None:
         """Drop the element proxies cached from the tree (the containers'
-        elements, the lists of :func:`page_type.tagged_elements` and
-        :func:`page_type.attribute_survey`): they would keep the nodes
+        elements, the lists of :func:`elements.tagged_elements` and
+        :func:`elements.attribute_survey`): they would keep the nodes
         alive, and they point into a tree about to change or go. The link
-        addresses the same survey read (:func:`page_type.link_hrefs`) go
+        addresses the same survey read (:func:`elements.link_hrefs`) go
         with them, so all its lists always come from one tree."""
         self._elements.elements = None
         self.__dict__.pop("_tagged_elements", None)
@@ -969,10 +969,10 @@ class Document:
         """``<link rel="canonical">`` resolved against the page URL (http/https only).
 
         Read from the page's ``<link>`` elements that
-        :func:`~webclean_scrapy.page_type.tagged_elements` sorts out anyway
+        :func:`~webclean_scrapy.elements.tagged_elements` sorts out anyway
         (the page type and the metadata read them too), in document order:
         no search of the whole tree of its own."""
-        from .page_type import tagged_elements  # page_type reads Document: imported on use
+        from .elements import tagged_elements  # elements reads Document: imported on use
 
         for link in tagged_elements(self)["link"]:
             rel = link.get("rel")

@@ -8,11 +8,12 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .document import PRUNE_TREE_ABOVE, RELEASE_TREE_ABOVE, Document
+from .elements import ITER_TAGS
 from .errors import ExtractionError
 from .language import detect_language
 from .metadata import METADATA_FIELDS, Metadata, metadata_of
 from .options import OptionError, Rule
-from .page_type import _ITER_TAGS, page_type_of
+from .page_type import page_type_of
 
 if TYPE_CHECKING:
     from .trace import Trace
@@ -27,12 +28,12 @@ ITEM_METADATA_FIELDS: tuple[str, ...] = tuple(
 
 
 #: What the readers of a page's tree after its walk look at (the tags of
-#: :func:`~webclean_scrapy.page_type.tagged_elements`, ``<head>`` and
+#: :func:`~webclean_scrapy.elements.tagged_elements`, ``<head>`` and
 #: ``<title>``; microdata): a large page's tree is cut down to these before
 #: they run (:meth:`Document.prune_tree`, or its walk, which frees the rest
 #: as it reads it: ``Document._walk_once``). A reader of anything else must
 #: add it here.
-TREE_READS: tuple[tuple[str, ...], tuple[str, ...]] = ((*_ITER_TAGS, "head", "title"), ("itemprop", "itemtype"))
+TREE_READS: tuple[tuple[str, ...], tuple[str, ...]] = ((*ITER_TAGS, "head", "title"), ("itemprop", "itemtype"))
 
 
 @dataclass(slots=True)

@@ -2,7 +2,7 @@
 
 Read from the tree the page is already parsed into, in one pass over the few
 elements that carry metadata -- the ``<meta>``, ``<script>``, ``<time>`` and
-``<link>`` lists :func:`~webclean_scrapy.page_type.tagged_elements` sorts
+``<link>`` lists :func:`~webclean_scrapy.elements.tagged_elements` sorts
 once per document (the page-type features count the same lists) -- plus the
 URL; the whole tree is searched (for microdata ``itemprop`` elements) only
 for an author nothing else gave.
@@ -46,7 +46,8 @@ from urllib.parse import urljoin, urlsplit
 from lxml import etree
 
 from .document import Document
-from .page_type import attribute_survey, page_type_of, tagged_elements
+from .elements import attribute_survey, tagged_elements
+from .page_type import page_type_of
 
 
 @dataclass(slots=True)
@@ -606,7 +607,7 @@ def _microdata(doc: Document, whole_tree: bool = False) -> dict[str, Any]:
 
     Without *whole_tree*, only the ``<meta>``, ``<time>`` and ``<link>``
     elements are read; with it, every element with an ``itemprop`` (found
-    by the same pass as they: :func:`~webclean_scrapy.page_type.attribute_survey`),
+    by the same pass as they: :func:`~webclean_scrapy.elements.attribute_survey`),
     read only for what nothing else gave (the author, :func:`_author`).
     """
     found: dict[str, Any] = {}
