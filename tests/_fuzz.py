@@ -28,10 +28,11 @@ from typing import Any
 from hypothesis import strategies as st
 
 from webclean_scrapy import document
-from webclean_scrapy.document import Document, built_page, parse_html
+from webclean_scrapy.document import Document, built_page
 from webclean_scrapy.errors import ExtractionError
 from webclean_scrapy.extraction import Extraction
 from webclean_scrapy.extractors import available_extractors, get_extractor
+from webclean_scrapy.parsing import parse_html
 
 TAGS = (
     "div p span a b i font section article main nav aside header footer h1 h2 h3 li ul ol table tr td th "

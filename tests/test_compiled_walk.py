@@ -20,8 +20,9 @@ from parsel import Selector
 
 from _fuzz import walk_columns
 from webclean_scrapy import document
-from webclean_scrapy.document import Document, parse_html
+from webclean_scrapy.document import Document
 from webclean_scrapy.encoding import decode_html
+from webclean_scrapy.parsing import parse_html
 
 #: The compiled walk's module (``None`` when not built; the tests that use it are marked).
 compiled_walk: Any = document._compiled_walk

@@ -70,7 +70,7 @@ def test_the_compiled_scans_are_built() -> None:
     assert keywords.LiteralMatcher is not None
     assert isinstance(keywords._KEYWORD_MATCHER, _features.LiteralMatcher)
     assert features._GROUP_MATCHER is not None
-    assert isinstance(features._GROUP_MEMO, _features.GroupMemo)
+    assert isinstance(features.GROUP_MEMO, _features.GroupMemo)
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -165,14 +165,14 @@ def test_a_matcher_finds_its_candidates_by_their_first_two_characters() -> None:
         assert matcher.each_contained([text]) == [contained], text
 
 
-def sampled_pages(step: int = 40) -> Iterator[tuple[Path, features._Page]]:
+def sampled_pages(step: int = 40) -> Iterator[tuple[Path, features.PageColumns]]:
     """Every *step*-th dataset page that has blocks, as the features read it
     (the calling test skips when the data is absent)."""
     paths = sorted(DATA.glob("*/html/*.html.gz"))[::step]
     if not paths:
         pytest.skip("no annotated pages")
     for path in paths:
-        page = features._Page(features.Document.from_html(gzip.decompress(path.read_bytes())))
+        page = features.PageColumns(features.Document.from_html(gzip.decompress(path.read_bytes())))
         if page.n:
             yield path, page
 
@@ -202,7 +202,7 @@ def test_structure_rows_give_way_past_the_table(monkeypatch: pytest.MonkeyPatch)
     path = sorted(DATA.glob("*/html/*.html.gz"))[:1]
     if not path:
         pytest.skip("no annotated pages")
-    page = features._Page(features.Document.from_html(gzip.decompress(path[0].read_bytes())))
+    page = features.PageColumns(features.Document.from_html(gzip.decompress(path[0].read_bytes())))
     structure = features._Structure(page)
     width = len(features.STRUCTURE_FEATURES)
     out = np.zeros((page.n, width), order="F")
@@ -243,7 +243,7 @@ def test_block_rows_give_way_past_the_table() -> None:
     path = sorted(DATA.glob("*/html/*.html.gz"))[:1]
     if not path:
         pytest.skip("no annotated pages")
-    page = features._Page(features.Document.from_html(gzip.decompress(path[0].read_bytes())))
+    page = features.PageColumns(features.Document.from_html(gzip.decompress(path[0].read_bytes())))
     rows = features._BlockFeatures(page)
     stops, commas, semicolons = features._marks(page, slice(0, page.n))
     in_top, in_sibling, share = rows.readability
@@ -252,6 +252,6 @@ def test_block_rows_give_way_past_the_table() -> None:
         out, 0, page.chars, page.anchors, stops, commas, semicolons, rows.ends_stop.view(np.uint8),
         rows.duplicates.view(np.uint8), in_top.view(np.uint8), in_sibling.view(np.uint8), float(share),
         features._CHAR_STEP_ARRAY, features._LD_STEP_ARRAY, page.holder, page.parent, page.cchars, page.canchors,
-        page.codes, keywords._BINARY_MASKS, keywords._BINARY_VALUES, features._log1p_table()[:1],
+        page.codes, keywords.BINARY_MASKS, keywords.BINARY_VALUES, features._log1p_table()[:1],
     )  # fmt: skip
     assert not out.any()

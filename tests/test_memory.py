@@ -22,23 +22,24 @@ from lxml import etree
 
 import webclean_scrapy.document as document
 import webclean_scrapy.extraction as extraction
-from webclean_scrapy.document import RELEASE_TREE_ABOVE, Document, parse_html
+from webclean_scrapy.document import RELEASE_TREE_ABOVE, Document
 from webclean_scrapy.extraction import Extractor
 from webclean_scrapy.extractors import get_extractor
 from webclean_scrapy.extractors.webclean import MODEL_FEATURES, block_probabilities
 from webclean_scrapy.extractors.webclean.features import (
     _SLICE,
     BLOCK_FEATURES,
+    PageColumns,
     _BlockFeatures,
     _duplicates,
-    _Page,
     _pair_counts,
     block_matrix,
     iter_block_matrices,
 )
-from webclean_scrapy.extractors.webclean.keywords import _container_flags
+from webclean_scrapy.extractors.webclean.keywords import container_codes
 from webclean_scrapy.marks import PUNCTUATION_MARKS
 from webclean_scrapy.page_type import page_type_of
+from webclean_scrapy.parsing import parse_html
 
 DEMO = Path(__file__).resolve().parent.parent / "webclean_scrapy" / "demo" / "site"
 
@@ -78,7 +79,7 @@ PAGES = [
 @pytest.mark.parametrize("html", PAGES)
 @pytest.mark.parametrize("chunk", [1, 7, 4096])
 def test_chunked_rows_are_the_whole_rows(html, chunk):
-    page = _Page(Document.from_html(html))
+    page = PageColumns(Document.from_html(html))
     whole = block_matrix(page)
     chunks = [matrix for _, matrix in iter_block_matrices(page, len(MODEL_FEATURES), chunk)]
     assert all(len(matrix) <= chunk for matrix in chunks)
@@ -261,7 +262,7 @@ def test_a_large_page_reads_the_same_from_its_pruned_tree(monkeypatch):
 
 
 def _feature_state(blocks: int) -> tuple[int, int]:
-    """What the scoring's per-page state holds (``_Page`` and
+    """What the scoring's per-page state holds (``PageColumns`` and
     ``_BlockFeatures``, ``tracemalloc``) on a page of *blocks* paragraphs
     (one container each), and the peak while it is built."""
     doc = Document.from_html("<html><body>" + "".join(f"<p>p{i:06d}</p>" for i in range(blocks)) + "</body></html>")
@@ -269,7 +270,7 @@ def _feature_state(blocks: int) -> tuple[int, int]:
     doc.title  # noqa: B018 - cached, as the extraction reads it before
     tracemalloc.start()
     try:
-        features = _BlockFeatures(_Page(doc))
+        features = _BlockFeatures(PageColumns(doc))
         held, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -295,7 +296,7 @@ def test_the_container_codes_take_no_list_per_container():
     doc = Document.from_html("<html><body>" + "".join(f"<p>p{i:06d}</p>" for i in range(blocks)) + "</body></html>")
     tracemalloc.start()
     try:
-        codes, signs = _container_flags(doc)
+        codes, signs = container_codes(doc)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

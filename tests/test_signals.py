@@ -330,7 +330,7 @@ def test_container_flags_on_generated_and_real_pages() -> None:
     every combination, hidden and comment classes on large and small
     subtrees) and every 40th page of the datasets."""
     from webclean_scrapy.extractors.webclean import keywords
-    from webclean_scrapy.extractors.webclean.keywords import _container_flags
+    from webclean_scrapy.extractors.webclean.keywords import container_codes
 
     assert keywords._compiled_flags is _signals.container_flags
     rng = random.Random(12)
@@ -356,10 +356,10 @@ def test_container_flags_on_generated_and_real_pages() -> None:
         doc = Document.from_html(page)
         # From empty memos each time: the compiled loop reads new strings itself.
         keywords.clear_keyword_memos()
-        compiled = _container_flags(doc)
+        compiled = container_codes(doc)
         memo = dict(keywords._KEYWORD_CACHE)
         keywords.clear_keyword_memos()
-        reference = _container_flags(doc, compiled=False)
+        reference = container_codes(doc, compiled=False)
         assert [column.dtype for column in compiled] == [column.dtype for column in reference]
         assert [column.tolist() for column in compiled] == [column.tolist() for column in reference]
         assert memo == keywords._KEYWORD_CACHE
@@ -406,7 +406,7 @@ def test_structure_keys_on_generated_and_real_containers() -> None:
     the same numbering (order included) and the same memo entries."""
     from webclean_scrapy.extractors.webclean import features
 
-    assert features._structure_keys is _signals.structure_keys
+    assert features.structure_keys is _signals.structure_keys
     rng = random.Random(13)
     cases = [random_containers(rng, rng.randint(0, 60)) for _ in range(300)]
     for path in sorted(DATA.glob("*/html/*.html.gz"))[::40]:
@@ -416,7 +416,7 @@ def test_structure_keys_on_generated_and_real_containers() -> None:
         indexes = np.array(sorted(rng.sample(range(len(tags)), rng.randint(0, len(tags)))), dtype=np.int32)
         results = []
         for function in (_signals.structure_keys, features._python_structure_keys):
-            memo, numbering = features._GroupMemo(), features._Numbering()
+            memo, numbering = features._GroupMemo(), features.Numbering()
             own, keys = np.zeros(len(tags), dtype=np.uint8), np.zeros(len(tags), dtype=np.int32)
             function(indexes, tags, attributes, memo, numbering, own, keys)
             results.append((own.tolist(), keys.tolist(), list(numbering.items()), memo))

@@ -17,11 +17,11 @@ import zlib
 import pytest
 from parsel import Selector
 
-from webclean_scrapy import document, extract
+from webclean_scrapy import document, extract, parsing
 from webclean_scrapy.compression import CompressedBodyCheckMiddleware, body_complete, is_truncated
-from webclean_scrapy.document import (
+from webclean_scrapy.document import Document
+from webclean_scrapy.parsing import (
     LIBXML2_MAX_DEPTH,
-    Document,
     flatten_markup,
     has_text_after_html,
     last_depth,
@@ -139,8 +139,8 @@ def test_a_title_without_its_end_tag_does_not_swallow_the_page():
         "<html><head><title>Golfer wins his seventh title</titlevalue='true' -->\n</head>",
     ):
         page = f"{mangled}<body><div class='story'>{STORY}</div></body></html>"
-        assert len(parse_html(page).find("head/title").text) > document.RUNAWAY_TITLE_CHARS  # the failure
-        assert document.has_runaway_title(parse_html(page))
+        assert len(parse_html(page).find("head/title").text) > parsing.RUNAWAY_TITLE_CHARS  # the failure
+        assert parsing.has_runaway_title(parse_html(page))
         root, truncated = parse_page(page)
         assert root.find("head/title").text.startswith("Golfer wins his seventh title") and not truncated
         result = extract(page, extractor="baseline")
@@ -153,9 +153,9 @@ def test_a_long_title_that_is_only_text_stays_whole():
     title = "A very long title " * 100
     page = f"<html><head><title>{title}</title></head><body><p>Body text.</p></body></html>"
     root = parse_html(page)
-    assert not document.has_runaway_title(root)
+    assert not parsing.has_runaway_title(root)
     assert parse_page(page)[0].find("head/title").text == title
-    assert document.close_runaway_title("<p>no title</p>") == "<p>no title</p>"
+    assert parsing.close_runaway_title("<p>no title</p>") == "<p>no title</p>"
 
 
 # -- a body left in the head -----------------------------------------------------------
@@ -174,7 +174,7 @@ def test_a_page_with_no_body_tag_keeps_what_its_head_wrongly_holds():
     assert "Paragraph 0 of the story, which every reader of the page saw." in block_texts(doc)
     # A page with a body keeps its head as it is.
     with_body = f"<html><head><title>T</title><mbox>x</mbox></head><body>{STORY}</body></html>"
-    assert document.body_left_in_head(parse_html(with_body)) is None
+    assert parsing.body_left_in_head(parse_html(with_body)) is None
 
 
 def test_a_self_closed_html_start_tag_does_not_end_the_page():
@@ -193,7 +193,7 @@ def test_a_self_closed_html_start_tag_does_not_end_the_page():
     assert "Paragraph 0 of the story, which every reader of the page saw." in block_texts(doc)
     # An empty page with a self-closed root stays empty; an open root is left alone.
     assert extract("<html lang='en' />").text == ""
-    assert document.reopen_html(parse_html(f"<html lang='a/>b'><body>{STORY}</body></html>"), "") is None
+    assert parsing.reopen_html(parse_html(f"<html lang='a/>b'><body>{STORY}</body></html>"), "") is None
 
 
 # -- truncated compressed bodies ------------------------------------------------------

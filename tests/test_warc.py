@@ -281,7 +281,7 @@ def test_content_decoding_is_bounded_and_explicit():
     import zlib
 
     from webclean_scrapy.errors import ExtractionError
-    from webclean_scrapy.warc import _decoded, _html_record
+    from webclean_scrapy.warc import _decoded, html_record
 
     page = b"<html><body><p>" + b"words " * 2000 + b"</p></body></html>"
     assert _decoded(gzip.compress(page), ["gzip"], 1 << 20) == page
@@ -296,7 +296,7 @@ def test_content_decoding_is_bounded_and_explicit():
         _decoded(gzip.compress(b"\0" * 10_000_000), ["gzip"], 1000)  # a decompression bomb stays small
     with pytest.raises(ExtractionError, match="unsupported Content-Encoding 'compress'"):
         _decoded(page, ["compress"], 1 << 20)
-    broken = _html_record("http://x/", "text/html", b"\x1f\x8bnot gzip", "gzip", 0, 1 << 20)
+    broken = html_record("http://x/", "text/html", b"\x1f\x8bnot gzip", "gzip", 0, 1 << 20)
     assert broken.body == b"" and broken.error.startswith("cannot decode the body")
 
 

@@ -284,10 +284,10 @@ def test_structure_groups_by_tokens_match_one_scan_of_the_string(words):
     bits = 0
     for match in features._GROUP_RE.finditer(words.lower()):
         bits |= features._GROUP_BITS[match.lastgroup]
-    features._GROUP_MEMO.clear()
+    features.GROUP_MEMO.clear()
     features._GROUP_TOKENS.clear()
-    assert features._GROUP_MEMO[words] == bits
-    assert features._GROUP_MEMO[words] == bits  # memoised
+    assert features.GROUP_MEMO[words] == bits
+    assert features.GROUP_MEMO[words] == bits  # memoised
 
 
 def test_clearing_the_memos_empties_every_one_and_changes_no_output():
@@ -314,7 +314,7 @@ def test_clearing_the_memos_empties_every_one_and_changes_no_output():
     memos = {
         "keywords": keywords._KEYWORD_CACHE,
         "tokens": keywords._TOKEN_CACHE,
-        "group strings": features._GROUP_MEMO,
+        "group strings": features.GROUP_MEMO,
         "group tokens": features._GROUP_TOKENS,
         "lexicon": load_model().lexicon._sums,
         "page-type names": signals._NAME_BITS,

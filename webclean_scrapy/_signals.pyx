@@ -15,8 +15,8 @@ the Python functions they replace (``attribute_names``,
 ``unknown_names``, ``family_counts``, ``group_numbers``,
 ``numeric_blocks``, ``link_figures``, ``add_words``, ``tag_codes``,
 ``block_stats``, ``repetition``, ``price_starts``, ``phrase_counts``
-in ``page_type.reference``; ``_container_flags`` in the ``webclean``
-extractor's ``keywords``; ``_structure_keys``, ``_depths``,
+in ``page_type.reference``; ``container_codes`` in the ``webclean``
+extractor's ``keywords``; ``_python_structure_keys``, ``_depths``,
 ``_heading_levels`` in its ``features``) stay the references and the
 fallbacks, and ``tests/test_signals.py`` compares both.
 """
@@ -285,7 +285,7 @@ def container_flags(list tags, list attributes, const long long[::1] parents, co
                     dict tag_codes, dict keyword_cache, scan, dict role_codes, tuple constants):
     """The keyword code of every container holding text and the sign of its
     own class / id (int64 and int8 arrays indexed like the containers): the loop of
-    ``webclean_scrapy.extractors.webclean.keywords._container_flags``, its
+    ``webclean_scrapy.extractors.webclean.keywords.container_codes``, its
     reference, in C, with the reading of a class / id string missing from
     *keyword_cache* (``keywords._keywords``) by *scan* (the keyword
     matcher's ``fold``); *constants* are that module's code layout and memo

@@ -452,7 +452,7 @@ def _iter_fastwarc(path: str, limit: int) -> Iterator[tuple[int, HtmlRecord | No
                     continue
                 url = record.headers.get("WARC-Target-URI") or ""
                 raw = record.reader.read(limit + 1)
-                yield offset, _html_record(url, content_type, raw, http.get("Content-Encoding"), offset, limit)
+                yield offset, html_record(url, content_type, raw, http.get("Content-Encoding"), offset, limit)
         except Exception as exc:  # FastWARC reports damage as assorted errors
             raise WarcFormatError(f"malformed or truncated WARC ({type(exc).__name__}: {exc})") from exc
 
@@ -474,7 +474,7 @@ def _iter_warcio(path: str, limit: int) -> Iterator[tuple[int, HtmlRecord | None
                 # limit + 1 bytes bounds a decompression bomb.
                 body = record.content_stream().read(limit + 1)
                 offset = iterator.get_record_offset()
-                yield offset, _html_record(url, content_type, body, None, offset, limit)
+                yield offset, html_record(url, content_type, body, None, offset, limit)
         except Exception as exc:  # ArchiveLoadFailed, zlib.error, EOFError...
             raise WarcFormatError(f"malformed or truncated WARC ({type(exc).__name__}: {exc})") from exc
 
@@ -519,7 +519,7 @@ def tail_damage(path: str, offset: int) -> str:
     return ""
 
 
-def _html_record(
+def html_record(
     url: str, content_type: str | None, raw: bytes, encoding: str | None, offset: int, limit: int
 ) -> HtmlRecord:
     if len(raw) > limit:

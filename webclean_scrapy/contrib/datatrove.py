@@ -66,7 +66,7 @@ from ..encoding import decode_html
 from ..errors import ExtractionError
 from ..extraction import Extraction, Extractor
 from ..extractors import get_extractor
-from ..warc import _html_record, warcio_html_response
+from ..warc import html_record, warcio_html_response
 from ..worker import build_extractor
 
 #: Largest page (in characters of decoded HTML) that is parsed; as the CLI's WARC limit.
@@ -247,7 +247,7 @@ class WebcleanWarcReader(BaseDiskReader):
             return None
         url, content_type = response
         # warcio undoes chunking and Content-Encoding as it streams; limit + 1 bounds a bomb.
-        page = _html_record(
+        page = html_record(
             url, content_type, record.content_stream().read(self.max_body_bytes + 1), None, 0, self.max_body_bytes
         )
         if page.error:

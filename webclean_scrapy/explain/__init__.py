@@ -167,12 +167,12 @@ def explain_document(doc: Document, extractor: Extractor) -> Explanation:
         extraction = extractor.extract(doc, trace)
     else:
         extraction = extractor.extract(doc)
-        _trace_from_output(trace, doc, extraction.text)
+        trace_from_output(trace, doc, extraction.text)
         trace.method = extractor.name
-    return _gather(doc, extractor, extraction, trace, traced)
+    return gather_explanation(doc, extractor, extraction, trace, traced)
 
 
-def _trace_from_output(trace: Trace, doc: Document, text: str) -> None:
+def trace_from_output(trace: Trace, doc: Document, text: str) -> None:
     """For an extractor that records nothing: a block is 'kept' when its
     text is a line of the output."""
     lines = set(text.split("\n"))
@@ -182,7 +182,9 @@ def _trace_from_output(trace: Trace, doc: Document, text: str) -> None:
     trace.reason(slice(None), "its text is not in the output (the extractor records no trace)")
 
 
-def _gather(doc: Document, extractor: Extractor, extraction: Extraction, trace: Trace, traced: bool) -> Explanation:
+def gather_explanation(
+    doc: Document, extractor: Extractor, extraction: Extraction, trace: Trace, traced: bool
+) -> Explanation:
     kind, probabilities = page_type_of(doc)
     blocks = doc.block_columns
     kept = trace.kept if trace.kept is not None else np.zeros(0, dtype=bool)

@@ -81,16 +81,16 @@ class ExplainPolicy:
 
         Raises :class:`OSError` when the file cannot be written.
         """
-        from . import _gather, _trace_from_output
+        from . import gather_explanation, trace_from_output
 
         traced = trace is not None
         if trace is None:
             trace = Trace()
             trace.method = extractor.name
-            _trace_from_output(trace, doc, extraction.text)
+            trace_from_output(trace, doc, extraction.text)
         if not self.wants_report(extraction, trace):
             return None
-        page = _gather(doc, extractor, extraction, trace, traced)
+        page = gather_explanation(doc, extractor, extraction, trace, traced)
         page.facts["reported because"] = (
             "the extracted text is empty"
             if not extraction.text.strip()

@@ -50,18 +50,18 @@ from .features import (
     LEXICON_AT,
     MODEL_FEATURES,
     PAGE_TYPES_AT,
-    _Page,
+    PageColumns,
     block_features,
     clear_group_memos,
     iter_block_matrices,
 )
 from .keywords import (
-    _AREA,
-    _CHROME_NIBBLES,
-    _HIDDEN_CODE,
-    _INNER_MASK,
-    _KIND_SHIFT,
-    _WIDGET_KIND,
+    CHROME_NIBBLES,
+    COMMENT_AREA_BIT,
+    HIDDEN_CODE,
+    INNER_MASK,
+    KIND_SHIFT,
+    WIDGET_KIND,
     table_cells,
 )
 from .keywords import clear_keyword_memos as _clear_keyword_memos
@@ -125,17 +125,17 @@ def veto_masks(doc: Document) -> np.ndarray:
     service page's tabs are hidden until clicked."""
     if not len(doc.block_columns):
         return np.zeros((len(VETOES), 0), dtype=bool)
-    return _veto_masks(_Page(doc))
+    return _veto_masks(PageColumns(doc))
 
 
-def _veto_masks(page: _Page) -> np.ndarray:
+def _veto_masks(page: PageColumns) -> np.ndarray:
     codes, chars, anchors = page.block_codes, page.chars, page.anchors
     return np.vstack(
         [
-            codes & _AREA != 0,
-            codes >> _KIND_SHIFT & 15 == _WIDGET_KIND,
-            codes & _HIDDEN_CODE != 0,
-            _CHROME_NIBBLES[codes & _INNER_MASK] & (anchors * 10 >= chars * 9),
+            codes & COMMENT_AREA_BIT != 0,
+            codes >> KIND_SHIFT & 15 == WIDGET_KIND,
+            codes & HIDDEN_CODE != 0,
+            CHROME_NIBBLES[codes & INNER_MASK] & (anchors * 10 >= chars * 9),
         ]
     )
 
@@ -201,12 +201,12 @@ def block_probabilities(
         trace.units("block", len(doc.block_columns))
     if not len(doc.block_columns):
         return np.zeros(0)
-    page = _Page(doc)
+    page = PageColumns(doc)
     kind, types = page_type_of(doc)
     return _under_policy(doc, page, _model_probabilities(doc, page, types), kind, comments, trace, threshold)
 
 
-def _model_probabilities(doc: Document, page: _Page, types: np.ndarray) -> np.ndarray:
+def _model_probabilities(doc: Document, page: PageColumns, types: np.ndarray) -> np.ndarray:
     """The ensemble's probability of each block (no policy applied yet)."""
     model = load_model()
     # Scored a chunk of rows at a time: the whole matrix of a page of a
@@ -223,7 +223,7 @@ def _model_probabilities(doc: Document, page: _Page, types: np.ndarray) -> np.nd
 
 def _under_policy(
     doc: Document,
-    page: _Page,
+    page: PageColumns,
     probabilities: np.ndarray,
     kind: str,
     comments: bool,
@@ -264,7 +264,7 @@ def _trace_vetoes(
     holding: tuple[str, ...],
     kind: str,
     comments: bool,
-    page: _Page,
+    page: PageColumns,
 ) -> None:
     """Record the model's view of the page before the vetoes apply."""
     trace.series["model"] = probabilities.copy()
@@ -357,7 +357,7 @@ def content_indexes(
             trace.confidence = 0.0
         return []
     kind, types = page_type_of(doc)
-    page = _Page(doc)
+    page = PageColumns(doc)
     scores = _model_probabilities(doc, page, types)
     rereads = threshold is None and kind in HUB_PAGE_TYPES
     kept = _kept_under(doc, page, scores, kind, threshold, deduplicate, comments, None if rereads else trace)
@@ -378,7 +378,7 @@ def content_indexes(
 
 def _kept_under(
     doc: Document,
-    page: _Page,
+    page: PageColumns,
     scores: np.ndarray,
     kind: str,
     threshold: float | None,

@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...document import Document
-from .features import _GROUP_MEMO, _Numbering, _structure_keys
+from .features import GROUP_MEMO, Numbering, structure_keys
 
 #: A unit is repeated when at least this many siblings (itself included) share its tag and class.
 MIN_REPEATS = 3
@@ -65,12 +65,12 @@ def structural_groups(doc: Document) -> np.ndarray:
     # The (tag, class) keys the structure features number (:mod:`.features`), compiled.
     count = len(containers.tags)
     keys = np.zeros(count, dtype=np.int32)
-    numbering = _Numbering()
-    _structure_keys(
+    numbering = Numbering()
+    structure_keys(
         np.arange(count, dtype=np.int32),
         containers.tags,
         containers.attributes,
-        _GROUP_MEMO,
+        GROUP_MEMO,
         numbering,
         np.zeros(count, dtype=np.uint8),
         keys,

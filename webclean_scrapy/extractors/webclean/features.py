@@ -40,16 +40,16 @@ from ...document import Document
 from ...marks import COMMAS, FULL_STOPS, SEMICOLONS
 from ...page_type import PAGE_TYPES
 from .keywords import (
-    _AREA,
-    _BINARY_MASKS,
-    _BINARY_VALUES,
-    _RD,
-    _RD_TAG_PRIOR,
+    BINARY_MASKS,
+    BINARY_VALUES,
+    COMMENT_AREA_BIT,
     FLAG_NAMES,
     INNER_NAMES,
     KIND_NAMES,
+    READABILITY_BIT,
+    READABILITY_TAG_PRIOR,
     LiteralMatcher,
-    _container_flags,
+    container_codes,
     literal_alternatives,
     remember,
 )
@@ -192,7 +192,7 @@ def _log1p(counts: np.ndarray) -> np.ndarray:
     return logs
 
 
-class _Page:
+class PageColumns:
     """The per-block and per-container arrays the features are computed from,
     gathered from a :class:`Document` once (one attribute read per object
     and field) so that every feature after is a whole-column numpy
@@ -235,8 +235,8 @@ class _Page:
         self.anchors = blocks.anchor_lengths
         #: Block -> index of the container directly holding it.
         self.holder = blocks.holders
-        #: Container -> its code and its class/id's sign (:func:`.keywords._container_flags`).
-        self.codes, self.signs = _container_flags(doc)
+        #: Container -> its code and its class/id's sign (:func:`.keywords.container_codes`).
+        self.codes, self.signs = container_codes(doc)
         self.prefix_chars = np.zeros(self.n + 1)
         np.cumsum(self.chars, out=self.prefix_chars[1:])  # whole numbers below 2**53: exact
         #: Container -> its parent's index (the root's own: 0).
@@ -271,7 +271,7 @@ class _Page:
 # -- the block's own features ----------------------------------------------------
 
 
-def _marks(page: _Page, rows: slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _marks(page: PageColumns, rows: slice) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per block of *rows*: the number of stops (:data:`~webclean_scrapy.marks.FULL_STOPS`,
     every script's), of commas (:data:`~webclean_scrapy.marks.COMMAS`, what
     Readability counts, with their CJK and Arabic forms) and of semicolons. The walk counted
@@ -281,7 +281,7 @@ def _marks(page: _Page, rows: slice) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return blocks.count(FULL_STOPS, rows), blocks.count(COMMAS, rows), blocks.count(SEMICOLONS, rows)
 
 
-def _ends_stop(page: _Page) -> np.ndarray:
+def _ends_stop(page: PageColumns) -> np.ndarray:
     """Per block: whether its text ends in a sentence end (:data:`_STOPS`)."""
     return np.fromiter([text[-1] in _STOPS for text in page.texts], dtype=bool, count=page.n)
 
@@ -321,7 +321,7 @@ def _duplicates(texts: list[str]) -> np.ndarray:
 _RD_DIVISORS = np.array([1.0, 2.0, 6.0, 9.0, 12.0])
 
 
-def _readability(page: _Page) -> tuple[np.ndarray, np.ndarray, float]:
+def _readability(page: PageColumns) -> tuple[np.ndarray, np.ndarray, float]:
     """Readability's choice of article container, as block features.
 
     Arc90/Mozilla Readability scores each paragraph (1 + commas + one point
@@ -340,7 +340,7 @@ def _readability(page: _Page) -> tuple[np.ndarray, np.ndarray, float]:
     n = page.n
     in_top = np.zeros(n, dtype=bool)
     in_sibling = np.zeros(n, dtype=bool)
-    scored = np.flatnonzero((page.chars >= 25) & (page.block_codes & _RD != 0))
+    scored = np.flatnonzero((page.chars >= 25) & (page.block_codes & READABILITY_BIT != 0))
     if not scored.size:
         return in_top, in_sibling, 0.0
     commas = page.doc.block_columns.count(COMMAS)[scored]
@@ -364,7 +364,7 @@ def _readability(page: _Page) -> tuple[np.ndarray, np.ndarray, float]:
     touched[nodes] = True
     scored_nodes = np.flatnonzero(touched)
     tags = page.doc.container_columns.tags
-    tag_prior = _RD_TAG_PRIOR
+    tag_prior = READABILITY_TAG_PRIOR
     final = np.zeros(nc)
     final[scored_nodes] = [
         tag_prior.get(tags[i], 0) + 25 * sign
@@ -423,7 +423,7 @@ class _BlockFeatures:
 
     __slots__ = ("page", "ends_stop", "duplicates", "readability", "structure")
 
-    def __init__(self, page: _Page) -> None:
+    def __init__(self, page: PageColumns) -> None:
         self.page = page
         self.ends_stop = _ends_stop(page)
         self.duplicates = _duplicates(page.texts)
@@ -465,8 +465,8 @@ class _BlockFeatures:
                 page.cchars,
                 page.canchors,
                 page.codes,
-                _BINARY_MASKS,
-                _BINARY_VALUES,
+                BINARY_MASKS,
+                BINARY_VALUES,
                 _log1p_table(),
             )  # fmt: skip
         )
@@ -521,11 +521,11 @@ class _BlockFeatures:
         matrix[:, at["doc_ld"]] = page.canchors[0] / doc_chars
         # The holder's kind, innermost named group and evidence bits.
         codes = page.codes[page.holder[rows]]
-        matrix[:, _KIND_AT:_STRUCTURE_AT] = codes[:, None] & _BINARY_MASKS == _BINARY_VALUES
+        matrix[:, _KIND_AT:_STRUCTURE_AT] = codes[:, None] & BINARY_MASKS == BINARY_VALUES
 
 
 def iter_block_matrices(
-    page: _Page, width: int = len(BLOCK_FEATURES), chunk: int = CHUNK_ROWS
+    page: PageColumns, width: int = len(BLOCK_FEATURES), chunk: int = CHUNK_ROWS
 ) -> Iterator[tuple[int, np.ndarray]]:
     """The feature rows (:data:`BLOCK_FEATURES`) of *page*'s blocks, *chunk*
     rows at a time: ``(start, matrix)`` pairs, each matrix *width* columns
@@ -541,7 +541,7 @@ def iter_block_matrices(
         yield start, matrix
 
 
-def block_matrix(page: _Page) -> np.ndarray:
+def block_matrix(page: PageColumns) -> np.ndarray:
     """The feature rows (:data:`BLOCK_FEATURES`), one per block, all at once
     (the training script's view; extraction reads :func:`iter_block_matrices`)."""
     matrix = np.zeros((page.n, len(BLOCK_FEATURES)), order="F")
@@ -588,7 +588,7 @@ def _python_group_bits(words: str) -> int:
 
 
 _GROUP_TOKENS_SIZE = 100_000
-#: Entries at which :data:`_GROUP_MEMO` is emptied.
+#: Entries at which :data:`GROUP_MEMO` is emptied.
 _GROUP_MEMO_SIZE = 50_000
 
 
@@ -616,22 +616,22 @@ class _GroupMemo(dict):
 
 
 _GROUP_MATCHER = None
-_GROUP_MEMO: dict[str, int] = _GroupMemo()
+GROUP_MEMO: dict[str, int] = _GroupMemo()
 try:  # the compiled scan (an optional extension: see setup.py)
     from ..._features import GroupMemo
 
     _GROUP_MATCHER = _group_matcher()
-    _GROUP_MEMO = GroupMemo(_GROUP_MATCHER, _GROUP_MEMO_SIZE)
+    GROUP_MEMO = GroupMemo(_GROUP_MATCHER, _GROUP_MEMO_SIZE)
 except (ImportError, ValueError):  # pragma: no cover - a build without a C compiler
     pass
 
 
 def clear_group_memos() -> None:
     """Empty the structure groups' memos (:data:`_GROUP_TOKENS`,
-    :data:`_GROUP_MEMO`): part of
+    :data:`GROUP_MEMO`): part of
     :func:`~webclean_scrapy.extractors.webclean.clear_keyword_memos`."""
     _GROUP_TOKENS.clear()
-    _GROUP_MEMO.clear()
+    GROUP_MEMO.clear()
 
 
 class _Structure:
@@ -674,7 +674,7 @@ class _Structure:
         "inherited",
     )
 
-    def __init__(self, page: _Page) -> None:
+    def __init__(self, page: PageColumns) -> None:
         # What is held for the whole scoring is kept small: per key (not per
         # container) what containers sharing a key share, counts as int32
         # and bits as bytes, their logarithms taken per chunk of rows in
@@ -696,10 +696,10 @@ class _Structure:
         # Read a slice of containers at a time: on a page of a million, each
         # list of them would take 8 MB (the list of indexes, 40).
         own = np.zeros(nc, dtype=np.uint8)  # one bit per group: fewer than 8 groups
-        numbering = _Numbering()
+        numbering = Numbering()
         keys = np.zeros(nc, dtype=np.int32)
         for at in range(0, len(held), _SLICE):
-            _structure_keys(held[at : at + _SLICE], tags, attributes, _GROUP_MEMO, numbering, own, keys)
+            structure_keys(held[at : at + _SLICE], tags, attributes, GROUP_MEMO, numbering, own, keys)
         nk = max(len(numbering), 1)
         del numbering
         # Depth (the root 1) and inherited bits (the container's and its
@@ -778,7 +778,7 @@ class _Structure:
             float(page.canchors[0] / total),
             math.log1p(len(self.depth)),
             self.top_key_share,
-            _AREA,
+            COMMENT_AREA_BIT,
             self.first_h1,
             *prose_top,
             len(STRUCTURE_GROUPS),
@@ -862,7 +862,7 @@ class _Structure:
         out[:, at["page_ld"]] = page.canchors[0] / total
         out[:, at["page_log_containers"]] = math.log1p(len(self.depth))
         out[:, at["top_key_share"]] = self.top_key_share
-        out[:, at["in_area"]] = page.codes[holder] & _AREA != 0
+        out[:, at["in_area"]] = page.codes[holder] & COMMENT_AREA_BIT != 0
         for level in (1, 2, 3):
             out[:, at[f"up_share{level}"]] = page.cchars[lineage[:, level]] / total
             out[:, at[f"prose_ratio{level}"]] = self.prose_ratio[lineage[:, level]]
@@ -941,7 +941,7 @@ except ImportError:  # pragma: no cover - a build without a C compiler
     _compiled_depths = None
 
 
-class _Numbering(dict):
+class Numbering(dict):
     """Key -> its number, numbered in order of first use (``numbering[key]``)."""
 
     def __missing__(self, key: object) -> int:
@@ -954,7 +954,7 @@ def _python_structure_keys(
     tags: list[str],
     attributes: list[dict[str, str]],
     memo: dict[str, int],
-    numbering: _Numbering,
+    numbering: Numbering,
     own: np.ndarray,
     keys: np.ndarray,
 ) -> None:
@@ -971,9 +971,9 @@ def _python_structure_keys(
 
 
 try:  # the same loop, compiled (an optional extension: see setup.py)
-    from ..._signals import structure_keys as _structure_keys
+    from ..._signals import structure_keys as structure_keys
 except ImportError:  # pragma: no cover - a build without a C compiler
-    _structure_keys = _python_structure_keys
+    structure_keys = _python_structure_keys
 
 
 _STRUCTURE_COLUMN = {name: j for j, name in enumerate(STRUCTURE_FEATURES)}
@@ -1013,4 +1013,4 @@ def block_features(doc: Document) -> np.ndarray:
     script fits it on."""
     if not len(doc.block_columns):
         return np.zeros((0, len(BLOCK_FEATURES)))
-    return block_matrix(_Page(doc))
+    return block_matrix(PageColumns(doc))

@@ -164,8 +164,8 @@ def table_cells(doc: Document) -> np.ndarray:
 
 
 #: Readability's paragraph containers and tag priors.
-_RD_SCORED = frozenset({"p", "pre", "td", "div", "section", "article", "main", "blockquote", "dd"})
-_RD_TAG_PRIOR = {
+_READABILITY_SCORED = frozenset({"p", "pre", "td", "div", "section", "article", "main", "blockquote", "dd"})
+READABILITY_TAG_PRIOR = {
     "div": 5,
     "pre": 3,
     "td": 3,
@@ -203,13 +203,13 @@ _CHROME_RANKS = frozenset(r for r in range(_META_RANK) if r != _PRIORITY_RANK["k
 #   bit  8     inside a reader-comment area                    inherited
 #   bit  9     Readability scores the paragraphs it holds      own
 #   bits 10-   evidence bits (FLAG_NAMES)                      inherited
-_INNER_MASK = 15
-_KIND_SHIFT = 4
-_AREA = 1 << 8
-_RD = 1 << 9
+INNER_MASK = 15
+KIND_SHIFT = 4
+COMMENT_AREA_BIT = 1 << 8
+READABILITY_BIT = 1 << 9
 _EVIDENCE_SHIFT = 10
-_INHERITED = ~(15 << _KIND_SHIFT | _RD)
-_HIDDEN_CODE = _HIDDEN_BIT << _EVIDENCE_SHIFT
+_INHERITED = ~(15 << KIND_SHIFT | READABILITY_BIT)
+HIDDEN_CODE = _HIDDEN_BIT << _EVIDENCE_SHIFT
 _COMMENT_CODE = _COMMENT_BIT << _EVIDENCE_SHIFT
 _STRONG_CODE = _STRONG << _EVIDENCE_SHIFT | (_STRONG_RANK + 1)
 _ROLE_CODES = {role: bit << _EVIDENCE_SHIFT for role, bit in _ROLE_BITS.items()}
@@ -217,17 +217,17 @@ _ROLE_CODES = {role: bit << _EVIDENCE_SHIFT for role, bit in _ROLE_BITS.items()}
 _TAG_CODES: dict[str, int] = {
     tag: (
         _TAG_BITS.get(tag, 0) << _EVIDENCE_SHIFT
-        | (KIND_NAMES.index(_KINDS[tag]) if tag in _KINDS else 0) << _KIND_SHIFT
-        | (_RD if tag in _RD_SCORED else 0)
+        | (KIND_NAMES.index(_KINDS[tag]) if tag in _KINDS else 0) << KIND_SHIFT
+        | (READABILITY_BIT if tag in _READABILITY_SCORED else 0)
     )
-    for tag in {*_TAG_BITS, *_KINDS, *_RD_SCORED}
+    for tag in {*_TAG_BITS, *_KINDS, *_READABILITY_SCORED}
 }
 _HEADING_KIND = KIND_NAMES.index("k_heading")
 #: Form widgets (button, label, option, textarea, legend): their text labels
 #: a control, it is never prose.
-_WIDGET_KIND = KIND_NAMES.index("k_form")
+WIDGET_KIND = KIND_NAMES.index("k_form")
 #: Indexed by the innermost-group nibble: is an all-links block under it chrome?
-_CHROME_NIBBLES = np.array([rank - 1 in _CHROME_RANKS for rank in range(16)])
+CHROME_NIBBLES = np.array([rank - 1 in _CHROME_RANKS for rank in range(16)])
 
 #: class/id strings repeat within a page and across a site's pages: their
 #: (evidence bits already in place in a code, innermost group, sign) is
@@ -329,11 +329,11 @@ def class_keywords(words: str) -> tuple[frozenset[str], str | None, int]:
     return groups, (_PRIORITY[own] if own >= 0 else None), sign
 
 
-#: Containers read per slice by :func:`_container_flags`.
+#: Containers read per slice by :func:`container_codes`.
 _FLAGS_SLICE = 1 << 16
 
 
-def _container_flags(doc: Document, compiled: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def container_codes(doc: Document, compiled: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """The code (see above) of every container holding text, and the sign
     (+1 content, -1 boilerplate, 0) of each container's own class/id, both
     indexed like :class:`~webclean_scrapy.document.ContainerColumns`.
@@ -390,23 +390,23 @@ def _container_flags(doc: Document, compiled: bool = True) -> tuple[np.ndarray, 
                     evidence, own, sign = cached(words) or _keywords(words)
                     if own == _HIDDEN_RANK and chars > half_page:
                         # Most of the page "hidden": a class a script removes on load.
-                        evidence &= ~_HIDDEN_CODE
+                        evidence &= ~HIDDEN_CODE
                         own = -1
                     code |= evidence
                     if own >= 0:
                         if own == _COMMENT_RANK and chars <= half_page:
                             # Named first of all a comment thread, and not the whole
                             # page (a ``<body class="comments-open">``): a comment area.
-                            code |= _AREA
+                            code |= COMMENT_AREA_BIT
                         # A generic "content"/"text" token below a negative one (the
                         # "text-container" of a comment box) does not cancel it.
-                        if own != _CONTENT_RANK or not 0 < code & _INNER_MASK <= _META_RANK:
-                            code = code & ~_INNER_MASK | (own + 1)
+                        if own != _CONTENT_RANK or not 0 < code & INNER_MASK <= _META_RANK:
+                            code = code & ~INNER_MASK | (own + 1)
                         signs[index] = sign
                 if role:
                     code |= _ROLE_CODES.get(role.strip().lower(), 0)
                 if itemprop and "articlebody" in itemprop.lower():
-                    code = code & ~_INNER_MASK | _STRONG_CODE
+                    code = code & ~INNER_MASK | _STRONG_CODE
             codes[index] = code
     if isinstance(codes, array) and isinstance(signs, array):  # read as they are, no copy
         return np.frombuffer(codes, dtype=np.int64)[:n], np.frombuffer(signs, dtype=np.int8)
@@ -416,7 +416,7 @@ def _container_flags(doc: Document, compiled: bool = True) -> tuple[np.ndarray, 
 #: What :func:`webclean_scrapy._signals.container_flags` needs of the code
 #: layout (and :func:`_keywords`' memo bound).
 _FLAG_LAYOUT = (
-    _INHERITED, _HIDDEN_RANK, _HIDDEN_CODE, _COMMENT_RANK, _AREA, _CONTENT_RANK, _INNER_MASK, _META_RANK, _STRONG_CODE,
+    _INHERITED, _HIDDEN_RANK, HIDDEN_CODE, _COMMENT_RANK, COMMENT_AREA_BIT, _CONTENT_RANK, INNER_MASK, _META_RANK, _STRONG_CODE,
     _STRONG_RANK, _EVIDENCE_SHIFT, _KEYWORD_CACHE_SIZE,
 )  # fmt: skip
 try:  # the regular expression parser (Python 3.11 renamed it)
@@ -509,7 +509,7 @@ def _keyword_matcher() -> object:
 #: :func:`_token_keywords` gives token by token (the same values:
 #: ``tests/test_features_compiled.py``). ``None`` without a C compiler, or
 #: if the patterns ever use more than :func:`literal_alternatives` reads:
-#: :func:`_container_flags` then runs its reference.
+#: :func:`container_codes` then runs its reference.
 _KEYWORD_MATCHER: Any = None
 try:  # the compiled scan (an optional extension: see setup.py)
     from ..._features import LiteralMatcher
@@ -524,14 +524,14 @@ except ValueError:  # pragma: no cover - a pattern literal_alternatives does not
 #: The binary features of a code (kind, innermost group, evidence bits) as
 #: ``code & mask == value`` tests, one column each: KIND_NAMES, INNER_NAMES,
 #: then FLAG_NAMES.
-_BINARY_MASKS = np.array(
-    [15 << _KIND_SHIFT] * len(KIND_NAMES)
-    + [_INNER_MASK] * len(INNER_NAMES)
+BINARY_MASKS = np.array(
+    [15 << KIND_SHIFT] * len(KIND_NAMES)
+    + [INNER_MASK] * len(INNER_NAMES)
     + [1 << (_EVIDENCE_SHIFT + j) for j in range(len(FLAG_NAMES))],
     dtype=np.int64,
 )
-_BINARY_VALUES = np.array(
-    [k << _KIND_SHIFT for k in range(len(KIND_NAMES))]
+BINARY_VALUES = np.array(
+    [k << KIND_SHIFT for k in range(len(KIND_NAMES))]
     + [r + 1 for r in range(len(INNER_NAMES))]
     + [1 << (_EVIDENCE_SHIFT + j) for j in range(len(FLAG_NAMES))],
     dtype=np.int64,
