@@ -1,9 +1,10 @@
-"""Does the default extractor lean on English words? The annotated pages with every word replaced.
+"""Does the default extractor lean on English words, or on class names? Annotated pages without them.
 
 Usage::
 
     python benchmarks/language_blind.py [--data ../shared/data] [--dataset NAME ...]
-        [--every N] [--script latin|cjk] [--compare trafilatura] [-j 2] [--json FILE]
+        [--every N] [--script latin|cjk] [--scramble words|names|both]
+        [--compare trafilatura] [-j 2] [--json FILE]
 
 The shared annotated sets are 98% English, so a figure measured on them
 cannot say how an extractor does on a page in German, Indonesian or Chinese,
@@ -23,6 +24,17 @@ the same tools. Script and style contents stay too (JSON-LD included).
 * ``--script cjk``: each word becomes CJK ideographs (one for two letters),
   the spaces between them are removed and ``. , ? ! : ;`` before a space
   become the full-width marks, as Chinese or Japanese is written.
+
+``--scramble names`` leaves the words and replaces every ``class`` and
+``id`` name instead, each by a hashed one (``css-`` and seven base-36
+characters), as CSS modules and CSS-in-JS libraries write them (emotion's
+``css-1q2w3e4``): a page whose markup names nothing, the worst case of a
+site built that way. The hash is salted with the page's host (its dataset
+and id without a URL): the same name is the same hashed one on every page
+of a site, as a site's own build writes it, and another on another site,
+so no vocabulary learnt from other sites can read it. Roles,
+``itemprop``, ARIA attributes, tags and URLs stay. The gold is unchanged.
+``--scramble both`` does both.
 
 Each page is scored twice, *plain* (parsed and serialised again, unchanged)
 and *scrambled* (the same serialisation): the difference between the two is
@@ -57,6 +69,7 @@ from functools import cache
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import lxml.html
 from lxml import etree
@@ -74,6 +87,7 @@ from webclean_scrapy.scripts import CJK_CHARS  # noqa: E402
 
 DATASETS = ("wcxb-dev", "cleaneval", "cleanportaleval", "dragnet", "l3s-gn1", "readability")
 SCRIPTS = ("latin", "cjk")
+SCRAMBLES = ("words", "names", "both")
 
 #: What is replaced: one CJK character (the metrics score them one by one,
 #: :mod:`webclean_scrapy.evaluation.tokenize`), or a run of other letters
@@ -93,6 +107,9 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _UNTOUCHED = frozenset({"script", "style"})
 _ATTRIBUTES = ("alt", "title", "aria-label", "placeholder")
 _META_NAMES = frozenset({"description", "og:title", "og:description", "twitter:title", "twitter:description"})
+#: The attributes ``--scramble names`` hashes, and the digits of its names.
+_NAME_ATTRIBUTES = ("class", "id")
+_BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
 def pseudo_word(word: str, script: str = "latin") -> str:
@@ -129,17 +146,47 @@ def scramble_text(text: str | None, script: str = "latin") -> str | None:
     return scrambled
 
 
-def rewrite_page(raw: bytes, script: str | None) -> bytes:
+def pseudo_name(name: str, salt: str = "") -> str:
+    """The hashed name standing for a class or id *name* on the site *salt*
+    names: ``css-`` and seven base-36 characters drawn from a hash of both
+    (the same in every process)."""
+    key = f"{salt}\n{name}".encode("utf-8", "surrogatepass")
+    number = int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big")
+    characters = []
+    for _ in range(7):
+        number, digit = divmod(number, 36)
+        characters.append(_BASE36[digit])
+    return "css-" + "".join(characters)
+
+
+def rewrite_page(raw: bytes, script: str | None, names_salt: str | None = None) -> bytes:
     """*raw* parsed and serialised again as UTF-8, its words scrambled in
-    *script* (``None``: unchanged, the plain run's page). Control
-    characters, which lxml parses (also from character references) but will
-    not be given, are removed from the source and from what is set."""
+    *script* (``None``: left as they are) and, given a *names_salt*, its
+    class and id names hashed (:func:`pseudo_name`); neither: the plain
+    run's page.
+    Control characters, which lxml parses (also from character references)
+    but will not be given, are removed from the source and from what is set."""
     _, text = decode_html(raw)
     parser = lxml.html.HTMLParser(encoding="utf-8")
     root = lxml.html.document_fromstring(_NOT_XML.sub("", text).encode("utf-8"), parser=parser)
     if script is not None:
         _scramble_tree(root, script)
+    if names_salt is not None:
+        _hash_names(root, names_salt)
     return b"<!DOCTYPE html>\n" + lxml.html.tostring(root, encoding="utf-8")
+
+
+def _hash_names(root: lxml.html.HtmlElement, salt: str) -> None:
+    """Replace, in place, every name of every ``class`` and ``id`` under
+    *root* by its :func:`pseudo_name` on the site *salt* names (the
+    whitespace between names becomes one space)."""
+    for element in root.iter():
+        if not isinstance(element.tag, str):
+            continue
+        for attribute in _NAME_ATTRIBUTES:
+            value = element.get(attribute)
+            if value and value.strip():
+                element.set(attribute, " ".join(pseudo_name(name, salt) for name in value.split()))
 
 
 def _scramble_tree(root: lxml.html.HtmlElement, script: str) -> None:
@@ -168,18 +215,21 @@ def _scramble_tree(root: lxml.html.HtmlElement, script: str) -> None:
 _peer = cache(load_peer)
 
 
-def score_page(job: tuple[str, Page, str, tuple[str, ...]]) -> dict[str, Any]:
-    """Both readings of one page: per condition and method, word F1 and
-    shingle counts, and for the scrambled reading the method's
-    ``agreement`` with itself (``error`` instead when the page cannot be
-    rewritten: binary, or markup lxml will not serialise)."""
-    dataset, page, script, peers = job
+def score_page(job: tuple[str, Page, str | None, bool, tuple[str, ...]]) -> dict[str, Any]:
+    """Both readings of one page (the scrambled one with its words in
+    *script*, ``None`` to keep them, and its names hashed if asked): per
+    condition and method, word F1 and shingle counts, and for the scrambled
+    reading the method's ``agreement`` with itself (``error`` instead when
+    the page cannot be rewritten: binary, or markup lxml will not serialise)."""
+    dataset, page, script, names, peers = job
     raw = page.read()
     record: dict[str, Any] = {"dataset": dataset, "id": page.id, "page_type": page.page_type}
     plain_texts: dict[str, str] = {}
-    for condition, chosen in (("plain", None), ("scrambled", script)):
+    site = urlsplit(page.url).hostname if page.url else None
+    salt = site or f"{dataset}/{page.id}"
+    for condition, chosen, hashed in (("plain", None, False), ("scrambled", script, names)):
         try:
-            html = rewrite_page(raw, chosen)
+            html = rewrite_page(raw, chosen, salt if hashed else None)
         except (ExtractionError, ValueError, etree.LxmlError) as exc:  # binary or unparsable: left out, counted
             return {**record, "error": f"{type(exc).__name__}: {exc}"}
         gold = page.gold if chosen is None else scramble_text(page.gold, chosen) or ""
@@ -190,11 +240,12 @@ def score_page(job: tuple[str, Page, str, tuple[str, ...]]) -> dict[str, Any]:
         scores: dict[str, Any] = {"page_type": extraction.page_type}
         for name, text in texts.items():
             scores[name] = {"word_f1": word_prf(text, gold).f1, "shingles": shingle_counts(text, gold)}
-            if chosen is None:
+            if condition == "plain":
                 plain_texts[name] = text
             else:
                 # The same blocks kept in both readings give 1.0.
-                scores[name]["agreement"] = occ_prf(text, scramble_text(plain_texts[name], chosen) or "").f1
+                plain = plain_texts[name] if chosen is None else scramble_text(plain_texts[name], chosen) or ""
+                scores[name]["agreement"] = occ_prf(text, plain).f1
         record[condition] = scores
     return record
 
@@ -236,9 +287,9 @@ def summarise(records: Iterable[dict[str, Any]], methods: tuple[str, ...]) -> di
     return summary
 
 
-def print_summary(summary: dict[str, dict[str, Any]], methods: tuple[str, ...], script: str) -> None:
+def print_summary(summary: dict[str, dict[str, Any]], methods: tuple[str, ...], scrambled: str) -> None:
     print(
-        f"script: {script}; F1 plain -> scrambled (difference): word F1 per page, 4-gram shingle F1 pooled; "
+        f"scrambled: {scrambled}; F1 plain -> scrambled (difference): word F1 per page, 4-gram shingle F1 pooled; "
         "agrees: the scrambled reading's text against the plain reading's, scrambled (token F1, 1 = the same)"
     )
     header = f"{'dataset':26s} {'pages':>5s} {'type moved':>10s} {'type right':>16s}"
@@ -262,7 +313,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--dataset", action="append", help="repeatable; default: every annotated set")
     parser.add_argument("--every", type=int, default=1, help="score every Nth page of each set")
-    parser.add_argument("--script", choices=SCRIPTS, default="latin")
+    parser.add_argument("--script", choices=SCRIPTS, default="latin", help="the script of the replaced words")
+    parser.add_argument(
+        "--scramble", choices=SCRAMBLES, default="words", help="replace the words, the class/id names, or both"
+    )
     parser.add_argument("--compare", action="append", default=[], help="a peer of `webclean eval` (repeatable)")
     parser.add_argument("-j", "--jobs", type=int, default=1)
     parser.add_argument("--json", type=Path, help="write the summary and every page's scores here")
@@ -274,8 +328,10 @@ def main(argv: list[str] | None = None) -> int:
     peers = tuple(args.compare)
     for name in peers:
         load_peer(name)  # fail now on an unknown or missing peer
+    script = args.script if args.scramble in ("words", "both") else None
+    names_hashed = args.scramble in ("names", "both")
     jobs = [
-        (name, page, args.script, peers)
+        (name, page, script, names_hashed, peers)
         for name in names
         for page in load_dataset(args.data / name)[:: max(1, args.every)]
     ]
@@ -286,12 +342,14 @@ def main(argv: list[str] | None = None) -> int:
         records = [score_page(job) for job in jobs]
     methods = ("webclean", *peers)
     summary = summarise(records, methods)
-    print_summary(summary, methods, args.script)
+    described = {"words": f"words ({args.script})", "names": "class/id names", "both": f"words ({args.script}), names"}
+    print_summary(summary, methods, described[args.scramble])
     failed = [record for record in records if "error" in record]
     if failed:
         print(f"{len(failed)} page(s) left out, not rewritable: " + ", ".join(r["id"] for r in failed[:10]))
     if args.json:
-        args.json.write_text(json.dumps({"script": args.script, "summary": summary, "pages": records}, indent=1))
+        report = {"script": script, "names": names_hashed, "summary": summary, "pages": records}
+        args.json.write_text(json.dumps(report, indent=1))
     return 0
 
 

@@ -151,3 +151,31 @@ def test_without_data_it_says_so_and_exits_0(tmp_path: Path):
     )
     assert done.returncode == 0, done.stderr
     assert "no annotated data" in done.stdout
+
+
+def test_names_are_hashed_per_site_and_the_words_kept(blind):
+    page = ARTICLE.replace('<article class="story">', '<article class="story  lead" id="main" role="main">')
+    root = lxml.html.fromstring(blind.rewrite_page(page.encode(), None, "harbour.example"))
+    (nav_class,) = root.xpath("//nav/@class")
+    assert nav_class == blind.pseudo_name("site-nav", "harbour.example") and nav_class.startswith("css-")
+    assert len(nav_class) == len("css-") + 7 and nav_class != blind.pseudo_name("site-nav", "other.example")
+    classes = root.xpath("//article/@class")[0].split()
+    assert classes == [blind.pseudo_name(name, "harbour.example") for name in ("story", "lead")]
+    assert root.xpath("//article/@id") == [blind.pseudo_name("main", "harbour.example")]
+    assert root.xpath("//article/@role") == ["main"] and root.xpath("//a/@href") == ["/", "/news"]
+    assert root.xpath("string(//article/p[1])").startswith("The old harbour reopened on 12 May 2024")
+    assert root.xpath("string(//style)") == ".story p { margin: 0 }"  # the style sheet is not rewritten
+
+
+def test_a_names_run_keeps_the_gold_and_compares_the_texts_as_they_are(blind, tmp_path: Path):
+    out = tmp_path / "run.json"
+    data = _dataset(tmp_path)
+    assert blind.main(["--data", str(data), "--dataset", "ours", "--scramble", "names", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["names"] is True and report["script"] is None
+    row = report["summary"]["ours"]
+    # Two paragraphs in an <article>: kept without any class name to go by.
+    assert row["webclean_scrambled_word_f1"] > 0.8
+    assert row["webclean_agreement"] == pytest.approx(1.0)
+    scrambled = report["pages"][0]["scrambled"]["webclean"]
+    assert scrambled["word_f1"] == pytest.approx(row["webclean_scrambled_word_f1"])
