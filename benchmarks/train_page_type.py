@@ -131,7 +131,11 @@ def _signals_of(job: tuple[str, str | None]) -> tuple[np.ndarray, list[str], flo
 def compute_signals(directory: Path, rows: list[dict], use_cache: bool):
     """Structure matrix, token lists and per-page seconds of :func:`page_signals` (walk excluded)."""
     package = Path(page_type.__file__).parent
-    sources = [*sorted(package.glob("*.py")), package.parent / "document.py", package.parent / "elements.py"]
+    # The signals' own code, and the parse and walk they read (a cached page's signals go stale with either).
+    sources = [
+        *sorted(package.glob("*.py")),
+        *(package.parent / name for name in ("document.py", "parsing.py", "elements.py")),
+    ]
     code = b"".join(path.read_bytes() for path in sources)
     key = hashlib.sha256(code + json.dumps([r["id"] for r in rows]).encode()).hexdigest()[:16]
     cache = CACHE_DIR / f"signals-{key}.pkl"
