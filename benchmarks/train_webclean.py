@@ -430,7 +430,7 @@ def kept(
         deduplicate,
         switch_cost=switch_cost,
         repeatable=page["rows"][:, TABLE_CELL_AT] > 0,  # webclean.table_cells, as the block feature
-    )
+    ).tolist()
 
 
 def word_f1(page: dict, indexes: list[int]) -> float:

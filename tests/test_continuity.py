@@ -91,7 +91,7 @@ def test_a_listing_run_does_not_sweep_in_the_footer_links():
     blocks = doc.block_columns
     probabilities = np.array([0.9, 0.06])
     kept = webclean.select_blocks(blocks.texts, blocks.chars, blocks.anchor_chars, probabilities, 0.1, switch_cost=2.0)
-    assert kept == [0]
+    assert kept.tolist() == [0]
     plain = continuity.kept_runs(probabilities, blocks.chars, 0.1, 2.0)  # without the link shares: swept in
     assert plain.tolist() == [True, True]
 
@@ -110,7 +110,7 @@ def test_the_selection_keeps_runs_and_says_why():
     def select(cost: float, trace: Trace | None = None) -> list[int]:
         return webclean.select_blocks(
             blocks.texts, blocks.chars, blocks.anchor_chars, probabilities, 0.4, trace=trace, switch_cost=cost
-        )
+        ).tolist()
 
     assert select(0.0) == [2, 4, 6]  # the plain threshold: the byline out, "Share this" in
     trace = Trace()

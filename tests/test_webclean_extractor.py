@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from webclean_scrapy import extract
@@ -173,6 +174,22 @@ def test_a_tables_repeated_cells_are_kept():
         assert kept_texts.count("Optional") == 4
     none = webclean.content_indexes(doc, threshold=0.0, deduplicate=-1)
     assert [texts[i] for i in none].count("Optional") == 6
+    # The selection asks only about the blocks whose text repeats.
+    repeated = np.array([texts.count(text) > 1 for text in texts])
+    assert (webclean.table_cells(doc, among=repeated) == cells & repeated).all()
+    assert not webclean.table_cells(doc, among=np.zeros(len(texts), dtype=bool)).any()
+    blocks = doc.block_columns
+    for rule in (-1, 0, 5, 100):
+        chosen = [
+            webclean.select_blocks(
+                texts, blocks.chars, blocks.anchor_chars, np.ones(len(texts)), 0.5, rule, repeatable=cells, **given
+            ).tolist()
+            for given in ({}, {"repeated": repeated})
+        ]
+        assert chosen[0] == chosen[1]
+        assert [texts[i] for i in chosen[0]].count("Optional") == (
+            4 if rule in (0, 100) else 6
+        )  # "Optional" is 8 characters
 
 
 def test_cjk_article_kept():
@@ -365,7 +382,7 @@ def test_the_fallback_keeps_prose_when_nothing_passes_the_threshold():
         blocks = doc.block_columns
         return webclean.select_blocks(
             blocks.texts, blocks.chars, blocks.anchor_chars, probabilities, 0.5, fallback=fallback
-        )
+        ).tolist()
 
     doc = Document.from_html(f"<html><body><div>{SHORT_NEWS}</div><div><a href='/x'>Home</a></div></body></html>")
     low = np.array([0.02, 0.001])
@@ -384,7 +401,7 @@ def test_a_small_page_is_kept_whole():
         blocks = doc.block_columns
         return webclean.select_blocks(
             blocks.texts, blocks.chars, blocks.anchor_chars, probabilities, 0.5, fallback=fallback
-        )
+        ).tolist()
 
     small = Document.from_html("<html><body><h2>Opening hours</h2><p>Mon-Fri 9-17</p><p>Sat 10-14</p></body></html>")
     assert select(small, np.array([0.9, 0.1, 0.3])) == [0, 1, 2]

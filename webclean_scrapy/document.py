@@ -347,6 +347,10 @@ def _int64(column: bytes) -> np.ndarray:
     return np.frombuffer(column, dtype=np.int64)
 
 
+#: Block indexes turned into Python ints at a time by :meth:`BlockColumns.text`.
+TEXT_CHUNK = 4096
+
+
 class BlockColumns:
     """A page's blocks as columns: entry *i* of each is block *i*, in document order.
 
@@ -409,11 +413,22 @@ class BlockColumns:
     def __len__(self) -> int:
         return len(self.texts)
 
-    def text(self, indexes: Iterable[int] | slice = slice(None)) -> str:
-        """The output text of the blocks at *indexes* (default: all), one block per line."""
-        if isinstance(indexes, slice):
-            return "\n".join(self.texts[indexes])
+    def text(self, indexes: Iterable[int] | np.ndarray | slice = slice(None)) -> str:
+        """The output text of the blocks at *indexes* (default: all), one block
+        per line. An array of indexes is read :data:`TEXT_CHUNK` at a time, so
+        that the kept blocks of a page of a million never become a list of a
+        million Python ints."""
         texts = self.texts
+        if isinstance(indexes, slice):
+            return "\n".join(texts[indexes])
+        if isinstance(indexes, np.ndarray):
+            return "\n".join(
+                [
+                    texts[i]
+                    for start in range(0, len(indexes), TEXT_CHUNK)
+                    for i in indexes[start : start + TEXT_CHUNK].tolist()
+                ]
+            )
         return "\n".join([texts[i] for i in indexes])
 
     def count(self, marks: str, blocks: slice = slice(None)) -> np.ndarray:

@@ -35,6 +35,8 @@ features, and the compiled tree walk (:mod:`webclean_scrapy.trees`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ...document import Document
@@ -54,6 +56,7 @@ from .features import (
     block_features,
     clear_group_memos,
     iter_block_matrices,
+    repeated_texts,
 )
 from .keywords import (
     CHROME_NIBBLES,
@@ -299,7 +302,9 @@ HUB_LINK_SHARE_MAX = 0.1
 HUB_ARTICLE_MIN = 0.1
 
 
-def reads_as_article(kind: str, types: np.ndarray, kept: list[int], chars: np.ndarray, anchors: np.ndarray) -> bool:
+def reads_as_article(
+    kind: str, types: np.ndarray, kept: Sequence[int] | np.ndarray, chars: np.ndarray, anchors: np.ndarray
+) -> bool:
     """Whether a page predicted the hub type *kind* (a listing or a
     collection) is extracted as an article all the same: the blocks its
     own policy keeps (*kept*) are nearly free of links
@@ -314,7 +319,7 @@ def reads_as_article(kind: str, types: np.ndarray, kept: list[int], chars: np.nd
     keeps less of the framing, is the one for it (docs/WEBCLEAN-HISTORY.md,
     session 26), and the extraction reports the page an ``article``
     (:meth:`WebcleanExtractor.reported_page_type`)."""
-    if kind not in HUB_PAGE_TYPES or not kept or types[PAGE_TYPES.index("article")] < HUB_ARTICLE_MIN:
+    if kind not in HUB_PAGE_TYPES or not len(kept) or types[PAGE_TYPES.index("article")] < HUB_ARTICLE_MIN:
         return False
     kept_chars = int(chars[kept].sum())
     return kept_chars > 0 and int(anchors[kept].sum()) <= HUB_LINK_SHARE_MAX * kept_chars
@@ -350,12 +355,24 @@ def content_indexes(
     the article policy (:func:`reads_as_article`), and *doc* says so
     (:func:`read_as_article`).
     *trace*: see :class:`WebcleanExtractor`."""
+    return _content_blocks(doc, threshold, deduplicate, comments, trace).tolist()
+
+
+def _content_blocks(
+    doc: Document,
+    threshold: float | None = None,
+    deduplicate: int | None = None,
+    comments: bool = False,
+    trace: Trace | None = None,
+) -> np.ndarray:
+    """:func:`content_indexes` as an array (what :meth:`WebcleanExtractor.extract_text`
+    joins without making a Python int per kept block)."""
     if trace is not None:
         trace.units("block", len(doc.block_columns))
     if not len(doc.block_columns):
         if trace is not None:
             trace.confidence = 0.0
-        return []
+        return np.zeros(0, dtype=np.intp)
     kind, types = page_type_of(doc)
     page = PageColumns(doc)
     scores = _model_probabilities(doc, page, types)
@@ -385,9 +402,10 @@ def _kept_under(
     deduplicate: int | None,
     comments: bool,
     trace: Trace | None,
-) -> list[int]:
+) -> np.ndarray:
     """The blocks kept under the policy of page type *kind*, given the
-    model's *scores*."""
+    model's *scores*: their indexes, as an array (a hub's first reading is
+    held while the second is made; a list would hold a Python int per block)."""
     model = load_model()
     cut = model.threshold_for(kind) if threshold is None else threshold
     repeats = model.deduplicate_for(kind) if deduplicate is None else deduplicate
@@ -398,18 +416,18 @@ def _kept_under(
             f"repeats dropped on {kind} pages" if deduplicate is None else "repeats dropped",
             "none" if repeats < 0 else f"under {repeats} characters" if repeats else "every one",
         )
-    blocks = doc.block_columns
     return select_blocks(
-        blocks.texts,
-        blocks.lengths,
-        blocks.anchor_lengths,
+        page.texts,
+        page.chars,
+        page.anchors,
         probabilities,
         cut,
         repeats,
         fallback=threshold is None,
         trace=trace,
         switch_cost=model.switch_cost_for(kind) if threshold is None else 0.0,
-        repeatable=table_cells(doc) if repeats >= 0 else None,
+        repeatable=table_cells(doc, among=page.repeated) if repeats >= 0 else None,
+        repeated=page.repeated,
     )
 
 
@@ -430,15 +448,20 @@ def select_blocks(
     trace: Trace | None = None,
     switch_cost: float = 0.0,
     repeatable: np.ndarray | None = None,
-) -> list[int]:
-    """The kept blocks, given their probabilities: those reaching *cut*,
-    in document order, repeats shorter than *deduplicate* characters
+    repeated: np.ndarray | None = None,
+) -> np.ndarray:
+    """The kept blocks, given their probabilities: the indexes (an array: on
+    a page of a million blocks a list is a million Python ints) of those
+    reaching *cut*, in document order, repeats shorter than *deduplicate* characters
     dropped (``0``: every repeat; ``-1``: none) except the blocks
     *repeatable* marks (table cells: a column's repeated values are its
     data). The training script scores its thresholds through this same
     function. *chars* and *anchor_chars* are the blocks' lengths
     (:attr:`~webclean_scrapy.document.BlockColumns.lengths`: characters,
-    a CJK one counting for two), as every length here.
+    a CJK one counting for two), as every length here. *repeated* says
+    which blocks' text occurs more than once on the page
+    (:attr:`.features.PageColumns.repeated`; made from *texts* when not
+    given): only those can be a repeat.
 
     With *fallback*, a page where no block reaches *cut* keeps every block
     scoring at least half of its best prose block (:data:`FALLBACK_MIN_CHARS`
@@ -467,36 +490,31 @@ def select_blocks(
     reaching = probabilities >= cut
     runs = None
     if small_page:
-        kept = np.flatnonzero(probabilities > 0).tolist()
+        kept = np.flatnonzero(probabilities > 0)
     elif switch_cost > 0 and reaching.any():
         runs = kept_runs(probabilities, chars, cut, switch_cost, anchor_chars)
-        kept = np.flatnonzero(runs).tolist()
+        kept = np.flatnonzero(runs)
     else:
-        kept = np.flatnonzero(reaching).tolist()
-    if not kept and fallback:  # (a small page has no 200-character block: nothing to fall back on)
+        kept = np.flatnonzero(reaching)
+    if not len(kept) and fallback:  # (a small page has no 200-character block: nothing to fall back on)
         prose = (chars >= FALLBACK_MIN_CHARS) & mostly_unlinked(anchor_chars, chars) & (probabilities > 0)
         if prose.any():
             fell_back = float(probabilities[prose].max()) / 2
-            kept = np.flatnonzero(probabilities >= fell_back).tolist()
+            kept = np.flatnonzero(probabilities >= fell_back)
     if deduplicate < 0:
         unique = kept
     else:
-        seen: set[str] = set()
-        unique = []
-        for i in kept:
-            text = texts[i]
-            if text in seen and (not deduplicate or chars[i] < deduplicate):
-                if repeatable is None or not repeatable[i]:
-                    continue
-            seen.add(text)
-            unique.append(i)
+        unique = _without_repeats(
+            texts, chars, kept, deduplicate, repeatable, repeated_texts(texts) if repeated is None else repeated
+        )
     if trace is not None:
+        kept_list, unique_list = kept.tolist(), unique.tolist()
         trace.score(probabilities, "content probability", cut)
-        trace.keep(unique)
-        trace.reason(sorted(set(kept) - set(unique)), "a repeat of a kept block's text")
+        trace.keep(unique_list)
+        trace.reason(sorted(set(kept_list) - set(unique_list)), "a repeat of a kept block's text")
         if small_page:
             trace.fact("small page", f"under {FALLBACK_MIN_CHARS} characters of text in all: kept whole")
-            trace.reason(unique, "small page: every block the vetoes leave")
+            trace.reason(unique_list, "small page: every block the vetoes leave")
         if runs is not None:
             trace.fact("switch cost", switch_cost)
             trace.reason(np.flatnonzero(runs & ~reaching), "continuity: below the threshold, kept within a run")
@@ -509,12 +527,40 @@ def select_blocks(
                 f"no block reached {cut}: kept those at or above {fell_back:.3f}, "
                 "half the best prose block's probability",
             )
-            trace.reason(unique, "fallback: at least half the best prose block's probability")
+            trace.reason(unique_list, "fallback: at least half the best prose block's probability")
             trace.reason(slice(None), "below the fallback's cut")
-        trace.reason(unique, "probability at or above the threshold")
+        trace.reason(unique_list, "probability at or above the threshold")
         trace.reason(slice(None), "probability below the threshold")
         trace.confidence = float(probabilities.max()) if len(probabilities) else 0.0
     return unique
+
+
+def _without_repeats(
+    texts: list[str],
+    chars: np.ndarray,
+    kept: np.ndarray,
+    deduplicate: int,
+    repeatable: np.ndarray | None,
+    repeated: np.ndarray,
+) -> np.ndarray:
+    """*kept* without the blocks whose text an earlier kept block has,
+    shorter than *deduplicate* characters (``0``: whatever their length),
+    unless *repeatable* marks them. Only a block whose text occurs more than
+    once on the page (*repeated*) can be one, so only those are read: a
+    page of a million distinct paragraphs makes no set of a million texts."""
+    looked_at = np.flatnonzero(repeated[kept])
+    if not len(looked_at):
+        return kept
+    seen: set[str] = set()
+    keep = np.ones(len(kept), dtype=bool)
+    for position, i in zip(looked_at.tolist(), kept[looked_at].tolist()):
+        text = texts[i]
+        if text in seen and (not deduplicate or chars[i] < deduplicate):
+            if repeatable is None or not repeatable[i]:
+                keep[position] = False
+                continue
+        seen.add(text)
+    return kept[keep]
 
 
 @register
@@ -556,7 +602,7 @@ class WebcleanExtractor(Extractor):
         highest block probability."""
         o = self.options
         return doc.block_columns.text(
-            content_indexes(doc, o["threshold"], o["deduplicate"], bool(o["comments"]), trace)
+            _content_blocks(doc, o["threshold"], o["deduplicate"], bool(o["comments"]), trace)
         )
 
     def reported_page_type(self, doc: Document, predicted: str) -> str:

@@ -220,6 +220,7 @@ class PageColumns:
         "last",
         "cchars",
         "canchors",
+        "_repeated",
     )
 
     def __init__(self, doc: Document) -> None:
@@ -247,6 +248,17 @@ class PageColumns:
         #: Each container's subtree length, all and inside links (int64 columns).
         self.cchars = containers.lengths
         self.canchors = containers.anchor_lengths
+        self._repeated: np.ndarray | None = None
+
+    @property
+    def repeated(self) -> np.ndarray:
+        """Per block: whether its exact text occurs more than once on the
+        page (:func:`repeated_texts`), made on first use and kept: the
+        features read it, and so does the selection, which drops repeats
+        only among these blocks."""
+        if self._repeated is None:
+            self._repeated = repeated_texts(self.texts)
+        return self._repeated
 
     @property
     def block_codes(self) -> np.ndarray:
@@ -286,7 +298,7 @@ def _ends_stop(page: PageColumns) -> np.ndarray:
     return np.fromiter([text[-1] in _STOPS for text in page.texts], dtype=bool, count=page.n)
 
 
-def _duplicates(texts: list[str]) -> np.ndarray:
+def repeated_texts(texts: list[str]) -> np.ndarray:
     """Which blocks' exact text occurs more than once on the page.
 
     Above :data:`_SLICE` blocks, only the texts whose hash is shared are
@@ -426,7 +438,7 @@ class _BlockFeatures:
     def __init__(self, page: PageColumns) -> None:
         self.page = page
         self.ends_stop = _ends_stop(page)
-        self.duplicates = _duplicates(page.texts)
+        self.duplicates = page.repeated
         self.readability = _readability(page)
         self.structure = _Structure(page)
 

@@ -152,15 +152,26 @@ KIND_NAMES: tuple[str, ...] = tuple(dict.fromkeys(["k_other", *_KINDS.values()])
 TABLE_CELL_TAGS = frozenset(tag for tag, kind in _KINDS.items() if kind == "k_td")
 
 
-def table_cells(doc: Document) -> np.ndarray:
+def table_cells(doc: Document, among: np.ndarray | None = None) -> np.ndarray:
     """Per block of *doc*: whether the element directly holding it is a
-    table cell (:data:`TABLE_CELL_TAGS`; the block feature ``k_td``)."""
+    table cell (:data:`TABLE_CELL_TAGS`; the block feature ``k_td``).
+
+    With *among* (a boolean per block) only those blocks are looked at, the
+    others read ``False``: the selection asks only about the blocks whose
+    text repeats, and a page of a million blocks then makes no Python
+    object per block."""
     tags = doc.container_columns.tags
-    return np.fromiter(
-        (tags[holder] in TABLE_CELL_TAGS for holder in doc.block_columns.holders.tolist()),
-        dtype=bool,
-        count=len(doc.block_columns),
+    holders = doc.block_columns.holders
+    if among is None:
+        return np.fromiter(
+            (tags[holder] in TABLE_CELL_TAGS for holder in holders.tolist()), dtype=bool, count=len(holders)
+        )
+    cells = np.zeros(len(holders), dtype=bool)
+    looked_at = np.flatnonzero(among)
+    cells[looked_at] = np.fromiter(
+        (tags[holder] in TABLE_CELL_TAGS for holder in holders[looked_at].tolist()), dtype=bool, count=len(looked_at)
     )
+    return cells
 
 
 #: Readability's paragraph containers and tag priors.

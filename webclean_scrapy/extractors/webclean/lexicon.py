@@ -87,6 +87,8 @@ def block_words(doc: Document) -> list[list[str]]:
 _SUMS_SIZE = 1 << 16
 #: Containers read per slice by :meth:`MarkupLexicon._python_sums`.
 _SLICE = 1 << 12
+#: Blocks scored at a time by :meth:`MarkupLexicon.block_scores`.
+_BLOCK_SLICE = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -179,11 +181,11 @@ class MarkupLexicon:
         compiled, ``_features.lexicon_sums``, when it was built, else
         :meth:`_python_sums`, its reference: ``compiled=False``),
         the ancestors' running sums made in the same pass, then
-        whole-column reads per block.
-        Every per-container or per-block temporary is an array (the
-        reference's lists are a slice of containers at a time): a page of
-        a million blocks holds a few dozen bytes per block here, not
-        Python objects."""
+        whole-column reads per block, :data:`_BLOCK_SLICE` blocks at a time.
+        Every per-container temporary is an array (the reference's lists
+        are a slice of containers at a time) and every per-block one a
+        slice's: a page of a million blocks holds the container table (56
+        bytes a container) and the scores here, not Python objects."""
         blocks, columns = doc.block_columns, doc.container_columns
         if not len(blocks):
             return np.zeros(0)
@@ -199,26 +201,29 @@ class MarkupLexicon:
             self._python_sums(columns.attributes, parents, table)
         up = np.append(parents, n)
         up[up < 0] = n
-        holder = blocks.holders
-        parent = up[holder]
-        total = table[holder, 0] + self._tag_weights(columns.tags, holder, parent, n, compiled)
-        words = table[holder, 4] + 1
-        total += table[parent, 1]
-        words += table[parent, 4] + (parent < n)
-        grand = up[parent]
-        del parent
-        total += table[grand, 2]
-        words += table[grand, 4]
-        great = up[grand]
-        del grand, up
-        total += table[great, 5]
-        words += table[great, 6]
-        del great, table
-        np.maximum(words, 1, out=words)
-        np.sqrt(words, out=words)
-        total /= words
-        total += self.bias
-        return total
+        holders = blocks.holders
+        scores = np.empty(len(holders))
+        # A slice of blocks at a time: the per-block temporaries (ancestors,
+        # sums, word counts) of a page of a million blocks would each be 8 MB.
+        for start in range(0, len(holders), _BLOCK_SLICE):
+            holder = holders[start : start + _BLOCK_SLICE]
+            parent = up[holder]
+            total = table[holder, 0] + self._tag_weights(columns.tags, holder, parent, n, compiled)
+            words = table[holder, 4] + 1
+            total += table[parent, 1]
+            words += table[parent, 4] + (parent < n)
+            grand = up[parent]
+            total += table[grand, 2]
+            words += table[grand, 4]
+            great = up[grand]
+            total += table[great, 5]
+            words += table[great, 6]
+            np.maximum(words, 1, out=words)
+            np.sqrt(words, out=words)
+            total /= words
+            total += self.bias
+            scores[start : start + len(holder)] = total
+        return scores
 
     def _tag_weights(
         self, tags: list[str], holder: np.ndarray, parent: np.ndarray, root: int, compiled: bool = True
