@@ -25,6 +25,8 @@ import webclean_scrapy.extraction as extraction
 from webclean_scrapy.document import RELEASE_TREE_ABOVE, Document
 from webclean_scrapy.extraction import Extractor
 from webclean_scrapy.extractors import get_extractor
+from webclean_scrapy.extractors.density import density_region
+from webclean_scrapy.extractors.ttr import tagged_lines
 from webclean_scrapy.extractors.webclean import MODEL_FEATURES, WebcleanExtractor, block_probabilities
 from webclean_scrapy.extractors.webclean.features import (
     _SLICE,
@@ -185,6 +187,31 @@ def test_choosing_and_joining_the_blocks_costs_nothing_above_the_scoring():
     scoring = _scoring_peak(blocks)
     extraction = _scoring_peak(blocks, WebcleanExtractor().extract_text)
     assert extraction < scoring + 12 * blocks, (extraction - scoring) / blocks
+
+
+def test_the_published_methods_make_no_object_per_block_or_tag():
+    # A page of 100,000 paragraphs on one line of source. Until session 40
+    # `density` grouped the blocks into a Python list per string (156 bytes
+    # a block at its peak), and `ttr` split the whole source into a list of
+    # its pieces, tags and texts (21 bytes a source character).
+    blocks = 100_000
+    html = "<html><body>" + "".join(f"<p>p{i:06d}</p>" for i in range(blocks)) + "</body></html>"
+    doc = Document.from_html(html)
+    doc.source  # noqa: B018 - decoded once, as the extraction has it
+    columns = doc.block_columns
+    tracemalloc.start()
+    try:
+        region = density_region(columns.positions, columns.texts)
+        density_peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        lines = tagged_lines(doc)
+        ttr_peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert region == (0, blocks - 1)
+    assert density_peak < 100 * blocks, density_peak / blocks
+    assert len(lines) == 1 and lines[0].tags == 2 * blocks + 4
+    assert ttr_peak < 4 * len(html), ttr_peak / len(html)
 
 
 def _walk_calls(html: str) -> list[tuple[bool, int]]:

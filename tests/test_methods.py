@@ -121,6 +121,18 @@ def test_tagged_lines_clean_the_source():
     ]
 
 
+def test_a_long_minified_line_reads_as_a_short_one():
+    # One physical line of 20,000 tags (the pieces are joined a few thousand
+    # at a time) and over 64 KB of text (its whitespace collapsed without a
+    # list of its words): the same line as piece by piece.
+    words = [f"w{i}" for i in range(10_000)]
+    html = "<html><body>" + "".join(f"<p> {w}\u00a0 &amp;\t</p>" for w in words) + "</body></html>"
+    (line,) = tagged_lines(Document.from_html(html))
+    assert line.tags == 2 * len(words) + 4
+    assert line.text == " ".join(f"{w} &" for w in words)
+    assert len(line.text) > 1 << 16
+
+
 def ratio_lines(ratios: list[int]) -> list[SourceLine]:
     """Lines with the given TTRs (a ratio of r is r characters and one tag; 0 is a bare tag)."""
     return [SourceLine("w" * r, 1) if r else SourceLine("", 1) for r in ratios]

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from ..document import Document
 from ..extraction import Extractor
 from ..options import integer, number, one_of
@@ -21,7 +23,7 @@ from . import register
 
 
 def density_region(
-    positions: Sequence[int],
+    positions: Sequence[int] | np.ndarray,
     texts: Sequence[str],
     c1: float = 0.333,
     c2: int = 4,
@@ -41,8 +43,10 @@ def density_region(
     empty ones included; with ``unit="strings"`` only strings with text.
     Everything between ``l`` and ``r`` is kept, short strings included.
 
-    Lengths are character counts with whitespace collapsed. One pass to group,
-    one each way: linear in the number of blocks.
+    Lengths are character counts with whitespace collapsed. Whole-column
+    numpy passes (group, then each side's reach): linear in the number of
+    blocks, and no Python object per block or string (a page of a million
+    paragraphs is a million strings).
 
     *trace* (:mod:`webclean_scrapy.trace`) receives each block's string
     length as its score with ``cutoff`` as the threshold, the region as the
@@ -51,76 +55,73 @@ def density_region(
     per paper string) and ``region`` / ``longest`` (indexes into them) that
     ``webclean plot`` draws.
     """
-    if not texts:
+    if not len(texts):
         if trace is not None:
             trace.units("block", 0)
         return 0, -1
-    # (position, length, first block index, last block index) per paper string
-    strings: list[list[int]] = []
-    for index, (position, text) in enumerate(zip(positions, texts)):
-        if strings and strings[-1][0] == position:
-            group = strings[-1]
-            group[1] += 1 + len(text)
-            group[3] = index
-        else:
-            strings.append([position, len(text), index, index])
-    at = [group[0] for group in strings] if unit == "positions" else list(range(len(strings)))
-    best = max(range(len(strings)), key=lambda i: strings[i][1])
-    cutoff = c1 * strings[best][1]
-
-    left = best
-    for i in range(best - 1, -1, -1):
-        if at[left] - at[i] > c2:
-            break
-        if strings[i][1] >= cutoff:
-            left = i
-    right = best
-    for i in range(best + 1, len(strings)):
-        if at[i] - at[right] > c2:
-            break
-        if strings[i][1] >= cutoff:
-            right = i
+    positions = np.asarray(positions, dtype=np.int64)
+    count = len(texts)
+    # The paper's strings: runs of blocks at one position, a space between each two.
+    firsts = np.flatnonzero(np.concatenate(([True], positions[1:] != positions[:-1])))
+    lasts = np.append(firsts[1:] - 1, count - 1)
+    lengths = np.add.reduceat(np.fromiter(map(len, texts), dtype=np.int64, count=count), firsts) + (lasts - firsts)
+    at = positions[firsts] if unit == "positions" else np.arange(len(firsts))
+    best = int(lengths.argmax())  # the first of the longest
+    cutoff = c1 * int(lengths[best])
+    long_enough = lengths >= cutoff
+    left = _reach(at, np.flatnonzero(long_enough[:best])[::-1], best, c2)
+    right = _reach(at, best + 1 + np.flatnonzero(long_enough[best + 1 :]), best, c2)
     if trace is not None:
-        _trace_region(trace, strings, at, best, left, right, cutoff, c2, len(texts))
-    return strings[left][2], strings[right][3]
+        _trace_region(trace, lengths, firsts, lasts, at, best, left, right, cutoff, c2)
+    return int(firsts[left]), int(lasts[right])
+
+
+def _reach(at: np.ndarray, candidates: np.ndarray, best: int, c2: int) -> int:
+    """How far the region grows on one side of string *best*: over
+    *candidates* (the strings long enough on that side, nearest first) while
+    each is at most *c2* from the last one reached (*at*: each string's
+    place). The string where it stops, *best* when it does not move."""
+    steps = np.abs(np.diff(at[np.concatenate(([best], candidates))]))
+    too_far = np.flatnonzero(steps > c2)
+    reached = int(too_far[0]) if len(too_far) else len(candidates)
+    return int(candidates[reached - 1]) if reached else best
 
 
 def _trace_region(
     trace: Trace,
-    strings: list[list[int]],
-    at: list[int],
+    lengths: np.ndarray,
+    firsts: np.ndarray,
+    lasts: np.ndarray,
+    at: np.ndarray,
     best: int,
     left: int,
     right: int,
     cutoff: float,
     c2: int,
-    count: int,
 ) -> None:
     """Record :func:`density_region`'s strings, cutoff and region in *trace*."""
+    count = int(lasts[-1]) + 1
     trace.units("block", count)
-    lengths = [0] * count
-    for _, length, first, last in strings:
-        lengths[first : last + 1] = [length] * (last - first + 1)
-    trace.score(lengths, "string length (chars)", cutoff)
-    first, last = strings[left][2], strings[right][3]
+    trace.score(np.repeat(lengths, lasts - firsts + 1), "string length (chars)", cutoff)
+    first, last = int(firsts[left]), int(lasts[right])
     trace.keep(slice(first, last + 1))
-    trace.reason(slice(strings[best][2], strings[best][3] + 1), "the longest string: the region starts here")
+    trace.reason(slice(int(firsts[best]), int(lasts[best]) + 1), "the longest string: the region starts here")
     trace.reason(slice(first, last + 1), "inside the densest region")
+    places, sizes = at.tolist(), lengths.tolist()
     for side, edge, beyond in (
         ("before", left, range(left - 1, -1, -1)),
-        ("after", right, range(right + 1, len(strings))),
+        ("after", right, range(right + 1, len(sizes))),
     ):
         for i in beyond:
-            group = strings[i]
-            if abs(at[i] - at[edge]) <= c2 and group[1] < cutoff:
+            if abs(places[i] - places[edge]) <= c2 and sizes[i] < cutoff:
                 why = f"{side} the region: shorter than the cutoff {cutoff:.0f}"
             else:
                 why = f"{side} the region: more than c2={c2} strings from it"
-            trace.reason(slice(group[2], group[3] + 1), why)
-    trace.fact("longest string (chars)", strings[best][1])
+            trace.reason(slice(int(firsts[i]), int(lasts[i]) + 1), why)
+    trace.fact("longest string (chars)", sizes[best])
     trace.fact("cutoff = c1 x longest", round(cutoff, 1))
     trace.fact("region (blocks)", f"{first}..{last}")
-    trace.series.update(positions=at, lengths=[group[1] for group in strings], region=(left, right), longest=best)
+    trace.series.update(positions=places, lengths=sizes, region=(left, right), longest=best)
     trace.confidence = None
 
 
@@ -142,5 +143,5 @@ class DensityExtractor(Extractor):
     def extract_text(self, doc: Document, trace: Trace | None = None) -> str:
         o = self.options
         blocks = doc.block_columns
-        first, last = density_region(blocks.positions.tolist(), blocks.texts, o["c1"], o["c2"], o["unit"], trace)
+        first, last = density_region(blocks.positions, blocks.texts, o["c1"], o["c2"], o["unit"], trace)
         return blocks.text(slice(first, last + 1))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -62,40 +62,103 @@ def tagged_lines(doc: Document, break_at_structural: bool = False) -> list[Sourc
     source = _SOURCE_NON_TEXT.sub("", doc.source)
     source = source.replace("\r\n", "\n").replace("\r", "\n")
     # Past the last ">" no tag can close; tokenising only up to it keeps
-    # the tag regex from rescanning the tail for every stray "<".
+    # the tag regex from rescanning the tail for every stray "<". The source
+    # is split a window at a time, each ending just after a ">" (no tag runs
+    # past its first ">", so none is cut), and a line's pieces are joined
+    # after each window: a page of a million tags on one line makes no list
+    # of its pieces.
     end = source.rfind(">") + 1
-    pieces = _SOURCE_TAG.split(source[:end])
-    pieces[-1] += source[end:]
 
     lines: list[SourceLine] = []
     text: list[str] = []
+    joined: list[str] = []
     tags = 0
 
     def flush() -> None:
-        value = " ".join(html.unescape("".join(text)).split()) if text else ""
+        if joined:
+            joined.append("".join(text))
+            raw = "".join(joined)
+            joined.clear()
+        else:
+            raw = "".join(text)
+        if raw:
+            raw = html.unescape(raw)
+            value = " ".join(raw.split()) if len(raw) < _LONG_LINE else _collapse_long_line(raw)
+        else:
+            value = ""
         if value or tags:
             lines.append(SourceLine(value, tags))
         text.clear()
 
-    for i, piece in enumerate(pieces):
-        if i % 2:  # a tag (odd pieces of a split on a capturing group)
-            name = _SOURCE_TAG_NAME.match(piece)
-            if name and name.group(1).lower() in STRUCTURAL_TAGS:
-                if break_at_structural:
-                    flush()
-                    tags = 0
-                else:
-                    text.append(" ")  # "</p><p>" separates words
-            tags += 1
-            continue
-        first, *rest = piece.split("\n")
-        text.append(first)
-        for chunk in rest:
-            flush()
-            tags = 0
-            text.append(chunk)
+    for window in _windows(source, end):
+        for i, piece in enumerate(_SOURCE_TAG.split(window)):
+            if i % 2:  # a tag (odd pieces of a split on a capturing group)
+                name = _SOURCE_TAG_NAME.match(piece)
+                if name and name.group(1).lower() in STRUCTURAL_TAGS:
+                    if break_at_structural:
+                        flush()
+                        tags = 0
+                    else:
+                        text.append(" ")  # "</p><p>" separates words
+                tags += 1
+                continue
+            first, *rest = piece.split("\n")
+            text.append(first)
+            for chunk in rest:
+                flush()
+                tags = 0
+                text.append(chunk)
+        if len(text) > 1:
+            joined.append("".join(text))
+            text.clear()
+    first, *rest = source[end:].split("\n")
+    text.append(first)
+    for chunk in rest:
+        flush()
+        tags = 0
+        text.append(chunk)
     flush()
     return lines
+
+
+#: Characters of source split at a time by :func:`tagged_lines` (a window
+#: runs on to the next ">" when it holds none).
+_WINDOW = 1 << 16
+
+
+def _windows(source: str, end: int) -> Iterator[str]:
+    """``source[:end]`` in consecutive slices of about :data:`_WINDOW`
+    characters, each ending just after a ">" (*end* is just after the last)."""
+    start = 0
+    while start < end:
+        stop = source.rfind(">", start, start + _WINDOW) + 1
+        if stop <= start:
+            stop = source.find(">", start + _WINDOW) + 1
+        yield source[start:stop]
+        start = stop
+
+
+#: A line at least this long has its whitespace collapsed a slice of about
+#: this many characters at a time (:func:`_collapse_long_line`).
+_LONG_LINE = 1 << 16
+_WHITESPACE = re.compile(r"\s")
+
+
+def _collapse_long_line(text: str) -> str:
+    """*text* with every run of whitespace one space and none at either end,
+    as ``" ".join(text.split())``, a slice at a time (each slice ending where
+    whitespace begins, so no word is cut): a one-line page of a million
+    words never holds a million strings."""
+    parts: list[str] = []
+    start = 0
+    while start < len(text):
+        space = _WHITESPACE.search(text, start + _LONG_LINE)
+        stop = space.start() if space else len(text)
+        part = " ".join(text[start:stop].split())
+        if part:
+            parts.append(part)
+        start = stop
+    return " ".join(parts)
 
 
 #: Lloyd / EM iterations are capped so a page never costs more than
