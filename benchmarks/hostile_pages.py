@@ -18,6 +18,9 @@ Pages (``--scale`` multiplies their sizes):
 ``paragraphs``
     a million short paragraphs (``<p>p123456</p>``, 14 MB): the most blocks
     and containers per byte an HTML page can hold.
+``divs``
+    a million sibling ``<div>`` holding a comma each (``<div>d, 123456</div>``,
+    20 MB): the most DIVs ``punctuation`` can be asked to score.
 ``deep``
     100,000 nested ``<div>`` each holding a word of its own, closed, then a paragraph:
     libxml2 stops at 2,048 levels; the text after must still come out
@@ -61,6 +64,8 @@ def make_page(name: str, scale: float = 1.0) -> bytes:
     head = "<!DOCTYPE html><html><head><title>hostile</title></head><body>"
     if name == "paragraphs":
         body = "".join(f"<p>p{i:06d}</p>" for i in range(n(1_000_000)))
+    elif name == "divs":
+        body = "".join(f"<div>d, {i:06d}</div>" for i in range(n(1_000_000)))
     elif name == "deep":
         count = n(100_000)
         body = "".join(f"<div>w{i} " for i in range(count)) + "</div>" * count + "<p>after the nest</p>"
@@ -82,7 +87,7 @@ def make_page(name: str, scale: float = 1.0) -> bytes:
     return (head + body + "</body></html>").encode()
 
 
-PAGES = ("paragraphs", "deep", "font", "attributes", "text_node", "inline", "after_html")
+PAGES = ("paragraphs", "divs", "deep", "font", "attributes", "text_node", "inline", "after_html")
 
 #: Run in the child: warm up, then extract the page once; print JSON.
 CHILD = r"""
