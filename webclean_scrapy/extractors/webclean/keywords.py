@@ -162,12 +162,8 @@ def table_cells(doc: Document, among: np.ndarray | None = None) -> np.ndarray:
     object per block."""
     tags = doc.container_columns.tags
     holders = doc.block_columns.holders
-    if among is None:
-        return np.fromiter(
-            (tags[holder] in TABLE_CELL_TAGS for holder in holders.tolist()), dtype=bool, count=len(holders)
-        )
+    looked_at = np.arange(len(holders)) if among is None else np.flatnonzero(among)
     cells = np.zeros(len(holders), dtype=bool)
-    looked_at = np.flatnonzero(among)
     cells[looked_at] = np.fromiter(
         (tags[holder] in TABLE_CELL_TAGS for holder in holders[looked_at].tolist()), dtype=bool, count=len(looked_at)
     )
