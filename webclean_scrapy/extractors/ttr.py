@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable, Iterator, Sequence
+from itertools import chain
 from typing import NamedTuple
 
 import numpy as np
@@ -90,8 +91,9 @@ def tagged_lines(doc: Document, break_at_structural: bool = False) -> list[Sourc
             lines.append(SourceLine(value, tags))
         text.clear()
 
-    for window in _windows(source, end):
-        for i, piece in enumerate(_SOURCE_TAG.split(window)):
+    # The tail after the last ">" holds no tag: one text piece, never split.
+    for pieces in chain(map(_SOURCE_TAG.split, _windows(source, end)), [[source[end:]]]):
+        for i, piece in enumerate(pieces):
             if i % 2:  # a tag (odd pieces of a split on a capturing group)
                 name = _SOURCE_TAG_NAME.match(piece)
                 if name and name.group(1).lower() in STRUCTURAL_TAGS:
@@ -111,12 +113,6 @@ def tagged_lines(doc: Document, break_at_structural: bool = False) -> list[Sourc
         if len(text) > 1:
             joined.append("".join(text))
             text.clear()
-    first, *rest = source[end:].split("\n")
-    text.append(first)
-    for chunk in rest:
-        flush()
-        tags = 0
-        text.append(chunk)
     flush()
     return lines
 
