@@ -26,6 +26,7 @@ from webclean_scrapy.document import RELEASE_TREE_ABOVE, Document
 from webclean_scrapy.extraction import Extractor
 from webclean_scrapy.extractors import get_extractor
 from webclean_scrapy.extractors.density import density_region
+from webclean_scrapy.extractors.punctuation import score_divs, select_div
 from webclean_scrapy.extractors.ttr import tagged_lines
 from webclean_scrapy.extractors.webclean import MODEL_FEATURES, WebcleanExtractor, block_probabilities
 from webclean_scrapy.extractors.webclean.features import (
@@ -212,6 +213,26 @@ def test_the_published_methods_make_no_object_per_block_or_tag():
     assert density_peak < 100 * blocks, density_peak / blocks
     assert len(lines) == 1 and lines[0].tags == 2 * blocks + 4
     assert ttr_peak < 4 * len(html), ttr_peak / len(html)
+
+
+def test_punctuation_makes_no_object_per_div():
+    # 100,000 sibling DIVs holding a comma each. Until session 41 the method
+    # built a Python object per DIV, with its list of children, and a dict
+    # keyed by them for the parent check: 398 bytes a DIV at its peak (the
+    # million-DIV page of benchmarks/hostile_pages.py at 32x its size).
+    divs = 100_000
+    html = "<html><body>" + "".join(f"<div>d, {i:06d}</div>" for i in range(divs)) + "</body></html>"
+    doc = Document.from_html(html)
+    doc.container_columns  # noqa: B018 - built once, as the extraction has them
+    tracemalloc.start()
+    try:
+        scored = score_divs(doc)
+        chosen = select_div(scored)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(scored) == divs and chosen == 0  # every DIV scores 1**3 x 8: the first one wins
+    assert peak < 200 * divs, peak / divs
 
 
 def _walk_calls(html: str) -> list[tuple[bool, int]]:

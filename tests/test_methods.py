@@ -13,7 +13,17 @@ import pytest
 
 from webclean_scrapy import Document, ExtractionError, extract, get_extractor
 from webclean_scrapy.extractors.density import density_region
-from webclean_scrapy.extractors.punctuation import COMMAS, FULL_STOPS, count_chars, score_divs, select_div
+from webclean_scrapy.extractors.punctuation import (
+    COMMAS,
+    FULL_STOPS,
+    DivColumns,
+    average_score,
+    count_chars,
+    div_scores,
+    nearest_marked,
+    score_divs,
+    select_div,
+)
 from webclean_scrapy.extractors.ttr import SourceLine, absolute_derivative, smooth, tag_ratios, tagged_lines
 
 
@@ -213,22 +223,23 @@ def test_punctuation_score_worked_example():
         "<div>Alpha, beta, gamma and delta. See <a href='x'>the, docs.</a>"
         "<p>Inner, paragraph</p><div>Nested, not counted.</div></div>"
     )
-    outer = score_divs(doc)[0]
+    divs = score_divs(doc)
     # Direct text (the <p> has no DIV of its own, the nested DIV does):
     # "Alpha, beta, gamma and delta. See the, docs." + "Inner, paragraph"
-    assert outer.commas == 4  # CS
-    assert outer.chars == 37 + 15  # CL, non-whitespace characters
-    assert outer.anchor_chars == 9  # ACL: "the," + "docs."
-    assert outer.anchor_punctuation == 2  # ACFL: "," and "."
-    assert outer.score == pytest.approx(4**3 * (52 / 9) / 2**2)  # 92.44
+    assert divs.commas[0] == 4  # CS
+    assert divs.chars[0] == 37 + 15  # CL, non-whitespace characters
+    assert divs.anchor_chars[0] == 9  # ACL: "the," + "docs."
+    assert divs.anchor_punctuation[0] == 2  # ACFL: "," and "."
+    assert divs.scores[0] == pytest.approx(4**3 * (52 / 9) / 2**2)  # 92.44
+    # The nested DIV: its own text, its parent the outer DIV.
+    assert (divs.commas[1], divs.chars[1], divs.parents.tolist()) == (1, 18, [-1, 0])
 
 
 def test_punctuation_zero_guards_count_as_one():
     doc = Document.from_html("<div>One, two, three</div><div>No commas at all</div>")
-    first, second = score_divs(doc)
-    assert (first.anchor_chars, first.anchor_punctuation) == (0, 0)
-    assert first.score == 2**3 * 13  # CS^3 * CL / 1 / 1^2
-    assert second.score == 0
+    divs = score_divs(doc)
+    assert (divs.anchor_chars[0], divs.anchor_punctuation[0]) == (0, 0)
+    assert divs.scores.tolist() == [2**3 * 13, 0]  # CS^3 * CL / 1 / 1^2; no commas
 
 
 def prose(n: int, word: str = "word") -> str:
@@ -241,8 +252,9 @@ def test_punctuation_selects_the_best_div_when_its_parent_adds_nothing():
         "<div id='side'>" + prose(1, "aside") + "</div></div>"
     )
     doc = Document.from_html(html)
-    chosen = select_div(score_divs(doc))
-    assert chosen is not None and doc.element(chosen.index).get("id") == "article"
+    divs = score_divs(doc)
+    chosen = select_div(divs)
+    assert chosen is not None and doc.element(int(divs.containers[chosen])).get("id") == "article"
     assert "aside" not in text_of("punctuation", html)
 
 
@@ -254,12 +266,13 @@ def test_punctuation_parent_check_climbs_to_cover_sibling_divs():
         "<div id='foot'>Copyright. <a href='/t'>Terms, and. Privacy.</a></div></div>"
     )
     doc = Document.from_html(html)
-    scores = score_divs(doc)
-    by_id = {doc.element(s.index).get("id"): s for s in scores}
-    average = sum(s.score for s in scores) / len(scores)
-    assert by_id["part1"].score > by_id["part2"].score > average > by_id["foot"].score
-    chosen = select_div(scores)
-    assert chosen is by_id["story"]  # part2, a sibling above average, pulls the choice up one level
+    divs = score_divs(doc)
+    by_id = {doc.element(container).get("id"): div for div, container in enumerate(divs.containers.tolist())}
+    score = divs.scores.__getitem__
+    average = average_score(divs.scores)
+    assert average == pytest.approx(divs.scores.mean())
+    assert score(by_id["part1"]) > score(by_id["part2"]) > average > score(by_id["foot"])
+    assert select_div(divs) == by_id["story"]  # part2, a sibling above average, pulls the choice up one level
     text = text_of("punctuation", html)
     assert "first," in text and "second," in text and "Copyright" not in text and "Home" not in text
 
@@ -279,8 +292,90 @@ def test_punctuation_anchor_punctuation_skips_hidden_and_nested_blocks():
         "<div>Lead, text <a href='a'>one, two.</a> more, <span hidden><a>x.</a></span>"
         "<p>para <a href='b'>three.</a></p> tail <a href='c'>four</a></div>"
     )
-    (div,) = score_divs(doc)
-    assert div.anchor_punctuation == 3  # ",", "." in the first link, "." in the <p> link
+    divs = score_divs(doc)
+    assert divs.anchor_punctuation.tolist() == [3]  # ",", "." in the first link, "." in the <p> link
+
+
+def _naive_nearest_marked(parents: list[int], marked: list[bool]) -> list[int]:
+    out = []
+    for node in range(len(parents)):
+        while node >= 0 and not marked[node]:
+            node = parents[node]
+        out.append(node)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_nearest_marked_ancestor_by_pointer_doubling(seed):
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(1, 400))
+    # Parents before children, several roots, chains as deep as the tree allows.
+    parents = np.array(
+        [-1] + [int(rng.integers(-1, node)) if rng.random() < 0.5 else node - 1 for node in range(1, size)]
+    )
+    marked = rng.random(size) < rng.random()
+    assert nearest_marked(parents, marked).tolist() == _naive_nearest_marked(parents.tolist(), marked.tolist())
+
+
+def test_nearest_marked_on_a_small_tree():
+    #  0 ─ 1* ─ 2 ─ 3        (* marked)
+    #        └ 4*
+    #  5 ─ 6
+    parents = np.array([-1, 0, 1, 2, 1, -1, 5])
+    marked = np.array([False, True, False, False, True, False, False])
+    assert nearest_marked(parents, marked).tolist() == [-1, 1, 1, 1, 4, -1, -1]
+
+
+def _naive_select(parents: list[int], scores: list[float]) -> int:
+    """Session 40's parent check: selected DIVs counted per subtree, bottom-up."""
+    average = sum(scores) / len(scores)
+    below = [int(score > average) for score in scores]
+    for div in reversed(range(len(parents))):
+        if parents[div] >= 0:
+            below[parents[div]] += below[div]
+    current = max(range(len(scores)), key=scores.__getitem__)
+    while parents[current] >= 0 and below[parents[current]] > below[current]:
+        current = parents[current]
+    return current
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_parent_check_in_one_pass_agrees_with_subtree_counts(seed):
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(1, 300))
+    parents = np.array([-1] + [int(rng.integers(-1, div)) for div in range(1, size)])
+    scores = np.where(rng.random(size) < 0.6, 0.0, rng.integers(1, 1000, size) * 1.0)
+    scores[int(rng.integers(size))] = 2000.0
+    none = np.zeros(size, dtype=np.int64)
+    divs = DivColumns(
+        containers=np.arange(size),
+        parents=parents,
+        first_blocks=none,
+        last_blocks=none,
+        commas=none,
+        chars=none,
+        anchor_chars=none,
+        anchor_punctuation=none,
+        scores=scores,
+        block_divs=none,
+    )
+    assert select_div(divs) == _naive_select(parents.tolist(), scores.tolist())
+
+
+def test_punctuation_score_is_exact_past_the_int64_cube():
+    # 3,000,000 commas: their cube passes int64, yet the score is the
+    # definition's, the exact integer rounded once.
+    commas = np.array([3_000_000, 2_097_151, 12], dtype=np.int64)
+    chars = np.array([9_000_001, 7_000_003, 40], dtype=np.int64)
+    anchor_chars = np.array([0, 7, 3], dtype=np.int64)
+    anchor_punctuation = np.array([5, 0, 1], dtype=np.int64)
+    expected = [
+        c**3 * (length / max(linked, 1)) / max(marks, 1) ** 2
+        for c, length, linked, marks in zip(
+            commas.tolist(), chars.tolist(), anchor_chars.tolist(), anchor_punctuation.tolist()
+        )
+    ]
+    assert div_scores(commas, chars, anchor_chars, anchor_punctuation).tolist() == expected
 
 
 # -- all methods on a realistic page -----------------------------------------

@@ -19,7 +19,8 @@ inside links): no tree work, and no object per block.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -31,114 +32,185 @@ from ..options import extractor_name
 from ..trace import Trace
 from . import get_extractor, register
 
-__all__ = ["COMMAS", "FULL_STOPS", "DivScore", "PunctuationExtractor", "count_chars", "score_divs", "select_div"]
+__all__ = [
+    "COMMAS",
+    "FULL_STOPS",
+    "DivColumns",
+    "PunctuationExtractor",
+    "average_score",
+    "count_chars",
+    "div_scores",
+    "nearest_marked",
+    "score_divs",
+    "select_div",
+]
 
 
 def count_chars(text: str, chars: str) -> int:
     return sum(map(text.count, chars))
 
 
-@dataclass(slots=True)
-class DivScore:
-    """The counts and score of one DIV (direct text only)."""
-
-    index: int  #: the DIV's container (an index into :attr:`Document.container_columns`)
-    first_block: int  #: the block range of the DIV's subtree, inclusive (both -1 without text)
-    last_block: int
-    commas: int = 0  #: CS
-    chars: int = 0  #: CL
-    anchor_chars: int = 0  #: ACL
-    anchor_punctuation: int = 0  #: ACFL
-    children: list[DivScore] = field(default_factory=list, repr=False)  #: nearest DIV descendants
-    parent: DivScore | None = field(default=None, repr=False)  #: nearest DIV ancestor
-
-    @property
-    def score(self) -> float:
-        """``CS^3 * (CL / ACL) / ACFL^2``, with ACL and ACFL of 0 counted as 1.
-
-        A zero denominator means "no links" or "no punctuation in links",
-        the best case; counting it as 1 keeps such DIVs at the top instead of
-        dividing by zero, and is continuous with a DIV holding one anchor
-        character or one anchor full stop.
-        """
-        return self.commas**3 * (self.chars / max(self.anchor_chars, 1)) / max(self.anchor_punctuation, 1) ** 2
+#: The largest comma count whose cube int64 holds (2**63 - 1 >= 2_097_151**3):
+#: above it the cube is taken in Python's integers, as the score's definition does.
+_EXACT_CUBE_BELOW = 2_097_152
 
 
-def score_divs(doc: Document, owners: list[DivScore | None] | None = None) -> list[DivScore]:
-    """One :class:`DivScore` per ``<div>``, in document order, with the DIV tree.
+@dataclass(frozen=True, slots=True)
+class DivColumns:
+    """The page's DIVs as columns, in document order (one entry per ``<div>``),
+    with the counts and score of each one's direct text.
 
-    Containers are in document order, so a container's parent is seen before
-    it and its nearest DIV (itself, for a DIV) is known in one pass over the
-    container columns; each block's counts then go to its holder's nearest
-    DIV. *owners*, if given (one entry per block), receives each block's
-    nearest DIV (for the trace).
+    Columns rather than an object per DIV: a page of a million DIVs (20 MB)
+    costs a few int64 entries per DIV, not a Python object, a list of
+    children and a dict entry each (docs/SECURITY.md, "Memory per page").
+    """
+
+    containers: np.ndarray  #: each DIV's container (an index into :attr:`Document.container_columns`)
+    parents: np.ndarray  #: each DIV's nearest DIV ancestor, as a position in these columns (-1: none)
+    first_blocks: np.ndarray  #: the block range of each DIV's subtree, inclusive (both -1 without text)
+    last_blocks: np.ndarray
+    commas: np.ndarray  #: CS
+    chars: np.ndarray  #: CL
+    anchor_chars: np.ndarray  #: ACL
+    anchor_punctuation: np.ndarray  #: ACFL
+    scores: np.ndarray  #: ``CS^3 * (CL / ACL) / ACFL^2`` (float64; see :func:`div_scores`)
+    block_divs: np.ndarray  #: each block's nearest DIV, as a position in these columns (-1: none)
+
+    def __len__(self) -> int:
+        return len(self.containers)
+
+
+def div_scores(
+    commas: np.ndarray, chars: np.ndarray, anchor_chars: np.ndarray, anchor_punctuation: np.ndarray
+) -> np.ndarray:
+    """``CS^3 * (CL / ACL) / ACFL^2``, with ACL and ACFL of 0 counted as 1.
+
+    A zero denominator means "no links" or "no punctuation in links", the
+    best case; counting it as 1 keeps such DIVs at the top instead of
+    dividing by zero, and is continuous with a DIV holding one anchor
+    character or one anchor full stop. The cube is exact (an integer, then
+    rounded once to float64, as ``int ** 3 * float`` rounds it), so a score
+    does not depend on how large the page is.
+    """
+    cubes = commas**3
+    big = np.flatnonzero(commas >= _EXACT_CUBE_BELOW)
+    cubes = cubes.astype(np.float64)
+    if len(big):
+        cubes[big] = [float(int(count) ** 3) for count in commas[big].tolist()]
+    ratio = chars.astype(np.float64) / np.maximum(anchor_chars, 1).astype(np.float64)
+    return cubes * ratio / (np.maximum(anchor_punctuation, 1) ** 2).astype(np.float64)
+
+
+def nearest_marked(parents: np.ndarray, marked: np.ndarray) -> np.ndarray:
+    """For each node of a tree given by *parents* (-1 for a root), its
+    nearest ancestor-or-self that is *marked*, or -1.
+
+    Pointer doubling over whole columns: every pointer that has not reached
+    a marked node jumps to where its target points, so the distances double
+    and it takes about log2(depth) passes, without an object per node.
+    """
+    count = len(parents)
+    # Node ``count`` is a marked sentinel standing for "none".
+    up = np.where(marked, np.arange(count), parents)
+    up[up < 0] = count
+    up = np.append(up, count)
+    done = np.append(marked, True)
+    pending = np.flatnonzero(~done[up])
+    while len(pending):
+        up[pending] = up[up[pending]]
+        pending = pending[~done[up[pending]]]
+    up = up[:count]
+    up[up == count] = -1
+    return up
+
+
+def score_divs(doc: Document) -> DivColumns:
+    """The page's DIVs, their tree and their direct text's counts and scores.
+
+    Each container belongs to its nearest DIV (itself, for a DIV), found for
+    all containers at once (:func:`nearest_marked`); each block's counts go
+    to its holder's nearest DIV as whole-column sums.
     """
     columns = doc.container_columns
     blocks = doc.block_columns
-    parents = columns.parents.tolist()
-    firsts = columns.first_blocks.tolist()
-    lasts = columns.last_blocks.tolist()
-    # The nearest DIV of each container, as a position in ``scores`` (-1: none).
-    nearest = [-1] * len(parents)
-    scores: list[DivScore] = []
-    for index, tag in enumerate(columns.tags):
-        above = nearest[parents[index]] if parents[index] >= 0 else -1
-        if tag == "div":
-            own = DivScore(index, firsts[index], lasts[index], parent=scores[above] if above >= 0 else None)
-            if above >= 0:
-                scores[above].children.append(own)
-            above = len(scores)
-            scores.append(own)
-        nearest[index] = above
-    if not scores or not len(blocks):
-        return scores
-    # Each block's nearest DIV, and the sums per DIV of its blocks' counts
-    # (whole numbers, exact in float64; back to int for the score).
-    owner = np.array(nearest, dtype=np.intp)[blocks.holders]
+    is_div = np.fromiter((tag == "div" for tag in columns.tags), dtype=bool, count=len(columns))
+    containers = np.flatnonzero(is_div)
+    size = len(containers)
+    # Each container's nearest DIV as a position among the DIVs (-1: none).
+    nearest = nearest_marked(columns.parents, is_div)
+    positions = np.cumsum(is_div) - 1
+    nearest = np.where(nearest >= 0, positions[nearest], -1)
+    del positions
+    above = columns.parents[containers]
+    parents = np.where(above >= 0, nearest[np.maximum(above, 0)], -1)
+    owner = nearest[blocks.holders] if size else np.full(len(blocks), -1, dtype=np.int64)
+    del nearest
     held = owner >= 0
     divs = owner[held]
-    size = len(scores)
-    commas = np.bincount(divs, weights=blocks.count(COMMAS)[held], minlength=size).astype(np.int64).tolist()
-    chars = np.bincount(divs, weights=blocks.chars[held], minlength=size).astype(np.int64).tolist()
-    anchor_chars = np.bincount(divs, weights=blocks.anchor_chars[held], minlength=size).astype(np.int64).tolist()
+    # Whole numbers, exact in float64: back to int64 for the score.
+    commas = np.bincount(divs, weights=blocks.count(COMMAS)[held], minlength=size).astype(np.int64)
+    chars = np.bincount(divs, weights=blocks.chars[held], minlength=size).astype(np.int64)
+    anchor_chars = np.bincount(divs, weights=blocks.anchor_chars[held], minlength=size).astype(np.int64)
+    linked = np.flatnonzero(held & (blocks.anchor_chars > 0))
     marks = COMMAS + FULL_STOPS
     anchor_texts = blocks.anchor_texts
-    for block in np.flatnonzero(held & (blocks.anchor_chars > 0)).tolist():
-        scores[owner[block]].anchor_punctuation += count_chars(anchor_texts[block], marks)
-    for div, score in enumerate(scores):
-        score.commas, score.chars, score.anchor_chars = commas[div], chars[div], anchor_chars[div]
-    if owners is not None:
-        for block, div in enumerate(owner.tolist()):
-            owners[block] = scores[div] if div >= 0 else None
-    return scores
+    linked_marks = np.fromiter(
+        (count_chars(anchor_texts[block], marks) for block in linked.tolist()), dtype=np.int64, count=len(linked)
+    )
+    anchor_punctuation = np.bincount(owner[linked], weights=linked_marks, minlength=size).astype(np.int64)
+    return DivColumns(
+        containers=containers,
+        parents=parents,
+        first_blocks=columns.first_blocks[containers],
+        last_blocks=columns.last_blocks[containers],
+        commas=commas,
+        chars=chars,
+        anchor_chars=anchor_chars,
+        anchor_punctuation=anchor_punctuation,
+        scores=div_scores(commas, chars, anchor_chars, anchor_punctuation),
+        block_divs=owner,
+    )
 
 
-def select_div(scores: list[DivScore]) -> DivScore | None:
-    """The best DIV after the parent check, or ``None`` when nothing scores.
+def select_div(divs: DivColumns) -> int | None:
+    """The best DIV after the parent check (a position in *divs*), or
+    ``None`` when nothing scores.
 
     DIVs scoring above the average (over all DIVs) are *selected*. From the
     best DIV, climb the DIV tree: while the parent DIV is selected itself or
     holds a selected DIV outside the current one (the article is split over
     sibling DIVs), move up to the parent. The result is the lowest DIV
     ancestor of the best one that covers the selected DIVs around it.
+
+    The parent adds a selected DIV exactly when some selected DIV has that
+    parent as its nearest ancestor-or-self on the best DIV's chain of
+    ancestors; one :func:`nearest_marked` pass over the DIVs finds that for
+    all of them. The average is :func:`math.fsum`'s, correctly rounded
+    whatever the order or the Python version.
     """
-    if not scores:
+    if not len(divs):
         return None
-    values = [s.score for s in scores]
-    best = max(range(len(scores)), key=values.__getitem__)
-    if values[best] <= 0:
+    scores = divs.scores
+    best = int(np.argmax(scores))
+    if scores[best] <= 0:
         return None
-    average = sum(values) / len(values)
-    # Selected DIVs per DIV subtree, bottom-up (children follow their parent
-    # in document order), so each climbing step is O(1).
-    below = {id(s): int(v > average) for s, v in zip(scores, values)}
-    for s in reversed(scores):
-        if s.parent is not None:
-            below[id(s.parent)] += below[id(s)]
-    current = scores[best]
-    while current.parent is not None and below[id(current.parent)] > below[id(current)]:
-        current = current.parent
-    return current
+    selected = scores > average_score(scores)
+    chain = [best]
+    while (parent := int(divs.parents[chain[-1]])) >= 0:
+        chain.append(parent)
+    on_chain = np.zeros(len(divs), dtype=bool)
+    on_chain[chain] = True
+    joins = nearest_marked(divs.parents, on_chain)[selected]
+    adds = np.bincount(joins[joins >= 0], minlength=len(divs))
+    step = 0
+    while step + 1 < len(chain) and adds[chain[step + 1]]:
+        step += 1
+    return chain[step]
+
+
+def average_score(scores: np.ndarray) -> float:
+    """The selection cut: the mean DIV score (:func:`math.fsum`, exact)."""
+    return math.fsum(scores) / len(scores)
 
 
 @register
@@ -167,9 +239,8 @@ class PunctuationExtractor(Extractor):
         self.fallback = get_extractor(self.options["fallback"])
 
     def extract_text(self, doc: Document, trace: Trace | None = None) -> str:
-        owners: list[DivScore | None] | None = None if trace is None else [None] * len(doc.block_columns)
-        scores = score_divs(doc, owners)
-        chosen = select_div(scores)
+        divs = score_divs(doc)
+        chosen = select_div(divs)
         if chosen is None:
             if trace is None or not self.fallback.traceable:
                 return self.fallback.extract_text(doc)
@@ -177,35 +248,38 @@ class PunctuationExtractor(Extractor):
             trace.fact("punctuation", f"no DIV scores above zero: the {self.fallback.name} fallback decided")
             return text
         if trace is not None:
-            _trace_divs(trace, owners or [], scores, chosen)
-        if chosen.first_block < 0:
+            _trace_divs(trace, divs, chosen)
+        first, last = int(divs.first_blocks[chosen]), int(divs.last_blocks[chosen])
+        if first < 0:
             return ""
-        return doc.block_columns.text(slice(chosen.first_block, chosen.last_block + 1))
+        return doc.block_columns.text(slice(first, last + 1))
 
 
-def _trace_divs(trace: Trace, owners: list[DivScore | None], scores: list[DivScore], chosen: DivScore) -> None:
+def _trace_divs(trace: Trace, divs: DivColumns, chosen: int) -> None:
     """Record the DIV scores and the chosen DIV in *trace*."""
-    values = [s.score for s in scores]
-    average = sum(values) / len(values)
-    best = scores[max(range(len(scores)), key=values.__getitem__)]
+    scores = divs.scores
+    average = average_score(scores)
+    best = int(np.argmax(scores))
+    owners = divs.block_divs
     trace.units("block", len(owners))
     trace.score(
-        [owner.score if owner is not None else 0.0 for owner in owners],
+        np.where(owners >= 0, scores[np.maximum(owners, 0)], 0.0) if len(owners) else np.zeros(0),
         "nearest DIV's score CS^3 x (CL/ACL) / ACFL^2",
         average,
     )
-    inside = slice(chosen.first_block, chosen.last_block + 1) if chosen.first_block >= 0 else slice(0, 0)
+    first, last = int(divs.first_blocks[chosen]), int(divs.last_blocks[chosen])
+    inside = slice(first, last + 1) if first >= 0 else slice(0, 0)
     trace.keep(inside)
     trace.reason(inside, "inside the chosen DIV")
     outside = np.ones(len(owners), dtype=bool)
     outside[inside] = False
-    trace.reason(outside & np.array([owner is None for owner in owners], dtype=bool), "outside any DIV")
+    trace.reason(outside & (owners < 0), "outside any DIV")
     trace.reason(outside, "outside the chosen DIV")
-    trace.fact("DIVs scored", len(scores))
+    trace.fact("DIVs scored", len(divs))
     trace.fact("average DIV score (selection cut)", round(average, 1))
-    trace.fact("best DIV", f"container {best.index} <div>, score {best.score:.1f}")
+    trace.fact("best DIV", f"container {int(divs.containers[best])} <div>, score {scores[best]:.1f}")
     trace.fact(
         "chosen DIV (after the parent check)",
-        f"container {chosen.index} <div>, blocks {chosen.first_block}..{chosen.last_block}",
+        f"container {int(divs.containers[chosen])} <div>, blocks {first}..{last}",
     )
     trace.confidence = None
