@@ -50,8 +50,8 @@ def count_chars(text: str, chars: str) -> int:
     return sum(map(text.count, chars))
 
 
-#: The largest comma count whose cube int64 holds (2**63 - 1 >= 2_097_151**3):
-#: above it the cube is taken in Python's integers, as the score's definition does.
+#: Comma counts below this have a cube int64 holds (2**63 - 1 >= 2_097_151**3);
+#: from it on the cube is taken in Python's integers, as the score's definition does.
 _EXACT_CUBE_BELOW = 2_097_152
 
 
@@ -89,8 +89,9 @@ def div_scores(
     best case; counting it as 1 keeps such DIVs at the top instead of
     dividing by zero, and is continuous with a DIV holding one anchor
     character or one anchor full stop. The cube is exact (an integer, then
-    rounded once to float64, as ``int ** 3 * float`` rounds it), so a score
-    does not depend on how large the page is.
+    rounded once to float64, as ``int ** 3 * float`` rounds it): a DIV with
+    millions of commas scores what the definition says instead of wrapping
+    around in int64.
     """
     cubes = commas**3
     big = np.flatnonzero(commas >= _EXACT_CUBE_BELOW)
@@ -143,7 +144,7 @@ def score_divs(doc: Document) -> DivColumns:
     del positions
     above = columns.parents[containers]
     parents = np.where(above >= 0, nearest[np.maximum(above, 0)], -1)
-    owner = nearest[blocks.holders] if size else np.full(len(blocks), -1, dtype=np.int64)
+    owner = nearest[blocks.holders]
     del nearest
     held = owner >= 0
     divs = owner[held]
