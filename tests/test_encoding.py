@@ -17,6 +17,7 @@ from webclean_scrapy.encoding import (
     double_encoded,
     html_encoding,
     looks_binary,
+    top_level_domain,
     undo_double_encoding,
 )
 from webclean_scrapy.offload import extract_markup, extract_response
@@ -226,6 +227,104 @@ def test_the_repair_leaves_what_nothing_reads():
     assert result.title == WORDS
 
 
+#: One news paragraph per language, and the legacy charsets a page in it was
+#: published in before UTF-8 (session 41's probe: 37 such pages, 9 right under
+#: the old Windows-1252 fallback, 35 under the browser's detector).
+LEGACY_PAGES = {
+    "ru": (
+        "Городской совет во вторник утвердил новый план велосипедных дорожек после дебатов, "
+        "которые длились почти четыре часа. По словам мэра, работы начнутся летом.",
+        ["cp1251", "koi8-r", "iso-8859-5"],
+    ),
+    "el": (
+        "Το δημοτικό συμβούλιο ενέκρινε την Τρίτη το νέο σχέδιο ποδηλατοδρόμων, μετά από "
+        "συζήτηση που διήρκεσε σχεδόν τέσσερις ώρες.",
+        ["cp1253"],
+    ),
+    "ar": (
+        "وافق المجلس البلدي يوم الثلاثاء على الخطة الجديدة لمسارات الدراجات، بعد نقاش استمر قرابة أربع ساعات.",
+        ["cp1256"],
+    ),
+    "ja": (
+        "市議会は火曜日、約四時間に及ぶ議論の末、新しい自転車道計画を承認した。市長によると、工事は夏に始まる。",
+        ["shift_jis", "euc-jp"],
+    ),
+    "zh": ("市议会周二在经过近四个小时的辩论后批准了新的自行车道计划。市长表示，工程将于夏季开始。", ["gbk"]),
+    "ko": ("시의회는 화요일 거의 네 시간에 걸친 토론 끝에 새로운 자전거 도로 계획을 승인했다.", ["euc-kr"]),
+    "pl": (
+        "Rada miasta zatwierdziła we wtorek nowy plan ścieżek rowerowych, po debacie, która trwała "
+        "prawie cztery godziny. Według prezydenta prace rozpoczną się latem.",
+        ["cp1250", "iso-8859-2"],
+    ),
+    "tr": (
+        "Belediye meclisi salı günü yaklaşık dört saat süren bir tartışmanın ardından yeni bisiklet "
+        "yolu planını onayladı.",
+        ["cp1254"],
+    ),
+    # Western pages stay Windows-1252, curly quotes and all.
+    "de": (
+        "Der Stadtrat hat am Dienstag den neuen Radverkehrsplan beschlossen. „Das ist ein großer "
+        "Schritt für unsere Straßen“, sagte die Bürgermeisterin über die Brücke.",
+        ["cp1252"],
+    ),
+    "pt": (
+        "A câmara municipal aprovou na terça-feira o novo plano de ciclovias, após um debate que "
+        "durou quase quatro horas. A oposição não ficou satisfeita com a decisão.",
+        ["cp1252"],
+    ),
+}
+
+
+def legacy_page(text: str) -> str:
+    nav = "".join(f'<li><a href="/s{i}">Section {i}</a></li>' for i in range(6))
+    return (
+        f"<html><head><title>News</title></head><body><ul>{nav}</ul>"
+        f"<article><h1>News</h1><p>{text}</p><p>{text}</p></article></body></html>"
+    )
+
+
+@pytest.mark.parametrize(
+    "language,codec", [(language, codec) for language, (_, codecs) in LEGACY_PAGES.items() for codec in codecs]
+)
+def test_an_undeclared_legacy_charset_is_read_as_a_browser_reads_it(language, codec):
+    # A page saved without its HTTP header keeps no charset. Read as
+    # Windows-1252 (until session 41), every letter of these but the
+    # Western ones was mojibake.
+    text = LEGACY_PAGES[language][0]
+    body = legacy_page(text).encode(codec)
+    assert html_encoding(body) is None
+    encoding, decoded = decode_html(body)
+    assert text in decoded, (language, codec, encoding)
+    assert text in extract(body).text
+    if language in ("de", "pt"):
+        assert encoding == "cp1252"
+
+
+def test_the_top_level_domain_hints_the_detection_as_in_a_browser():
+    # Czech in Windows-1250 and ISO-8859-2 differ in a few letters and signs
+    # (0xA9 is "©" in one and "Š" in the other): without a hint the detector
+    # takes this page for ISO-8859-2; on a .cz address, as Firefox, for Windows-1250.
+    text = (
+        "Městské zastupitelstvo v úterý schválilo nový plán cyklostezek po debatě, která trvala téměř "
+        "čtyři hodiny. Podle primátora práce začnou v létě a budou stát asi dvanáct milionů korun. "
+        "Obyvatelé jsou spokojeni, ale majitelé obchodů mají obavy z úbytku parkovacích míst."
+    )
+    html = (
+        f"<html><head><title>{text[:40]}</title></head><body><h1>{text[:50]}</h1><p>{text}</p><p>{text}</p>"
+        "<footer>© 2024 Example Media · <a href='/privacy'>Privacy</a></footer></body></html>"
+    )
+    body = html.encode("cp1250")
+    assert decode_html(body)[0] == "iso8859-2"
+    url = "https://www.example.cz/zpravy/1"
+    assert decode_html(body, url=url) == ("cp1250", html)
+    assert "© 2024 Example Media ·" in extract(body, url=url, extractor="baseline").text  # the footer, read right
+    assert top_level_domain("https://www.example.cz/a") == b"cz"
+    assert top_level_domain("http://пример.рф/") == b"xn--p1ai"
+    assert top_level_domain("HTTP://Example.COM.") == b"com"
+    for nothing in (None, "", "http://127.0.0.1/", "http://localhost/", "not a url", "http://[::1]/"):
+        assert top_level_domain(nothing) is None, nothing
+
+
 DEMO_PAGES = sorted((Path(__file__).resolve().parent.parent / "webclean_scrapy" / "demo" / "site").rglob("*.html"))
 
 CASES = {
@@ -242,6 +341,17 @@ CASES = {
     "bad-utf8-declared": (page().encode().replace(b"Caf", b"Ca\xff"), "text/html; charset=utf-8"),
     "meta-cp1252-on-utf8": (page('<meta charset="windows-1252">').encode(), "text/html"),
     "meta-gbk": (page('<meta charset="gbk">').encode("gbk", "replace"), "text/html"),
+    # Scrapy detects with charset-normalizer, the process path with chardetng:
+    # where they disagree, the thread path decodes the bytes itself.
+    "cp1251-undeclared": (
+        legacy_page(LEGACY_PAGES["ru"][0] + " " + WORDS).encode("cp1251", "xmlcharrefreplace"),
+        "text/html",
+    ),
+    "shift-jis-undeclared": (
+        legacy_page(LEGACY_PAGES["ja"][0] + " " + WORDS).encode("shift_jis", "xmlcharrefreplace"),
+        "text/html",
+    ),
+    "cp1252-german-undeclared": (legacy_page(LEGACY_PAGES["de"][0] + " " + WORDS).encode("cp1252"), "text/html"),
     "utf8-decoded-twice": (page().replace(WORDS, twice(WORDS)).encode(), "text/html; charset=utf-8"),
     "utf8-decoded-twice-latin1-header": (page().replace(WORDS, twice(WORDS)).encode(), "text/html; charset=iso-8859-1"),
     "no-content-type": (page().encode(), None),

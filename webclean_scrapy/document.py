@@ -711,7 +711,7 @@ class Document:
             if encoding:
                 content_type = encoding if "=" in encoding or "/" in encoding else f"text/html; charset={encoding}"
             data = bytes(html)
-            encoding, text = decode_html(data, content_type)
+            encoding, text = decode_html(data, content_type, url)
             # Valid UTF-8 (most of the web) goes to libxml2 as the original
             # bytes: no re-encoding copy. Anything else is parsed from the
             # decoded text (re-encoded as UTF-8), so the charset decision stays ours.

@@ -165,7 +165,7 @@ def extract_response(
     header = content_type.decode("latin-1") if content_type else None
     if (
         screen_markup(response.body)[1]
-        or not decoded_alike(response.body, header, response.encoding)
+        or not decoded_alike(response.body, header, response.encoding, response.url)
         or double_encoded(response.body)
     ):
         return extract_markup(extractor, response.body, response.url, header, outline, explain, formats)

@@ -254,7 +254,7 @@ class WebcleanWarcReader(BaseDiskReader):
             self.stat_update("undecodable")
             return None
         try:
-            _, text = decode_html(page.body, content_type)
+            _, text = decode_html(page.body, content_type, url)
         except ExtractionError:  # binary under an HTML Content-Type
             self.stat_update("not_html")
             return None

@@ -194,7 +194,7 @@ class _Runner:
         html: str | None = None
         if self.peers:
             try:
-                html = decode_html(raw)[1]
+                html = decode_html(raw, url=page.url)[1]
             except Exception:  # binary page: every peer gets nothing
                 html = None
             if html is not None and not self.ours:
