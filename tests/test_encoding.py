@@ -17,6 +17,7 @@ from webclean_scrapy.encoding import (
     double_encoded,
     html_encoding,
     looks_binary,
+    mostly_utf8,
     top_level_domain,
     undo_double_encoding,
 )
@@ -298,6 +299,23 @@ def test_an_undeclared_legacy_charset_is_read_as_a_browser_reads_it(language, co
     assert text in extract(body).text
     if language in ("de", "pt"):
         assert encoding == "cp1252"
+
+
+def test_undeclared_utf8_with_a_few_broken_bytes_stays_utf8():
+    # A stray Latin-1 byte or a character cut in two does not make the page
+    # Windows-1252 (or whatever a detector makes of it): its other letters
+    # stay themselves, the broken bytes become U+FFFD.
+    text = LEGACY_PAGES["de"][0]
+    body = legacy_page(text).encode().replace(b"</article>", b"\xe9 \xe2\x80</article>", 1)
+    encoding, decoded = decode_html(body)
+    assert encoding == "utf-8" and text in decoded and decoded.count("\ufffd") == 2
+    assert text in extract(body).text
+    # Legacy text forms few well-formed sequences, so it is never taken for this.
+    for language, (words, codecs) in LEGACY_PAGES.items():
+        for codec in codecs:
+            legacy = legacy_page(words).encode(codec)
+            if not legacy.isascii():
+                assert not mostly_utf8(legacy.decode("utf-8", "replace")), (language, codec)
 
 
 def test_the_top_level_domain_hints_the_detection_as_in_a_browser():
