@@ -301,6 +301,19 @@ def test_an_undeclared_legacy_charset_is_read_as_a_browser_reads_it(language, co
         assert encoding == "cp1252"
 
 
+def test_an_undeclared_iso_2022_jp_page_is_read_as_japanese():
+    # ISO-2022-JP is 7-bit, so valid UTF-8 (ASCII): without its escape
+    # sequences read, the page is "$B;T5D2q$O..." instead of Japanese.
+    text = LEGACY_PAGES["ja"][0]
+    body = legacy_page(text).encode("iso2022_jp")
+    assert body.isascii()
+    assert decode_html(body) == ("iso2022_jp", legacy_page(text))
+    assert text in extract(body).text
+    # An ASCII page with a stray ESC is still UTF-8 (ASCII).
+    plain = legacy_page("An escape \x1b in the text, nothing else.").encode()
+    assert decode_html(plain)[0] == "utf-8"
+
+
 def test_undeclared_utf8_with_a_few_broken_bytes_stays_utf8():
     # A stray Latin-1 byte or a character cut in two does not make the page
     # Windows-1252 (or whatever a detector makes of it): its other letters

@@ -104,11 +104,17 @@ def _detect(body: bytes, url: str | None = None) -> str:
 def _undeclared(body: bytes, url: str | None) -> tuple[str, str]:
     """``(encoding, text)`` of a page that declares no charset: UTF-8 when it
     is UTF-8, or UTF-8 but for a few broken sequences (:func:`mostly_utf8`),
-    else its legacy encoding (:func:`legacy_encoding`)."""
+    else its legacy encoding (:func:`legacy_encoding`). A 7-bit page is
+    valid UTF-8 but may be ISO-2022-JP, whose escape sequences (``ESC $ B``)
+    switch to Japanese: it is read so when the detector says it is."""
     try:
-        return "utf-8", body.decode("utf-8")
+        text = body.decode("utf-8")
     except UnicodeDecodeError:
         pass
+    else:
+        if b"\x1b" in body and body.isascii() and legacy_encoding(body, url) == "iso2022_jp":
+            return "iso2022_jp", to_unicode(body, "iso2022_jp")
+        return "utf-8", text
     text = body.decode("utf-8", "replace")
     if mostly_utf8(text):
         return "utf-8", text
