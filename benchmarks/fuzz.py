@@ -7,7 +7,8 @@ Usage::
 Runs the checks of ``tests/_fuzz.py`` (every registered extractor from
 ``str`` and bytes, the compiled and the Python walk agreeing, the downloader
 middleware in-process) on ``--examples`` generated pages, then
-``--bytes-examples`` arbitrary byte strings, with hypothesis (``pip install
+``--bytes-examples`` arbitrary byte strings (also through the charset
+check of :class:`~webclean_scrapy.charset.CharsetMiddleware`), with hypothesis (``pip install
 -e ".[test]"``). Random, unless ``--seed`` is given; no per-example
 deadline. Prints how many examples passed; on a failure, hypothesis'
 shrunk counterexample and exit status 1.
@@ -27,7 +28,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from _fuzz import MARKUP, check_extractors, check_markup, check_walks, make_middleware  # noqa: E402
+from _fuzz import MARKUP, check_charset, check_extractors, check_markup, check_walks, make_middleware  # noqa: E402
 
 
 def run(examples: int, bytes_examples: int, chosen_seed: int | None) -> int:
@@ -48,6 +49,7 @@ def run(examples: int, bytes_examples: int, chosen_seed: int | None) -> int:
     def raw(data: bytes) -> None:
         check_extractors(data)
         check_walks(data.decode("utf-8", "replace"))
+        check_charset(data)
         passed["bytes"] += 1
 
     status = 0

@@ -221,6 +221,30 @@ def check_middleware(markup: str, middleware: Any) -> None:
     assert attached is None or attached == "absent" or isinstance(attached, Extraction)
 
 
+#: What servers say of a body's charset: nothing, no charset, a wrong legacy one, UTF-16.
+CONTENT_TYPES = (None, "text/html", "text/html; charset=iso-8859-1", "text/html; charset=utf-16")
+
+
+def check_charset(body: bytes) -> None:
+    """:class:`~webclean_scrapy.charset.CharsetMiddleware`'s check on raw
+    bytes, under each of :data:`CONTENT_TYPES`: the response comes back, and
+    when the check changed its charset, Scrapy's text of it is the one
+    :func:`~webclean_scrapy.encoding.decode_html` reads (binary bodies pass)."""
+    from scrapy.http import HtmlResponse
+
+    from webclean_scrapy.charset import extraction_charset, with_encoding
+    from webclean_scrapy.encoding import decode_html, looks_binary
+
+    for content_type in CONTENT_TYPES:
+        headers = {"Content-Type": content_type} if content_type else {}
+        response = HtmlResponse("http://127.0.0.1/page", body=body, headers=headers)
+        if not body or looks_binary(body, content_type):
+            continue
+        choice = extraction_charset(response)
+        if choice is not None:
+            assert with_encoding(response, choice[0]).text == decode_html(body, content_type, response.url)[1]
+
+
 def make_middleware() -> Any:
     """A :class:`~webclean_scrapy.middleware.WebcleanMiddleware` extracting inline (default extractor)."""
     from scrapy.utils.test import get_crawler

@@ -21,6 +21,7 @@ from scrapy.utils.test import get_crawler
 
 import webclean_scrapy
 from webclean_scrapy.addon import MIDDLEWARE_ORDER, Addon
+from webclean_scrapy.charset import CharsetMiddleware
 from webclean_scrapy.middleware import WebcleanMiddleware
 from webclean_scrapy.pipelines import MinTextFilterPipeline, WebcleanPipeline
 from webclean_scrapy.settings import DEFAULTS, WebcleanSettings, default_workers, setting_name
@@ -56,6 +57,15 @@ def test_addon_enables_every_component_and_default():
 
     assert len(of_type(middlewares(crawler), WebcleanMiddleware)) == 1
     assert crawler.settings.getwithbase("DOWNLOADER_MIDDLEWARES")[WebcleanMiddleware] == MIDDLEWARE_ORDER
+    # Responses pass from the end of this list to its start: the charset is set
+    # after decompression and before meta refresh and the extraction read the text.
+    chain = [type(m).__name__ for m in middlewares(crawler)]
+    assert (
+        chain.index("WebcleanMiddleware")
+        < chain.index("MetaRefreshMiddleware")
+        < chain.index(CharsetMiddleware.__name__)
+        < chain.index("HttpCompressionMiddleware")
+    )
     names = [type(p) for p in pipelines(crawler)]
     assert names.index(WebcleanPipeline) < names.index(MinTextFilterPipeline)  # extract, then filter
     assert isinstance(crawler.request_fingerprinter, TrackingParamsFingerprinter)

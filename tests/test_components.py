@@ -508,6 +508,7 @@ def test_process_pool_falls_back_to_threads_when_workers_cannot_start(register_e
     [
         "webclean_scrapy.middleware.WebcleanMiddleware",
         "webclean_scrapy.compression.CompressedBodyCheckMiddleware",
+        "webclean_scrapy.charset.CharsetMiddleware",
         "webclean_scrapy.pipelines.WebcleanPipeline",
         "webclean_scrapy.pipelines.MinTextFilterPipeline",
     ],

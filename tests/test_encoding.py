@@ -429,7 +429,7 @@ def test_an_undeclared_charset_decodes_as_w3lib_would(body: bytes, content_type:
     twice: the same encoding and text."""
     from w3lib.encoding import html_to_unicode
 
-    from webclean_scrapy.encoding import _detect
+    from webclean_scrapy.encoding import undeclared_encoding
 
     assert html_encoding(body, content_type) is None
-    assert decode_html(body, content_type) == html_to_unicode(None, body, auto_detect_fun=_detect)
+    assert decode_html(body, content_type) == html_to_unicode(None, body, auto_detect_fun=undeclared_encoding)

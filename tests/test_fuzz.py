@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from _fuzz import MARKUP, check_extractors, check_markup, check_walks, make_middleware
+from _fuzz import MARKUP, check_charset, check_extractors, check_markup, check_walks, make_middleware
 
 #: CI: derandomized (the same pages on every run), no per-example deadline
 #: (the machine is shared), small.
@@ -41,6 +41,7 @@ def test_arbitrary_bytes(data: bytes) -> None:
     """Raw bytes (binary or in any encoding): an Extraction or an ExtractionError."""
     check_extractors(data)
     check_walks(data.decode("utf-8", "replace"))
+    check_charset(data)
 
 
 @pytest.mark.parametrize(

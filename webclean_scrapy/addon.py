@@ -15,7 +15,9 @@ spider's ``custom_settings`` are loaded, and before any component is built):
   at :data:`~webclean_scrapy.guard.GUARD_ORDER` (no requests to private
   addresses unless ``WEBCLEAN_ALLOW_PRIVATE_ADDRESSES``; docs/SECURITY.md),
   :class:`~webclean_scrapy.compression.CompressedBodyCheckMiddleware` at
-  :data:`COMPRESSION_CHECK_ORDER` (flags cut gzip bodies ``truncated``) and
+  :data:`COMPRESSION_CHECK_ORDER` (flags cut gzip bodies ``truncated``),
+  :class:`~webclean_scrapy.charset.CharsetMiddleware` at :data:`CHARSET_ORDER` (a
+  response's text is read in the charset its extraction reads it in) and
   :class:`~webclean_scrapy.warc.WarcRecorder` at :data:`WARC_ORDER` (off until
   ``WEBCLEAN_WARC`` names a file);
 * replaces Scrapy's ``RobotsTxtMiddleware`` with
@@ -46,6 +48,7 @@ from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as Scrapy
 from scrapy.settings import SETTINGS_PRIORITIES
 
 from . import __version__
+from .charset import CharsetMiddleware
 from .compression import CompressedBodyCheckMiddleware
 from .guard import GUARD_ORDER, AddressGuardMiddleware
 from .middleware import WebcleanMiddleware
@@ -65,6 +68,8 @@ MIDDLEWARE_ORDER = 540
 
 #: Before decompression (590): the check must see the compressed stream.
 COMPRESSION_CHECK_ORDER = 595
+#: After decompression (590), before meta refresh (580) reads the text.
+CHARSET_ORDER = 585
 #: Before the HTTP cache (900) and decompression: the bytes as received.
 WARC_ORDER = 950
 #: Where Scrapy's own RobotsTxtMiddleware sits.
@@ -75,6 +80,7 @@ DOWNLOADER_MIDDLEWARE_ORDERS: dict[type, int] = {
     WebcleanMiddleware: MIDDLEWARE_ORDER,
     AddressGuardMiddleware: GUARD_ORDER,
     CompressedBodyCheckMiddleware: COMPRESSION_CHECK_ORDER,
+    CharsetMiddleware: CHARSET_ORDER,
     WarcRecorder: WARC_ORDER,
 }
 

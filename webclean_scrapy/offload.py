@@ -154,8 +154,10 @@ def extract_response(
     The bytes are decoded and parsed afresh instead when Scrapy chose another
     charset than :func:`~webclean_scrapy.encoding.decode_html` would
     (``<meta charset="utf-16">``, a BOM-less UTF-16 body, undeclared legacy
-    bytes), so thread and process offload give the same text for the same
-    bytes; when the body holds UTF-8 decoded twice, which
+    bytes; :class:`~webclean_scrapy.charset.CharsetMiddleware`, when enabled,
+    has already given such a response the same charset), so thread and
+    process offload give the same text for the same bytes; when the body
+    holds UTF-8 decoded twice, which
     :meth:`Document.from_html <webclean_scrapy.document.Document.from_html>`
     reads back (:func:`~webclean_scrapy.encoding.undo_double_encoding`); and
     when the screen would change the page

@@ -9,6 +9,11 @@ Keys (all under ``webclean/``):
                                 only (``Extraction.truncated``)
 ``truncated/<coding>``          responses whose ``gzip``/``deflate``/``br`` body
                                 was cut in transfer (:mod:`~webclean_scrapy.compression`)
+``charset/detected``            HTML responses declaring no charset, not UTF-8, read
+                                in the charset the browser's detector chose
+                                (:mod:`~webclean_scrapy.charset`)
+``charset/corrected``           HTML responses read in another charset than the
+                                one they declare (UTF-8 labelled ``ISO-8859-1``...)
 ``skipped/<reason>``            responses/items not extracted: ``non_html``
                                 (Content-Type / response class), ``binary``
                                 (sniffed body), ``too_large``
@@ -89,6 +94,9 @@ class WebcleanStats:
             self.stats.inc_value(f"{PREFIX}explain/reports")
         if failed:
             self.stats.inc_value(f"{PREFIX}explain/errors")
+
+    def charset(self, reason: str) -> None:
+        self.stats.inc_value(f"{PREFIX}charset/{reason}")
 
     def truncated_body(self, coding: str) -> None:
         self.stats.inc_value(f"{PREFIX}truncated/{coding}")

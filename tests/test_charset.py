@@ -1,0 +1,209 @@
+"""A spider's selectors read a page in the charset its extraction reads it in.
+
+Scrapy detects an undeclared charset with charset-normalizer and trusts an
+``ISO-8859-1`` label on UTF-8 bytes; the extraction reads as a browser does
+(:mod:`webclean_scrapy.encoding`). :class:`~webclean_scrapy.charset.CharsetMiddleware`
+makes ``response.text`` agree with the item's text: in process, and in a
+real crawl of a local server.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+from scrapy import Request
+from scrapy.http import HtmlResponse, Response, TextResponse
+from scrapy.utils.misc import build_from_crawler
+
+from _crawl import run_crawl
+from test_encoding import LEGACY_PAGES, legacy_page
+from webclean_scrapy.charset import CharsetMiddleware, extraction_charset, with_encoding
+from webclean_scrapy.encoding import decode_html
+
+PORTUGUESE = LEGACY_PAGES["pt"][0]
+TURKISH = LEGACY_PAGES["tr"][0]
+RUSSIAN = LEGACY_PAGES["ru"][0]
+JAPANESE = LEGACY_PAGES["ja"][0]
+HEADLINE = "Câmara aprova o plano de ciclovias após debate"
+
+
+def news_page(text: str, headline: str = HEADLINE, head: str = "") -> str:
+    return (
+        f"<html><head>{head}<title>{headline}</title></head><body><nav><a href='/'>Início</a></nav>"
+        f"<article><h1>{headline}</h1><p>{text}</p><p>{text}</p></article></body></html>"
+    )
+
+
+#: name: (body, Content-Type, what the extraction reads it as, why the middleware acts or None)
+PAGES: dict[str, tuple[bytes, str | None, str, str | None]] = {
+    # charset-normalizer reads these two as Windows-1250: "Ă" for "ã", "ţ" for "ş"
+    "pt-undeclared": (news_page(PORTUGUESE).encode("cp1252"), "text/html", "cp1252", "detected"),
+    "tr-undeclared": (legacy_page(TURKISH).encode("cp1254"), "text/html", "cp1254", "detected"),
+    # Apache's default label on UTF-8 bytes: Scrapy reads "CÃ¢mara"
+    "utf8-labelled-latin1": (news_page(PORTUGUESE).encode(), "text/html; charset=ISO-8859-1", "utf-8", "corrected"),
+    "meta-utf16-ascii": (
+        news_page("Plain ASCII words, nothing else.", "Plain", '<meta charset="utf-16">').encode(),
+        "text/html",
+        "utf-8",
+        "corrected",
+    ),
+    # 7-bit, so Scrapy reads it as ASCII
+    "iso-2022-jp-undeclared": (legacy_page(JAPANESE).encode("iso2022_jp"), None, "iso2022_jp", "detected"),
+    # both read these alike: left untouched
+    "utf8-undeclared": (news_page(PORTUGUESE).encode(), "text/html", "utf-8", None),
+    "utf8-declared": (news_page(PORTUGUESE).encode(), "text/html; charset=utf-8", "utf-8", None),
+    "cp1251-declared": (legacy_page(RUSSIAN).encode("cp1251"), "text/html; charset=windows-1251", "cp1251", None),
+    "ascii-undeclared": (news_page("Plain ASCII words.", "Plain").encode(), "text/html", "utf-8", None),
+}
+
+
+def response_of(body: bytes, content_type: str | None, url: str = "http://example.com/page") -> HtmlResponse:
+    headers = {"Content-Type": content_type} if content_type else {}
+    return HtmlResponse(url, body=body, headers=headers, request=Request(url))
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_the_extractions_charset_is_found_where_scrapy_reads_otherwise(name):
+    body, content_type, encoding, reason = PAGES[name]
+    assert decode_html(body, content_type)[0] == encoding  # the extraction's reading
+    response = response_of(body, content_type)
+    choice = extraction_charset(response)
+    assert choice == (None if reason is None else (encoding, reason))
+    if reason is None:
+        return
+    # The premise: Scrapy reads it otherwise, and its text is wrong.
+    assert response.encoding != encoding
+    fixed = with_encoding(response, encoding)
+    assert fixed.text == decode_html(body, content_type)[1]
+    assert fixed.text != response.text
+
+
+def test_the_middleware_gives_selectors_the_extractions_text(make_crawler, monkeypatch):
+    crawler = make_crawler(WEBCLEAN_OFFLOAD="none")
+    crawler.stats.open_spider()
+    middleware = build_from_crawler(CharsetMiddleware, crawler)
+
+    # A detected charset never runs Scrapy's own detection (charset-normalizer).
+    def no_detection(*args, **kwargs):
+        raise AssertionError("Scrapy's charset detection ran")
+
+    monkeypatch.setattr("scrapy.http.response.text.from_bytes", no_detection)
+    for name, (body, content_type, _, reason) in PAGES.items():
+        response = response_of(body, content_type)
+        response.flags.append("cached")
+        seen = middleware.process_response(response.request, response)
+        assert (seen is response) is (reason is None), name
+        assert seen.text == decode_html(body, content_type)[1], name
+        # The copy is the same response in all but its charset.
+        assert type(seen) is HtmlResponse and seen.request is response.request, name
+        assert (seen.url, seen.status, seen.body, seen.flags) == (response.url, 200, body, ["cached"]), name
+        assert seen.headers == response.headers, name
+    portuguese = response_of(*PAGES["pt-undeclared"][:2])
+    headline = middleware.process_response(Request(portuguese.url), portuguese).css("h1::text").get()
+    assert headline == HEADLINE
+    assert crawler.stats.get_value("webclean/charset/detected") == 4
+    assert crawler.stats.get_value("webclean/charset/corrected") == 2
+
+
+def test_what_is_not_an_html_page_passes_untouched(make_crawler):
+    crawler = make_crawler(WEBCLEAN_OFFLOAD="none", WEBCLEAN_MAX_HTML_BYTES=10_000)
+    crawler.stats.open_spider()
+    middleware = build_from_crawler(CharsetMiddleware, crawler)
+    legacy = PAGES["pt-undeclared"][0]
+    url = "http://example.com/x"
+    untouched = [
+        Response(url, body=legacy),  # not text
+        TextResponse(url, body=legacy, headers={"Content-Type": "text/plain"}),  # text, not HTML
+        HtmlResponse(url, body=b""),
+        HtmlResponse(url, body=b"\x89PNG\r\n\x1a\n" + legacy),  # binary
+        HtmlResponse(url, body=legacy + b"<p>\xe3</p>" * 2_000),  # over WEBCLEAN_MAX_HTML_BYTES
+    ]
+    for response in untouched:
+        assert middleware.process_response(Request(url), response) is response
+    assert middleware.process_response(Request(url), HtmlResponse(url, body=legacy)) is not None
+    assert crawler.stats.get_value("webclean/charset/detected") == 1
+
+
+SETTINGS = """
+BOT_NAME = "charsets"
+SPIDER_MODULES = ["charsets.spiders"]
+ROBOTSTXT_OBEY = False
+TELNETCONSOLE_ENABLED = False
+ADDONS = {"webclean_scrapy.Addon": 0}
+WEBCLEAN_ALLOW_PRIVATE_ADDRESSES = True
+WEBCLEAN_OFFLOAD = "thread"
+WEBCLEAN_MIN_TEXT_CHARS = 0
+"""
+
+SPIDER = '''
+import scrapy
+
+from webclean_scrapy.middleware import extraction_of
+
+
+class SelectorsSpider(scrapy.Spider):
+    """Reads each page with its own selectors, beside what the middleware extracted."""
+
+    name = "selectors"
+
+    async def start(self):
+        for path in self.paths.split(","):
+            yield scrapy.Request(self.base + path)
+
+    def parse(self, response):
+        extraction = extraction_of(response)
+        yield {
+            "url": response.url,
+            "encoding": response.encoding,
+            "h1": response.css("h1::text").get(),
+            "p": response.css("p::text").get(),
+            "text": extraction.text if extraction else None,
+        }
+'''
+
+
+def make_project(root: Path) -> Path:
+    package = root / "charsets"
+    (package / "spiders").mkdir(parents=True)
+    (root / "scrapy.cfg").write_text("[settings]\ndefault = charsets.settings\n")
+    (package / "__init__.py").write_text("")
+    (package / "settings.py").write_text(SETTINGS)
+    (package / "spiders" / "__init__.py").write_text(textwrap.dedent(SPIDER))
+    return root
+
+
+def test_a_crawls_selectors_read_what_its_items_hold(tmp_path, local_site):
+    """Real ``scrapy crawl`` of a local server, with the add-on; then without the
+    middleware, where Scrapy's reading shows through (the premise)."""
+    served = ("pt-undeclared", "tr-undeclared", "utf8-labelled-latin1", "utf8-declared")
+    base = local_site({f"/{name}": (200, {"Content-Type": PAGES[name][1]}, PAGES[name][0]) for name in served})
+    project = make_project(tmp_path / "project")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_") and k != "PYTHONPATH"}
+    args = {"base": base, "paths": ",".join(f"/{name}" for name in served)}
+
+    def crawl(out: str, **settings):
+        result = run_crawl("selectors", tmp_path / out, project=project, env=env, args=args, settings=settings)
+        assert "Traceback" not in result.log, result.log[-3000:]
+        return {item["url"].rsplit("/", 1)[1]: item for item in result.items}, result
+
+    items, result = crawl("with")
+    assert set(items) == set(served)
+    for name in served:
+        item = items[name]
+        expected = TURKISH if name == "tr-undeclared" else PORTUGUESE
+        assert item["encoding"] == PAGES[name][2], name
+        assert item["p"] == expected and expected in item["text"], name
+        assert item["h1"] == ("News" if name == "tr-undeclared" else HEADLINE), name
+    assert result.stat("webclean/charset/detected") == 2
+    assert result.stat("webclean/charset/corrected") == 1
+
+    items, result = crawl("without", DOWNLOADER_MIDDLEWARES={"webclean_scrapy.charset.CharsetMiddleware": None})
+    assert result.stat("webclean/charset/detected") == 0
+    for name in ("pt-undeclared", "tr-undeclared", "utf8-labelled-latin1"):
+        expected = TURKISH if name == "tr-undeclared" else PORTUGUESE
+        assert items[name]["p"] != expected, name  # Scrapy's reading: mojibake
+        assert expected in items[name]["text"], name  # the extraction decoded the bytes itself
+    assert items["utf8-declared"]["p"] == PORTUGUESE
