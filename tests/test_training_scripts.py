@@ -34,6 +34,16 @@ def _train(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _train_module():
+    """``benchmarks/train_webclean.py`` as a module (importing it fits nothing)."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import train_webclean
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    return train_webclean
+
+
 def test_one_page_type_stops_with_a_clear_message(tmp_path):
     """A small --limit reads wcxb-dev's articles only (its truth.jsonl opens
     with 20 of them): the page-type classifier cannot be fitted on one type,
@@ -67,11 +77,7 @@ def test_seed_is_an_integer_option():
 def test_page_types_are_reweighted_half_way_within_wcxb_dev():
     """Rarer page types weigh more (``count ** -0.5``), the wcxb-dev pages'
     total unchanged against the older datasets' pages."""
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import train_webclean
-    finally:
-        sys.path.remove(str(REPO / "benchmarks"))
+    train_webclean = _train_module()
 
     def page(dataset: str, kind: str | None) -> dict:
         return {"dataset": dataset, "page_type": kind, "n": 2, "weights": np.array([0.25, 0.75]), "labels": np.ones(2)}
@@ -87,3 +93,26 @@ def test_page_types_are_reweighted_half_way_within_wcxb_dev():
     assert per_page[:5].sum() / per_page[5:].sum() == pytest.approx(train_webclean.MODERN_WEIGHT)
     # Within a page, blocks keep their shares.
     assert weights[9] / weights[8] == pytest.approx(3.0)
+
+
+def test_repeats_summarise_each_figure_over_the_splits():
+    train_webclean = _train_module()
+    runs = [{"wcxb-dev": 0.8, "article": 0.5}, {"wcxb-dev": 0.9, "article": 0.7}, {"wcxb-dev": 1.0}]
+    summary = train_webclean.summarise_repeats(runs)
+    assert summary["wcxb-dev"] == pytest.approx({"mean": 0.9, "sd": 0.1, "min": 0.8, "max": 1.0})
+    # A figure missing from a split (a page type no page was predicted) is summarised over the others.
+    assert summary["article"] == pytest.approx({"mean": 0.6, "sd": 2**0.5 / 10, "min": 0.5, "max": 0.7})
+    assert train_webclean.summarise_repeats([{"x": 0.5}])["x"]["sd"] == 0.0
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_repeats_run_the_protocol_once_per_fold_split(monkeypatch, jobs):
+    """Each split's protocol gets its fold seed, in order, in forked workers too."""
+    train_webclean = _train_module()
+
+    def protocol(pages, folds, oof=None, reuse=None, fold_seed=None):
+        return 0.4, {}, {"pages": float(len(pages)), "folds": float(folds), "seed": float(fold_seed or 0)}
+
+    monkeypatch.setattr(train_webclean, "cross_validate", protocol)
+    runs = train_webclean.repeated_cross_validation([{}, {}, {}], 5, [1, 2, 3], jobs)
+    assert runs == [{"pages": 3.0, "folds": 5.0, "seed": float(seed)} for seed in (1, 2, 3)]
