@@ -47,7 +47,9 @@ thread per fit):
   split, then ``--fold-seed`` 1 to R-1; :func:`repeated_cross_validation`)
   and prints each figure's mean over them, its spread and its range: one
   split's figure moves by 0.005 when a few pages change, and a change is
-  judged on the mean.
+  judged on the mean. ``--oof`` and ``--reuse-oof`` keep one file per
+  split (:func:`split_file`), so a change to the selection is compared on
+  the same probabilities of every split.
 """
 
 from __future__ import annotations
@@ -679,23 +681,42 @@ def cross_validate(
 _SHARED_PAGES: list[dict] = []
 
 
-def _cross_validated_figures(job: tuple[int, int | None]) -> dict[str, float]:
-    folds, fold_seed = job
-    return cross_validate(_SHARED_PAGES, folds, fold_seed=fold_seed)[2]
+def split_file(path: Path | None, fold_seed: int | None) -> Path | None:
+    """The ``--oof`` file of the split *fold_seed* (``None``: *path* itself):
+    ``oof.pkl`` holds the default split's probabilities, ``oof-fold-seed-1.pkl``
+    split 1's."""
+    if path is None or fold_seed is None:
+        return path
+    return path.with_name(f"{path.stem}-fold-seed-{fold_seed}{path.suffix}")
+
+
+def _cross_validated_figures(job: tuple[int, int | None, Path | None, Path | None]) -> dict[str, float]:
+    folds, fold_seed, oof, reuse = job
+    return cross_validate(_SHARED_PAGES, folds, oof, reuse, fold_seed)[2]
 
 
 def repeated_cross_validation(
-    pages: list[dict], folds: int, fold_seeds: list[int | None], jobs: int
+    pages: list[dict],
+    folds: int,
+    fold_seeds: list[int | None],
+    jobs: int,
+    oof: Path | None = None,
+    reuse: Path | None = None,
 ) -> list[dict[str, float]]:
     """The protocol's cross-validated figures under each fold split of
     *fold_seeds* (``None``: the default split), *jobs* splits at a time in
     forked processes (each fit keeps its one thread, so the figures are
-    those of sequential runs)."""
+    those of sequential runs). Each split's out-of-fold probabilities are
+    written to, or read from, its own :func:`split_file` of *oof* and
+    *reuse* (a split whose *reuse* file does not exist is fitted)."""
     import multiprocessing
 
     global _SHARED_PAGES
     _SHARED_PAGES = pages
-    jobs_list = [(folds, seed) for seed in fold_seeds]
+    jobs_list = []
+    for seed in fold_seeds:
+        saved = split_file(reuse, seed)
+        jobs_list.append((folds, seed, split_file(oof, seed), saved if saved and saved.exists() else None))
     if jobs <= 1 or len(jobs_list) == 1:
         return [_cross_validated_figures(job) for job in jobs_list]
     with ProcessPoolExecutor(min(jobs, len(jobs_list)), mp_context=multiprocessing.get_context("fork")) as pool:
@@ -815,14 +836,17 @@ def main(argv: list[str] | None = None) -> int:
     print("cross-validated (no page scored by a model that saw its domain):")
     for name, value in sorted(figures.items()):
         print(f"  {name:28s} {value:.4f}")
-    repeats = None
+    repeats: dict | None = None
     if args.repeats > 1:
         print(f"repeating the protocol over {args.repeats - 1} more fold splits (--fold-seed 1..{args.repeats - 1})")
-        runs = [figures, *repeated_cross_validation(pages, args.folds, list(range(1, args.repeats)), args.jobs)]
-        repeats = summarise_repeats(runs)
-        print(f"over {args.repeats} fold splits: mean (sd; lowest-highest)")
-        for name, row in repeats.items():
-            print(f"  {name:28s} {row['mean']:.4f} ({row['sd']:.4f}; {row['min']:.4f}-{row['max']:.4f})")
+        more = list(range(1, args.repeats))
+        runs = [figures, *repeated_cross_validation(pages, args.folds, more, args.jobs, args.oof, args.reuse_oof)]
+        summary = summarise_repeats(runs)
+        repeats = {"splits": runs, "summary": summary}
+        print(f"over {args.repeats} fold splits: mean (sd; lowest-highest): each split")
+        for name, row in summary.items():
+            each = ", ".join(f"{run[name]:.4f}" for run in runs if name in run)
+            print(f"  {name:28s} {row['mean']:.4f} ({row['sd']:.4f}; {row['min']:.4f}-{row['max']:.4f}): {each}")
     assign_page_types(pages, [])
     assign_lexicon(pages, [])
     model = fit(pages)

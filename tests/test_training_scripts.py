@@ -106,13 +106,25 @@ def test_repeats_summarise_each_figure_over_the_splits():
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_repeats_run_the_protocol_once_per_fold_split(monkeypatch, jobs):
+def test_repeats_run_the_protocol_once_per_fold_split(monkeypatch, tmp_path, jobs):
     """Each split's protocol gets its fold seed, in order, in forked workers too."""
     train_webclean = _train_module()
 
+    files = []
+
     def protocol(pages, folds, oof=None, reuse=None, fold_seed=None):
+        files.append((oof, reuse))  # (in the parent only when jobs is 1)
         return 0.4, {}, {"pages": float(len(pages)), "folds": float(folds), "seed": float(fold_seed or 0)}
 
     monkeypatch.setattr(train_webclean, "cross_validate", protocol)
     runs = train_webclean.repeated_cross_validation([{}, {}, {}], 5, [1, 2, 3], jobs)
     assert runs == [{"pages": 3.0, "folds": 5.0, "seed": float(seed)} for seed in (1, 2, 3)]
+    # Each split keeps its own out-of-fold file; one that exists is reused, one that does not is written.
+    (tmp_path / "oof-fold-seed-2.pkl").write_bytes(b"")
+    train_webclean.repeated_cross_validation([{}], 5, [1, 2], 1, tmp_path / "oof.pkl", tmp_path / "oof.pkl")
+    assert files[-2:] == [
+        (tmp_path / "oof-fold-seed-1.pkl", None),
+        (tmp_path / "oof-fold-seed-2.pkl", tmp_path / "oof-fold-seed-2.pkl"),
+    ]
+    assert train_webclean.split_file(tmp_path / "oof.pkl", None) == tmp_path / "oof.pkl"
+    assert train_webclean.split_file(None, 3) is None
