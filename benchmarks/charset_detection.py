@@ -60,6 +60,9 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
+    if not args.data.is_dir():
+        print(f"no evaluation data at {args.data}; nothing to measure")
+        return
     pages = undeclared_pages(args.data)
     legacy = [(name, body) for name, body in pages if not _is_utf8(body)]
     print(f"{len(pages)} pages declare no charset; {len(legacy)} of them are not UTF-8")
@@ -73,6 +76,8 @@ def main() -> None:
     print(f"Scrapy's choice differs from the extraction's on {differ} (their text on {text_differs})")
     for label, subset in (("not UTF-8", legacy), ("all undeclared", pages)):
         bodies = [body for _, body in subset]
+        if not bodies:
+            continue
         scrapy = best_time(lambda response: response.encoding, bodies, args.repeat)
         check = best_time(extraction_charset, bodies, args.repeat)
         print(

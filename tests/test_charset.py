@@ -207,3 +207,38 @@ def test_a_crawls_selectors_read_what_its_items_hold(tmp_path, local_site):
         assert items[name]["p"] != expected, name  # Scrapy's reading: mojibake
         assert expected in items[name]["text"], name  # the extraction decoded the bytes itself
     assert items["utf8-declared"]["p"] == PORTUGUESE
+
+
+def test_the_benchmark_counts_where_scrapy_and_the_extraction_differ(tmp_path):
+    """``benchmarks/charset_detection.py`` on a data directory of our own making:
+    it finds the undeclared pages, and tells the ones Scrapy reads otherwise."""
+    import gzip
+    import subprocess
+    import sys
+
+    html = tmp_path / "ours" / "html"
+    html.mkdir(parents=True)
+    pages = {
+        "pt": PAGES["pt-undeclared"][0],  # undeclared, Windows-1252: Scrapy reads Windows-1250
+        "ru": legacy_page(RUSSIAN).encode("cp1251"),  # undeclared, Windows-1251: both agree
+        "utf8": PAGES["utf8-undeclared"][0],  # undeclared, UTF-8
+        "declared": PAGES["utf8-declared"][0].replace(b"<head>", b'<head><meta charset="utf-8">'),
+    }
+    for name, body in pages.items():
+        (html / f"{name}.html.gz").write_bytes(gzip.compress(body))
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "charset_detection.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--data", str(tmp_path), "--repeat", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "3 pages declare no charset; 2 of them are not UTF-8" in done.stdout
+    assert "Scrapy's choice differs from the extraction's on 1 (their text on 1)" in done.stdout
+    assert "ms/page" in done.stdout
+    done = subprocess.run(
+        [sys.executable, str(script), "--data", str(tmp_path / "absent")], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0 and "nothing to measure" in done.stdout, done.stderr
