@@ -108,6 +108,16 @@ def test_the_middleware_gives_selectors_the_extractions_text(make_crawler, monke
     assert crawler.stats.get_value("webclean/charset/corrected") == 2
 
 
+def test_a_charset_set_explicitly_is_kept():
+    """A project's middleware that chose a response's charset has the last
+    word, as in Scrapy; the middleware's own copies pass a second time untouched."""
+    body, content_type = PAGES["pt-undeclared"][:2]
+    chosen = response_of(body, content_type).replace(encoding="cp1250")
+    assert extraction_charset(chosen) is None and chosen.encoding == "cp1250"
+    copy = with_encoding(response_of(body, content_type), "cp1252")
+    assert extraction_charset(copy) is None and copy.text == decode_html(body, content_type)[1]
+
+
 def test_what_is_not_an_html_page_passes_untouched(make_crawler):
     crawler = make_crawler(WEBCLEAN_OFFLOAD="none", WEBCLEAN_MAX_HTML_BYTES=10_000)
     crawler.stats.open_spider()

@@ -59,10 +59,22 @@ def with_encoding(response: TextResponse, encoding: str) -> TextResponse:
     return type(response)(encoding=encoding, **attributes)
 
 
+def explicit_encoding(response: TextResponse) -> str | None:
+    """The charset *response* was made with (its ``encoding`` argument), if
+    any. Scrapy keeps it in ``_encoding`` and has no public accessor:
+    ``response.encoding`` would run the detection when there is none."""
+    return getattr(response, "_encoding", None)
+
+
 def extraction_charset(response: TextResponse) -> tuple[str, str] | None:
     """``(encoding, reason)`` when the extraction reads *response* in another
     charset than Scrapy would (reason ``"detected"`` or ``"corrected"``, the
-    stats' names), ``None`` when they agree."""
+    stats' names), ``None`` when they agree, or when the response's charset
+    was set explicitly (``response.replace(encoding=...)`` in a middleware
+    of the project's, ``TextResponse(..., encoding=...)``): Scrapy reads
+    such a response in that charset, before any rule, and so does this."""
+    if explicit_encoding(response):
+        return None
     content_type = response.headers.get(b"Content-Type")
     header = content_type.decode("latin-1") if content_type else None
     body = response.body
