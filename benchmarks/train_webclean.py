@@ -760,7 +760,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--limit", type=int, default=0, help="pages per dataset (0: all)")
     parser.add_argument("--folds", type=int, default=5, help="grouped folds by domain (%(default)s)")
-    parser.add_argument("--jobs", type=int, default=2, help="processes that read pages (%(default)s)")
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="processes that read pages, and splits --repeats runs at once (%(default)s)"
+    )
     parser.add_argument("--dry-run", action="store_true", help="do not write the model file")
     parser.add_argument("--output", type=Path, default=MODEL_PATH, help="where to write the model")
     parser.add_argument("--report", type=Path, help="write the cross-validated figures here (JSON)")
@@ -796,6 +798,8 @@ def main(argv: list[str] | None = None) -> int:
         "print each figure's mean and spread; the shipped model is fitted once, as without it",
     )
     args = parser.parse_args(argv)
+    if args.repeats > 1 and args.fold_seed is not None:
+        parser.error("--repeats runs the default split and --fold-seed 1 to R-1: give one or the other")
     PARAMS["random_state"] = args.seed
     if not args.data.is_dir():
         print(f"no evaluation data at {args.data}; nothing to train")

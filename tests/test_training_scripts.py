@@ -74,6 +74,12 @@ def test_seed_is_an_integer_option():
     assert "--seed" in done.stderr
 
 
+def test_repeats_and_one_fold_seed_are_one_or_the_other(tmp_path):
+    done = _train("--data", str(tmp_path), "--repeats", "3", "--fold-seed", "1")
+    assert done.returncode == 2
+    assert "give one or the other" in done.stderr
+
+
 def test_page_types_are_reweighted_half_way_within_wcxb_dev():
     """Rarer page types weigh more (``count ** -0.5``), the wcxb-dev pages'
     total unchanged against the older datasets' pages."""
