@@ -9,6 +9,7 @@ real crawl of a local server.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import textwrap
 from pathlib import Path
@@ -81,8 +82,11 @@ def test_the_extractions_charset_is_found_where_scrapy_reads_otherwise(name):
     assert fixed.text != response.text
 
 
-def test_the_middleware_gives_selectors_the_extractions_text(make_crawler, monkeypatch):
-    crawler = make_crawler(WEBCLEAN_OFFLOAD="none")
+@pytest.mark.parametrize("offload", ["none", "thread", "process"])
+def test_the_middleware_gives_selectors_the_extractions_text(make_crawler, monkeypatch, offload):
+    """The detection runs where pages are extracted (inline, a thread, a worker
+    process); the rest on the calling thread."""
+    crawler = make_crawler(WEBCLEAN_OFFLOAD=offload, WEBCLEAN_WORKERS=1)
     crawler.stats.open_spider()
     middleware = build_from_crawler(CharsetMiddleware, crawler)
 
@@ -94,7 +98,7 @@ def test_the_middleware_gives_selectors_the_extractions_text(make_crawler, monke
     for name, (body, content_type, _, reason) in PAGES.items():
         response = response_of(body, content_type)
         response.flags.append("cached")
-        seen = middleware.process_response(response.request, response)
+        seen = asyncio.run(middleware.process_response(response.request, response))
         assert (seen is response) is (reason is None), name
         assert seen.text == decode_html(body, content_type)[1], name
         # The copy is the same response in all but its charset.
@@ -102,7 +106,7 @@ def test_the_middleware_gives_selectors_the_extractions_text(make_crawler, monke
         assert (seen.url, seen.status, seen.body, seen.flags) == (response.url, 200, body, ["cached"]), name
         assert seen.headers == response.headers, name
     portuguese = response_of(*PAGES["pt-undeclared"][:2])
-    headline = middleware.process_response(Request(portuguese.url), portuguese).css("h1::text").get()
+    headline = asyncio.run(middleware.process_response(Request(portuguese.url), portuguese)).css("h1::text").get()
     assert headline == HEADLINE
     assert crawler.stats.get_value("webclean/charset/detected") == 4
     assert crawler.stats.get_value("webclean/charset/corrected") == 2
@@ -132,9 +136,28 @@ def test_what_is_not_an_html_page_passes_untouched(make_crawler):
         HtmlResponse(url, body=legacy + b"<p>\xe3</p>" * 2_000),  # over WEBCLEAN_MAX_HTML_BYTES
     ]
     for response in untouched:
-        assert middleware.process_response(Request(url), response) is response
-    assert middleware.process_response(Request(url), HtmlResponse(url, body=legacy)) is not None
+        assert asyncio.run(middleware.process_response(Request(url), response)) is response
+    assert asyncio.run(middleware.process_response(Request(url), HtmlResponse(url, body=legacy))) is not None
     assert crawler.stats.get_value("webclean/charset/detected") == 1
+
+
+def test_a_failed_detection_leaves_scrapys_reading(make_crawler, monkeypatch):
+    """A worker that times out or crashes on the detection: the response goes
+    on as Scrapy reads it, counted; nothing is lost."""
+    crawler = make_crawler(WEBCLEAN_OFFLOAD="none")
+    crawler.stats.open_spider()
+    middleware = build_from_crawler(CharsetMiddleware, crawler)
+
+    async def fails(*args, **kwargs):
+        raise TimeoutError("over WEBCLEAN_PAGE_TIMEOUT")
+
+    monkeypatch.setattr(middleware.offloader, "run", fails)
+    legacy = response_of(*PAGES["pt-undeclared"][:2])
+    assert asyncio.run(middleware.process_response(legacy.request, legacy)) is legacy
+    assert crawler.stats.get_value("webclean/charset/failed") == 1
+    # What needs no detection does not go there.
+    labelled = response_of(*PAGES["utf8-labelled-latin1"][:2])
+    assert asyncio.run(middleware.process_response(labelled.request, labelled)).encoding == "utf-8"
 
 
 SETTINGS = """
@@ -199,7 +222,7 @@ def test_a_crawls_selectors_read_what_its_items_hold(tmp_path, local_site):
         assert "Traceback" not in result.log, result.log[-3000:]
         return {item["url"].rsplit("/", 1)[1]: item for item in result.items}, result
 
-    items, result = crawl("with")
+    items, result = crawl("with", WEBCLEAN_OFFLOAD="process")  # the detection in a worker process
     assert set(items) == set(served)
     for name in served:
         item = items[name]
@@ -210,6 +233,7 @@ def test_a_crawls_selectors_read_what_its_items_hold(tmp_path, local_site):
     assert result.stat("webclean/charset/detected") == 2
     assert result.stat("webclean/charset/corrected") == 1
 
+    # Without it (threads: the extraction reuses Scrapy's text where the charsets agree).
     items, result = crawl("without", DOWNLOADER_MIDDLEWARES={"webclean_scrapy.charset.CharsetMiddleware": None})
     assert result.stat("webclean/charset/detected") == 0
     for name in ("pt-undeclared", "tr-undeclared", "utf8-labelled-latin1"):

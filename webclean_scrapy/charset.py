@@ -27,11 +27,16 @@ shared sets' undeclared legacy pages, against the check's 2.4 ms; 54 ms on
 a 1 MB Portuguese page, against 27 ms: docs/BENCHMARKS.md, session 42).
 
 Only HTML responses up to ``WEBCLEAN_MAX_HTML_BYTES`` are looked at, as for
-the extraction. The check runs on the reactor thread, so its work is
-bounded: a UTF-8 check, and on a legacy page one decoding of the body and
-the detector on at most its first
-:data:`~webclean_scrapy.encoding.DETECTION_BYTES` (256 KB, about 20 ms at
-worst).
+the extraction. On the reactor thread, only the cheap part runs
+(:func:`charset_check`: the declarations, a UTF-8 check, linear at GB/s).
+The detector's part (:func:`undeclared_choice`: one decoding of the body,
+then chardetng on at most its first
+:data:`~webclean_scrapy.encoding.DETECTION_BYTES`) runs where pages are
+extracted (``WEBCLEAN_OFFLOAD``: worker processes or threads, under
+``WEBCLEAN_PAGE_TIMEOUT``), for the pages that need it: those that declare
+no charset and are not UTF-8. If it fails there (a timeout, a worker's
+crash), the response goes on as Scrapy reads it, counted as
+``webclean/charset/failed``, and the extraction decodes the bytes itself.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from scrapy.http import TextResponse
 
 from .encoding import html_encoding, looks_binary, undeclared_encoding
 from .middleware import is_html_response
+from .offload import Offloader
 from .settings import WebcleanComponent, WebcleanSettings
 from .stats import WebcleanStats
 
@@ -66,30 +72,67 @@ def explicit_encoding(response: TextResponse) -> str | None:
     return getattr(response, "_encoding", None)
 
 
-def extraction_charset(response: TextResponse) -> tuple[str, str] | None:
-    """``(encoding, reason)`` when the extraction reads *response* in another
-    charset than Scrapy would (reason ``"detected"`` or ``"corrected"``, the
-    stats' names), ``None`` when they agree, or when the response's charset
-    was set explicitly (``response.replace(encoding=...)`` in a middleware
-    of the project's, ``TextResponse(..., encoding=...)``): Scrapy reads
-    such a response in that charset, before any rule, and so does this."""
+#: A charset choice: ``(encoding, reason)``, the reason ``"detected"`` or
+#: ``"corrected"`` (the stats' names).
+Choice = tuple[str, str]
+
+#: What :func:`charset_check` returns when only the detector can tell
+#: (:func:`undeclared_choice`).
+DETECT = "detect"
+
+
+def charset_check(response: TextResponse) -> Choice | None | str:
+    """The cheap part of :func:`extraction_charset`, for the reactor thread:
+    the choice when the response's charset is set explicitly or declared, or
+    its body is UTF-8 (or ASCII) without an escape byte; else :data:`DETECT`."""
     if explicit_encoding(response):
         return None
     content_type = response.headers.get(b"Content-Type")
-    header = content_type.decode("latin-1") if content_type else None
-    body = response.body
-    declared = html_encoding(body, header)
+    declared = html_encoding(response.body, content_type.decode("latin-1") if content_type else None)
     if declared is not None:
         # Declared: Scrapy's choice is cheap to read (no detection runs).
         return None if declared == response.encoding else (declared, "corrected")
+    return None if _plain_utf8(response.body) else DETECT
+
+
+def undeclared_choice(body: bytes, url: str | None) -> Choice | None:
+    """The choice for a body that declares no charset, by the browser's
+    detector (:func:`~webclean_scrapy.encoding.undeclared_encoding`); a
+    function of bytes, so it runs where pages are extracted."""
+    if _plain_utf8(body):
+        return None
+    encoding = undeclared_encoding(body, url)
+    if encoding == "utf-8" and _is_utf8(body):
+        return None  # 7-bit, with an escape byte, and not ISO-2022-JP: Scrapy reads it so too
+    return encoding, "detected"
+
+
+def extraction_charset(response: TextResponse) -> Choice | None:
+    """``(encoding, reason)`` when the extraction reads *response* in another
+    charset than Scrapy would, ``None`` when they agree, or when the
+    response's charset was set explicitly (``response.replace(encoding=...)``
+    in a middleware of the project's, ``TextResponse(..., encoding=...)``):
+    Scrapy reads such a response in that charset, before any rule, and so
+    does this."""
+    choice = charset_check(response)
+    if isinstance(choice, str):  # DETECT
+        return undeclared_choice(response.body, response.url)
+    return choice
+
+
+def _is_utf8(body: bytes) -> bool:
     try:
         body.decode("utf-8")
     except UnicodeDecodeError:
-        return undeclared_encoding(body, response.url), "detected"
-    if b"\x1b" not in body:
-        return None  # UTF-8 or ASCII, as Scrapy reads it
-    encoding = undeclared_encoding(body, response.url)  # a 7-bit page may be ISO-2022-JP
-    return None if encoding == "utf-8" else (encoding, "detected")
+        return False
+    return True
+
+
+def _plain_utf8(body: bytes) -> bool:
+    """UTF-8 (or ASCII) without an escape byte: Scrapy and the extraction
+    both read it as UTF-8, with no detection (a 7-bit page with one may be
+    ISO-2022-JP)."""
+    return b"\x1b" not in body and _is_utf8(body)
 
 
 class CharsetMiddleware(WebcleanComponent):
@@ -103,8 +146,9 @@ class CharsetMiddleware(WebcleanComponent):
     def __init__(self, crawler: Crawler, settings: WebcleanSettings) -> None:
         super().__init__(crawler, settings)
         self.stats = WebcleanStats(crawler.stats)
+        self.offloader = Offloader.for_crawler(crawler, settings)
 
-    def process_response(self, request: Request, response: Response, spider: object = None) -> Response:
+    async def process_response(self, request: Request, response: Response, spider: object = None) -> Response:
         if not isinstance(response, TextResponse) or not is_html_response(response):
             return response
         if not response.body or len(response.body) > self.settings.max_html_bytes:
@@ -112,7 +156,14 @@ class CharsetMiddleware(WebcleanComponent):
         content_type = response.headers.get(b"Content-Type")
         if looks_binary(response.body, content_type.decode("latin-1") if content_type else None):
             return response
-        choice = extraction_charset(response)
+        choice = charset_check(response)
+        if isinstance(choice, str):  # DETECT
+            # The detector's work, where pages are extracted (never on the reactor).
+            try:
+                choice = await self.offloader.run(undeclared_choice, response.body, response.url, label=response.url)
+            except Exception:  # a worker's timeout or crash: Scrapy's reading stands, the extraction decodes alone
+                self.stats.charset("failed")
+                return response
         if choice is None:
             return response
         encoding, reason = choice

@@ -162,8 +162,9 @@ def mostly_utf8(text: str) -> bool:
 
 #: The detector reads at most this many bytes of a page. It costs about 15
 #: ms per 200 KB of text outside ASCII (markup costs a tenth of that), and a
-#: crawl runs it on the reactor thread (:mod:`webclean_scrapy.charset`), so a
-#: bound on its time is a bound on its input. On the shared sets' 133
+#: crawl runs it once more per legacy page before the extraction
+#: (:mod:`webclean_scrapy.charset`), so a bound on its time is a bound on
+#: its input. On the shared sets' 133
 #: undeclared pages that are not UTF-8 (33 of them over 64 KB), reading the
 #: first 128 KB or 256 KB gives every page's whole-page answer; 64 KB
 #: changes one (an 81 KB CleanEval page, Windows-1250 to Windows-1252).

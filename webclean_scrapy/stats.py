@@ -14,6 +14,8 @@ Keys (all under ``webclean/``):
                                 (:mod:`~webclean_scrapy.charset`)
 ``charset/corrected``           HTML responses read in another charset than the
                                 one they declare (UTF-8 labelled ``ISO-8859-1``...)
+``charset/failed``              HTML responses whose charset detection failed in a
+                                worker (timeout, crash): left as Scrapy reads them
 ``skipped/<reason>``            responses/items not extracted: ``non_html``
                                 (Content-Type / response class), ``binary``
                                 (sniffed body), ``too_large``
