@@ -51,6 +51,13 @@ PAGES: dict[str, tuple[bytes, str | None, str, str | None]] = {
         "utf-8",
         "corrected",
     ),
+    # UTF-8 but for one stray Latin-1 byte: charset-normalizer reads it as ISO-8859-16
+    "utf8-one-broken-byte": (
+        news_page(PORTUGUESE).encode().replace(b"</article>", b"\xe9 </article>"),
+        "text/html",
+        "utf-8",
+        "detected",
+    ),
     # 7-bit, so Scrapy reads it as ASCII
     "iso-2022-jp-undeclared": (legacy_page(JAPANESE).encode("iso2022_jp"), None, "iso2022_jp", "detected"),
     # both read these alike: left untouched
@@ -58,6 +65,8 @@ PAGES: dict[str, tuple[bytes, str | None, str, str | None]] = {
     "utf8-declared": (news_page(PORTUGUESE).encode(), "text/html; charset=utf-8", "utf-8", None),
     "cp1251-declared": (legacy_page(RUSSIAN).encode("cp1251"), "text/html; charset=windows-1251", "cp1251", None),
     "ascii-undeclared": (news_page("Plain ASCII words.", "Plain").encode(), "text/html", "utf-8", None),
+    # an escape byte sends it to the detector, which finds no ISO-2022-JP: UTF-8 (ASCII) stands
+    "ascii-with-an-escape": (legacy_page("An escape \x1b in the text.").encode(), "text/html", "utf-8", None),
 }
 
 
@@ -108,7 +117,7 @@ def test_the_middleware_gives_selectors_the_extractions_text(make_crawler, monke
     portuguese = response_of(*PAGES["pt-undeclared"][:2])
     headline = asyncio.run(middleware.process_response(Request(portuguese.url), portuguese)).css("h1::text").get()
     assert headline == HEADLINE
-    assert crawler.stats.get_value("webclean/charset/detected") == 4
+    assert crawler.stats.get_value("webclean/charset/detected") == 5
     assert crawler.stats.get_value("webclean/charset/corrected") == 2
 
 

@@ -29,8 +29,8 @@ a 1 MB Portuguese page, against 27 ms: docs/BENCHMARKS.md, session 42).
 Only HTML responses up to ``WEBCLEAN_MAX_HTML_BYTES`` are looked at, as for
 the extraction. On the reactor thread, only the cheap part runs
 (:func:`charset_check`: the declarations, a UTF-8 check, linear at GB/s).
-The detector's part (:func:`undeclared_choice`: one decoding of the body,
-then chardetng on at most its first
+The detector's part (:func:`~webclean_scrapy.encoding.detected_encoding`:
+one decoding of the body, then chardetng on at most its first
 :data:`~webclean_scrapy.encoding.DETECTION_BYTES`) runs where pages are
 extracted (``WEBCLEAN_OFFLOAD``: worker processes or threads, under
 ``WEBCLEAN_PAGE_TIMEOUT``), for the pages that need it: those that declare
@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 from scrapy.http import TextResponse
 
-from .encoding import html_encoding, looks_binary, undeclared_encoding
+from .encoding import detected_encoding, html_encoding, is_plain_utf8, looks_binary
 from .middleware import is_html_response
 from .offload import Offloader
 from .settings import WebcleanComponent, WebcleanSettings
@@ -77,14 +77,16 @@ def explicit_encoding(response: TextResponse) -> str | None:
 Choice = tuple[str, str]
 
 #: What :func:`charset_check` returns when only the detector can tell
-#: (:func:`undeclared_choice`).
+#: (:func:`~webclean_scrapy.encoding.detected_encoding`).
 DETECT = "detect"
 
 
 def charset_check(response: TextResponse) -> Choice | None | str:
     """The cheap part of :func:`extraction_charset`, for the reactor thread:
     the choice when the response's charset is set explicitly or declared, or
-    its body is UTF-8 (or ASCII) without an escape byte; else :data:`DETECT`."""
+    its body is plain UTF-8 (:func:`~webclean_scrapy.encoding.is_plain_utf8`);
+    else :data:`DETECT`: the body's
+    :func:`~webclean_scrapy.encoding.detected_encoding` decides."""
     if explicit_encoding(response):
         return None
     content_type = response.headers.get(b"Content-Type")
@@ -92,19 +94,12 @@ def charset_check(response: TextResponse) -> Choice | None | str:
     if declared is not None:
         # Declared: Scrapy's choice is cheap to read (no detection runs).
         return None if declared == response.encoding else (declared, "corrected")
-    return None if _plain_utf8(response.body) else DETECT
+    return None if is_plain_utf8(response.body) else DETECT
 
 
-def undeclared_choice(body: bytes, url: str | None) -> Choice | None:
-    """The choice for a body that declares no charset, by the browser's
-    detector (:func:`~webclean_scrapy.encoding.undeclared_encoding`); a
-    function of bytes, so it runs where pages are extracted."""
-    if _plain_utf8(body):
-        return None
-    encoding = undeclared_encoding(body, url)
-    if encoding == "utf-8" and _is_utf8(body):
-        return None  # 7-bit, with an escape byte, and not ISO-2022-JP: Scrapy reads it so too
-    return encoding, "detected"
+def detected(encoding: str | None) -> Choice | None:
+    """The choice for what :func:`~webclean_scrapy.encoding.detected_encoding` found."""
+    return None if encoding is None else (encoding, "detected")
 
 
 def extraction_charset(response: TextResponse) -> Choice | None:
@@ -116,23 +111,8 @@ def extraction_charset(response: TextResponse) -> Choice | None:
     does this."""
     choice = charset_check(response)
     if isinstance(choice, str):  # DETECT
-        return undeclared_choice(response.body, response.url)
+        return detected(detected_encoding(response.body, response.url))
     return choice
-
-
-def _is_utf8(body: bytes) -> bool:
-    try:
-        body.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def _plain_utf8(body: bytes) -> bool:
-    """UTF-8 (or ASCII) without an escape byte: Scrapy and the extraction
-    both read it as UTF-8, with no detection (a 7-bit page with one may be
-    ISO-2022-JP)."""
-    return b"\x1b" not in body and _is_utf8(body)
 
 
 class CharsetMiddleware(WebcleanComponent):
@@ -160,10 +140,11 @@ class CharsetMiddleware(WebcleanComponent):
         if isinstance(choice, str):  # DETECT
             # The detector's work, where pages are extracted (never on the reactor).
             try:
-                choice = await self.offloader.run(undeclared_choice, response.body, response.url, label=response.url)
+                found = await self.offloader.run(detected_encoding, response.body, response.url, label=response.url)
             except Exception:  # a worker's timeout or crash: Scrapy's reading stands, the extraction decodes alone
                 self.stats.charset("failed")
                 return response
+            choice = detected(found)
         if choice is None:
             return response
         encoding, reason = choice

@@ -109,6 +109,37 @@ def undeclared_encoding(body: bytes, url: str | None = None) -> str:
     return "iso2022_jp" if _iso_2022_jp(body, url) else "utf-8"
 
 
+def is_plain_utf8(body: bytes) -> bool:
+    """Whether *body* is valid UTF-8 (ASCII included) without an escape byte:
+    every reader takes such a page as UTF-8, with no detection (a 7-bit page
+    holding one may be ISO-2022-JP)."""
+    if b"\x1b" in body:
+        return False
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def detected_encoding(body: bytes, url: str | None = None) -> str | None:
+    """The charset detection finds for *body*, a page that declares none,
+    when that is not simply UTF-8 as the bytes stand (``None`` then): a
+    legacy charset, UTF-8 read despite a few broken sequences
+    (:func:`mostly_utf8`), or ISO-2022-JP. A function of bytes alone, so a
+    crawl runs it where pages are extracted (:mod:`webclean_scrapy.charset`)."""
+    if is_plain_utf8(body):
+        return None
+    encoding = undeclared_encoding(body, url)
+    if encoding == "utf-8":
+        try:
+            body.decode("utf-8")
+        except UnicodeDecodeError:
+            return encoding  # broken sequences: UTF-8 by decision, not as the bytes stand
+        return None  # 7-bit, holding an escape byte, and not ISO-2022-JP
+    return encoding
+
+
 def _undeclared(body: bytes, url: str | None) -> tuple[str, str]:
     """``(encoding, text)`` of a page that declares no charset: UTF-8 when it
     is UTF-8, or UTF-8 but for a few broken sequences (:func:`mostly_utf8`),
