@@ -20,7 +20,7 @@ from scrapy.http import HtmlResponse, Response, TextResponse
 from scrapy.utils.misc import build_from_crawler
 
 from _crawl import run_crawl
-from test_encoding import LEGACY_PAGES, legacy_page
+from test_encoding import CZECH_PAGE, LEGACY_PAGES, legacy_page
 from webclean_scrapy.charset import CharsetMiddleware, extraction_charset, with_encoding
 from webclean_scrapy.encoding import decode_html
 
@@ -129,6 +129,48 @@ def test_a_charset_set_explicitly_is_kept():
     assert extraction_charset(chosen) is None and chosen.encoding == "cp1250"
     copy = with_encoding(response_of(body, content_type), "cp1252")
     assert extraction_charset(copy) is None and copy.text == decode_html(body, content_type)[1]
+
+
+def test_the_extraction_reads_a_charset_set_explicitly_on_both_paths():
+    """A project that tells Scrapy a page's charset (Scrapy reads it before any
+    rule) gets the same reading in the extraction, in threads and in worker
+    processes: here a Czech page in Windows-1250 that detection, without the
+    hint of a .cz address, takes for ISO-8859-2 ("Š" for "©")."""
+    from webclean_scrapy.extractors import get_extractor
+    from webclean_scrapy.offload import extract_markup, extract_response, response_content_type
+
+    footer = "© 2024 Example Media ·"
+    body = CZECH_PAGE.encode("cp1250")
+    assert decode_html(body)[0] == "iso8859-2"
+    method = get_extractor("baseline")
+    plain = response_of(body, "text/html")
+    assert footer not in extract_response(method, plain).extraction.text
+    told = plain.replace(encoding="cp1250")
+    assert response_content_type(told) == "text/html; charset=cp1250"
+    threaded = extract_response(method, told).extraction.text
+    processed = extract_markup(method, body, told.url, response_content_type(told)).extraction.text
+    assert footer in threaded and threaded == processed
+    # UTF-8 bytes stay UTF-8 whatever a response is told (the encoding module's rule).
+    utf8 = response_of(news_page(PORTUGUESE).encode(), "text/html").replace(encoding="cp1252")
+    assert PORTUGUESE in extract_markup(method, utf8.body, utf8.url, response_content_type(utf8)).extraction.text
+
+
+def test_a_page_the_middleware_detected_is_not_detected_again(make_crawler, monkeypatch):
+    """The extraction reads the middleware's choice: the detector runs once a page."""
+    from webclean_scrapy import encoding
+    from webclean_scrapy.offload import extract_response
+
+    crawler = make_crawler(WEBCLEAN_OFFLOAD="none")
+    crawler.stats.open_spider()
+    middleware = build_from_crawler(CharsetMiddleware, crawler)
+    calls = []
+    detect = encoding.legacy_encoding
+    monkeypatch.setattr(encoding, "legacy_encoding", lambda *args: calls.append(args) or detect(*args))
+    legacy = response_of(*PAGES["tr-undeclared"][:2])
+    seen = asyncio.run(middleware.process_response(legacy.request, legacy))
+    assert len(calls) == 1 and seen.encoding == "cp1254"
+    text = extract_response(middleware.offloader.extractor, seen).extraction.text
+    assert TURKISH in text and len(calls) == 1
 
 
 def test_what_is_not_an_html_page_passes_untouched(make_crawler):

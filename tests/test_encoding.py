@@ -331,19 +331,23 @@ def test_undeclared_utf8_with_a_few_broken_bytes_stays_utf8():
                 assert not mostly_utf8(legacy.decode("utf-8", "replace")), (language, codec)
 
 
+#: Czech in Windows-1250, which differs from ISO-8859-2 in a few letters and
+#: signs (0xA9 is "©" in one and "Š" in the other): without a hint the
+#: detector takes this page for ISO-8859-2.
+CZECH_TEXT = (
+    "Městské zastupitelstvo v úterý schválilo nový plán cyklostezek po debatě, která trvala téměř "
+    "čtyři hodiny. Podle primátora práce začnou v létě a budou stát asi dvanáct milionů korun. "
+    "Obyvatelé jsou spokojeni, ale majitelé obchodů mají obavy z úbytku parkovacích míst."
+)
+CZECH_PAGE = (
+    f"<html><head><title>{CZECH_TEXT[:40]}</title></head><body><h1>{CZECH_TEXT[:50]}</h1><p>{CZECH_TEXT}</p>"
+    f"<p>{CZECH_TEXT}</p><footer>© 2024 Example Media · <a href='/privacy'>Privacy</a></footer></body></html>"
+)
+
+
 def test_the_top_level_domain_hints_the_detection_as_in_a_browser():
-    # Czech in Windows-1250 and ISO-8859-2 differ in a few letters and signs
-    # (0xA9 is "©" in one and "Š" in the other): without a hint the detector
-    # takes this page for ISO-8859-2; on a .cz address, as Firefox, for Windows-1250.
-    text = (
-        "Městské zastupitelstvo v úterý schválilo nový plán cyklostezek po debatě, která trvala téměř "
-        "čtyři hodiny. Podle primátora práce začnou v létě a budou stát asi dvanáct milionů korun. "
-        "Obyvatelé jsou spokojeni, ale majitelé obchodů mají obavy z úbytku parkovacích míst."
-    )
-    html = (
-        f"<html><head><title>{text[:40]}</title></head><body><h1>{text[:50]}</h1><p>{text}</p><p>{text}</p>"
-        "<footer>© 2024 Example Media · <a href='/privacy'>Privacy</a></footer></body></html>"
-    )
+    # On a .cz address, as in Firefox, the page is read as Windows-1250.
+    html = CZECH_PAGE
     body = html.encode("cp1250")
     assert decode_html(body)[0] == "iso8859-2"
     url = "https://www.example.cz/zpravy/1"

@@ -47,7 +47,7 @@ from scrapy.http import TextResponse
 
 from .encoding import detected_encoding, html_encoding, is_plain_utf8, looks_binary
 from .middleware import is_html_response
-from .offload import Offloader
+from .offload import Offloader, explicit_encoding
 from .settings import WebcleanComponent, WebcleanSettings
 from .stats import WebcleanStats
 
@@ -63,13 +63,6 @@ def with_encoding(response: TextResponse, encoding: str) -> TextResponse:
     the work this replaces."""
     attributes = {name: getattr(response, name) for name in response.attributes if name != "encoding"}
     return type(response)(encoding=encoding, **attributes)
-
-
-def explicit_encoding(response: TextResponse) -> str | None:
-    """The charset *response* was made with (its ``encoding`` argument), if
-    any. Scrapy keeps it in ``_encoding`` and has no public accessor:
-    ``response.encoding`` would run the detection when there is none."""
-    return getattr(response, "_encoding", None)
 
 
 #: A charset choice: ``(encoding, reason)``, the reason ``"detected"`` or

@@ -142,6 +142,29 @@ def _run(
     return PageResult(extraction, canonical, seconds, page, screened, report, failed)
 
 
+def explicit_encoding(response: TextResponse) -> str | None:
+    """The charset *response* was made with (its ``encoding`` argument: set by
+    :class:`~webclean_scrapy.charset.CharsetMiddleware`, or by a middleware
+    of the project's with ``response.replace(encoding=...)``), if any.
+    Scrapy keeps it in ``_encoding`` and has no public accessor:
+    ``response.encoding`` would run the detection when there is none."""
+    return getattr(response, "_encoding", None)
+
+
+def response_content_type(response: TextResponse) -> str | None:
+    """The Content-Type the extraction decodes *response*'s bytes under: the
+    HTTP header's, or ``text/html`` with the charset the response was made
+    with (:func:`explicit_encoding`), which Scrapy reads before any rule too.
+    The :mod:`~webclean_scrapy.encoding` rules still apply to it (UTF-8 bytes
+    stay UTF-8), and a page whose charset the middleware detected is not
+    detected a second time."""
+    explicit = explicit_encoding(response)
+    if explicit:
+        return f"text/html; charset={explicit}"
+    content_type = response.headers.get(b"Content-Type")
+    return content_type.decode("latin-1") if content_type else None
+
+
 def extract_response(
     extractor: Extractor,
     response: TextResponse,
@@ -163,8 +186,7 @@ def extract_response(
     when the screen would change the page
     (:mod:`webclean_scrapy.screen`): its raw markup must never reach libxml2.
     """
-    content_type = response.headers.get(b"Content-Type")
-    header = content_type.decode("latin-1") if content_type else None
+    header = response_content_type(response)
     if (
         screen_markup(response.body)[1]
         or not decoded_alike(response.body, header, response.encoding, response.url)
@@ -675,14 +697,13 @@ class Offloader:
             return await self._submit(
                 extract_response, self.extractor, response, self.outline, self.explain, self.formats
             )
-        # Scrapy's charset order (header, BOM, <meta>) with encoding.py's corrections, applied in the worker.
-        content_type = response.headers.get(b"Content-Type")
+        # Scrapy's charset order (explicit, header, BOM, <meta>) with encoding.py's corrections, in the worker.
         return await self._submit(
             extract_markup,
             None,
             response.body,
             response.url,
-            content_type.decode("latin-1") if content_type else None,
+            response_content_type(response),
             self.outline,
             self.explain,
             self.formats,
