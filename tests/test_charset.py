@@ -147,6 +147,9 @@ def test_the_extraction_reads_a_charset_set_explicitly_on_both_paths():
     assert footer not in extract_response(method, plain).extraction.text
     told = plain.replace(encoding="cp1250")
     assert response_content_type(told) == "text/html; charset=cp1250"
+    assert response_content_type(plain) == "text/html"
+    labelled = response_of(body, "application/xhtml+xml; charset=iso-8859-2").replace(encoding="cp1250")
+    assert response_content_type(labelled) == "application/xhtml+xml; charset=cp1250"
     threaded = extract_response(method, told).extraction.text
     processed = extract_markup(method, body, told.url, response_content_type(told)).extraction.text
     assert footer in threaded and threaded == processed

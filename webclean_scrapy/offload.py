@@ -153,16 +153,18 @@ def explicit_encoding(response: TextResponse) -> str | None:
 
 def response_content_type(response: TextResponse) -> str | None:
     """The Content-Type the extraction decodes *response*'s bytes under: the
-    HTTP header's, or ``text/html`` with the charset the response was made
-    with (:func:`explicit_encoding`), which Scrapy reads before any rule too.
-    The :mod:`~webclean_scrapy.encoding` rules still apply to it (UTF-8 bytes
+    HTTP header's, its charset replaced by the one the response was made with
+    (:func:`explicit_encoding`), which Scrapy reads before any rule too. The
+    :mod:`~webclean_scrapy.encoding` rules still apply to it (UTF-8 bytes
     stay UTF-8), and a page whose charset the middleware detected is not
     detected a second time."""
-    explicit = explicit_encoding(response)
-    if explicit:
-        return f"text/html; charset={explicit}"
     content_type = response.headers.get(b"Content-Type")
-    return content_type.decode("latin-1") if content_type else None
+    header = content_type.decode("latin-1") if content_type else None
+    explicit = explicit_encoding(response)
+    if not explicit:
+        return header
+    media_type = header.split(";", 1)[0].strip() if header else ""
+    return f"{media_type or 'text/html'}; charset={explicit}"
 
 
 def extract_response(
