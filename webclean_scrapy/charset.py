@@ -47,7 +47,7 @@ from scrapy.http import TextResponse
 
 from .encoding import detected_encoding, html_encoding, is_plain_utf8, looks_binary
 from .middleware import is_html_response
-from .offload import Offloader, explicit_encoding
+from .offload import Offloader, explicit_encoding, response_content_type
 from .settings import WebcleanComponent, WebcleanSettings
 from .stats import WebcleanStats
 
@@ -82,8 +82,7 @@ def charset_check(response: TextResponse) -> Choice | None | str:
     :func:`~webclean_scrapy.encoding.detected_encoding` decides."""
     if explicit_encoding(response):
         return None
-    content_type = response.headers.get(b"Content-Type")
-    declared = html_encoding(response.body, content_type.decode("latin-1") if content_type else None)
+    declared = html_encoding(response.body, response_content_type(response))
     if declared is not None:
         # Declared: Scrapy's choice is cheap to read (no detection runs).
         return None if declared == response.encoding else (declared, "corrected")
@@ -126,8 +125,7 @@ class CharsetMiddleware(WebcleanComponent):
             return response
         if not response.body or len(response.body) > self.settings.max_html_bytes:
             return response
-        content_type = response.headers.get(b"Content-Type")
-        if looks_binary(response.body, content_type.decode("latin-1") if content_type else None):
+        if looks_binary(response.body, response_content_type(response)):
             return response
         choice = charset_check(response)
         if isinstance(choice, str):  # DETECT
