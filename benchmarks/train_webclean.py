@@ -79,7 +79,9 @@ from train_page_type import TokenData  # noqa: E402
 from train_page_type import fit_gbdt as fit_page_type  # noqa: E402
 from webclean_scrapy import page_type  # noqa: E402
 from webclean_scrapy.document import Document  # noqa: E402
+from webclean_scrapy.evaluation.intervals import Interval, bootstrap_interval, paired_gap  # noqa: E402
 from webclean_scrapy.evaluation.metrics import prf, shingle_dataset_prf  # noqa: E402
+from webclean_scrapy.evaluation.peers import PEERS, PeerUnavailableError, load_peer  # noqa: E402
 from webclean_scrapy.evaluation.tokenize import tokenize  # noqa: E402
 from webclean_scrapy.extractors import webclean  # noqa: E402
 from webclean_scrapy.extractors.webclean.consensus import consensus_probabilities, structural_groups  # noqa: E402
@@ -471,6 +473,49 @@ def scores(pages: list[dict], kept_blocks: list[list[int]]) -> dict[str, float]:
     return result
 
 
+def modern_intervals(pages: list[dict], kept_blocks: list[list[int]]) -> dict[str, dict[str, Interval]]:
+    """The ``wcxb-dev`` word F1 of the kept blocks, all pages and per page
+    type, with its 95% interval under resampling the domains
+    (:func:`~webclean_scrapy.evaluation.bootstrap_interval`): how far another
+    sample of today's pages could move the figure the goal is set on. Per
+    name, ``"webclean"``'s interval, then, for each peer whose scores
+    :func:`attach_peer_scores` put on the pages, the paired interval of
+    webclean's gap to it (:func:`~webclean_scrapy.evaluation.paired_gap`)."""
+    f1s: dict[str, list[float]] = {}
+    domains: dict[str, list[str]] = {}
+    peers: dict[str, dict[str, list[float]]] = {}
+    for page, indexes in zip(pages, kept_blocks):
+        if page["dataset"] == MODERN:
+            f1 = word_f1(page, indexes)
+            for name in (MODERN, f"{MODERN}/{page['page_type']}"):
+                f1s.setdefault(name, []).append(f1)
+                domains.setdefault(name, []).append(page["domain"])
+                for peer, value in page.get("peers", {}).items():
+                    peers.setdefault(name, {}).setdefault(peer, []).append(value)
+    result: dict[str, dict[str, Interval]] = {}
+    for name in sorted(f1s):
+        result[name] = {"webclean": bootstrap_interval(f1s[name], domains[name])}
+        for peer, values in peers.get(name, {}).items():
+            if len(values) == len(f1s[name]):  # a --limit run may lack some pages' peer scores
+                result[name][peer] = paired_gap(f1s[name], values, domains[name])
+    return result
+
+
+def attach_peer_scores(pages: list[dict], data: Path, peer: str, limit: int, jobs: int) -> None:
+    """Each ``wcxb-dev`` page's word F1 by the peer library *peer*, as
+    ``webclean eval --compare`` scores it, kept on the page (``page["peers"]``),
+    so that the protocol prints webclean's cross-validated gap to the peer,
+    page by page, with its interval (:func:`modern_intervals`)."""
+    from webclean_scrapy.evaluation import Contestants, load_dataset
+    from webclean_scrapy.evaluation.runner import run_pages
+
+    results = run_pages(load_dataset(data / MODERN, limit=limit or None), Contestants(peers=(peer,)), jobs=jobs)
+    f1 = {result.page_id: result.scores[peer]["word_f1"] for result in results}
+    for page in pages:
+        if page["dataset"] == MODERN and page["id"] in f1:
+            page.setdefault("peers", {})[peer] = f1[page["id"]]
+
+
 def objective(figures: dict[str, float]) -> float:
     """Mean of the datasets' scores (page-type rows left out)."""
     overall = [v for k, v in figures.items() if "/" not in k]
@@ -673,6 +718,15 @@ def cross_validate(
             if fold_of[i] == k:
                 kept_blocks[i] = kept_under(pages[i], out[i], policies[kinds[i]], policies["article"])
     policies = choose_policies(pages, out, kinds, list(everyone), best)
+    print(f"{MODERN} cross-validated, with 95% intervals (its domains resampled):", flush=True)
+    for name, intervals in modern_intervals(pages, kept_blocks).items():
+        own = intervals.pop("webclean")
+        line = (
+            f"  {name:28s} {own.mean:.4f} [{own.low:.4f}, {own.high:.4f}] ({own.pages} pages, {own.clusters} domains)"
+        )
+        for peer, gap in intervals.items():
+            line += f"; gap to {peer} {gap.mean:+.4f} [{gap.low:+.4f}, {gap.high:+.4f}]"
+        print(line, flush=True)
     return best, policies, scores(pages, kept_blocks)
 
 
@@ -791,6 +845,13 @@ def main(argv: list[str] | None = None) -> int:
         "refits with other seeds measure how much of a figure the seed alone moves",
     )
     parser.add_argument(
+        "--compare",
+        metavar="PEER",
+        choices=sorted(PEERS),
+        help="also score this peer library on wcxb-dev (as webclean eval --compare does) and print webclean's "
+        "cross-validated gap to it, page by page, with 95%% intervals (pip install -e '.[compare]')",
+    )
+    parser.add_argument(
         "--repeats",
         type=int,
         default=1,
@@ -801,6 +862,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeats > 1 and args.fold_seed is not None:
         parser.error("--repeats runs the default split and --fold-seed 1 to R-1: give one or the other")
     PARAMS["random_state"] = args.seed
+    if args.compare:
+        try:
+            load_peer(args.compare)  # before the pages are read: a missing library is said at once
+        except PeerUnavailableError as exc:
+            print(exc)
+            return 2
     if not args.data.is_dir():
         print(f"no evaluation data at {args.data}; nothing to train")
         return 0
@@ -823,6 +890,8 @@ def main(argv: list[str] | None = None) -> int:
             "the page-type classifier needs two or more; raise --limit (150 reads three types)"
         )
         return 2
+    if args.compare:
+        attach_peer_scores(pages, args.data, args.compare, args.limit, args.jobs)
     print(f"cross-validating: {args.folds} folds grouped by domain", flush=True)
     threshold, policies, figures = cross_validate(pages, args.folds, args.oof, args.reuse_oof, args.fold_seed)
     print(f"threshold {threshold:.3f}; by predicted page type:")

@@ -504,6 +504,62 @@ def test_eval_wcxb_fields_by_type(wcxb_dataset, tmp_path, capsys):
     assert "wcxb-tiny / type article (2 pages)" in out and "wcxb-tiny / type product (1 page)" in out
 
 
+def test_eval_intervals(wcxb_dataset, tmp_path, capsys):
+    target = tmp_path / "scores.json"
+    argv = ["eval", str(wcxb_dataset), "-e", "baseline", "density", "--by-type", "--intervals", "--json", str(target)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    report = json.loads(target.read_text(encoding="utf-8"))
+    assert list(report) == ["wcxb-tiny", "by_type", "intervals"]
+    intervals = report["intervals"]["wcxb-tiny"]
+    assert intervals["level"] == 0.95 and intervals["resamples"] == 2000
+    groups = intervals["groups"]
+    assert list(groups) == ["all", "article", "product"]  # all pages, then the types largest first
+    for name in ("baseline", "density"):
+        every = groups["all"]["word_f1"][name]
+        # The row of all pages is the report's own word F1; no page has a URL,
+        # so each page is its own site.
+        assert every["mean"] == pytest.approx(report["wcxb-tiny"][name]["word_f1"])
+        assert (every["pages"], every["clusters"]) == (4, 4)
+        assert every["low"] <= every["mean"] <= every["high"]
+        assert groups["article"]["word_f1"][name]["mean"] == pytest.approx(
+            report["by_type"]["wcxb-tiny"]["article"][name]["word_f1"]
+        )
+    # The first extractor's gap to the other, on the same pages.
+    gap = groups["all"]["gap"]["density"]
+    assert gap["mean"] == pytest.approx(
+        report["wcxb-tiny"]["baseline"]["word_f1"] - report["wcxb-tiny"]["density"]["word_f1"]
+    )
+    assert list(groups["all"]["gap"]) == ["density"]
+    # One product page: one site, an interval of no width.
+    product = groups["product"]["word_f1"]["baseline"]
+    assert product["low"] == product["mean"] == product["high"] == pytest.approx(10 / 13)
+    table = out[out.index("wcxb-tiny: word F1 with 95% intervals") :].splitlines()
+    assert table[1].split() == ["page", "type", "pages", "sites", "baseline", "density", "baseline", "-", "density"]
+    assert table[3].startswith("all ") and table[5].split()[:4] == ["product", "1", "1", "0.769"]
+
+
+def test_eval_intervals_of_one_site(tmp_path, capsys):
+    """Pages of one site resample as one: an interval of no width however the pages differ."""
+    root = tmp_path / "one-site"
+    (root / "html").mkdir(parents=True)
+    with open(root / "truth.jsonl", "w", encoding="utf-8") as truth:
+        for page_id, body, gold in (
+            ("x", "<p>Alpha beta gamma delta.</p>", "Alpha beta gamma delta."),
+            ("y", "<p>Nothing</p>", "Other words here."),
+        ):
+            (root / "html" / f"{page_id}.html.gz").write_bytes(
+                gzip.compress(f"<html><body>{body}</body></html>".encode())
+            )
+            truth.write(json.dumps({"id": page_id, "url": f"https://www.example.org/{page_id}", "text": gold}) + "\n")
+    target = tmp_path / "scores.json"
+    assert main(["eval", str(root), "-e", "baseline", "--intervals", "--json", str(target)]) == 0
+    every = json.loads(target.read_text())["intervals"]["one-site"]["groups"]["all"]["word_f1"]["baseline"]
+    assert (every["pages"], every["clusters"]) == (2, 1)
+    assert every["low"] == every["mean"] == every["high"] == pytest.approx(0.5)
+    assert "one-site: word F1 with 95% intervals" in capsys.readouterr().out
+
+
 def test_eval_by_type_without_page_types(dataset, tmp_path, capsys):
     target = tmp_path / "scores.json"
     assert main(["eval", str(dataset), "-e", "baseline", "--by-type", "--json", str(target)]) == 0

@@ -80,6 +80,47 @@ def test_repeats_and_one_fold_seed_are_one_or_the_other(tmp_path):
     assert "give one or the other" in done.stderr
 
 
+def test_compare_takes_a_peer_name(tmp_path):
+    done = _train("--data", str(tmp_path), "--compare", "no-such-library")
+    assert done.returncode == 2
+    assert "--compare" in done.stderr and "trafilatura" in done.stderr
+
+
+def test_modern_intervals_pair_webclean_with_a_peer():
+    """The protocol's intervals: webclean's word F1 on the wcxb-dev pages
+    (all, and per page type), and its gap to a peer page by page."""
+    train_webclean = _train_module()
+    from collections import Counter
+
+    def page(dataset: str, kind: str | None, domain: str, peer: float) -> dict:
+        return {
+            "dataset": dataset,
+            "page_type": kind,
+            "domain": domain,
+            "block_words": [["the", "cat", "sat"], ["menu", "home"]],
+            "gold_words": Counter(["the", "cat", "sat"]),
+            "peers": {"trafilatura": peer},
+        }
+
+    pages = [
+        page("wcxb-dev", "article", "a.example", 0.5),
+        page("wcxb-dev", "article", "a.example", 0.5),
+        page("wcxb-dev", "forum", "b.example", 0.25),
+        page("cleaneval", None, "c.example", 0.0),  # not a wcxb-dev page: left out
+    ]
+    # Kept: the gold block (F1 1), the gold block (1), both blocks (P 3/5, R 1: F1 3/4), anything.
+    intervals = train_webclean.modern_intervals(pages, [[0], [0], [0, 1], [1]])
+    assert list(intervals) == ["wcxb-dev", "wcxb-dev/article", "wcxb-dev/forum"]
+    every = intervals["wcxb-dev"]["webclean"]
+    assert (every.mean, every.pages, every.clusters) == (pytest.approx(2.75 / 3), 3, 2)
+    assert every.low < every.mean < every.high
+    # The gap, page by page: 0.5, 0.5, 0.5 -- the same on every resample.
+    gap = intervals["wcxb-dev"]["trafilatura"]
+    assert (gap.mean, gap.low, gap.high) == (pytest.approx(0.5), pytest.approx(0.5), pytest.approx(0.5))
+    article = intervals["wcxb-dev/article"]["webclean"]
+    assert (article.mean, article.low, article.high, article.clusters) == (1.0, 1.0, 1.0, 1)
+
+
 def test_page_types_are_reweighted_half_way_within_wcxb_dev():
     """Rarer page types weigh more (``count ** -0.5``), the wcxb-dev pages'
     total unchanged against the older datasets' pages."""

@@ -475,6 +475,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         PeerUnavailableError,
         evaluate_dataset,
         format_report,
+        intervals_as_json,
         load_dataset,
         load_peer,
     )
@@ -494,6 +495,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     results: dict[str, Any] = {}
     by_language: dict[str, Any] = {}
     by_type: dict[str, Any] = {}
+    intervals: dict[str, Any] = {}
     status = EXIT_OK
     for directory in args.datasets:
         progress: Progress | None = None
@@ -507,6 +509,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 jobs=args.jobs,
                 by_language=args.by_language,
                 by_type=args.by_type,
+                intervals=args.intervals,
                 on_page=progress.advance,
             )
         except DatasetError as exc:
@@ -522,6 +525,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             by_language[name] = report.by_language
         if args.by_type:
             by_type[name] = report.by_type
+        if report.intervals is not None:
+            intervals[name] = intervals_as_json(report.intervals)
         print(format_report(report), end="\n\n", flush=True)
 
     if args.json and results:
@@ -530,6 +535,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             document["by_language"] = by_language
         if args.by_type:
             document["by_type"] = by_type
+        if args.intervals:
+            document["intervals"] = intervals
         try:
             Path(args.json).write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         except OSError as exc:
@@ -835,6 +842,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--by-type",
         action="store_true",
         help="also report word and shingle scores per page type (page_type of truth.jsonl, as in WCXB)",
+    )
+    evaluate.add_argument(
+        "--intervals",
+        action="store_true",
+        help="also report 95%% bootstrap intervals (sites resampled) of each word F1, and of the first "
+        "extractor's gap to each other one (per page type too with --by-type)",
     )
     evaluate.add_argument(
         "-j",

@@ -6,6 +6,7 @@ datasets (``webclean eval``). See ``docs/EVALUATION.md``.
 """
 
 from .dataset import DatasetError, Page, load_dataset
+from .intervals import Interval, bootstrap_interval, paired_gap
 from .metrics import (
     METADATA_KEYS,
     PRF,
@@ -36,7 +37,16 @@ from .metrics import (
     word_prf,
 )
 from .peers import PEERS, PeerUnavailableError, load_peer
-from .runner import REPORT_KEYS, SNIPPET_KEYS, Contestants, DatasetReport, evaluate_dataset, format_report
+from .runner import (
+    REPORT_KEYS,
+    SNIPPET_KEYS,
+    Contestants,
+    DatasetReport,
+    WordF1Intervals,
+    evaluate_dataset,
+    format_report,
+    intervals_as_json,
+)
 from .substring import longest_common_substring
 from .tokenize import tokenize
 
@@ -49,10 +59,13 @@ __all__ = [
     "Contestants",
     "DatasetError",
     "DatasetReport",
+    "Interval",
     "Page",
     "PeerUnavailableError",
     "Text",
+    "WordF1Intervals",
     "author_exact",
+    "bootstrap_interval",
     "cleaneval_prf",
     "cosine_distance",
     "edit_distance_ratio",
@@ -60,6 +73,7 @@ __all__ = [
     "evaluate_dataset",
     "fold_typography",
     "format_report",
+    "intervals_as_json",
     "kl_divergence",
     "lcs_prf",
     "lcstring",
@@ -69,6 +83,7 @@ __all__ = [
     "longest_common_substring",
     "normalise_field",
     "occ_prf",
+    "paired_gap",
     "same_day",
     "score_metadata",
     "score_page",

@@ -21,8 +21,10 @@ from ..encoding import decode_html
 from ..language import detect_language
 from ..metadata import metadata_of
 from ..page_type import page_type_of
+from ..urls import site_of
 from ..worker import build_extractor, init_worker, worker_state
 from .dataset import Page, dataset_name, load_dataset
+from .intervals import LEVEL, RESAMPLES, Interval, bootstrap_interval, paired_gap
 from .metrics import (
     MEAN_METRICS,
     METADATA_KEYS,
@@ -125,6 +127,28 @@ class PageScores:
     page_type: str | None = None
 
 
+#: The figure :class:`WordF1Intervals` are for: WCXB's word F1, a mean over
+#: pages (the shingle F1 of the older benchmarks is pooled over a dataset, not
+#: a mean over its pages). The row of every page is :data:`ALL_PAGES`.
+INTERVAL_METRIC = "word_f1"
+ALL_PAGES = "all"
+
+
+@dataclass(frozen=True)
+class WordF1Intervals:
+    """95% bootstrap intervals of each contestant's word F1, sites resampled
+    (:mod:`.intervals`), and of the first contestant's gap to each other one
+    on the same pages; per group of pages: all of them, then each page type
+    when the report has them."""
+
+    #: group -> contestant -> its word F1 and interval.
+    scores: dict[str, dict[str, Interval]]
+    #: group -> other contestant -> the first contestant's word F1 minus the other's, and its interval.
+    gaps: dict[str, dict[str, Interval]]
+    resamples: int = RESAMPLES
+    level: float = LEVEL
+
+
 @dataclass
 class DatasetReport:
     name: str
@@ -139,6 +163,8 @@ class DatasetReport:
     by_language: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     #: page type -> extractor -> {GROUP_KEYS...}; None when not asked for.
     by_type: dict[str, dict[str, dict[str, float]]] | None = None
+    #: None when not asked for.
+    intervals: WordF1Intervals | None = None
 
 
 class _Runner:
@@ -345,6 +371,36 @@ def summarise_by_type(results: Sequence[PageScores], names: Sequence[str]) -> di
     return _summarise_groups(results, names, lambda r: r.page_type)
 
 
+def site_clusters(pages: Sequence[Page]) -> list[str]:
+    """The resampling unit of each page: its site (:func:`~webclean_scrapy.urls.site_of`),
+    the page itself when it has no URL with a host."""
+    return [(site_of(page.url) if page.url else "") or f"page:{page.id}" for page in pages]
+
+
+def summarise_intervals(
+    pages: Sequence[Page], results: Sequence[PageScores], names: Sequence[str], by_type: bool = False
+) -> WordF1Intervals:
+    """:class:`WordF1Intervals` of the contestants *names* on *pages* (their
+    *results* in the same order): all pages, then each page type, largest
+    first, when *by_type*."""
+    sites = site_clusters(pages)
+    groups: dict[str, list[int]] = {ALL_PAGES: list(range(len(results)))}
+    if by_type:
+        kinds: dict[str, list[int]] = {}
+        for i, result in enumerate(results):
+            if result.page_type:
+                kinds.setdefault(result.page_type, []).append(i)
+        groups.update(sorted(kinds.items(), key=lambda item: (-len(item[1]), item[0])))
+    scores: dict[str, dict[str, Interval]] = {}
+    gaps: dict[str, dict[str, Interval]] = {}
+    for group, members in groups.items():
+        clusters = [sites[i] for i in members]
+        values = {name: [results[i].scores[name][INTERVAL_METRIC] for i in members] for name in names}
+        scores[group] = {name: bootstrap_interval(values[name], clusters) for name in names}
+        gaps[group] = {name: paired_gap(values[names[0]], values[name], clusters) for name in names[1:]}
+    return WordF1Intervals(scores, gaps)
+
+
 def evaluate_dataset(
     directory: str | Path,
     contestants: Contestants,
@@ -354,6 +410,7 @@ def evaluate_dataset(
     jobs: int = 1,
     by_language: bool = False,
     by_type: bool = False,
+    intervals: bool = False,
     on_page: Callable[[], None] | None = None,
 ) -> DatasetReport:
     """Load a dataset (unless its *pages* are given), run the contestants and summarise."""
@@ -375,6 +432,7 @@ def evaluate_dataset(
         errors=errors,
         by_language=summarise_by_language(results, names) if by_language else {},
         by_type=summarise_by_type(results, names) if by_type else None,
+        intervals=summarise_intervals(pages, results, names, by_type) if intervals else None,
     )
 
 
@@ -441,6 +499,55 @@ def _format_metadata(report: DatasetReport) -> list[str]:
     ]
 
 
+def _format_interval(interval: Interval, signed: bool = False) -> str:
+    sign = "+" if signed else ""
+    return f"{interval.mean:{sign}.3f} [{interval.low:{sign}.3f}, {interval.high:{sign}.3f}]"
+
+
+def _format_intervals(report: DatasetReport) -> list[str]:
+    """One row per group of pages: its pages and sites, each contestant's
+    word F1 and interval, then the first contestant's gap to each other one."""
+    intervals = report.intervals
+    assert intervals is not None
+    names = list(report.summary)
+    headers = ["page type", "pages", "sites", *names, *(f"{names[0]} - {name}" for name in names[1:])]
+    rows = []
+    for group, scores in intervals.scores.items():
+        first = scores[names[0]]
+        rows.append(
+            [
+                group,
+                str(first.pages),
+                str(first.clusters),
+                *(_format_interval(scores[name]) for name in names),
+                *(_format_interval(intervals.gaps[group][name], signed=True) for name in names[1:]),
+            ]
+        )
+    return [
+        "",
+        f"{report.name}: word F1 with {intervals.level:.0%} intervals ({intervals.resamples:,} resamples of the "
+        "sites; a gap whose interval holds 0 is not a gap at this level)",
+        _render(headers, rows),
+    ]
+
+
+def intervals_as_json(intervals: WordF1Intervals) -> dict[str, Any]:
+    """*intervals* as the JSON report holds them: the level, the resamples,
+    and per group of pages the contestants' ``word_f1`` and the ``gap`` of the
+    first to each other one, each ``{mean, low, high, pages, clusters}``."""
+    return {
+        "level": intervals.level,
+        "resamples": intervals.resamples,
+        "groups": {
+            group: {
+                INTERVAL_METRIC: {name: interval._asdict() for name, interval in scores.items()},
+                "gap": {name: interval._asdict() for name, interval in intervals.gaps[group].items()},
+            }
+            for group, scores in intervals.scores.items()
+        },
+    }
+
+
 def format_report(report: DatasetReport) -> str:
     """The paper-style table of one dataset (plus per-language and per-type tables)."""
     columns = [c for c in COLUMNS if any(c[0] in figures for figures in report.summary.values())]
@@ -466,4 +573,6 @@ def format_report(report: DatasetReport) -> str:
             parts.extend(_format_groups(report.name, "type", report.by_type))
         else:
             parts.append(f"{report.name}: no page has a page_type in truth.jsonl (--by-type)")
+    if report.intervals is not None:
+        parts.extend(_format_intervals(report))
     return "\n".join(parts)
