@@ -79,7 +79,13 @@ from train_page_type import TokenData  # noqa: E402
 from train_page_type import fit_gbdt as fit_page_type  # noqa: E402
 from webclean_scrapy import page_type  # noqa: E402
 from webclean_scrapy.document import Document  # noqa: E402
-from webclean_scrapy.evaluation.intervals import Interval, bootstrap_interval, paired_gap  # noqa: E402
+from webclean_scrapy.evaluation.intervals import (  # noqa: E402
+    Interval,
+    bootstrap_interval,
+    paired_gap,
+    shingle_f1_gap,
+    shingle_f1_interval,
+)
 from webclean_scrapy.evaluation.metrics import prf, shingle_dataset_prf  # noqa: E402
 from webclean_scrapy.evaluation.peers import PEERS, PeerUnavailableError, load_peer  # noqa: E402
 from webclean_scrapy.evaluation.tokenize import tokenize  # noqa: E402
@@ -450,6 +456,18 @@ def word_f1(page: dict, indexes: list[int]) -> float:
     return prf((predicted & gold).total(), predicted.total(), gold.total()).f1
 
 
+def page_shingle_counts(page: dict, indexes: list[int]) -> tuple[float, float, float]:
+    """The kept blocks' shingle counts against the gold text, as
+    :func:`webclean_scrapy.evaluation.shingle_counts` makes them."""
+    e = shingles([t for i in indexes for t in page["block_tokens"][i]])
+    g = page.get("gold_shingles")
+    if g is None:
+        g = page["gold_shingles"] = shingles(page["gold_tokens"])
+    tp, fp, fn = (e & g).total(), (e - g).total(), (g - e).total()
+    total = tp + fp + fn
+    return (tp / total, fp / total, fn / total) if total else (0.0, 0.0, 0.0)
+
+
 def scores(pages: list[dict], kept_blocks: list[list[int]]) -> dict[str, float]:
     """Per dataset (and per ``wcxb-dev`` page type): the dataset's metric
     of the kept blocks of each page."""
@@ -461,59 +479,64 @@ def scores(pages: list[dict], kept_blocks: list[list[int]]) -> dict[str, float]:
             word.setdefault(MODERN, []).append(f1)
             word.setdefault(f"{MODERN}/{page['page_type']}", []).append(f1)
         else:
-            e = shingles([t for i in indexes for t in page["block_tokens"][i]])
-            g = page.get("gold_shingles")
-            if g is None:
-                g = page["gold_shingles"] = shingles(page["gold_tokens"])
-            tp, fp, fn = (e & g).total(), (e - g).total(), (g - e).total()
-            total = tp + fp + fn
-            shingle.setdefault(page["dataset"], []).append((tp / total, fp / total, fn / total) if total else (0, 0, 0))
+            shingle.setdefault(page["dataset"], []).append(page_shingle_counts(page, indexes))
     result = {name: float(np.mean(values)) for name, values in word.items()}
     result.update({name: shingle_dataset_prf(counts).f1 for name, counts in shingle.items()})
     return result
 
 
-def modern_intervals(pages: list[dict], kept_blocks: list[list[int]]) -> dict[str, dict[str, Interval]]:
-    """The ``wcxb-dev`` word F1 of the kept blocks, all pages and per page
-    type, with its 95% interval under resampling the domains
-    (:func:`~webclean_scrapy.evaluation.bootstrap_interval`): how far another
-    sample of today's pages could move the figure the goal is set on. Per
-    name, ``"webclean"``'s interval, then, for each peer whose scores
-    :func:`attach_peer_scores` put on the pages, the paired interval of
-    webclean's gap to it (:func:`~webclean_scrapy.evaluation.paired_gap`)."""
-    f1s: dict[str, list[float]] = {}
-    domains: dict[str, list[str]] = {}
-    peers: dict[str, dict[str, list[float]]] = {}
-    for page, indexes in zip(pages, kept_blocks):
-        if page["dataset"] == MODERN:
-            f1 = word_f1(page, indexes)
-            for name in (MODERN, f"{MODERN}/{page['page_type']}"):
-                f1s.setdefault(name, []).append(f1)
-                domains.setdefault(name, []).append(page["domain"])
-                for peer, value in page.get("peers", {}).items():
-                    peers.setdefault(name, {}).setdefault(peer, []).append(value)
+def cross_validated_intervals(pages: list[dict], kept_blocks: list[list[int]]) -> dict[str, dict[str, Interval]]:
+    """Every figure of :func:`scores` with its 95% interval under resampling
+    the domains (:mod:`webclean_scrapy.evaluation.intervals`): how far
+    another sample of the same kinds of pages could move it. ``wcxb-dev``
+    and its page types by word F1, the older sets by shingle F1. Per
+    figure, ``"webclean"``'s interval, then, for each peer whose scores
+    :func:`attach_peer_scores` put on all its pages, the paired interval
+    of webclean's gap to it."""
+    groups: dict[str, list[int]] = {}
+    for i, page in enumerate(pages):
+        modern = page["dataset"] == MODERN
+        for name in (MODERN, f"{MODERN}/{page['page_type']}") if modern else (page["dataset"],):
+            groups.setdefault(name, []).append(i)
     result: dict[str, dict[str, Interval]] = {}
-    for name in sorted(f1s):
-        result[name] = {"webclean": bootstrap_interval(f1s[name], domains[name])}
-        for peer, values in peers.get(name, {}).items():
-            if len(values) == len(f1s[name]):  # a --limit run may lack some pages' peer scores
-                result[name][peer] = paired_gap(f1s[name], values, domains[name])
+    for name, members in sorted(groups.items()):
+        domains = [pages[i]["domain"] for i in members]
+        # A --limit run scores the peer on fewer pages: a gap needs all of them.
+        peers = sorted(set.intersection(*(set(pages[i].get("peers", ())) for i in members)))
+        if pages[members[0]]["dataset"] == MODERN:
+            words = [word_f1(pages[i], kept_blocks[i]) for i in members]
+            result[name] = {"webclean": bootstrap_interval(words, domains)}
+            for peer in peers:
+                theirs = [pages[i]["peers"][peer]["word_f1"] for i in members]
+                result[name][peer] = paired_gap(words, theirs, domains)
+        else:
+            counts = [page_shingle_counts(pages[i], kept_blocks[i]) for i in members]
+            result[name] = {"webclean": shingle_f1_interval(counts, domains)}
+            for peer in peers:
+                theirs_counts = [pages[i]["peers"][peer]["shingle_counts"] for i in members]
+                result[name][peer] = shingle_f1_gap(counts, theirs_counts, domains)
     return result
 
 
 def attach_peer_scores(pages: list[dict], data: Path, peer: str, limit: int, jobs: int) -> None:
-    """Each ``wcxb-dev`` page's word F1 by the peer library *peer*, as
-    ``webclean eval --compare`` scores it, kept on the page (``page["peers"]``),
-    so that the protocol prints webclean's cross-validated gap to the peer,
-    page by page, with its interval (:func:`modern_intervals`)."""
+    """Each page's word F1 and shingle counts by the peer library *peer*, as
+    ``webclean eval --compare`` scores them, kept on the page
+    (``page["peers"]``), so that the protocol prints webclean's
+    cross-validated gap to the peer, page by page, with its interval
+    (:func:`cross_validated_intervals`)."""
     from webclean_scrapy.evaluation import Contestants, load_dataset
     from webclean_scrapy.evaluation.runner import run_pages
 
-    results = run_pages(load_dataset(data / MODERN, limit=limit or None), Contestants(peers=(peer,)), jobs=jobs)
-    f1 = {result.page_id: result.scores[peer]["word_f1"] for result in results}
+    scored: dict[tuple[str, str], dict] = {}
+    for name in DATASETS:
+        if not (data / name / "truth.jsonl").exists():
+            continue
+        for result in run_pages(load_dataset(data / name, limit=limit or None), Contestants(peers=(peer,)), jobs=jobs):
+            figures = result.scores[peer]
+            scored[name, result.page_id] = {"word_f1": figures["word_f1"], "shingle_counts": figures["shingle_counts"]}
     for page in pages:
-        if page["dataset"] == MODERN and page["id"] in f1:
-            page.setdefault("peers", {})[peer] = f1[page["id"]]
+        if (page["dataset"], page["id"]) in scored:
+            page.setdefault("peers", {})[peer] = scored[page["dataset"], page["id"]]
 
 
 def objective(figures: dict[str, float]) -> float:
@@ -718,8 +741,11 @@ def cross_validate(
             if fold_of[i] == k:
                 kept_blocks[i] = kept_under(pages[i], out[i], policies[kinds[i]], policies["article"])
     policies = choose_policies(pages, out, kinds, list(everyone), best)
-    print(f"{MODERN} cross-validated, with 95% intervals (its domains resampled):", flush=True)
-    for name, intervals in modern_intervals(pages, kept_blocks).items():
+    print(
+        f"cross-validated, with 95% intervals (domains resampled; {MODERN} by word F1, the older sets by shingle F1):",
+        flush=True,
+    )
+    for name, intervals in cross_validated_intervals(pages, kept_blocks).items():
         own = intervals.pop("webclean")
         line = (
             f"  {name:28s} {own.mean:.4f} [{own.low:.4f}, {own.high:.4f}] ({own.pages} pages, {own.clusters} domains)"
@@ -848,7 +874,7 @@ def main(argv: list[str] | None = None) -> int:
         "--compare",
         metavar="PEER",
         choices=sorted(PEERS),
-        help="also score this peer library on wcxb-dev (as webclean eval --compare does) and print webclean's "
+        help="also score this peer library on every dataset (as webclean eval --compare does) and print webclean's "
         "cross-validated gap to it, page by page, with 95%% intervals (pip install -e '.[compare]')",
     )
     parser.add_argument(

@@ -525,15 +525,20 @@ def test_eval_intervals(wcxb_dataset, tmp_path, capsys):
         assert groups["article"]["word_f1"][name]["mean"] == pytest.approx(
             report["by_type"]["wcxb-tiny"]["article"][name]["word_f1"]
         )
-    # The first extractor's gap to the other, on the same pages.
-    gap = groups["all"]["gap"]["density"]
-    assert gap["mean"] == pytest.approx(
-        report["wcxb-tiny"]["baseline"]["word_f1"] - report["wcxb-tiny"]["density"]["word_f1"]
-    )
-    assert list(groups["all"]["gap"]) == ["density"]
+        shingles = groups["all"]["shingle_f1"][name]
+        assert shingles["mean"] == pytest.approx(report["wcxb-tiny"][name]["shingle_f1"])
+        assert shingles["low"] <= shingles["mean"] <= shingles["high"]
+    # The first extractor's gap to the other, on the same pages, for both figures.
+    for metric in ("word_f1", "shingle_f1"):
+        gap = groups["all"]["gap"][metric]["density"]
+        assert gap["mean"] == pytest.approx(
+            report["wcxb-tiny"]["baseline"][metric] - report["wcxb-tiny"]["density"][metric]
+        )
+        assert list(groups["all"]["gap"][metric]) == ["density"]
     # One product page: one site, an interval of no width.
     product = groups["product"]["word_f1"]["baseline"]
     assert product["low"] == product["mean"] == product["high"] == pytest.approx(10 / 13)
+    assert out.index("wcxb-tiny: shingle F1 with 95% intervals") < out.index("wcxb-tiny: word F1 with 95% intervals")
     table = out[out.index("wcxb-tiny: word F1 with 95% intervals") :].splitlines()
     assert table[1].split() == ["page", "type", "pages", "sites", "baseline", "density", "baseline", "-", "density"]
     assert table[3].startswith("all ") and table[5].split()[:4] == ["product", "1", "1", "0.769"]

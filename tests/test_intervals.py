@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from webclean_scrapy.evaluation import Interval, bootstrap_interval, paired_gap
+from webclean_scrapy.evaluation import (
+    Interval,
+    bootstrap_interval,
+    paired_gap,
+    shingle_dataset_prf,
+    shingle_f1_gap,
+    shingle_f1_interval,
+)
 from webclean_scrapy.evaluation import intervals as intervals_module
 
 
@@ -64,8 +71,37 @@ def test_the_same_scores_give_the_same_interval_and_chunks_do_not_matter(monkeyp
     assert bootstrap_interval(scores, list(sites), level=0.5).high < first.high
 
 
+def test_the_shingle_f1_of_two_sites():
+    # The article benchmark's F1 is that of two means: precision over the
+    # pages with output, recall over the pages with gold text. Site a: one
+    # page extracted exactly (P 1, R 1). Site b: one page with output and no
+    # gold (P 0, and no recall term). All pages: P 1/2, R 1, F1 2/3. A
+    # resample of two sites: a+a (F1 1, probability 1/4), a+b (2/3, 1/2) or
+    # b+b (precision 0, recall over no page 0: F1 0, 1/4).
+    counts = [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0)]
+    interval = shingle_f1_interval(counts, ["a", "b"])
+    assert interval == Interval(pytest.approx(2 / 3), 0.0, 1.0, 2, 2)
+    assert interval.mean == pytest.approx(shingle_dataset_prf(counts).f1)
+
+
+def test_a_shingle_f1_gap_is_computed_on_the_same_resamples():
+    rng = np.random.default_rng(5)
+    raw = rng.random((200, 3))
+    ours = [tuple(row / row.sum()) for row in raw]
+    theirs = [(tp * 0.8, fp + tp * 0.2, fn) for tp, fp, fn in ours]  # fewer true shingles on every page
+    sites = [i // 4 for i in range(200)]
+    gap = shingle_f1_gap(ours, theirs, sites)
+    assert gap.mean == pytest.approx(shingle_dataset_prf(ours).f1 - shingle_dataset_prf(theirs).f1)
+    assert 0 < gap.low < gap.mean < gap.high  # better on every page: the gap is established
+    assert shingle_f1_gap(ours, ours, sites) == Interval(0.0, 0.0, 0.0, 200, 50)
+    alone = shingle_f1_interval(ours, sites)
+    assert alone.high - alone.low > gap.high - gap.low  # pairing narrows the interval
+    with pytest.raises(ValueError, match="same pages"):
+        shingle_f1_gap(ours, theirs[:-1], sites)
+
+
 def test_bad_arguments_are_refused():
-    with pytest.raises(ValueError, match="one cluster per value"):
+    with pytest.raises(ValueError, match="one cluster per page"):
         bootstrap_interval([0.1, 0.2], ["a"])
     with pytest.raises(ValueError, match="level"):
         bootstrap_interval([0.1], ["a"], level=1.0)

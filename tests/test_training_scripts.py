@@ -86,31 +86,36 @@ def test_compare_takes_a_peer_name(tmp_path):
     assert "--compare" in done.stderr and "trafilatura" in done.stderr
 
 
-def test_modern_intervals_pair_webclean_with_a_peer():
+def test_cross_validated_intervals_pair_webclean_with_a_peer():
     """The protocol's intervals: webclean's word F1 on the wcxb-dev pages
-    (all, and per page type), and its gap to a peer page by page."""
+    (all, and per page type), its shingle F1 on an older set's, and its gap
+    to a peer page by page."""
     train_webclean = _train_module()
     from collections import Counter
 
-    def page(dataset: str, kind: str | None, domain: str, peer: float) -> dict:
+    def page(dataset: str, kind: str | None, domain: str, peer_f1: float, peer_counts: tuple) -> dict:
         return {
             "dataset": dataset,
             "page_type": kind,
             "domain": domain,
             "block_words": [["the", "cat", "sat"], ["menu", "home"]],
             "gold_words": Counter(["the", "cat", "sat"]),
-            "peers": {"trafilatura": peer},
+            "block_tokens": [["The", "cat", "sat", "on", "the", "mat"], ["Menu", "Home"]],
+            "gold_tokens": ["The", "cat", "sat", "on", "the", "mat"],
+            "peers": {"trafilatura": {"word_f1": peer_f1, "shingle_counts": peer_counts}},
         }
 
     pages = [
-        page("wcxb-dev", "article", "a.example", 0.5),
-        page("wcxb-dev", "article", "a.example", 0.5),
-        page("wcxb-dev", "forum", "b.example", 0.25),
-        page("cleaneval", None, "c.example", 0.0),  # not a wcxb-dev page: left out
+        page("wcxb-dev", "article", "a.example", 0.5, (0.0, 0.0, 0.0)),
+        page("wcxb-dev", "article", "a.example", 0.5, (0.0, 0.0, 0.0)),
+        page("wcxb-dev", "forum", "b.example", 0.25, (0.0, 0.0, 0.0)),
+        page("cleaneval", None, "c.example", 0.0, (0.0, 0.0, 1.0)),  # the peer extracted nothing
+        page("cleaneval", None, "d.example", 0.0, (0.0, 0.0, 1.0)),
     ]
-    # Kept: the gold block (F1 1), the gold block (1), both blocks (P 3/5, R 1: F1 3/4), anything.
-    intervals = train_webclean.modern_intervals(pages, [[0], [0], [0, 1], [1]])
-    assert list(intervals) == ["wcxb-dev", "wcxb-dev/article", "wcxb-dev/forum"]
+    # Kept: the gold block (word F1 1), the gold block (1), both blocks (P 3/5, R 1: F1 3/4);
+    # on the older set, the gold block (shingle F1 1) on both pages.
+    intervals = train_webclean.cross_validated_intervals(pages, [[0], [0], [0, 1], [0], [0]])
+    assert list(intervals) == ["cleaneval", "wcxb-dev", "wcxb-dev/article", "wcxb-dev/forum"]
     every = intervals["wcxb-dev"]["webclean"]
     assert (every.mean, every.pages, every.clusters) == (pytest.approx(2.75 / 3), 3, 2)
     assert every.low < every.mean < every.high
@@ -119,6 +124,10 @@ def test_modern_intervals_pair_webclean_with_a_peer():
     assert (gap.mean, gap.low, gap.high) == (pytest.approx(0.5), pytest.approx(0.5), pytest.approx(0.5))
     article = intervals["wcxb-dev/article"]["webclean"]
     assert (article.mean, article.low, article.high, article.clusters) == (1.0, 1.0, 1.0, 1)
+    # The older set: shingle F1 1 against the peer's 0 (precision over no page, recall 0).
+    older = intervals["cleaneval"]
+    assert older["webclean"] == (1.0, 1.0, 1.0, 2, 2)
+    assert older["trafilatura"] == (1.0, 1.0, 1.0, 2, 2)
 
 
 def test_page_types_are_reweighted_half_way_within_wcxb_dev():

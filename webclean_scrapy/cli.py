@@ -846,8 +846,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--intervals",
         action="store_true",
-        help="also report 95%% bootstrap intervals (sites resampled) of each word F1, and of the first "
-        "extractor's gap to each other one (per page type too with --by-type)",
+        help="also report 95%% bootstrap intervals (sites resampled) of each shingle F1 and word F1, and of the "
+        "first extractor's gap to each other one (per page type too with --by-type)",
     )
     evaluate.add_argument(
         "-j",

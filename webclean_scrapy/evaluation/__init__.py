@@ -6,7 +6,7 @@ datasets (``webclean eval``). See ``docs/EVALUATION.md``.
 """
 
 from .dataset import DatasetError, Page, load_dataset
-from .intervals import Interval, bootstrap_interval, paired_gap
+from .intervals import Interval, bootstrap_interval, cluster_bootstrap, paired_gap, shingle_f1_gap, shingle_f1_interval
 from .metrics import (
     METADATA_KEYS,
     PRF,
@@ -28,6 +28,7 @@ from .metrics import (
     score_page,
     shingle_counts,
     shingle_dataset_prf,
+    shingle_page_terms,
     shingle_prf,
     snippet_hits,
     snippet_prf,
@@ -42,7 +43,7 @@ from .runner import (
     SNIPPET_KEYS,
     Contestants,
     DatasetReport,
-    WordF1Intervals,
+    Intervals,
     evaluate_dataset,
     format_report,
     intervals_as_json,
@@ -60,13 +61,14 @@ __all__ = [
     "DatasetError",
     "DatasetReport",
     "Interval",
+    "Intervals",
     "Page",
     "PeerUnavailableError",
     "Text",
-    "WordF1Intervals",
     "author_exact",
     "bootstrap_interval",
     "cleaneval_prf",
+    "cluster_bootstrap",
     "cosine_distance",
     "edit_distance_ratio",
     "euclidean_distance",
@@ -89,6 +91,9 @@ __all__ = [
     "score_page",
     "shingle_counts",
     "shingle_dataset_prf",
+    "shingle_f1_gap",
+    "shingle_f1_interval",
+    "shingle_page_terms",
     "shingle_prf",
     "snippet_hits",
     "snippet_prf",

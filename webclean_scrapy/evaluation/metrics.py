@@ -263,6 +263,17 @@ def shingle_prf(extracted: str | Text, gold: str | Text) -> PRF:
     return PRF(precision, recall, f1)
 
 
+def shingle_page_terms(tp: float, fp: float, fn: float) -> tuple[float | None, float | None]:
+    """One page's terms of the benchmark's two means (:func:`shingle_dataset_prf`):
+    its precision if it has output, its recall if it has gold text (``None``:
+    the page is not in that mean). A page whose gold and output are both
+    empty is in both, perfect."""
+    return (
+        _precision(tp, fp, fn) if tp + fp or not fn else None,
+        _recall(tp, fp, fn) if tp + fn or not fp else None,
+    )
+
+
 def shingle_dataset_prf(counts: Iterable[tuple[float, float, float]]) -> PRF:
     """Dataset score of the benchmark: mean precision over pages with output,
     mean recall over pages with gold text, F1 of the two means.
@@ -273,10 +284,11 @@ def shingle_dataset_prf(counts: Iterable[tuple[float, float, float]]) -> PRF:
     precisions: list[float] = []
     recalls: list[float] = []
     for tp, fp, fn in counts:
-        if tp + fp or not fn:
-            precisions.append(_precision(tp, fp, fn))
-        if tp + fn or not fp:
-            recalls.append(_recall(tp, fp, fn))
+        page_precision, page_recall = shingle_page_terms(tp, fp, fn)
+        if page_precision is not None:
+            precisions.append(page_precision)
+        if page_recall is not None:
+            recalls.append(page_recall)
     precision = math.fsum(precisions) / len(precisions) if precisions else 0.0
     recall = math.fsum(recalls) / len(recalls) if recalls else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0

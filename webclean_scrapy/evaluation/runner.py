@@ -24,7 +24,15 @@ from ..page_type import page_type_of
 from ..urls import site_of
 from ..worker import build_extractor, init_worker, worker_state
 from .dataset import Page, dataset_name, load_dataset
-from .intervals import LEVEL, RESAMPLES, Interval, bootstrap_interval, paired_gap
+from .intervals import (
+    LEVEL,
+    RESAMPLES,
+    Interval,
+    bootstrap_interval,
+    paired_gap,
+    shingle_f1_gap,
+    shingle_f1_interval,
+)
 from .metrics import (
     MEAN_METRICS,
     METADATA_KEYS,
@@ -127,24 +135,25 @@ class PageScores:
     page_type: str | None = None
 
 
-#: The figure :class:`WordF1Intervals` are for: WCXB's word F1, a mean over
-#: pages (the shingle F1 of the older benchmarks is pooled over a dataset, not
-#: a mean over its pages). The row of every page is :data:`ALL_PAGES`.
-INTERVAL_METRIC = "word_f1"
+#: The figures :class:`Intervals` are given for, with their table titles, in
+#: the report's column order: the article benchmark's shingle F1 (the F1 of
+#: two means over the dataset's pages) and WCXB's word F1 (a mean over pages).
+INTERVAL_METRICS = {"shingle_f1": "shingle F1", "word_f1": "word F1"}
+#: The group of every page, first in :class:`Intervals`.
 ALL_PAGES = "all"
 
 
 @dataclass(frozen=True)
-class WordF1Intervals:
-    """95% bootstrap intervals of each contestant's word F1, sites resampled
-    (:mod:`.intervals`), and of the first contestant's gap to each other one
-    on the same pages; per group of pages: all of them, then each page type
-    when the report has them."""
+class Intervals:
+    """95% bootstrap intervals, sites resampled (:mod:`.intervals`), of each
+    contestant's :data:`INTERVAL_METRICS` and of the first contestant's gap
+    to each other one on the same pages; per group of pages: all of them,
+    then each page type when the report has them."""
 
-    #: group -> contestant -> its word F1 and interval.
-    scores: dict[str, dict[str, Interval]]
-    #: group -> other contestant -> the first contestant's word F1 minus the other's, and its interval.
-    gaps: dict[str, dict[str, Interval]]
+    #: group -> metric -> contestant -> its figure and interval.
+    scores: dict[str, dict[str, dict[str, Interval]]]
+    #: group -> metric -> other contestant -> the first contestant's figure minus the other's, and its interval.
+    gaps: dict[str, dict[str, dict[str, Interval]]]
     resamples: int = RESAMPLES
     level: float = LEVEL
 
@@ -164,7 +173,7 @@ class DatasetReport:
     #: page type -> extractor -> {GROUP_KEYS...}; None when not asked for.
     by_type: dict[str, dict[str, dict[str, float]]] | None = None
     #: None when not asked for.
-    intervals: WordF1Intervals | None = None
+    intervals: Intervals | None = None
 
 
 class _Runner:
@@ -379,8 +388,8 @@ def site_clusters(pages: Sequence[Page]) -> list[str]:
 
 def summarise_intervals(
     pages: Sequence[Page], results: Sequence[PageScores], names: Sequence[str], by_type: bool = False
-) -> WordF1Intervals:
-    """:class:`WordF1Intervals` of the contestants *names* on *pages* (their
+) -> Intervals:
+    """:class:`Intervals` of the contestants *names* on *pages* (their
     *results* in the same order): all pages, then each page type, largest
     first, when *by_type*."""
     sites = site_clusters(pages)
@@ -391,14 +400,22 @@ def summarise_intervals(
             if result.page_type:
                 kinds.setdefault(result.page_type, []).append(i)
         groups.update(sorted(kinds.items(), key=lambda item: (-len(item[1]), item[0])))
-    scores: dict[str, dict[str, Interval]] = {}
-    gaps: dict[str, dict[str, Interval]] = {}
+    first, others = names[0], names[1:]
+    scores: dict[str, dict[str, dict[str, Interval]]] = {}
+    gaps: dict[str, dict[str, dict[str, Interval]]] = {}
     for group, members in groups.items():
         clusters = [sites[i] for i in members]
-        values = {name: [results[i].scores[name][INTERVAL_METRIC] for i in members] for name in names}
-        scores[group] = {name: bootstrap_interval(values[name], clusters) for name in names}
-        gaps[group] = {name: paired_gap(values[names[0]], values[name], clusters) for name in names[1:]}
-    return WordF1Intervals(scores, gaps)
+        counts = {name: [results[i].scores[name]["shingle_counts"] for i in members] for name in names}
+        words = {name: [results[i].scores[name]["word_f1"] for i in members] for name in names}
+        scores[group] = {
+            "shingle_f1": {name: shingle_f1_interval(counts[name], clusters) for name in names},
+            "word_f1": {name: bootstrap_interval(words[name], clusters) for name in names},
+        }
+        gaps[group] = {
+            "shingle_f1": {name: shingle_f1_gap(counts[first], counts[name], clusters) for name in others},
+            "word_f1": {name: paired_gap(words[first], words[name], clusters) for name in others},
+        }
+    return Intervals(scores, gaps)
 
 
 def evaluate_dataset(
@@ -505,45 +522,56 @@ def _format_interval(interval: Interval, signed: bool = False) -> str:
 
 
 def _format_intervals(report: DatasetReport) -> list[str]:
-    """One row per group of pages: its pages and sites, each contestant's
-    word F1 and interval, then the first contestant's gap to each other one."""
+    """Per figure of :data:`INTERVAL_METRICS`, one row per group of pages:
+    its pages and sites, each contestant's figure and interval, then the
+    first contestant's gap to each other one."""
     intervals = report.intervals
     assert intervals is not None
     names = list(report.summary)
     headers = ["page type", "pages", "sites", *names, *(f"{names[0]} - {name}" for name in names[1:])]
-    rows = []
-    for group, scores in intervals.scores.items():
-        first = scores[names[0]]
-        rows.append(
-            [
-                group,
-                str(first.pages),
-                str(first.clusters),
-                *(_format_interval(scores[name]) for name in names),
-                *(_format_interval(intervals.gaps[group][name], signed=True) for name in names[1:]),
-            ]
+    parts: list[str] = []
+    for metric, title in INTERVAL_METRICS.items():
+        rows = []
+        for group, by_metric in intervals.scores.items():
+            scores, gaps = by_metric[metric], intervals.gaps[group][metric]
+            rows.append(
+                [
+                    group,
+                    str(scores[names[0]].pages),
+                    str(scores[names[0]].clusters),
+                    *(_format_interval(scores[name]) for name in names),
+                    *(_format_interval(gaps[name], signed=True) for name in names[1:]),
+                ]
+            )
+        parts.append("")
+        parts.append(
+            f"{report.name}: {title} with {intervals.level:.0%} intervals ({intervals.resamples:,} resamples "
+            "of the sites; a gap whose interval holds 0 is not a gap at this level)"
         )
-    return [
-        "",
-        f"{report.name}: word F1 with {intervals.level:.0%} intervals ({intervals.resamples:,} resamples of the "
-        "sites; a gap whose interval holds 0 is not a gap at this level)",
-        _render(headers, rows),
-    ]
+        parts.append(_render(headers, rows))
+    return parts
 
 
-def intervals_as_json(intervals: WordF1Intervals) -> dict[str, Any]:
+def intervals_as_json(intervals: Intervals) -> dict[str, Any]:
     """*intervals* as the JSON report holds them: the level, the resamples,
-    and per group of pages the contestants' ``word_f1`` and the ``gap`` of the
-    first to each other one, each ``{mean, low, high, pages, clusters}``."""
+    and per group of pages each figure of :data:`INTERVAL_METRICS` per
+    contestant, and under ``gap`` the same for the first contestant's gap to
+    each other one, each ``{mean, low, high, pages, clusters}``."""
     return {
         "level": intervals.level,
         "resamples": intervals.resamples,
         "groups": {
             group: {
-                INTERVAL_METRIC: {name: interval._asdict() for name, interval in scores.items()},
-                "gap": {name: interval._asdict() for name, interval in intervals.gaps[group].items()},
+                **{
+                    metric: {name: interval._asdict() for name, interval in by_name.items()}
+                    for metric, by_name in by_metric.items()
+                },
+                "gap": {
+                    metric: {name: interval._asdict() for name, interval in by_name.items()}
+                    for metric, by_name in intervals.gaps[group].items()
+                },
             }
-            for group, scores in intervals.scores.items()
+            for group, by_metric in intervals.scores.items()
         },
     }
 
