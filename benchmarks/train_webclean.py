@@ -748,10 +748,10 @@ def cross_validate(
     for name, intervals in cross_validated_intervals(pages, kept_blocks).items():
         own = intervals.pop("webclean")
         line = (
-            f"  {name:28s} {own.mean:.4f} [{own.low:.4f}, {own.high:.4f}] ({own.pages} pages, {own.clusters} domains)"
+            f"  {name:28s} {own.value:.4f} [{own.low:.4f}, {own.high:.4f}] ({own.pages} pages, {own.clusters} domains)"
         )
         for peer, gap in intervals.items():
-            line += f"; gap to {peer} {gap.mean:+.4f} [{gap.low:+.4f}, {gap.high:+.4f}]"
+            line += f"; gap to {peer} {gap.value:+.4f} [{gap.low:+.4f}, {gap.high:+.4f}]"
         print(line, flush=True)
     return best, policies, scores(pages, kept_blocks)
 

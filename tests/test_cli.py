@@ -519,25 +519,25 @@ def test_eval_intervals(wcxb_dataset, tmp_path, capsys):
         every = groups["all"]["word_f1"][name]
         # The row of all pages is the report's own word F1; no page has a URL,
         # so each page is its own site.
-        assert every["mean"] == pytest.approx(report["wcxb-tiny"][name]["word_f1"])
+        assert every["value"] == pytest.approx(report["wcxb-tiny"][name]["word_f1"])
         assert (every["pages"], every["clusters"]) == (4, 4)
-        assert every["low"] <= every["mean"] <= every["high"]
-        assert groups["article"]["word_f1"][name]["mean"] == pytest.approx(
+        assert every["low"] <= every["value"] <= every["high"]
+        assert groups["article"]["word_f1"][name]["value"] == pytest.approx(
             report["by_type"]["wcxb-tiny"]["article"][name]["word_f1"]
         )
         shingles = groups["all"]["shingle_f1"][name]
-        assert shingles["mean"] == pytest.approx(report["wcxb-tiny"][name]["shingle_f1"])
-        assert shingles["low"] <= shingles["mean"] <= shingles["high"]
+        assert shingles["value"] == pytest.approx(report["wcxb-tiny"][name]["shingle_f1"])
+        assert shingles["low"] <= shingles["value"] <= shingles["high"]
     # The first extractor's gap to the other, on the same pages, for both figures.
     for metric in ("word_f1", "shingle_f1"):
         gap = groups["all"]["gap"][metric]["density"]
-        assert gap["mean"] == pytest.approx(
+        assert gap["value"] == pytest.approx(
             report["wcxb-tiny"]["baseline"][metric] - report["wcxb-tiny"]["density"][metric]
         )
         assert list(groups["all"]["gap"][metric]) == ["density"]
     # One product page: one site, an interval of no width.
     product = groups["product"]["word_f1"]["baseline"]
-    assert product["low"] == product["mean"] == product["high"] == pytest.approx(10 / 13)
+    assert product["low"] == product["value"] == product["high"] == pytest.approx(10 / 13)
     assert out.index("wcxb-tiny: shingle F1 with 95% intervals") < out.index("wcxb-tiny: word F1 with 95% intervals")
     table = out[out.index("wcxb-tiny: word F1 with 95% intervals") :].splitlines()
     assert table[1].split() == ["page", "type", "pages", "sites", "baseline", "density", "baseline", "-", "density"]
@@ -561,7 +561,7 @@ def test_eval_intervals_of_one_site(tmp_path, capsys):
     assert main(["eval", str(root), "-e", "baseline", "--intervals", "--json", str(target)]) == 0
     every = json.loads(target.read_text())["intervals"]["one-site"]["groups"]["all"]["word_f1"]["baseline"]
     assert (every["pages"], every["clusters"]) == (2, 1)
-    assert every["low"] == every["mean"] == every["high"] == pytest.approx(0.5)
+    assert every["low"] == every["value"] == every["high"] == pytest.approx(0.5)
     assert "one-site: word F1 with 95% intervals" in capsys.readouterr().out
 
 

@@ -31,9 +31,9 @@ def test_pages_of_one_site_are_not_independent_trials():
     scores = np.repeat(np.linspace(0.2, 1.0, 40), 5)
     by_site = bootstrap_interval(scores, np.repeat(np.arange(40), 5))
     by_page = bootstrap_interval(scores, np.arange(200))
-    assert by_site.mean == by_page.mean == pytest.approx(0.6)
+    assert by_site.value == by_page.value == pytest.approx(0.6)
     assert by_site.clusters == 40 and by_page.clusters == 200
-    assert by_site.low < by_site.mean < by_site.high
+    assert by_site.low < by_site.value < by_site.high
     assert (by_site.high - by_site.low) > 1.8 * (by_page.high - by_page.low)
 
 
@@ -54,10 +54,10 @@ def test_a_paired_gap_sees_through_what_the_pages_share():
     first = second + 0.05
     sites = [f"site{i // 10}" for i in range(300)]
     gap = paired_gap(first, second, sites)
-    assert gap.mean == pytest.approx(0.05) and gap.low == pytest.approx(0.05) and gap.high == pytest.approx(0.05)
+    assert gap.value == pytest.approx(0.05) and gap.low == pytest.approx(0.05) and gap.high == pytest.approx(0.05)
     alone = bootstrap_interval(first, sites)
     assert alone.high - alone.low > 0.05
-    assert not alone.excludes(bootstrap_interval(second, sites).mean)  # side by side, the two overlap
+    assert not alone.excludes(bootstrap_interval(second, sites).value)  # side by side, the two overlap
 
 
 def test_the_same_scores_give_the_same_interval_and_chunks_do_not_matter(monkeypatch):
@@ -81,7 +81,7 @@ def test_the_shingle_f1_of_two_sites():
     counts = [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0)]
     interval = shingle_f1_interval(counts, ["a", "b"])
     assert interval == Interval(pytest.approx(2 / 3), 0.0, 1.0, 2, 2)
-    assert interval.mean == pytest.approx(shingle_dataset_prf(counts).f1)
+    assert interval.value == pytest.approx(shingle_dataset_prf(counts).f1)
 
 
 def test_a_shingle_f1_gap_is_computed_on_the_same_resamples():
@@ -91,8 +91,8 @@ def test_a_shingle_f1_gap_is_computed_on_the_same_resamples():
     theirs = [(tp * 0.8, fp + tp * 0.2, fn) for tp, fp, fn in ours]  # fewer true shingles on every page
     sites = [i // 4 for i in range(200)]
     gap = shingle_f1_gap(ours, theirs, sites)
-    assert gap.mean == pytest.approx(shingle_dataset_prf(ours).f1 - shingle_dataset_prf(theirs).f1)
-    assert 0 < gap.low < gap.mean < gap.high  # better on every page: the gap is established
+    assert gap.value == pytest.approx(shingle_dataset_prf(ours).f1 - shingle_dataset_prf(theirs).f1)
+    assert 0 < gap.low < gap.value < gap.high  # better on every page: the gap is established
     assert shingle_f1_gap(ours, ours, sites) == Interval(0.0, 0.0, 0.0, 200, 50)
     alone = shingle_f1_interval(ours, sites)
     assert alone.high - alone.low > gap.high - gap.low  # pairing narrows the interval

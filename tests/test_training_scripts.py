@@ -117,13 +117,13 @@ def test_cross_validated_intervals_pair_webclean_with_a_peer():
     intervals = train_webclean.cross_validated_intervals(pages, [[0], [0], [0, 1], [0], [0]])
     assert list(intervals) == ["cleaneval", "wcxb-dev", "wcxb-dev/article", "wcxb-dev/forum"]
     every = intervals["wcxb-dev"]["webclean"]
-    assert (every.mean, every.pages, every.clusters) == (pytest.approx(2.75 / 3), 3, 2)
-    assert every.low < every.mean < every.high
+    assert (every.value, every.pages, every.clusters) == (pytest.approx(2.75 / 3), 3, 2)
+    assert every.low < every.value < every.high
     # The gap, page by page: 0.5, 0.5, 0.5 -- the same on every resample.
     gap = intervals["wcxb-dev"]["trafilatura"]
-    assert (gap.mean, gap.low, gap.high) == (pytest.approx(0.5), pytest.approx(0.5), pytest.approx(0.5))
+    assert (gap.value, gap.low, gap.high) == (pytest.approx(0.5), pytest.approx(0.5), pytest.approx(0.5))
     article = intervals["wcxb-dev/article"]["webclean"]
-    assert (article.mean, article.low, article.high, article.clusters) == (1.0, 1.0, 1.0, 1)
+    assert (article.value, article.low, article.high, article.clusters) == (1.0, 1.0, 1.0, 1)
     # The older set: shingle F1 1 against the peer's 0 (precision over no page, recall 0).
     older = intervals["cleaneval"]
     assert older["webclean"] == (1.0, 1.0, 1.0, 2, 2)

@@ -55,7 +55,8 @@ Statistic = Callable[[np.ndarray], np.ndarray]
 class Interval(NamedTuple):
     """A figure over pages and its bootstrap interval."""
 
-    mean: float
+    #: The figure of all the pages (a mean, an F1, a gap between two).
+    value: float
     low: float
     high: float
     #: Pages the figure is over.

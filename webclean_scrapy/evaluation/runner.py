@@ -518,7 +518,7 @@ def _format_metadata(report: DatasetReport) -> list[str]:
 
 def _format_interval(interval: Interval, signed: bool = False) -> str:
     sign = "+" if signed else ""
-    return f"{interval.mean:{sign}.3f} [{interval.low:{sign}.3f}, {interval.high:{sign}.3f}]"
+    return f"{interval.value:{sign}.3f} [{interval.low:{sign}.3f}, {interval.high:{sign}.3f}]"
 
 
 def _format_intervals(report: DatasetReport) -> list[str]:
@@ -556,7 +556,7 @@ def intervals_as_json(intervals: Intervals) -> dict[str, Any]:
     """*intervals* as the JSON report holds them: the level, the resamples,
     and per group of pages each figure of :data:`INTERVAL_METRICS` per
     contestant, and under ``gap`` the same for the first contestant's gap to
-    each other one, each ``{mean, low, high, pages, clusters}``."""
+    each other one, each ``{value, low, high, pages, clusters}``."""
     return {
         "level": intervals.level,
         "resamples": intervals.resamples,
