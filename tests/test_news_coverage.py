@@ -264,7 +264,9 @@ def build_site(site: LocalSite) -> None:
     for path, (title, paragraphs) in SHORT.items():
         site.add(path, story_page(path, title, paragraphs))
     title, paragraphs = SHORT["/news/playground-reopens"]
-    site.add(PRINT_COPY, story_page(PRINT_COPY, title, paragraphs))
+    # The article's own page at another address (its "Most read" box the
+    # article's too), without the "Print" link added to the article below.
+    site.add(PRINT_COPY, story_page("/news/playground-reopens", title, paragraphs))
     for path, (title, words, canonical) in MISCANONICAL.items():
         site.add(path, story_page(path, title, long_story(*words), canonical=canonical, og="article"))
     site.add(
