@@ -186,6 +186,7 @@ NOTICE_TEXT = (
     "call the priority services line for a delivery."
 )
 PRINT_COPY = "/print/news/playground-reopens"
+PRINTED = "/news/playground-reopens"  # the article PRINT_COPY copies
 ARTICLES = [*SHORT, *MISCANONICAL, NOTICE]
 
 
@@ -263,10 +264,10 @@ def build_site(site: LocalSite) -> None:
     site.add("/robots.txt", "User-agent: *\nAllow: /\n", "text/plain")
     for path, (title, paragraphs) in SHORT.items():
         site.add(path, story_page(path, title, paragraphs))
-    title, paragraphs = SHORT["/news/playground-reopens"]
+    title, paragraphs = SHORT[PRINTED]
     # The article's own page at another address (its "Most read" box the
     # article's too), without the "Print" link added to the article below.
-    site.add(PRINT_COPY, story_page("/news/playground-reopens", title, paragraphs))
+    site.add(PRINT_COPY, story_page(PRINTED, title, paragraphs))
     for path, (title, words, canonical) in MISCANONICAL.items():
         site.add(path, story_page(path, title, long_story(*words), canonical=canonical, og="article"))
     site.add(
@@ -291,7 +292,7 @@ def build_site(site: LocalSite) -> None:
             ),
         )
     # The print copy is linked from its article page only.
-    route = site.routes["/news/playground-reopens"]
+    route = site.routes[PRINTED]
     route.body = route.body.replace(
         b'<div class="share">', f'<div class="share"><a href="{PRINT_COPY}">Print</a> '.encode()
     )
