@@ -184,3 +184,59 @@ def test_repeats_run_the_protocol_once_per_fold_split(monkeypatch, tmp_path, job
     ]
     assert train_webclean.split_file(tmp_path / "oof.pkl", None) == tmp_path / "oof.pkl"
     assert train_webclean.split_file(None, 3) is None
+
+
+def test_reserved_fold_seeds_are_refused_for_choosing(tmp_path):
+    """The splits kept for reporting cannot be run one by one, where a change is chosen."""
+    train_webclean = _train_module()
+    seed = train_webclean.REPORT_FOLD_SEEDS[0]
+    done = _train("--data", str(tmp_path), "--fold-seed", str(seed))
+    assert done.returncode == 2
+    assert f"--fold-seed {seed} is kept for reporting" in done.stderr
+    done = _train("--data", str(tmp_path), "--report-splits", "--repeats", "3")
+    assert done.returncode == 2
+    assert "give no --repeats or --fold-seed" in done.stderr
+
+
+def test_repeats_choose_on_seeds_outside_the_reserve():
+    train_webclean = _train_module()
+    reserved = set(train_webclean.REPORT_FOLD_SEEDS)
+    seeds = train_webclean.choosing_fold_seeds(len(reserved) + 6)
+    assert seeds[:2] == [1, 2]
+    assert len(seeds) == len(set(seeds)) == len(reserved) + 6
+    assert not reserved & set(seeds)
+    assert max(seeds) == len(reserved) * 2 + 6
+
+
+def test_report_splits_run_the_reserve_and_keep_a_ledger(monkeypatch, tmp_path, capsys):
+    """Each --report-splits run adds a line to the ledger: its fold seeds,
+    the commit, the model file and each figure's mean over the splits."""
+    import argparse
+
+    train_webclean = _train_module()
+    seen = []
+
+    def protocol(pages, folds, oof=None, reuse=None, fold_seed=None):
+        seen.append((fold_seed, oof, reuse))
+        return 0.4, {}, {"wcxb-dev": 0.8 + fold_seed / 100}
+
+    ledger = tmp_path / "report_splits.jsonl"
+    monkeypatch.setattr(train_webclean, "cross_validate", protocol)
+    monkeypatch.setattr(train_webclean, "REPORT_LEDGER", ledger)
+    args = argparse.Namespace(folds=5, jobs=1, oof=tmp_path / "oof.pkl", reuse_oof=None, report=tmp_path / "r.json")
+    assert train_webclean.report_splits([{}], args) == 0
+    assert train_webclean.report_splits([{}], args) == 0
+    reserved = list(train_webclean.REPORT_FOLD_SEEDS)
+    assert [seed for seed, _, _ in seen] == reserved * 2
+    assert seen[0][1] == tmp_path / f"oof-fold-seed-{reserved[0]}.pkl"
+    lines = [json.loads(line) for line in ledger.read_text().splitlines()]
+    assert len(lines) == 2
+    expected = round(0.8 + sum(reserved) / len(reserved) / 100, 4)
+    assert lines[0]["fold_seeds"] == reserved
+    assert lines[0]["mean"] == {"wcxb-dev": pytest.approx(expected)}
+    assert lines[0]["commit"] and lines[0]["date"].endswith("Z")
+    assert len(lines[0]["model_sha256"]) == 16
+    out = capsys.readouterr().out
+    assert "(0 earlier run(s) there)" in out and "(1 earlier run(s) there)" in out
+    report = json.loads(args.report.read_text())
+    assert report["report_splits"]["summary"]["wcxb-dev"]["mean"] == pytest.approx(expected)
