@@ -240,3 +240,30 @@ def test_report_splits_run_the_reserve_and_keep_a_ledger(monkeypatch, tmp_path, 
     assert "(0 earlier run(s) there)" in out and "(1 earlier run(s) there)" in out
     report = json.loads(args.report.read_text())
     assert report["report_splits"]["summary"]["wcxb-dev"]["mean"] == pytest.approx(expected)
+
+
+def test_hub_policies_count_the_other_hubs_pages(monkeypatch):
+    """A hub type's policy search weighs the other hub types' pages
+    (HUB_POOLING each) beside its own; the article policy its own alone."""
+    train_webclean = _train_module()
+    targets = {"article": 0.3, "listing": 0.2, "forum": 0.55}
+    kinds = ["article"] * 20 + ["listing"] * 20 + ["forum"] * 40
+    pages = [{"n": 1, "dataset": "wcxb-dev", "target": targets[kind]} for kind in kinds]
+    pages.append({"n": 1, "dataset": "cleaneval", "target": 0.65})  # older sets never choose a type's policy
+    kinds.append("listing")
+    # Each page is best kept at its own threshold, and worse the further from it.
+    monkeypatch.setattr(train_webclean, "kept_under", lambda page, probabilities, policy, article=None: [policy])
+    monkeypatch.setattr(train_webclean, "word_f1", lambda page, kept: 1 - abs(kept[0].threshold - page["target"]))
+    out = [np.zeros(1)] * len(pages)
+
+    def thresholds(pooling: float) -> dict[str, float]:
+        monkeypatch.setattr(train_webclean, "HUB_POOLING", pooling)
+        policies = train_webclean.choose_policies(pages, out, kinds, list(range(len(pages))), 0.4)
+        return {kind: policies[kind].threshold for kind in targets}
+
+    assert thresholds(0.0) == {"article": 0.4, "listing": 0.2, "forum": 0.55}
+    # Pooled at 1, the listings' 20 pages are outweighed by the forums' 40, and
+    # the forums' choice moves towards the listings' (the grid's plateau: 0.5).
+    assert thresholds(1.0) == {"article": 0.4, "listing": 0.5, "forum": 0.5}
+    # At a quarter each, the forums' pages move the listings' choice one step.
+    assert thresholds(0.25) == {"article": 0.4, "listing": 0.25, "forum": 0.55}
