@@ -670,10 +670,9 @@ def choose_policies(
     policies: dict[str, Policy] = {}
     assert PAGE_TYPES[0] == "article"  # chosen first: the hubs that read as articles are kept under it
     modern = [i for i in chosen_from if pages[i]["n"] and pages[i]["dataset"] == MODERN]
-    #: A page's F1 under a policy, shared by the hub types' searches (the
-    #: article policy they keep hub pages that read as articles under is
-    #: chosen before any of them, and fixed).
-    page_f1: dict[tuple[int, Policy], float] = {}
+    #: A page's F1 under a policy (and the article policy a hub page that
+    #: reads as an article falls back to), shared by the hub types' searches.
+    page_f1: dict[tuple[int, Policy, Policy | None], float] = {}
     for kind in PAGE_TYPES:
         article = policies.get("article")
         members = [i for i in modern if kinds[i] == kind]
@@ -684,11 +683,10 @@ def choose_policies(
         memo: dict[Policy, float] = {}
 
         def f1(i: int, policy: Policy) -> float:
-            if article is None:  # the article policy's own search: nothing to share
-                return word_f1(pages[i], kept_under(pages[i], out[i], policy))
-            if (i, policy) not in page_f1:
-                page_f1[i, policy] = word_f1(pages[i], kept_under(pages[i], out[i], policy, article))
-            return page_f1[i, policy]
+            key = (i, policy, article)
+            if key not in page_f1:
+                page_f1[key] = word_f1(pages[i], kept_under(pages[i], out[i], policy, article))
+            return page_f1[key]
 
         def mean_f1(policy: Policy) -> float:
             if policy not in memo:
