@@ -48,8 +48,10 @@ thread per fit):
   :func:`repeated_cross_validation`) and prints each figure's mean over
   them, its spread and its range: one split's figure moves by 0.005 when a
   few pages change, and a change is judged on the mean. ``--oof`` and
-  ``--reuse-oof`` keep one file per split (:func:`split_file`), so a change
-  to the selection is compared on the same probabilities of every split;
+  ``--reuse-oof`` keep one file per split (:func:`split_file`; with
+  ``--fold-seed`` too), so a change to the selection is compared on the
+  same probabilities of every split, and a reused file written for another
+  split, fold count or set of pages is refused (:func:`read_out_of_fold`);
 * the fold seeds :data:`REPORT_FOLD_SEEDS` are kept for reporting:
   ``--fold-seed`` refuses them, and ``--report-splits`` runs them once a
   change is chosen, printing each figure's mean and adding a line to
@@ -735,7 +737,7 @@ def cross_validate(
     kinds = [""] * len(pages)
     fold_of = [0] * len(pages)
     types_of: list[np.ndarray] = [np.zeros(0)] * len(pages)
-    saved = pickle.loads(reuse.read_bytes()) if reuse else None
+    saved = read_out_of_fold(reuse, len(pages), folds, fold_seed) if reuse else None
     split = GroupKFold(n_splits=folds, shuffle=fold_seed is not None, random_state=fold_seed)
     for k, (train, test) in enumerate(split.split(np.zeros(len(pages)), groups=groups)):
         if saved is not None:
@@ -758,7 +760,17 @@ def cross_validate(
             fold_of[i] = k
         print(f"  fold {k + 1}/{folds}: {len(test)} pages held out ({time.time() - start:.0f} s)", flush=True)
     if oof and saved is None:
-        oof.write_bytes(pickle.dumps({"probabilities": out, "kinds": kinds, "folds": fold_of, "types": types_of}))
+        oof.write_bytes(
+            pickle.dumps(
+                {
+                    "probabilities": out,
+                    "kinds": kinds,
+                    "folds": fold_of,
+                    "types": types_of,
+                    "split": {"pages": len(pages), "folds": folds, "fold_seed": fold_seed},
+                }
+            )
+        )
     for page, kind, types in zip(pages, kinds, types_of):
         page["predicted"], page["predicted_types"] = kind, types
     table = {
@@ -800,10 +812,36 @@ _SHARED_PAGES: list[dict] = []
 def split_file(path: Path | None, fold_seed: int | None) -> Path | None:
     """The ``--oof`` file of the split *fold_seed* (``None``: *path* itself):
     ``oof.pkl`` holds the default split's probabilities, ``oof-fold-seed-1.pkl``
-    split 1's."""
+    split 1's, whether the split runs alone (``--fold-seed 1``) or among
+    others (``--repeats``), so two single-split runs given one ``--oof``
+    never overwrite each other. A path already naming the split is
+    returned as it is (``--fold-seed 1 --reuse-oof oof-fold-seed-1.pkl``)."""
     if path is None or fold_seed is None:
         return path
-    return path.with_name(f"{path.stem}-fold-seed-{fold_seed}{path.suffix}")
+    suffix = f"-fold-seed-{fold_seed}"
+    if path.stem.endswith(suffix):
+        return path
+    return path.with_name(f"{path.stem}{suffix}{path.suffix}")
+
+
+class ForeignOutOfFoldError(ValueError):
+    """A ``--reuse-oof`` file written for other pages or another fold split."""
+
+
+def read_out_of_fold(path: Path, pages: int, folds: int, fold_seed: int | None) -> dict:
+    """The out-of-fold probabilities *path* holds, refused
+    (:class:`ForeignOutOfFoldError`) when they were written for other pages
+    or another split: reusing a file of another split would score each page
+    under policies chosen on folds that saw it. Files written before the
+    split was recorded are checked by their page and fold counts only."""
+    saved = pickle.loads(path.read_bytes())
+    wanted = {"pages": pages, "folds": folds, "fold_seed": fold_seed}
+    written = saved.get("split", {"pages": len(saved["folds"]), "folds": max(saved["folds"], default=-1) + 1})
+    wrong = {key: value for key, value in written.items() if wanted[key] != value}
+    if wrong:
+        said = ", ".join(f"{key} {value} (this run: {wanted[key]})" for key, value in wrong.items())
+        raise ForeignOutOfFoldError(f"{path} holds the out-of-fold probabilities of another run: {said}")
+    return saved
 
 
 def _cross_validated_figures(job: tuple[int, int | None, Path | None, Path | None]) -> dict[str, float]:
@@ -945,6 +983,16 @@ def report_splits(pages: list[dict], args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return train(argv)
+    except ForeignOutOfFoldError as exc:
+        print(exc)
+        return 2
+
+
+def train(argv: list[str] | None = None) -> int:
+    """The command line (:func:`main` turns a refused ``--reuse-oof`` file
+    into a message)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--limit", type=int, default=0, help="pages per dataset (0: all)")
@@ -952,7 +1000,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--jobs", type=int, default=2, help="processes that read pages, and splits --repeats runs at once (%(default)s)"
     )
-    parser.add_argument("--dry-run", action="store_true", help="do not write the model file")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="cross-validate only: do not fit the shipped model on every page, nor write it",
+    )
     parser.add_argument("--output", type=Path, default=MODEL_PATH, help="where to write the model")
     parser.add_argument("--report", type=Path, help="write the cross-validated figures here (JSON)")
     parser.add_argument(
@@ -1045,7 +1097,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.report_splits:
         return report_splits(pages, args)
     print(f"cross-validating: {args.folds} folds grouped by domain", flush=True)
-    threshold, policies, figures = cross_validate(pages, args.folds, args.oof, args.reuse_oof, args.fold_seed)
+    threshold, policies, figures = cross_validate(
+        pages,
+        args.folds,
+        split_file(args.oof, args.fold_seed),
+        split_file(args.reuse_oof, args.fold_seed),
+        args.fold_seed,
+    )
     print(f"threshold {threshold:.3f}; by predicted page type:")
     for kind, policy in policies.items():
         print(
@@ -1069,10 +1127,6 @@ def main(argv: list[str] | None = None) -> int:
         summary = summarise_repeats(runs)
         repeats = {"splits": runs, "summary": summary}
         print_repeats(runs, summary)
-    assign_page_types(pages, [])
-    assign_lexicon(pages, [])
-    model = fit(pages)
-    lexicon = fit_lexicon(pages)
     if args.report:
         args.report.write_text(
             json.dumps(
@@ -1082,6 +1136,12 @@ def main(argv: list[str] | None = None) -> int:
             + "\n"
         )
     if not args.dry_run:
+        # The shipped model: every page's, refitted once the figures are in
+        # (a dry run, which ships nothing, is spared its minutes).
+        assign_page_types(pages, [])
+        assign_lexicon(pages, [])
+        model = fit(pages)
+        lexicon = fit_lexicon(pages)
         args.output.write_text(
             json.dumps(export(model, lexicon, threshold, policies), separators=(",", ":")) + "\n", encoding="utf-8"
         )

@@ -184,6 +184,85 @@ def test_repeats_run_the_protocol_once_per_fold_split(monkeypatch, tmp_path, job
     ]
     assert train_webclean.split_file(tmp_path / "oof.pkl", None) == tmp_path / "oof.pkl"
     assert train_webclean.split_file(None, 3) is None
+    assert train_webclean.split_file(tmp_path / "oof-fold-seed-3.pkl", 3) == tmp_path / "oof-fold-seed-3.pkl"
+    assert (
+        train_webclean.split_file(tmp_path / "oof-fold-seed-3.pkl", 13) == tmp_path / "oof-fold-seed-3-fold-seed-13.pkl"
+    )
+
+
+def test_one_split_keeps_its_own_out_of_fold_file(monkeypatch, tmp_path, capsys):
+    """``--fold-seed N --oof F`` writes F's split file, as ``--repeats`` does,
+    so two single-split runs given one ``--oof`` do not overwrite each other;
+    a ``--reuse-oof`` path that already names the split is read as it is."""
+    train_webclean = _train_module()
+    _dataset(tmp_path / "data", "wcxb-dev", ["article", "forum"])
+    seen = []
+
+    def protocol(pages, folds, oof=None, reuse=None, fold_seed=None):
+        seen.append((fold_seed, oof, reuse))
+        raise train_webclean.ForeignOutOfFoldError("stopped before any fit")
+
+    monkeypatch.setattr(train_webclean, "cross_validate", protocol)
+    common = ["--data", str(tmp_path / "data"), "--dry-run", "--jobs", "1"]
+    for seed in ("1", "2"):
+        assert train_webclean.main([*common, "--fold-seed", seed, "--oof", str(tmp_path / "oof.pkl")]) == 2
+    assert train_webclean.main([*common, "--fold-seed", "2", "--reuse-oof", str(tmp_path / "oof-fold-seed-2.pkl")]) == 2
+    assert train_webclean.main([*common, "--oof", str(tmp_path / "oof.pkl")]) == 2
+    assert seen == [
+        (1, tmp_path / "oof-fold-seed-1.pkl", None),
+        (2, tmp_path / "oof-fold-seed-2.pkl", None),
+        (2, None, tmp_path / "oof-fold-seed-2.pkl"),
+        (None, tmp_path / "oof.pkl", None),
+    ]
+    assert "stopped before any fit" in capsys.readouterr().out
+
+
+def test_a_dry_run_cross_validates_without_fitting_the_shipped_model(monkeypatch, tmp_path, capsys):
+    """The shipped model (every page, minutes of fitting) is fitted only when
+    it is written; a dry run stops at the cross-validated figures."""
+    train_webclean = _train_module()
+    _dataset(tmp_path / "data", "wcxb-dev", ["article", "forum"])
+    fitted = []
+
+    def protocol(pages, folds, oof=None, reuse=None, fold_seed=None):
+        return 0.4, {}, {"wcxb-dev": 0.5}
+
+    monkeypatch.setattr(train_webclean, "cross_validate", protocol)
+    monkeypatch.setattr(train_webclean, "assign_page_types", lambda train, test: None)
+    monkeypatch.setattr(train_webclean, "assign_lexicon", lambda train, test: None)
+    monkeypatch.setattr(train_webclean, "fit", lambda pages: fitted.append(len(pages)) or "model")
+    monkeypatch.setattr(train_webclean, "fit_lexicon", lambda pages: "lexicon")
+    monkeypatch.setattr(train_webclean, "export", lambda model, lexicon, threshold, policies: {"model": model})
+    common = ["--data", str(tmp_path / "data"), "--jobs", "1", "--output", str(tmp_path / "model.json")]
+    assert train_webclean.main([*common, "--dry-run", "--report", str(tmp_path / "cv.json")]) == 0
+    assert fitted == [] and not (tmp_path / "model.json").exists()
+    assert json.loads((tmp_path / "cv.json").read_text())["cross_validated"] == {"wcxb-dev": 0.5}
+    assert train_webclean.main(common) == 0
+    assert fitted == [2]
+    assert json.loads((tmp_path / "model.json").read_text()) == {"model": "model"}
+    assert "wrote " in capsys.readouterr().out
+
+
+def test_reusing_another_splits_out_of_fold_file_is_refused(tmp_path):
+    """Reused probabilities of another split would score pages under
+    policies chosen on folds that saw them: the file says its split, and a
+    file written before it did is checked by its page and fold counts."""
+    import pickle
+
+    train_webclean = _train_module()
+    path = tmp_path / "oof-fold-seed-3.pkl"
+    split = {"pages": 4, "folds": 2, "fold_seed": 3}
+    path.write_bytes(pickle.dumps({"folds": [0, 1, 0, 1], "split": split}))
+    assert train_webclean.read_out_of_fold(path, 4, 2, 3)["split"] == split
+    with pytest.raises(train_webclean.ForeignOutOfFoldError, match=r"fold_seed 3 \(this run: 4\)"):
+        train_webclean.read_out_of_fold(path, 4, 2, 4)
+    with pytest.raises(train_webclean.ForeignOutOfFoldError, match=r"pages 4 \(this run: 5\).*folds 2 \(this run: 5\)"):
+        train_webclean.read_out_of_fold(path, 5, 5, 3)
+    older = tmp_path / "oof.pkl"
+    older.write_bytes(pickle.dumps({"folds": [0, 1, 2, 0]}))
+    assert train_webclean.read_out_of_fold(older, 4, 3, None)["folds"] == [0, 1, 2, 0]
+    with pytest.raises(train_webclean.ForeignOutOfFoldError, match=r"folds 3 \(this run: 5\)"):
+        train_webclean.read_out_of_fold(older, 4, 5, None)
 
 
 def test_reserved_fold_seeds_are_refused_for_choosing(tmp_path):
