@@ -730,6 +730,7 @@ def cross_validate(
     split balances the folds' sizes and never changes): repeating the
     protocol with several seeds measures how much a small dataset's figure
     owes to the split."""
+    saved = read_out_of_fold(reuse, len(pages), folds, fold_seed) if reuse else None
     from sklearn.model_selection import GroupKFold
 
     groups = [p["domain"] for p in pages]
@@ -737,7 +738,6 @@ def cross_validate(
     kinds = [""] * len(pages)
     fold_of = [0] * len(pages)
     types_of: list[np.ndarray] = [np.zeros(0)] * len(pages)
-    saved = read_out_of_fold(reuse, len(pages), folds, fold_seed) if reuse else None
     split = GroupKFold(n_splits=folds, shuffle=fold_seed is not None, random_state=fold_seed)
     for k, (train, test) in enumerate(split.split(np.zeros(len(pages)), groups=groups)):
         if saved is not None:
