@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/speed.py [--data ../shared/data] [--pages 300] [--repeat 3] [--python-walk] [--cold]
-                               [--dataset wcxb-dev ...] [--cpu-time] [--instructions] [--no-timing]
+                               [--dataset wcxb-dev ...] [--cpu-time] [--instructions] [--cache-sim] [--no-timing]
                                [--no-trafilatura]
 
 The same pages (an even sample over every dataset under ``--data``), in the
@@ -64,8 +64,21 @@ first time, the second again. ``--no-timing`` leaves the timed
 comparison out, ``--no-trafilatura`` trafilatura out of both
 (``benchmarks/instructions.sh`` runs the counts alone, without it).
 Counting is slow: about fifty times the run, trafilatura's side most of it.
+
+With ``--cache-sim`` the extraction and the parse are also run under
+cachegrind's cache and branch simulation (the same processes, passes and
+difference as the counts; trafilatura is left out), and the report gives
+per page, for each side, the instructions, the simulated L1 instruction-
+and data-cache misses and the mispredicted conditional and indirect
+branches (:data:`CACHE_EVENTS`), with the ratio of each. The instruction
+ratio is the goal's measure by counts; the others are what a CPU spends
+cycles on besides instructions, so they show why the CPU-time ratio is
+higher (docs/BENCHMARKS.md, session 50). The simulated caches are those
+valgrind reads from the machine (or its defaults): the counts are a model of
+the machine's, not a measurement of it.
+
 Exits 0 with a message when the data is absent; 1 when ``--instructions``
-is asked for and valgrind is not installed.
+or ``--cache-sim`` is asked for and valgrind is not installed.
 """
 
 from __future__ import annotations
@@ -177,14 +190,16 @@ def run_counted(side: str, passes: int, pages: list[bytes], extractor: str, cold
             function(item)
 
 
-def collected(side: str, sampling: list[str], passes: int) -> int:
-    """The instructions callgrind counts in one process of this script
-    running *side* for *passes* passes over the pages *sampling* picks."""
+def _valgrind(tool: list[str], side: str, sampling: list[str], passes: int) -> tuple[str, str]:
+    """One process of this script running *side* for *passes* passes over
+    the pages *sampling* picks, under valgrind's *tool* (its options, the
+    tool first; ``{out}`` stands for the output file's path): what valgrind
+    printed, and the output file."""
     with tempfile.TemporaryDirectory() as tmp:
+        out = f"{tmp}/valgrind.out"
         command = [
             "valgrind",
-            "--tool=callgrind",
-            f"--callgrind-out-file={tmp}/callgrind.out",
+            *(option.replace("{out}", out) for option in tool),
             sys.executable,
             str(Path(__file__).resolve()),
             *sampling,
@@ -195,10 +210,80 @@ def collected(side: str, sampling: list[str], passes: int) -> int:
         done = subprocess.run(
             command, capture_output=True, text=True, env={**os.environ, **COUNT_ENVIRONMENT}, check=False
         )
-    found = _COLLECTED.search(done.stderr)
-    if done.returncode or found is None:
-        raise RuntimeError(f"callgrind run of {side!r} failed (exit {done.returncode}): {done.stderr[-2000:]}")
+        if done.returncode:
+            name = tool[0].removeprefix("--tool=")
+            raise RuntimeError(f"{name} run of {side!r} failed (exit {done.returncode}): {done.stderr[-2000:]}")
+        return done.stderr, Path(out).read_text() if Path(out).exists() else ""
+
+
+def collected(side: str, sampling: list[str], passes: int) -> int:
+    """The instructions callgrind counts in one process of this script
+    running *side* for *passes* passes over the pages *sampling* picks."""
+    printed, _ = _valgrind(["--tool=callgrind", "--callgrind-out-file={out}"], side, sampling, passes)
+    found = _COLLECTED.search(printed)
+    if found is None:
+        raise RuntimeError(f"callgrind run of {side!r} printed no count: {printed[-2000:]}")
     return int(found.group(1))
+
+
+#: What ``--cache-sim`` reports, as cachegrind names its events, with the
+#: words the report prints for them.
+CACHE_EVENTS = {
+    "Ir": "instructions",
+    "I1mr": "L1 instruction-cache misses",
+    "D1mr": "L1 data-cache read misses",
+    "D1mw": "L1 data-cache write misses",
+    "Bcm": "conditional branches mispredicted",
+    "Bim": "indirect branches mispredicted",
+}
+
+
+def cachegrind_totals(output: str) -> dict[str, int]:
+    """The whole-program totals of a cachegrind output file: its ``events:``
+    line names the columns of its ``summary:`` line."""
+    names = totals = None
+    for line in output.splitlines():
+        if line.startswith("events:"):
+            names = line.split()[1:]
+        elif line.startswith("summary:"):
+            totals = [int(value) for value in line.split()[1:]]
+    if names is None or totals is None or len(names) != len(totals):
+        raise RuntimeError("not a cachegrind output file: no events and summary lines that match")
+    return dict(zip(names, totals))
+
+
+def simulated(side: str, sampling: list[str], passes: int) -> dict[str, int]:
+    """The :data:`CACHE_EVENTS` cachegrind's cache and branch simulation
+    counts in one process of this script (as :func:`collected`)."""
+    tool = ["--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes", "--cachegrind-out-file={out}"]
+    _, output = _valgrind(tool, side, sampling, passes)
+    totals = cachegrind_totals(output)
+    return {event: totals[event] for event in CACHE_EVENTS}
+
+
+def events_per_page(side: str, sampling: list[str], pages: int) -> dict[str, float]:
+    """Each of :data:`CACHE_EVENTS` per page on *side*: two simulated
+    processes, with :data:`COUNT_PASSES` passes and with none, their
+    difference divided by the pages extracted (as
+    :func:`instructions_per_page`)."""
+    with_passes, without = simulated(side, sampling, COUNT_PASSES), simulated(side, sampling, 0)
+    return {event: (with_passes[event] - without[event]) / (COUNT_PASSES * pages) for event in CACHE_EVENTS}
+
+
+def report_cache_events(sampling: list[str], pages: int) -> None:
+    """Print what a page costs the parse and the extraction in simulated
+    cache misses and branch mispredictions, beside their instructions, and
+    the ratio of each: where CPU time and instruction counts part."""
+    ours, parse = events_per_page("extract", sampling, pages), events_per_page("parse", sampling, pages)
+    memos = "emptied before each page" if "--cold" in sampling else "as the passes leave them"
+    print(
+        f"cache and branch simulation (cachegrind, {COUNT_PASSES} passes over {pages} pages, PYTHONHASHSEED=0, "
+        f"one BLAS thread; markup memos {memos}), per page:"
+    )
+    print(f"{'':36} {'parse':>12} {'extract':>12} {'ratio':>7}")
+    for event, words in CACHE_EVENTS.items():
+        ratio = f"{ours[event] / parse[event]:6.2f}x" if parse[event] > 0 else "      -"
+        print(f"{words:36} {parse[event]:12,.0f} {ours[event]:12,.0f} {ratio}")
 
 
 def instructions_per_page(side: str, sampling: list[str], pages: int, runs: int = 1) -> list[float]:
@@ -273,6 +358,12 @@ def main(argv=None) -> int:
         help="also give the ratios by instruction counts (valgrind's callgrind; slow)",
     )
     parser.add_argument(
+        "--cache-sim",
+        action="store_true",
+        help="also give each side's simulated cache misses and branch mispredictions per page "
+        "(valgrind's cachegrind; slow): why CPU time and instruction counts disagree",
+    )
+    parser.add_argument(
         "--count-runs",
         type=int,
         default=1,
@@ -301,8 +392,9 @@ def main(argv=None) -> int:
         side, passes = args.count
         run_counted(side, int(passes), pages, args.extractor, args.cold)
         return 0
-    if args.instructions and shutil.which("valgrind") is None:
-        print("--instructions: valgrind is not installed (Debian: apt-get install valgrind)")
+    if (args.instructions or args.cache_sim) and shutil.which("valgrind") is None:
+        asked = "--instructions" if args.instructions else "--cache-sim"
+        print(f"{asked}: valgrind is not installed (Debian: apt-get install valgrind)")
         return 1
     trafilatura = None
     if not args.no_trafilatura:
@@ -312,12 +404,14 @@ def main(argv=None) -> int:
             pass
     if not args.no_timing:
         time_sides(args, pages, trafilatura)
+    sampling = ["--data", str(args.data), "--pages", str(args.pages), "--extractor", args.extractor]
+    sampling += [option for name in args.dataset or () for option in ("--dataset", name)]
+    sampling += ["--python-walk"] if args.python_walk else []
+    sampling += ["--cold"] if args.cold else []
     if args.instructions:
-        sampling = ["--data", str(args.data), "--pages", str(args.pages), "--extractor", args.extractor]
-        sampling += [option for name in args.dataset or () for option in ("--dataset", name)]
-        sampling += ["--python-walk"] if args.python_walk else []
-        sampling += ["--cold"] if args.cold else []
         report_instructions(sampling, len(pages), trafilatura is not None, args.count_runs)
+    if args.cache_sim:
+        report_cache_events(sampling, len(pages))
     return 0
 
 

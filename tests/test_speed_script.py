@@ -1,7 +1,8 @@
-"""``benchmarks/speed.py``'s instruction counts (``--instructions``), on pages
-of our own making: what the counted processes run, and one real count by
-valgrind's callgrind (skipped where valgrind is not installed; ``.ci/run``
-installs it). No timing is asserted: the script measures, the tests check
+"""``benchmarks/speed.py``'s instruction counts (``--instructions``) and cache
+simulation (``--cache-sim``), on pages of our own making: what the counted
+processes run, and one real count by valgrind's callgrind and one real
+simulation by its cachegrind (skipped where valgrind is not installed;
+``.ci/run`` installs it). No timing is asserted: the script measures, the tests check
 that it measures what it says."""
 
 from __future__ import annotations
@@ -189,3 +190,92 @@ def test_cold_counts_read_every_page_as_a_first_visit(speed, data, monkeypatch):
     argv = ["--data", str(data), "--pages", "3", "--cold", "--instructions", "--no-timing", "--no-trafilatura"]
     assert speed.main(argv) == 0
     assert seen and all("--cold" in sampling for sampling in seen)
+
+
+#: A cachegrind output file's head and totals line, as valgrind 3.19 writes them.
+CACHEGRIND_OUTPUT = """desc: I1 cache:         32768 B, 64 B, 8-way associative
+cmd: python speed.py --count parse 2
+events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim
+fl=???
+fn=main
+1 5 1 1 2 1 1 1 1 1 1 1 1 1
+summary: 900 30 3 400 20 2 200 10 1 100 8 50 4
+"""
+
+
+def test_cachegrind_totals_are_read_by_the_event_names(speed):
+    """The summary line's columns are named by the events line, so a
+    cachegrind that records other events (or in another order) is still
+    read right; a file without the two lines is an error, not zeros."""
+    totals = speed.cachegrind_totals(CACHEGRIND_OUTPUT)
+    assert totals["Ir"] == 900 and totals["I1mr"] == 30 and totals["D1mw"] == 10 and totals["Bim"] == 4
+    reordered = CACHEGRIND_OUTPUT.replace("events: Ir I1mr", "events: I1mr Ir")
+    assert speed.cachegrind_totals(reordered)["Ir"] == 30
+    with pytest.raises(RuntimeError, match="not a cachegrind output file"):
+        speed.cachegrind_totals("events: Ir I1mr\nsummary: 1\n")
+    with pytest.raises(RuntimeError, match="not a cachegrind output file"):
+        speed.cachegrind_totals("")
+
+
+def test_cache_events_per_page_and_their_ratios(speed, monkeypatch, capsys):
+    """``--cache-sim``: each side simulated twice (with the passes and
+    without), the difference per page, and each event's ratio of the
+    extraction to the parse; an event the parse never has prints no ratio."""
+    passes, pages = speed.COUNT_PASSES, 3
+    base = dict.fromkeys(speed.CACHE_EVENTS, 1000)
+    per_page = {
+        "extract": {"Ir": 30, "I1mr": 20, "D1mr": 6, "D1mw": 2, "Bcm": 9, "Bim": 12},
+        "parse": {"Ir": 10, "I1mr": 1, "D1mr": 2, "D1mw": 1, "Bcm": 3, "Bim": 0},
+    }
+    calls = []
+
+    def fake_simulated(side, sampling, passes_run):
+        calls.append((side, passes_run))
+        return {event: base[event] + passes_run * pages * per_page[side][event] for event in speed.CACHE_EVENTS}
+
+    monkeypatch.setattr(speed, "simulated", fake_simulated)
+    assert speed.events_per_page("extract", [], pages) == per_page["extract"]
+    assert calls == [("extract", passes), ("extract", 0)]
+    speed.report_cache_events([], pages)
+    out = capsys.readouterr().out
+    assert "3.00x" in out  # instructions, 30 against 10
+    assert "20.00x" in out  # instruction-cache misses, 20 against 1
+    indirect = next(line for line in out.splitlines() if line.startswith("indirect branches"))
+    assert indirect.split()[-1] == "-"
+
+
+def test_cache_sim_without_valgrind_is_a_clear_error(data, tmp_path):
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    done = _run("--data", str(data), "--pages", "3", "--cache-sim", "--no-timing", path=str(empty))
+    assert done.returncode == 1
+    assert "--cache-sim: valgrind is not installed" in done.stdout
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_cachegrind_simulates_the_parse_of_each_page(speed, data):
+    """A real simulation: a 90 KB page's parse costs millions of
+    instructions, as callgrind counts them (the difference of the two
+    processes neither lost in noise nor left with an interpreter's start),
+    and it misses the L1 data cache (it writes a tree of some 90 KB into a
+    32 KB cache) while its few code paths stay in the instruction cache."""
+    sampling = ["--data", str(data), "--pages", "3"]
+    events = speed.events_per_page("parse", sampling, 3)
+    assert 1_000_000 < events["Ir"] < 100_000_000
+    assert events["D1mr"] + events["D1mw"] > 1_000
+    assert events["I1mr"] < events["D1mr"] + events["D1mw"]
+
+
+def test_a_failed_valgrind_run_names_its_tool(speed, monkeypatch):
+    """A counted process that fails (valgrind, or the script under it) is
+    an error naming the tool and the side, with what valgrind printed: a
+    count or a simulation of nothing is never reported."""
+
+    def failing_run(command, **kwargs):
+        return subprocess.CompletedProcess(command, 1, "", "==1== Fatal error at startup\n")
+
+    monkeypatch.setattr(speed.subprocess, "run", failing_run)
+    with pytest.raises(RuntimeError, match=r"cachegrind run of 'extract' failed \(exit 1\): .*Fatal error"):
+        speed.simulated("extract", ["--pages", "3"], 2)
+    with pytest.raises(RuntimeError, match=r"callgrind run of 'parse' failed \(exit 1\)"):
+        speed.collected("parse", ["--pages", "3"], 2)
