@@ -96,7 +96,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import lxml.html
 
@@ -148,6 +148,9 @@ COUNT_PASSES = 2
 #: in the main thread, and no thread spins.
 COUNT_ENVIRONMENT = {"PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
 
+#: What a counted process's output is read into (:func:`_valgrind`).
+T = TypeVar("T")
+
 #: What callgrind prints when the program ends: the instructions it ran.
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
@@ -190,16 +193,20 @@ def run_counted(side: str, passes: int, pages: list[bytes], extractor: str, cold
             function(item)
 
 
-def _valgrind(tool: list[str], side: str, sampling: list[str], passes: int) -> tuple[str, str]:
+def _valgrind(
+    tool: str, options: list[str], side: str, sampling: list[str], passes: int, read: Callable[[str, Path], T]
+) -> T:
     """One process of this script running *side* for *passes* passes over
-    the pages *sampling* picks, under valgrind's *tool* (its options, the
-    tool first; ``{out}`` stands for the output file's path): what valgrind
-    printed, and the output file."""
+    the pages *sampling* picks, under valgrind's *tool* (``callgrind``,
+    ``cachegrind``) with *options*: *read* is given what valgrind printed
+    and the path of the tool's output file, while the file still exists."""
     with tempfile.TemporaryDirectory() as tmp:
-        out = f"{tmp}/valgrind.out"
+        out = Path(tmp) / f"{tool}.out"
         command = [
             "valgrind",
-            *(option.replace("{out}", out) for option in tool),
+            f"--tool={tool}",
+            *options,
+            f"--{tool}-out-file={out}",
             sys.executable,
             str(Path(__file__).resolve()),
             *sampling,
@@ -211,15 +218,14 @@ def _valgrind(tool: list[str], side: str, sampling: list[str], passes: int) -> t
             command, capture_output=True, text=True, env={**os.environ, **COUNT_ENVIRONMENT}, check=False
         )
         if done.returncode:
-            name = tool[0].removeprefix("--tool=")
-            raise RuntimeError(f"{name} run of {side!r} failed (exit {done.returncode}): {done.stderr[-2000:]}")
-        return done.stderr, Path(out).read_text() if Path(out).exists() else ""
+            raise RuntimeError(f"{tool} run of {side!r} failed (exit {done.returncode}): {done.stderr[-2000:]}")
+        return read(done.stderr, out)
 
 
 def collected(side: str, sampling: list[str], passes: int) -> int:
     """The instructions callgrind counts in one process of this script
     running *side* for *passes* passes over the pages *sampling* picks."""
-    printed, _ = _valgrind(["--tool=callgrind", "--callgrind-out-file={out}"], side, sampling, passes)
+    printed = _valgrind("callgrind", [], side, sampling, passes, lambda printed, _: printed)
     found = _COLLECTED.search(printed)
     if found is None:
         raise RuntimeError(f"callgrind run of {side!r} printed no count: {printed[-2000:]}")
@@ -255,8 +261,8 @@ def cachegrind_totals(output: str) -> dict[str, int]:
 def simulated(side: str, sampling: list[str], passes: int) -> dict[str, int]:
     """The :data:`CACHE_EVENTS` cachegrind's cache and branch simulation
     counts in one process of this script (as :func:`collected`)."""
-    tool = ["--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes", "--cachegrind-out-file={out}"]
-    _, output = _valgrind(tool, side, sampling, passes)
+    options = ["--cache-sim=yes", "--branch-sim=yes"]
+    output = _valgrind("cachegrind", options, side, sampling, passes, lambda _, out: out.read_text())
     totals = cachegrind_totals(output)
     return {event: totals[event] for event in CACHE_EVENTS}
 

@@ -2,8 +2,8 @@
 simulation (``--cache-sim``), on pages of our own making: what the counted
 processes run, and one real count by valgrind's callgrind and one real
 simulation by its cachegrind (skipped where valgrind is not installed;
-``.ci/run`` installs it). No timing is asserted: the script measures, the tests check
-that it measures what it says."""
+``.ci/run`` installs it). No timing is asserted: the script measures, the
+tests check that it measures what it says."""
 
 from __future__ import annotations
 
@@ -255,9 +255,8 @@ def test_cache_sim_without_valgrind_is_a_clear_error(data, tmp_path):
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
 def test_cachegrind_simulates_the_parse_of_each_page(speed, data):
     """A real simulation: a 90 KB page's parse costs millions of
-    instructions, as callgrind counts them (the difference of the two
-    processes neither lost in noise nor left with an interpreter's start),
-    and it misses the L1 data cache (it writes a tree of some 90 KB into a
+    instructions (the difference of the two processes neither lost in
+    noise nor left with an interpreter's start), and it misses the L1 data cache (it writes a tree of some 90 KB into a
     32 KB cache) while its few code paths stay in the instruction cache."""
     sampling = ["--data", str(data), "--pages", "3"]
     events = speed.events_per_page("parse", sampling, 3)
