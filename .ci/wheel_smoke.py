@@ -22,9 +22,9 @@ from webclean_scrapy import extract  # noqa: E402
 package = Path(webclean_scrapy.__file__).resolve().parent
 assert venv in package.parents, f"imported from {package}, not from the wheel in {venv}"
 # Compiled: the build machine has a C compiler.
-import webclean_scrapy._continuity  # noqa: E402,F401
-import webclean_scrapy._trees  # noqa: E402,F401
-import webclean_scrapy._walk  # noqa: E402,F401
+import webclean_scrapy.engine._trees  # noqa: E402,F401
+import webclean_scrapy.engine.extractors.webclean._continuity  # noqa: E402,F401
+import webclean_scrapy.engine.html._walk  # noqa: E402,F401
 
 assert (package / "data" / "webclean_model.json").is_file() and (package / "py.typed").is_file()
 assert (package / "demo" / "gold.jsonl").is_file() and any((package / "demo" / "site").rglob("*.html"))

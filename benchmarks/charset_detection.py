@@ -10,10 +10,10 @@ the same process:
 
 * Scrapy's own choice, ``HtmlResponse.encoding`` (ASCII, UTF-8, else
   charset-normalizer), on a fresh response each time;
-* :func:`webclean_scrapy.charset.extraction_charset`, the check
-  :class:`~webclean_scrapy.charset.CharsetMiddleware` runs on the reactor
+* :func:`webclean_scrapy.downloadermiddlewares.charset.extraction_charset`, the check
+  :class:`~webclean_scrapy.downloadermiddlewares.charset.CharsetMiddleware` runs on the reactor
   thread (a UTF-8 check, else the browser's detector);
-* the extraction's reading, :func:`webclean_scrapy.encoding.decode_html`.
+* the extraction's reading, :func:`webclean_scrapy.engine.text.encoding.decode_html`.
 
 Prints the pages on which Scrapy's choice and the extraction's differ, those
 whose text differs too, and the time of each choice (best of ``--repeat``,
@@ -29,8 +29,8 @@ from pathlib import Path
 
 from scrapy.http import HtmlResponse
 
-from webclean_scrapy.charset import extraction_charset
-from webclean_scrapy.encoding import decode_html, html_encoding
+from webclean_scrapy.downloadermiddlewares.charset import extraction_charset
+from webclean_scrapy.engine.text.encoding import decode_html, html_encoding
 
 HEADERS = {"Content-Type": "text/html"}
 

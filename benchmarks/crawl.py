@@ -4,7 +4,7 @@ A local site of ``--pages`` generated news pages (navigation, article,
 sidebar, comments, footer; 30-60 KB each, like the
 median page of the evaluation corpora) is served from a separate process;
 one Scrapy crawl per mode fetches every page through
-:class:`~webclean_scrapy.middleware.WebcleanMiddleware` and yields
+:class:`~webclean_scrapy.downloadermiddlewares.extraction.WebcleanMiddleware` and yields
 :class:`~webclean_scrapy.items.CleanedPage` items; like any crawling spider it
 also reads each page's links with ``response.css`` (free when the ``thread``
 workers already parsed the page, a second parse on the reactor otherwise).
@@ -228,7 +228,7 @@ def run_child(
         }
     )
     if redis_url:
-        from webclean_scrapy.distributed import configure_settings
+        from webclean_scrapy.crawlstate.distributed import configure_settings
 
         configure_settings(settings)
     process = CrawlerProcess(settings)

@@ -6,7 +6,7 @@ Usage::
 
 Writes ``--files`` ``.warc.gz`` files in a temporary directory from real pages
 (every ``html/*.html.gz`` under ``--data``, in name order), with the crawl's
-writer (:class:`webclean_scrapy.warc.WarcFile`); the Content-Type carries no
+writer (:class:`webclean_scrapy.downloadermiddlewares.warc.WarcFile`); the Content-Type carries no
 charset, so each reader finds the encoding its own way. Then runs, each in
 its own process and timed from the outside (imports and start-up included):
 
@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from webclean_scrapy.warc import WarcFile, _Exchange
+from webclean_scrapy.downloadermiddlewares.warc import WarcFile, _Exchange
 
 PIPELINE = """
 import sys

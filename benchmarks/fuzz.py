@@ -8,7 +8,7 @@ Runs the checks of ``tests/_fuzz.py`` (every registered extractor from
 ``str`` and bytes, the compiled and the Python walk agreeing, the downloader
 middleware in-process) on ``--examples`` generated pages, then
 ``--bytes-examples`` arbitrary byte strings (also through the charset
-check of :class:`~webclean_scrapy.charset.CharsetMiddleware`), with hypothesis (``pip install
+check of :class:`~webclean_scrapy.downloadermiddlewares.charset.CharsetMiddleware`), with hypothesis (``pip install
 -e ".[test]"``). Random, unless ``--seed`` is given; no per-example
 deadline. Prints how many examples passed; on a failure, hypothesis'
 shrunk counterexample and exit status 1.

@@ -6,7 +6,7 @@ Three measurements (``docs/BENCHMARKS.md``, "Hostile pages"):
     Attribute bombs (one ``<div>`` with N attributes, values holding a quoted
     ``>``) of several sizes: libxml2's parse time as they are (each in a
     subprocess, cut off at ``--parse-limit`` seconds), the screen's time
-    (:mod:`webclean_scrapy.screen`), and parse and whole extraction once
+    (:mod:`webclean_scrapy.engine.html.screen`), and parse and whole extraction once
     screened. Also the screen's speed on ordinary pages (the corpus under
     ``--data``, when present).
 ``crawl``
@@ -18,7 +18,7 @@ Three measurements (``docs/BENCHMARKS.md``, "Hostile pages"):
     What the ``news`` spider no longer does on the reactor thread per page
     (build the selector tree, read the article signals, the feed links and
     the links with Scrapy's ``LinkExtractor``) against what the extraction
-    worker now does instead (:func:`~webclean_scrapy.outline.page_outline`
+    worker now does instead (:func:`~webclean_scrapy.offload.outline.page_outline`
     on the tree it parsed anyway) and the outline's pickled size, over the
     ``wcxb-dev`` pages.
 
@@ -83,7 +83,7 @@ def bench_parse(args: argparse.Namespace) -> dict:
     from lxml import etree
 
     from webclean_scrapy import extract
-    from webclean_scrapy.screen import screen_markup
+    from webclean_scrapy.engine.html.screen import screen_markup
 
     rows = []
     for count in args.attributes:
@@ -221,10 +221,10 @@ def bench_outline(args: argparse.Namespace) -> dict:
     from scrapy.http import HtmlResponse
     from scrapy.linkextractors import LinkExtractor
 
-    from webclean_scrapy.document import Document, built_page
-    from webclean_scrapy.extractors import get_extractor
-    from webclean_scrapy.outline import FEED_LINKS, page_outline
-    from webclean_scrapy.spiders.articles import PageSignals
+    from webclean_scrapy.engine.document import Document, built_page
+    from webclean_scrapy.engine.extractors import get_extractor
+    from webclean_scrapy.engine.page_type.articles import PageSignals
+    from webclean_scrapy.offload.outline import FEED_LINKS, page_outline
 
     pages = sorted((Path(args.data) / "wcxb-dev" / "html").glob("*.html.gz"))[: args.outline_pages]
     if not pages:

@@ -8,7 +8,7 @@ Writes the same JSON lines twice into a temporary directory under ``--dir``
 (put it on the disk the crawl's outputs go to: tmpfs makes ``fsync`` free):
 once as the durable storage did before, ``write``, ``flush`` and ``fsync``
 per item in the calling thread, once through
-:class:`webclean_scrapy.jobdir._DurableFile` (``write`` and ``flush`` per item,
+:class:`webclean_scrapy.crawlstate.jobdir._DurableFile` (``write`` and ``flush`` per item,
 ``fsync`` in its own thread). Prints the calling thread's time per item and
 the final ``close`` (which waits for the last ``fsync``).
 """
@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from webclean_scrapy.jobdir import _DurableFile  # noqa: E402
+from webclean_scrapy.crawlstate.jobdir import _DurableFile  # noqa: E402
 
 
 def main() -> None:

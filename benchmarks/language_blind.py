@@ -78,12 +78,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from webclean_scrapy import extract  # noqa: E402
-from webclean_scrapy.encoding import decode_html  # noqa: E402
+from webclean_scrapy.engine.text.encoding import decode_html  # noqa: E402
+from webclean_scrapy.engine.text.scripts import CJK_CHARS  # noqa: E402
 from webclean_scrapy.errors import ExtractionError  # noqa: E402
 from webclean_scrapy.evaluation.dataset import Page, load_dataset  # noqa: E402
 from webclean_scrapy.evaluation.metrics import occ_prf, shingle_counts, shingle_dataset_prf, word_prf  # noqa: E402
 from webclean_scrapy.evaluation.peers import load_peer  # noqa: E402
-from webclean_scrapy.scripts import CJK_CHARS  # noqa: E402
 
 DATASETS = ("wcxb-dev", "cleaneval", "cleanportaleval", "dragnet", "l3s-gn1", "readability")
 SCRIPTS = ("latin", "cjk")

@@ -27,9 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from webclean_scrapy.document import Document, built_page  # noqa: E402
+from webclean_scrapy.engine.document import Document, built_page  # noqa: E402
+from webclean_scrapy.engine.extractors import get_extractor  # noqa: E402
 from webclean_scrapy.evaluation.dataset import DatasetError, load_dataset  # noqa: E402
-from webclean_scrapy.extractors import get_extractor  # noqa: E402
 
 Detector = Callable[[str], "tuple[str | None, float]"]
 

@@ -26,12 +26,12 @@ import sys
 import time
 from pathlib import Path
 
-from webclean_scrapy.document import Document, built_page
+from webclean_scrapy.engine.document import Document, built_page
+from webclean_scrapy.engine.extractors import get_extractor
+from webclean_scrapy.engine.render import extract_formats
 from webclean_scrapy.evaluation.dataset import load_dataset
 from webclean_scrapy.evaluation.markdown import markdown_text, table_shapes
 from webclean_scrapy.evaluation.metrics import _recall, shingle_counts
-from webclean_scrapy.extractors import get_extractor
-from webclean_scrapy.render import extract_formats
 
 
 def run(directory: Path, extractor_name: str, limit: int | None) -> dict[str, float]:

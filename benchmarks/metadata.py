@@ -11,7 +11,7 @@ with the page URL, as in a crawl), then timed in turns:
   document (decode, parse, walk, page type, text) and its canonical link
   (which the crawl's offload reads for every page) -- what a page cost
   before metadata existed;
-* **metadata**: :func:`webclean_scrapy.metadata.extract_metadata` on that
+* **metadata**: :func:`webclean_scrapy.engine.metadata.extract_metadata` on that
   same document afterwards (its page type and element lists already made by
   the extraction, as in :meth:`Extractor.extract`).
 
@@ -29,11 +29,11 @@ import sys
 import time
 from pathlib import Path
 
-from webclean_scrapy.document import Document
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.extractors import get_extractor
+from webclean_scrapy.engine.metadata import extract_metadata
+from webclean_scrapy.engine.page_type import page_type_of
 from webclean_scrapy.evaluation.dataset import load_dataset
-from webclean_scrapy.extractors import get_extractor
-from webclean_scrapy.metadata import extract_metadata
-from webclean_scrapy.page_type import page_type_of
 
 
 def main(argv: list[str] | None = None) -> int:

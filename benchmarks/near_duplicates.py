@@ -39,8 +39,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from webclean_scrapy import extract  # noqa: E402
+from webclean_scrapy.dedup import NearDuplicateIndex  # noqa: E402
 from webclean_scrapy.evaluation.dataset import load_dataset  # noqa: E402
-from webclean_scrapy.near_duplicates import NearDuplicateIndex  # noqa: E402
 
 WORDS = (
     "market",

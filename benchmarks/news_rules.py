@@ -6,8 +6,8 @@ Usage::
     python benchmarks/news_rules.py --dataset l3s-gn1 --dataset readability
 
 Every ``wcxb-dev`` page is extracted with the default extractor and scored
-by :func:`webclean_scrapy.spiders.articles.classify` exactly as the spider scores a
-page (:meth:`~webclean_scrapy.spiders.articles.PageSignals.from_selector` on the
+by :func:`webclean_scrapy.engine.page_type.articles.classify` exactly as the spider scores a
+page (:meth:`~webclean_scrapy.engine.page_type.articles.PageSignals.from_selector` on the
 page's Scrapy selector; the crawl-only signal ``listed_as_story`` is off).
 Reported: the share of ``article`` pages judged articles, of ``listing`` and
 ``collection`` pages judged hubs, and of the other types judged articles,
@@ -49,7 +49,7 @@ sys.path.insert(0, str(ROOT))
 from scrapy.http import HtmlResponse  # noqa: E402
 
 from webclean_scrapy import extract  # noqa: E402
-from webclean_scrapy.spiders.articles import HUB_PAGE_TYPES, PageSignals, classify  # noqa: E402
+from webclean_scrapy.engine.page_type.articles import HUB_PAGE_TYPES, PageSignals, classify  # noqa: E402
 
 DATASET = "wcxb-dev"
 

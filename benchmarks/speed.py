@@ -14,7 +14,7 @@ same process, are run through
 * ``trafilatura.extract(page_text)`` -- given the already-decoded ``str``
   (its default settings), when trafilatura is installed;
 * ``trafilatura.extract(page_text, with_metadata=True)`` -- the same with
-  the metadata every :class:`~webclean_scrapy.extraction.Extraction`
+  the metadata every :class:`~webclean_scrapy.engine.extraction.Extraction`
   carries (title, author, date, site name, description, tags): the
   like-for-like reference, printed beside the default one. Trafilatura's
   default returns the text alone; ``extract`` also reads the metadata, the
@@ -104,9 +104,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import webclean_scrapy  # noqa: E402
-import webclean_scrapy.document  # noqa: E402
-from webclean_scrapy.encoding import decode_html  # noqa: E402
-from webclean_scrapy.extractors.webclean import clear_keyword_memos  # noqa: E402
+import webclean_scrapy.engine.document  # noqa: E402
+from webclean_scrapy.engine.extractors.webclean import clear_keyword_memos  # noqa: E402
+from webclean_scrapy.engine.text.encoding import decode_html  # noqa: E402
 
 
 def sample_pages(data: Path, count: int, datasets: list[str] | None = None) -> list[bytes]:
@@ -389,7 +389,7 @@ def main(argv=None) -> int:
         print(f"no pages at {args.data}; nothing to time")
         return 0
     if args.python_walk:
-        webclean_scrapy.document.COMPILED_WALK = False
+        webclean_scrapy.engine.document.COMPILED_WALK = False
     pages = sample_pages(args.data, args.pages, args.dataset)
     if not pages:
         print(f"no pages of {args.dataset} at {args.data}; nothing to time")
@@ -448,7 +448,7 @@ def time_sides(args: argparse.Namespace, pages: list[bytes], trafilatura) -> Non
     ours = sum(best_ours) / len(pages)
     theirs /= len(pages)
     theirs_with_metadata /= len(pages)
-    walk = "compiled" if webclean_scrapy.document.COMPILED_WALK else "pure Python"
+    walk = "compiled" if webclean_scrapy.engine.document.COMPILED_WALK else "pure Python"
     memos = "emptied before each page" if args.cold else "warm"
     timed = "CPU time" if args.cpu_time else "wall clock"
     print(

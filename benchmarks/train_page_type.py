@@ -1,4 +1,4 @@
-"""Train and cross-validate the page-type classifier (:mod:`webclean_scrapy.page_type`).
+"""Train and cross-validate the page-type classifier (:mod:`webclean_scrapy.engine.page_type`).
 
 Usage::
 
@@ -31,7 +31,7 @@ Protocol (deterministic: fixed seeds, ``deterministic=True``, one thread):
   alone, and the trees without the token scores;
 * the shipped model: token model on all pages, trees on all pages (with
   5-fold out-of-fold token scores) with the configuration chosen most
-  often, stored compactly (:func:`~webclean_scrapy.trees.ensemble_to_json`,
+  often, stored compactly (:func:`~webclean_scrapy.engine.trees.ensemble_to_json`,
   thresholds shortened to the fewest digits that keep every training
   value on its side). Its in-sample accuracy on every third page (what
   ``tests/test_page_type.py`` re-scores) is pinned in the model's ``meta``.
@@ -55,9 +55,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from webclean_scrapy import page_type  # noqa: E402
-from webclean_scrapy.document import Document  # noqa: E402
-from webclean_scrapy.page_type import (  # noqa: E402
+from webclean_scrapy.engine import page_type  # noqa: E402
+from webclean_scrapy.engine.document import Document  # noqa: E402
+from webclean_scrapy.engine.page_type import (  # noqa: E402
     PAGE_FEATURES,
     PAGE_TYPES,
     TokenModel,
@@ -383,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
     token_model = tokens.fit(everything, y)
     X = np.hstack([S, tokens.out_of_fold(everything, y, groups, SEED + 100)])
     booster = fit_gbdt(X, y, final)
-    from webclean_scrapy.trees import ensemble_from_json, ensemble_to_json, from_lightgbm
+    from webclean_scrapy.engine.trees import ensemble_from_json, ensemble_to_json, from_lightgbm
 
     compact = ensemble_to_json(from_lightgbm(booster.dump_model(), PAGE_FEATURES))
     shorten_thresholds(compact, X)

@@ -24,7 +24,7 @@ thread per fit):
   :data:`MODERN_WEIGHT` times more, its page types themselves re-weighted
   half-way towards equal totals (:data:`TYPE_BALANCE`);
 * the model is a gradient-boosted tree ensemble (:data:`PARAMS`) over
-  :data:`webclean_scrapy.extractors.webclean.BLOCK_FEATURES`, the markup
+  :data:`webclean_scrapy.engine.extractors.webclean.BLOCK_FEATURES`, the markup
   lexicon's score (:func:`fit_lexicon`: logistic regression over the
   class/id/role/itemprop words of each block's holder and ancestors,
   fitted on the same labels) and the page-type probabilities;
@@ -84,8 +84,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from train_page_type import TokenData  # noqa: E402
 from train_page_type import fit_gbdt as fit_page_type  # noqa: E402
-from webclean_scrapy import page_type  # noqa: E402
-from webclean_scrapy.document import Document  # noqa: E402
+from webclean_scrapy.engine import page_type  # noqa: E402
+from webclean_scrapy.engine.document import Document  # noqa: E402
+from webclean_scrapy.engine.extractors import webclean  # noqa: E402
+from webclean_scrapy.engine.extractors.webclean.consensus import consensus_probabilities, structural_groups  # noqa: E402
+from webclean_scrapy.engine.page_type import PAGE_TYPES, page_signals  # noqa: E402
+from webclean_scrapy.engine.trees import from_lightgbm  # noqa: E402
 from webclean_scrapy.evaluation.intervals import (  # noqa: E402
     Interval,
     bootstrap_interval,
@@ -96,10 +100,6 @@ from webclean_scrapy.evaluation.intervals import (  # noqa: E402
 from webclean_scrapy.evaluation.metrics import prf, shingle_dataset_prf  # noqa: E402
 from webclean_scrapy.evaluation.peers import PEERS, PeerUnavailableError, load_peer  # noqa: E402
 from webclean_scrapy.evaluation.tokenize import tokenize  # noqa: E402
-from webclean_scrapy.extractors import webclean  # noqa: E402
-from webclean_scrapy.extractors.webclean.consensus import consensus_probabilities, structural_groups  # noqa: E402
-from webclean_scrapy.page_type import PAGE_TYPES, page_signals  # noqa: E402
-from webclean_scrapy.trees import from_lightgbm  # noqa: E402
 
 DATASETS = ("wcxb-dev", "cleaneval", "cleanportaleval", "dragnet", "l3s-gn1", "readability")
 #: The dataset scored with WCXB's word F1 (the others: 4-gram shingle F1).
@@ -145,7 +145,7 @@ DEDUPLICATE_CHOICES = (webclean.DEDUPLICATE_BELOW, 0)
 #: The switch costs a page type may choose (``continuity``; 0: the plain threshold).
 SWITCH_COSTS = (0.0, 0.25, 0.5, 1.0, 2.0)
 #: The consensus weights a page type's policy chooses from
-#: (:mod:`webclean_scrapy.extractors.webclean.consensus`): the model's own
+#: (:mod:`webclean_scrapy.engine.extractors.webclean.consensus`): the model's own
 #: scores, or a group decided as one. A middle weight (0.5) offered too was
 #: chosen on noise: +0.0006 and +0.0003 on `wcxb-dev` in two splits, against
 #: +0.0012 and +0.0008 for these two (docs/WEBCLEAN-HISTORY.md, session 24).
@@ -318,7 +318,7 @@ def page_scale(page: dict, scale: dict[str, float], by_type: dict[str, float]) -
 def model_rows(page: dict) -> np.ndarray:
     """A page's block rows with its markup lexicon scores and page-type
     probabilities appended, as
-    :func:`webclean_scrapy.extractors.webclean.block_probabilities` builds them."""
+    :func:`webclean_scrapy.engine.extractors.webclean.block_probabilities` builds them."""
     return np.hstack(
         [page["rows"], page["lexicon"][:, None], np.broadcast_to(page["types"], (page["n"], len(PAGE_TYPES)))]
     )
@@ -335,7 +335,7 @@ LEXICON_EPOCHS = 8
 def lexicon_design(pages: list[dict], vocabulary: dict[str, int]):
     """The lexicon's rows of *pages*' blocks: each word's count over the
     square root of the block's number of words (the score's formula,
-    :class:`~webclean_scrapy.extractors.webclean.MarkupLexicon`), sparse."""
+    :class:`~webclean_scrapy.engine.extractors.webclean.MarkupLexicon`), sparse."""
     from scipy import sparse
 
     indices: list[int] = []

@@ -6,13 +6,13 @@ Usage::
 
 Builds one ``.warc.gz`` in a temporary directory from real pages (every
 ``html/*.html.gz`` under ``--data``, half of them stored gzip-encoded as a
-server would send them), written exactly as :class:`webclean_scrapy.warc.WarcRecorder`
-writes (:class:`~webclean_scrapy.warc.WarcFile`, a response and a request
+server would send them), written exactly as :class:`webclean_scrapy.downloadermiddlewares.warc.WarcRecorder`
+writes (:class:`~webclean_scrapy.downloadermiddlewares.warc.WarcFile`, a response and a request
 record per page). Prints
 
 * the write time per page (compression and digests: what the recorder's
   writer thread spends, off the reactor) at warcio's gzip level 9 and ours;
-* the read time per page of :func:`webclean_scrapy.warc.iter_html_records`
+* the read time per page of :func:`webclean_scrapy.warcfiles.iter_html_records`
   with each reader (records parsed, bodies decoded, no extraction), best of
   ``--repeat``;
 * the extraction time per page of the default extractor, for scale.
@@ -30,7 +30,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from webclean_scrapy.warc import GZIP_LEVEL, WarcFile, _Exchange, iter_html_records
+from webclean_scrapy.downloadermiddlewares.warc import GZIP_LEVEL, WarcFile, _Exchange
+from webclean_scrapy.warcfiles import iter_html_records
 
 
 def load_pages(data: Path, limit: int) -> list[bytes]:

@@ -27,12 +27,12 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from webclean_scrapy import document
-from webclean_scrapy.document import Document, built_page
+from webclean_scrapy.engine import document
+from webclean_scrapy.engine.document import Document, built_page
+from webclean_scrapy.engine.extraction import Extraction
+from webclean_scrapy.engine.extractors import available_extractors, get_extractor
+from webclean_scrapy.engine.html.parsing import parse_html
 from webclean_scrapy.errors import ExtractionError
-from webclean_scrapy.extraction import Extraction
-from webclean_scrapy.extractors import available_extractors, get_extractor
-from webclean_scrapy.parsing import parse_html
 
 TAGS = (
     "div p span a b i font section article main nav aside header footer h1 h2 h3 li ul ol table tr td th "
@@ -226,14 +226,14 @@ CONTENT_TYPES = (None, "text/html", "text/html; charset=iso-8859-1", "text/html;
 
 
 def check_charset(body: bytes) -> None:
-    """:class:`~webclean_scrapy.charset.CharsetMiddleware`'s check on raw
+    """:class:`~webclean_scrapy.downloadermiddlewares.charset.CharsetMiddleware`'s check on raw
     bytes, under each of :data:`CONTENT_TYPES`: the response comes back, and
     when the check changed its charset, Scrapy's text of it is the one
-    :func:`~webclean_scrapy.encoding.decode_html` reads (binary bodies pass)."""
+    :func:`~webclean_scrapy.engine.text.encoding.decode_html` reads (binary bodies pass)."""
     from scrapy.http import HtmlResponse
 
-    from webclean_scrapy.charset import extraction_charset, with_encoding
-    from webclean_scrapy.encoding import decode_html, looks_binary
+    from webclean_scrapy.downloadermiddlewares.charset import extraction_charset, with_encoding
+    from webclean_scrapy.engine.text.encoding import decode_html, looks_binary
 
     for content_type in CONTENT_TYPES:
         headers = {"Content-Type": content_type} if content_type else {}
@@ -246,10 +246,10 @@ def check_charset(body: bytes) -> None:
 
 
 def make_middleware() -> Any:
-    """A :class:`~webclean_scrapy.middleware.WebcleanMiddleware` extracting inline (default extractor)."""
+    """A :class:`~webclean_scrapy.downloadermiddlewares.extraction.WebcleanMiddleware` extracting inline (default extractor)."""
     from scrapy.utils.test import get_crawler
 
-    from webclean_scrapy.middleware import WebcleanMiddleware
+    from webclean_scrapy.downloadermiddlewares.extraction import WebcleanMiddleware
 
     crawler = get_crawler(settings_dict={"WEBCLEAN_OFFLOAD": "none"})
     crawler.stats.open_spider()

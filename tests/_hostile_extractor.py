@@ -20,7 +20,7 @@ import signal
 import time
 from pathlib import Path
 
-from webclean_scrapy.extractors.baseline import BaselineExtractor
+from webclean_scrapy.engine.extractors.baseline import BaselineExtractor
 
 
 class HostileExtractor(BaselineExtractor):

@@ -11,8 +11,8 @@ end of the test.
 starts a real ``redis-server``. End-to-end crawls go through ``_crawl.py``.
 
 Markers ``compiled_walk`` and ``compiled_trees``: the test needs the compiled
-document walk (``webclean_scrapy._walk``) or tree evaluator
-(``webclean_scrapy._trees``), which an install without a C compiler lacks;
+document walk (``webclean_scrapy.engine.html._walk``) or tree evaluator
+(``webclean_scrapy.engine._trees``), which an install without a C compiler lacks;
 there it is skipped, with that reason.
 """
 
@@ -44,8 +44,8 @@ except ImportError:
 
 #: marker -> (extension module, what it is), for the tests that need one.
 COMPILED = {
-    "compiled_walk": ("webclean_scrapy._walk", "the compiled document walk"),
-    "compiled_trees": ("webclean_scrapy._trees", "the compiled tree evaluator"),
+    "compiled_walk": ("webclean_scrapy.engine.html._walk", "the compiled document walk"),
+    "compiled_trees": ("webclean_scrapy.engine._trees", "the compiled tree evaluator"),
 }
 
 
@@ -171,7 +171,8 @@ def make_crawler() -> Iterator[Callable[..., Crawler]]:
 def register_extractor(monkeypatch: pytest.MonkeyPatch) -> Callable[[type], type]:
     """:func:`webclean_scrapy.register` for this test only: what it registers
     is gone again after the test (the registry is restored as it was)."""
-    from webclean_scrapy import extractors, register
+    from webclean_scrapy import register
+    from webclean_scrapy.engine import extractors
 
     extractors.available_extractors()  # the built-ins are in the registry before it is copied
     monkeypatch.setattr(extractors, "_REGISTRY", dict(extractors._REGISTRY))

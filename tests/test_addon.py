@@ -21,12 +21,12 @@ from scrapy.utils.test import get_crawler
 
 import webclean_scrapy
 from webclean_scrapy.addon import MIDDLEWARE_ORDER, Addon
-from webclean_scrapy.charset import CharsetMiddleware
-from webclean_scrapy.middleware import WebcleanMiddleware
+from webclean_scrapy.downloadermiddlewares.charset import CharsetMiddleware
+from webclean_scrapy.downloadermiddlewares.extraction import WebcleanMiddleware
+from webclean_scrapy.fingerprint import TrackingParamsFingerprinter
 from webclean_scrapy.pipelines import MinTextFilterPipeline, WebcleanPipeline
 from webclean_scrapy.settings import DEFAULTS, WebcleanSettings, default_workers, setting_name
 from webclean_scrapy.spiders import PROJECT_SETTINGS, HarvestSpider, NewsSpider
-from webclean_scrapy.urls import TrackingParamsFingerprinter
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 ADDON = {"ADDONS": {"webclean_scrapy.Addon": 0}}
@@ -95,14 +95,17 @@ def test_project_settings_win_over_the_addon():
             "WEBCLEAN_MIN_TEXT_CHARS": 7,
             "WEBCLEAN_EXTRACTOR": "baseline",
             "REQUEST_FINGERPRINTER_CLASS": "scrapy.utils.request.RequestFingerprinter",
-            "DOWNLOADER_MIDDLEWARES": {"webclean_scrapy.middleware.WebcleanMiddleware": 777},
+            "DOWNLOADER_MIDDLEWARES": {"webclean_scrapy.downloadermiddlewares.extraction.WebcleanMiddleware": 777},
             "ITEM_PIPELINES": {"webclean_scrapy.pipelines.MinTextFilterPipeline": None},
         }
     )
     (middleware,) = of_type(middlewares(crawler), WebcleanMiddleware)
     assert middleware.settings.extractor == "baseline"
     assert (
-        crawler.settings.getwithbase("DOWNLOADER_MIDDLEWARES")["webclean_scrapy.middleware.WebcleanMiddleware"] == 777
+        crawler.settings.getwithbase("DOWNLOADER_MIDDLEWARES")[
+            "webclean_scrapy.downloadermiddlewares.extraction.WebcleanMiddleware"
+        ]
+        == 777
     )
     assert WebcleanMiddleware not in crawler.settings.getwithbase("DOWNLOADER_MIDDLEWARES")  # not added twice
     enabled = pipelines(crawler)

@@ -2,7 +2,7 @@
 
 Scrapy detects an undeclared charset with charset-normalizer and trusts an
 ``ISO-8859-1`` label on UTF-8 bytes; the extraction reads as a browser does
-(:mod:`webclean_scrapy.encoding`). :class:`~webclean_scrapy.charset.CharsetMiddleware`
+(:mod:`webclean_scrapy.engine.text.encoding`). :class:`~webclean_scrapy.downloadermiddlewares.charset.CharsetMiddleware`
 makes ``response.text`` agree with the item's text: in process, and in a
 real crawl of a local server.
 """
@@ -21,8 +21,8 @@ from scrapy.utils.misc import build_from_crawler
 
 from _crawl import run_crawl
 from test_encoding import CZECH_PAGE, LEGACY_PAGES, legacy_page
-from webclean_scrapy.charset import CharsetMiddleware, extraction_charset, with_encoding
-from webclean_scrapy.encoding import decode_html
+from webclean_scrapy.downloadermiddlewares.charset import CharsetMiddleware, extraction_charset, with_encoding
+from webclean_scrapy.engine.text.encoding import decode_html
 
 PORTUGUESE = LEGACY_PAGES["pt"][0]
 TURKISH = LEGACY_PAGES["tr"][0]
@@ -136,7 +136,7 @@ def test_the_extraction_reads_a_charset_set_explicitly_on_both_paths():
     rule) gets the same reading in the extraction, in threads and in worker
     processes: here a Czech page in Windows-1250 that detection, without the
     hint of a .cz address, takes for ISO-8859-2 ("Š" for "©")."""
-    from webclean_scrapy.extractors import get_extractor
+    from webclean_scrapy.engine.extractors import get_extractor
     from webclean_scrapy.offload import extract_markup, extract_response, response_content_type
 
     footer = "© 2024 Example Media ·"
@@ -160,7 +160,7 @@ def test_the_extraction_reads_a_charset_set_explicitly_on_both_paths():
 
 def test_a_page_the_middleware_detected_is_not_detected_again(make_crawler, monkeypatch):
     """The extraction reads the middleware's choice: the detector runs once a page."""
-    from webclean_scrapy import encoding
+    from webclean_scrapy.engine.text import encoding
     from webclean_scrapy.offload import extract_response
 
     crawler = make_crawler(WEBCLEAN_OFFLOAD="none")
@@ -228,7 +228,7 @@ WEBCLEAN_MIN_TEXT_CHARS = 0
 SPIDER = '''
 import scrapy
 
-from webclean_scrapy.middleware import extraction_of
+from webclean_scrapy.downloadermiddlewares.extraction import extraction_of
 
 
 class SelectorsSpider(scrapy.Spider):
@@ -288,7 +288,9 @@ def test_a_crawls_selectors_read_what_its_items_hold(tmp_path, local_site):
     assert result.stat("webclean/charset/corrected") == 1
 
     # Without it (threads: the extraction reuses Scrapy's text where the charsets agree).
-    items, result = crawl("without", DOWNLOADER_MIDDLEWARES={"webclean_scrapy.charset.CharsetMiddleware": None})
+    items, result = crawl(
+        "without", DOWNLOADER_MIDDLEWARES={"webclean_scrapy.downloadermiddlewares.charset.CharsetMiddleware": None}
+    )
     assert result.stat("webclean/charset/detected") == 0
     for name in ("pt-undeclared", "tr-undeclared", "utf8-labelled-latin1"):
         expected = TURKISH if name == "tr-undeclared" else PORTUGUESE

@@ -3,7 +3,7 @@
 Chinese and Japanese take about half the characters English does for the
 same sentence, and every length rule of the flagship was set on English
 pages: without the weight a Chinese paragraph reads as a short line
-(:mod:`webclean_scrapy.scripts`).
+(:mod:`webclean_scrapy.engine.text.scripts`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from webclean_scrapy import document, extract
-from webclean_scrapy.document import Document, prose_chars, text_length
-from webclean_scrapy.scripts import CJK_CHARACTER_WEIGHT, CJK_CHARS, CJK_RANGES
-from webclean_scrapy.walk import count_in_ranges
+from webclean_scrapy import extract
+from webclean_scrapy.engine import document
+from webclean_scrapy.engine.document import Document, prose_chars, text_length
+from webclean_scrapy.engine.html.walk import count_in_ranges
+from webclean_scrapy.engine.text.scripts import CJK_CHARACTER_WEIGHT, CJK_CHARS, CJK_RANGES
 
 compiled_walk: Any = document._compiled_walk
 

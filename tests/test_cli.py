@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from webclean_scrapy import available_extractors
-from webclean_scrapy.batch import RunSummary
 from webclean_scrapy.cli import main
+from webclean_scrapy.cli.batch import RunSummary
+from webclean_scrapy.engine.page_type import PAGE_TYPES
 from webclean_scrapy.evaluation import METADATA_KEYS, REPORT_KEYS, SNIPPET_KEYS
 from webclean_scrapy.evaluation import peers as peers_module
-from webclean_scrapy.page_type import PAGE_TYPES
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -62,7 +62,7 @@ def test_extract_directory_to_stdout(pages, capsys):
     out, err = capsys.readouterr()
     records = read_lines(out)
     assert [Path(r["source"]).name for r in records] == ["a.html", "b.html.gz"]
-    # The item's field order (webclean_scrapy.extraction.extraction_fields), after the source.
+    # The item's field order (webclean_scrapy.engine.extraction.extraction_fields), after the source.
     assert list(records[0]) == [
         "source",
         "canonical_url",
@@ -171,7 +171,7 @@ def test_installed_script_reads_stdin_and_gzip(pages):
     assert b"input is binary" in result.stderr and b"Traceback" not in result.stderr
 
 
-# -- batch runs (webclean_scrapy.batch) ---------------------------------------
+# -- batch runs (webclean_scrapy.cli.batch) ---------------------------------------
 EMPTY_PAGE = "<html><head><title>Nothing</title></head><body></body></html>"
 
 

@@ -1,7 +1,7 @@
 """The compiled walk gives exactly the Python walk's blocks and containers.
 
-``webclean_scrapy._walk`` reads libxml2's nodes directly; the pure-Python
-walk (``webclean_scrapy.walk.walk``) is the reference. Every column of both
+``webclean_scrapy.engine.html._walk`` reads libxml2's nodes directly; the pure-Python
+walk (``webclean_scrapy.engine.html.walk.walk``) is the reference. Every column of both
 tables, and every field of every block and container object built from
 them, is compared, on hand-made edge cases and on the dev datasets.
 """
@@ -19,10 +19,10 @@ from lxml import etree
 from parsel import Selector
 
 from _fuzz import walk_columns
-from webclean_scrapy import document
-from webclean_scrapy.document import Document
-from webclean_scrapy.encoding import decode_html
-from webclean_scrapy.parsing import parse_html
+from webclean_scrapy.engine import document
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.html.parsing import parse_html
+from webclean_scrapy.engine.text.encoding import decode_html
 
 #: The compiled walk's module (``None`` when not built; the tests that use it are marked).
 compiled_walk: Any = document._compiled_walk
@@ -120,7 +120,7 @@ def c_compiler() -> str | None:
 @pytest.mark.skipif(c_compiler() is None, reason="no C compiler: the pure-Python walk is the one expected here")
 def test_the_compiled_walk_is_built() -> None:
     # The speed goals rest on it; a silent fallback to Python where it could be built is a regression.
-    assert document.COMPILED_WALK, "webclean_scrapy._walk was not built (is a C compiler installed?)"
+    assert document.COMPILED_WALK, "webclean_scrapy.engine.html._walk was not built (is a C compiler installed?)"
     assert compiled_walk.is_html_tree(parse_html("<p>x</p>"))
 
 
@@ -185,7 +185,7 @@ def test_mark_counts_are_the_numpy_counts() -> None:
     """``BlockColumns.count`` (compiled: ``_walk.mark_counts``) against its
     numpy reference, for single marks and sets of them, whole pages and
     ranges (empty, at either end, past the end), on generated and real pages."""
-    from webclean_scrapy.marks import PUNCTUATION_MARKS
+    from webclean_scrapy.engine.text.marks import PUNCTUATION_MARKS
 
     rng = random.Random(5)
     pieces = [*PUNCTUATION_MARKS, "a", " ", "</p><p>", "<li>", "word"]
@@ -204,15 +204,15 @@ def test_mark_counts_are_the_numpy_counts() -> None:
 
 
 def test_without_the_extension_the_python_walk_runs() -> None:
-    # An install without a C compiler has no webclean_scrapy._walk; importing
+    # An install without a C compiler has no webclean_scrapy.engine.html._walk; importing
     # must still work and extraction give the same text.
     import subprocess
     import sys
 
     script = (
-        "import sys; sys.modules['webclean_scrapy._walk'] = None\n"
+        "import sys; sys.modules['webclean_scrapy.engine.html._walk'] = None\n"
         "import webclean_scrapy\n"
-        "from webclean_scrapy import document\n"
+        "from webclean_scrapy.engine import document\n"
         "assert not document.COMPILED_WALK\n"
         "print(webclean_scrapy.extract('<article><p>' + 'Some words here. ' * 20 + '</p></article>').text)\n"
     )

@@ -25,8 +25,8 @@ from scrapy.responsetypes import responsetypes
 from scrapy.utils.misc import build_from_crawler
 
 from webclean_scrapy import Extraction
+from webclean_scrapy.downloadermiddlewares.extraction import WebcleanMiddleware, extraction_of
 from webclean_scrapy.items import FIELD_ORDER, CleanedPage
-from webclean_scrapy.middleware import WebcleanMiddleware, extraction_of
 from webclean_scrapy.pipelines import MinTextFilterPipeline, WebcleanPipeline
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
@@ -439,7 +439,7 @@ def test_from_response_without_middleware():
 
 
 def test_extraction_of():
-    from webclean_scrapy.middleware import extraction_of, is_html_response
+    from webclean_scrapy.downloadermiddlewares.extraction import extraction_of, is_html_response
 
     extraction = Extraction("t", "", "baseline")
     request = scrapy.Request("https://example.com/", meta={"webclean": extraction})
@@ -506,9 +506,9 @@ def test_process_pool_falls_back_to_threads_when_workers_cannot_start(register_e
 @pytest.mark.parametrize(
     "component",
     [
-        "webclean_scrapy.middleware.WebcleanMiddleware",
-        "webclean_scrapy.compression.CompressedBodyCheckMiddleware",
-        "webclean_scrapy.charset.CharsetMiddleware",
+        "webclean_scrapy.downloadermiddlewares.extraction.WebcleanMiddleware",
+        "webclean_scrapy.downloadermiddlewares.compression.CompressedBodyCheckMiddleware",
+        "webclean_scrapy.downloadermiddlewares.charset.CharsetMiddleware",
         "webclean_scrapy.pipelines.WebcleanPipeline",
         "webclean_scrapy.pipelines.MinTextFilterPipeline",
     ],

@@ -9,15 +9,15 @@ import dataclasses
 import numpy as np
 import pytest
 
-from webclean_scrapy.document import Document
-from webclean_scrapy.extractors import webclean
-from webclean_scrapy.extractors.webclean.consensus import (
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.extractors import webclean
+from webclean_scrapy.engine.extractors.webclean.consensus import (
     MIN_REPEATS,
     consensus_probabilities,
     structural_groups,
 )
-from webclean_scrapy.page_type import PAGE_TYPES, page_type_of
-from webclean_scrapy.trace import Trace
+from webclean_scrapy.engine.page_type import PAGE_TYPES, page_type_of
+from webclean_scrapy.engine.trace import Trace
 
 
 def thread(posts: int, short_post: int | None = None) -> str:

@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from webclean_scrapy.document import Document
-from webclean_scrapy.extractors import webclean
-from webclean_scrapy.extractors.webclean import continuity
-from webclean_scrapy.extractors.webclean.model import load_model
-from webclean_scrapy.page_type import PAGE_TYPES
-from webclean_scrapy.trace import Trace
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.extractors import webclean
+from webclean_scrapy.engine.extractors.webclean import continuity
+from webclean_scrapy.engine.extractors.webclean.model import load_model
+from webclean_scrapy.engine.page_type import PAGE_TYPES
+from webclean_scrapy.engine.trace import Trace
 
 
 @pytest.mark.parametrize(
@@ -37,7 +37,7 @@ def test_the_decoding_on_worked_examples(votes, cost, states):
 
 
 def test_the_compiled_decoding_makes_the_reference_decisions():
-    compiled = pytest.importorskip("webclean_scrapy._continuity")
+    compiled = pytest.importorskip("webclean_scrapy.engine.extractors.webclean._continuity")
     rng = np.random.default_rng(14)
     for _ in range(2000):
         n = int(rng.integers(0, 80))
@@ -132,7 +132,7 @@ def test_the_extractor_reads_runs_with_the_shipped_thresholds_only():
     """An article page (the shipped article cost is above 0) is read as
     runs, and the trace says with which cost; a hand-set threshold reads
     none, so its output is exactly the blocks reaching it."""
-    from webclean_scrapy.extractors import get_extractor
+    from webclean_scrapy.engine.extractors import get_extractor
 
     paragraph = (
         "The river flooded the lower town on Tuesday night, and by morning the water had reached the "

@@ -17,7 +17,7 @@ from webclean_scrapy import (
     extract,
     get_extractor,
 )
-from webclean_scrapy.extraction import Extractor
+from webclean_scrapy.engine.extraction import Extractor
 
 ARTICLE = """<html lang="en-GB"><head><title>Page title</title>
 <meta property="og:title" content="The og title">
@@ -148,7 +148,7 @@ def test_registry_names_default_and_dotted_path():
     names = available_extractors()
     assert {"baseline", "density", "ttr", "punctuation"} <= set(names)
     assert get_extractor("default").name in names
-    dotted = get_extractor("webclean_scrapy.extractors.baseline.BaselineExtractor")
+    dotted = get_extractor("webclean_scrapy.engine.extractors.baseline.BaselineExtractor")
     assert dotted.name == "baseline"
     with pytest.raises(UnknownExtractorError):
         get_extractor("no-such-method")
@@ -250,7 +250,7 @@ def test_version_is_the_packages():
 def test_release_frees_the_page_without_the_cycle_collector():
     import gc
 
-    from webclean_scrapy.document import Block, Container
+    from webclean_scrapy.engine.document import Block, Container
 
     def alive() -> int:
         return sum(isinstance(o, (Block, Container)) for o in gc.get_objects())

@@ -28,9 +28,9 @@ from scrapy.utils.test import get_crawler  # noqa: E402
 from test_components import ARTICLE_P1, ARTICLE_P2, ARTICLE_P3, BASE, HTML, article_page, through_middleware  # noqa: E402  # noqa: E402
 from webclean_scrapy import extract  # noqa: E402
 from webclean_scrapy.cli import main  # noqa: E402
+from webclean_scrapy.dedup import NearDuplicateIndex, shingles  # noqa: E402
+from webclean_scrapy.engine.text.language import detect_language  # noqa: E402
 from webclean_scrapy.items import FIELD_ORDER, CleanedPage  # noqa: E402
-from webclean_scrapy.language import detect_language  # noqa: E402
-from webclean_scrapy.near_duplicates import NearDuplicateIndex, shingles  # noqa: E402
 from webclean_scrapy.pipelines import LanguageFilterPipeline, NearDuplicatePipeline  # noqa: E402
 from webclean_scrapy.settings import WebcleanSettings  # noqa: E402
 
@@ -85,7 +85,7 @@ def test_without_the_lang_extra_the_fields_are_none(tmp_path):
 import sys
 sys.modules["py3langid"] = None  # what a missing package looks like to `import`
 from webclean_scrapy import extract
-from webclean_scrapy.language import language_detection_available
+from webclean_scrapy.engine.text.language import language_detection_available
 result = extract({page(GERMAN, lang="de")!r})
 assert result.detected_language is None and result.language_confidence is None, result
 assert result.language == "de" and "Steinbrücke" in result.text

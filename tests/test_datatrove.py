@@ -17,10 +17,10 @@ from scrapy import Request  # noqa: E402
 from scrapy.http import HtmlResponse, Response  # noqa: E402
 
 from webclean_scrapy.cli import main  # noqa: E402
+from webclean_scrapy.downloadermiddlewares.warc import WarcFile, _Exchange  # noqa: E402
+from webclean_scrapy.engine.extraction import Extraction  # noqa: E402
+from webclean_scrapy.engine.extractors.baseline import BaselineExtractor  # noqa: E402
 from webclean_scrapy.errors import ExtractionError  # noqa: E402
-from webclean_scrapy.extraction import Extraction  # noqa: E402
-from webclean_scrapy.extractors.baseline import BaselineExtractor  # noqa: E402
-from webclean_scrapy.warc import WarcFile, _Exchange  # noqa: E402
 
 SITE = "http://news.example.test"
 

@@ -102,7 +102,7 @@ def test_demo_pages_classify_as_intended():
     """The rule set on the demo's realistic pages, with the gold text standing in for the extraction."""
     from parsel import Selector
 
-    from webclean_scrapy.spiders.articles import PageSignals, classify
+    from webclean_scrapy.engine.page_type.articles import PageSignals, classify
 
     root = site_dir()
     gold = load_gold()

@@ -30,7 +30,7 @@ def test_two_workers_emit_each_article_once(news_site, redis_url, tmp_path):
     workers = [start_crawl("news", tmp_path, output=out, args=args, settings=settings) for out in outs]
     logs = [worker.finish().log for worker in workers]
     assert_article_set(news_site, read_items(*outs), "\n".join(logs))
-    assert "webclean_scrapy.distributed.RedisScheduler" in logs[0]
+    assert "webclean_scrapy.crawlstate.distributed.RedisScheduler" in logs[0]
     # The state was shared: scrapy-redis's queue and dupefilter, and the emitted keys.
     client = redis.Redis.from_url(redis_url, decode_responses=True)
     emitted = client.hgetall("news:emitted")
@@ -110,8 +110,8 @@ def test_two_harvest_workers_take_each_result_once(search_site, redis_url, tmp_p
 def test_redis_store_claims_atomically_and_releases_only_its_own(redis_url, tmp_path):
     import json
 
-    from webclean_scrapy.emitted import RedisEmittedStore
-    from webclean_scrapy.jobdir import JobDir
+    from webclean_scrapy.crawlstate.emitted import RedisEmittedStore
+    from webclean_scrapy.crawlstate.jobdir import JobDir
 
     server = redis.Redis.from_url(redis_url, decode_responses=True)
     a, b = RedisEmittedStore(server, "t:emitted", "A"), RedisEmittedStore(server, "t:emitted", "B")

@@ -11,7 +11,7 @@ import pytest
 from scrapy.http import HtmlResponse
 
 from webclean_scrapy import NotHTMLError, available_extractors, extract, get_extractor
-from webclean_scrapy.encoding import (
+from webclean_scrapy.engine.text.encoding import (
     REPAIR_BUDGET,
     decode_html,
     double_encoded,
@@ -433,7 +433,7 @@ def test_an_undeclared_charset_decodes_as_w3lib_would(body: bytes, content_type:
     twice: the same encoding and text."""
     from w3lib.encoding import html_to_unicode
 
-    from webclean_scrapy.encoding import undeclared_encoding
+    from webclean_scrapy.engine.text.encoding import undeclared_encoding
 
     assert html_encoding(body, content_type) is None
     assert decode_html(body, content_type) == html_to_unicode(None, body, auto_detect_fun=undeclared_encoding)

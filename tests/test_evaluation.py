@@ -394,10 +394,10 @@ def test_evaluate_dataset_reads_metadata_as_the_reported_page_type(tmp_path, mon
     author (what ``Extraction.author`` reports), a listing does not."""
     import numpy as np
 
+    import webclean_scrapy.engine.extractors.webclean as webclean
+    import webclean_scrapy.engine.metadata as metadata_module
     import webclean_scrapy.evaluation.runner as runner_module
-    import webclean_scrapy.extractors.webclean as webclean
-    import webclean_scrapy.metadata as metadata_module
-    from webclean_scrapy.page_type import PAGE_TYPES
+    from webclean_scrapy.engine.page_type import PAGE_TYPES
 
     author = '<script type="application/ld+json">{"@type": "NewsArticle", "headline": "Flood",'
     author += ' "author": {"@type": "Organization", "name": "Harbour Wire Service"}}</script>'

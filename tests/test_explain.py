@@ -16,10 +16,10 @@ from test_components import BASE, article_page, through_middleware
 from test_demo import webclean_command
 from webclean_scrapy import Document, get_extractor
 from webclean_scrapy.demo import site_dir
+from webclean_scrapy.downloadermiddlewares.extraction import extraction_of
+from webclean_scrapy.engine.trace import Trace
 from webclean_scrapy.explain import explain
 from webclean_scrapy.explain.crawl import ExplainPolicy, report_name
-from webclean_scrapy.middleware import extraction_of
-from webclean_scrapy.trace import Trace
 
 DEMO_BASE = "http://127.0.0.1:8000"
 DEMO_ARTICLES = sorted(site_dir().glob("2025/03/*/*/index.html"))
@@ -385,11 +385,11 @@ def test_report_shows_a_hub_read_as_an_article(monkeypatch):
     """A page predicted a listing that the extractor reads as an article:
     the report's summary gives the type the extraction reports and the
     classifier's, and the page-level values say why."""
+    import webclean_scrapy.engine.extraction as extraction_module
     import webclean_scrapy.explain as explain_module
-    import webclean_scrapy.extraction as extraction_module
+    from webclean_scrapy.engine.extractors import webclean
+    from webclean_scrapy.engine.page_type import PAGE_TYPES
     from webclean_scrapy.explain.report import render
-    from webclean_scrapy.extractors import webclean
-    from webclean_scrapy.page_type import PAGE_TYPES
 
     types = np.zeros(len(PAGE_TYPES))
     types[PAGE_TYPES.index("article")], types[PAGE_TYPES.index("listing")] = 0.3, 0.7

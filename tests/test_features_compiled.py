@@ -1,4 +1,4 @@
-"""The compiled class/id scans of the block features (``webclean_scrapy._features``)
+"""The compiled class/id scans of the block features (``webclean_scrapy.engine.extractors.webclean._features``)
 give exactly what their regular-expression references give."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from typing import Any, Literal
 import numpy as np
 import pytest
 
-from webclean_scrapy.extractors.webclean import features, keywords
+from webclean_scrapy.engine.extractors.webclean import features, keywords
 
 #: numpy's two memory layouts, both of which the row loops write.
 MEMORY_ORDERS: tuple[Literal["C", "F"], ...] = ("C", "F")
 
-_features = pytest.importorskip("webclean_scrapy._features")
+_features = pytest.importorskip("webclean_scrapy.engine.extractors.webclean._features")
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 

@@ -6,16 +6,16 @@ import dataclasses
 
 import pytest
 
-from webclean_scrapy.document import Document
-from webclean_scrapy.extraction import (
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.extraction import (
     ITEM_METADATA_FIELDS,
     Extraction,
     _check_metadata_fields,
     extraction_fields,
 )
-from webclean_scrapy.extractors import get_extractor
+from webclean_scrapy.engine.extractors import get_extractor
+from webclean_scrapy.engine.metadata import METADATA_FIELDS, Metadata, metadata_of
 from webclean_scrapy.items import FIELD_ORDER
-from webclean_scrapy.metadata import METADATA_FIELDS, Metadata, metadata_of
 
 PAGE = """<html lang="en"><head><title>Rivers rise | Example News</title>
 <meta property="og:site_name" content="Example News"><meta name="author" content="Jane Roe">
@@ -47,7 +47,7 @@ def test_extraction_must_declare_what_metadata_holds(monkeypatch):
     class MoreMetadata(Metadata):
         license: str | None = None
 
-    monkeypatch.setattr("webclean_scrapy.extraction.Metadata", MoreMetadata)
+    monkeypatch.setattr("webclean_scrapy.engine.extraction.Metadata", MoreMetadata)
     with pytest.raises(TypeError, match="Extraction.license"):
         _check_metadata_fields()
 

@@ -21,7 +21,7 @@ from twisted.internet.testing import MemoryReactorClock
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
-from webclean_scrapy.guard import (
+from webclean_scrapy.downloadermiddlewares.guard import (
     AddressGuardMiddleware,
     AddressPolicy,
     BlockedAddressError,

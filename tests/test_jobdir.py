@@ -14,7 +14,7 @@ import pytest
 
 from _crawl import read_items, start_crawl
 from test_news_spider import ARTICLES, news_site  # noqa: F401 (a module fixture, shared)
-from webclean_scrapy.jobdir import JobDir
+from webclean_scrapy.crawlstate.jobdir import JobDir
 
 SLOW = {"DOWNLOAD_DELAY": 0.25, "RANDOMIZE_DOWNLOAD_DELAY": False, "LOG_LEVEL": "INFO"}
 
@@ -74,7 +74,7 @@ def test_jobdir_reads_back_only_complete_lines(tmp_path):
 
 
 def test_memory_store_is_seeded_from_the_jobs_outputs(tmp_path):
-    from webclean_scrapy.emitted import MemoryEmittedStore
+    from webclean_scrapy.crawlstate.emitted import MemoryEmittedStore
 
     out = tmp_path / "out.jsonl"
     out.write_text(json.dumps({"keys": ["url:1", "text:x"]}) + "\n" + json.dumps({"other": 1}) + "\n", encoding="utf-8")
@@ -88,9 +88,9 @@ def test_memory_store_is_seeded_from_the_jobs_outputs(tmp_path):
 def test_jobdir_extension_listed_by_the_project_keeps_its_priority(tmp_path):
     from scrapy.settings import Settings
 
-    from webclean_scrapy.jobdir import JobDirExtension, configure_settings
+    from webclean_scrapy.crawlstate.jobdir import JobDirExtension, configure_settings
 
-    path = "webclean_scrapy.jobdir.JobDirExtension"
+    path = "webclean_scrapy.crawlstate.jobdir.JobDirExtension"
     settings = Settings({"JOBDIR": str(tmp_path), "EXTENSIONS": {path: 700}})
     configure_settings(settings)
     assert settings.getdict("EXTENSIONS") == {path: 700}

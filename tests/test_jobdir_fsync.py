@@ -7,7 +7,7 @@ import threading
 
 from scrapy.spiders import Spider
 
-from webclean_scrapy.jobdir import DurableFileFeedStorage, JobDir
+from webclean_scrapy.crawlstate.jobdir import DurableFileFeedStorage, JobDir
 
 
 def test_items_are_in_the_file_at_once_and_fsynced_by_another_thread(tmp_path, monkeypatch):

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from webclean_scrapy.language import MIN_LETTERS, SAMPLE_CHARS, _half_to_single, _load, detect_language
+from webclean_scrapy.engine.text.language import MIN_LETTERS, SAMPLE_CHARS, _half_to_single, _load, detect_language
 
 py3langid = pytest.importorskip("py3langid.langid")
 
@@ -36,9 +36,9 @@ def reference():
 
 def test_the_compiled_automaton_is_used_when_built() -> None:
     try:
-        from webclean_scrapy import _langid  # noqa: F401
+        from webclean_scrapy.engine.text import _langid  # noqa: F401
     except ImportError:
-        pytest.skip("webclean_scrapy._langid was not built")
+        pytest.skip("webclean_scrapy.engine.text._langid was not built")
     identifier = _load()
     assert type(identifier).__name__ == "CompiledAutomaton" and identifier._tables is not None
     # py3langid's two lists of ~100,000 ints are replaced by the arrays the
@@ -65,7 +65,7 @@ def test_sparse_rows_are_py3langids_counts_and_rows() -> None:
     counts and float32 rows, in the same order, bit for bit, from the
     whole table and from strided ones (``set_languages`` keeps a subset
     of its columns)."""
-    _langid = pytest.importorskip("webclean_scrapy._langid")
+    _langid = pytest.importorskip("webclean_scrapy.engine.text._langid")
     ours, theirs = _load(), reference()
     texts = [*TEXTS, "".join(map(chr, range(32, 2000))), "word " * 1000]
     full = ours.nb_ptc
@@ -89,7 +89,7 @@ def test_the_side_by_side_walk_is_a_single_walk_on_any_automaton() -> None:
     read, and a counter of bytes modulo 5), a warm-up lands in the wrong
     state, and that stretch must be walked again: the outputs are still
     those of one walk from the start, in order."""
-    _langid = pytest.importorskip("webclean_scrapy._langid")
+    _langid = pytest.importorskip("webclean_scrapy.engine.text._langid")
     from array import array
 
     states = 10  # parity (2) x position modulo 5
@@ -130,7 +130,7 @@ def test_the_side_by_side_walk_is_a_single_walk_on_any_automaton() -> None:
 def test_sparse_rows_refuse_features_past_the_table() -> None:
     """A feature past the table's rows raises, as numpy's gather does; the
     counting walk (``visit_counts``), which reads no table, counts it."""
-    _langid = pytest.importorskip("webclean_scrapy._langid")
+    _langid = pytest.importorskip("webclean_scrapy.engine.text._langid")
     ours = _load()
     data = ours._encode(TEXTS[0])
     assert _langid.visit_counts(*ours._tables, data)

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from webclean_scrapy.document import Document
-from webclean_scrapy.extractors.webclean import MarkupLexicon, block_words, load_model
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.extractors.webclean import MarkupLexicon, block_words, load_model
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
@@ -59,7 +59,7 @@ def test_per_container_sums_are_the_definition() -> None:
 def test_the_compiled_sums_are_the_reference() -> None:
     """``_features.lexicon_sums`` and ``lexicon_tag_weights`` give exactly
     what their Python references give, memo cold and warm."""
-    pytest.importorskip("webclean_scrapy._features")
+    pytest.importorskip("webclean_scrapy.engine.extractors.webclean._features")
     doc = Document.from_html(PAGE)
     vocabulary = sorted({w for words in block_words(doc) for w in words})
     rng = random.Random(11)
@@ -77,7 +77,7 @@ def test_the_compiled_value_sums_are_the_reference() -> None:
     value, so the same rows, bit for bit, for values with digits, single
     letters, other scripts and letters that lower-case to ASCII (the Kelvin
     sign, the dotted capital I)."""
-    pytest.importorskip("webclean_scrapy._features")
+    pytest.importorskip("webclean_scrapy.engine.extractors.webclean._features")
     values = [
         "", "a", "ab", "post-12345 card_item", "ÀBC déf ghi", "İstanbul-Card", "\u212aelvin-box",
         "main\tnav\nbar  x", "日本語 header", "UPPER lower MiXeD", "z" * 300, "ab1cd2ef",
@@ -100,7 +100,7 @@ def test_the_compiled_value_sums_are_the_reference() -> None:
 
 
 def test_clearing_the_memos_forgets_the_lexicons_sums() -> None:
-    from webclean_scrapy.extractors.webclean import clear_keyword_memos
+    from webclean_scrapy.engine.extractors.webclean import clear_keyword_memos
 
     lexicon = load_model().lexicon
     doc = Document.from_html(PAGE)

@@ -17,7 +17,7 @@ from scrapy.logformatter import LogFormatter
 from scrapy.utils.test import get_crawler
 
 from webclean_scrapy import Extractor
-from webclean_scrapy.middleware import WebcleanMiddleware, extraction_of
+from webclean_scrapy.downloadermiddlewares.extraction import WebcleanMiddleware, extraction_of
 from webclean_scrapy.pipelines import MinTextFilterPipeline, WebcleanPipeline
 
 PAGE = b"<html><body><p>Some words on a page that an extractor chokes on.</p></body></html>"

@@ -20,16 +20,16 @@ import numpy as np
 import pytest
 from lxml import etree
 
-import webclean_scrapy.document as document
-import webclean_scrapy.extraction as extraction
-from webclean_scrapy.document import RELEASE_TREE_ABOVE, Document
-from webclean_scrapy.extraction import Extractor
-from webclean_scrapy.extractors import get_extractor
-from webclean_scrapy.extractors.density import density_region
-from webclean_scrapy.extractors.punctuation import score_divs, select_div
-from webclean_scrapy.extractors.ttr import tagged_lines
-from webclean_scrapy.extractors.webclean import MODEL_FEATURES, WebcleanExtractor, block_probabilities
-from webclean_scrapy.extractors.webclean.features import (
+import webclean_scrapy.engine.document as document
+import webclean_scrapy.engine.extraction as extraction
+from webclean_scrapy.engine.document import RELEASE_TREE_ABOVE, Document
+from webclean_scrapy.engine.extraction import Extractor
+from webclean_scrapy.engine.extractors import get_extractor
+from webclean_scrapy.engine.extractors.density import density_region
+from webclean_scrapy.engine.extractors.punctuation import score_divs, select_div
+from webclean_scrapy.engine.extractors.ttr import tagged_lines
+from webclean_scrapy.engine.extractors.webclean import MODEL_FEATURES, WebcleanExtractor, block_probabilities
+from webclean_scrapy.engine.extractors.webclean.features import (
     _SLICE,
     BLOCK_FEATURES,
     PageColumns,
@@ -39,10 +39,10 @@ from webclean_scrapy.extractors.webclean.features import (
     iter_block_matrices,
     repeated_texts,
 )
-from webclean_scrapy.extractors.webclean.keywords import container_codes
-from webclean_scrapy.marks import PUNCTUATION_MARKS
-from webclean_scrapy.page_type import page_type_of
-from webclean_scrapy.parsing import parse_html
+from webclean_scrapy.engine.extractors.webclean.keywords import container_codes
+from webclean_scrapy.engine.html.parsing import parse_html
+from webclean_scrapy.engine.page_type import page_type_of
+from webclean_scrapy.engine.text.marks import PUNCTUATION_MARKS
 
 DEMO = Path(__file__).resolve().parent.parent / "webclean_scrapy" / "demo" / "site"
 

@@ -1,4 +1,4 @@
-"""Page metadata (webclean_scrapy.metadata) on pages made for the purpose, and its scoring."""
+"""Page metadata (webclean_scrapy.engine.metadata) on pages made for the purpose, and its scoring."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from scrapy.http import HtmlResponse
 
 from webclean_scrapy import extract
 from webclean_scrapy.cli import main
-from webclean_scrapy.document import Document
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.metadata import Metadata, extract_metadata
 from webclean_scrapy.evaluation import author_exact, normalise_field, same_day, score_metadata, title_scores
 from webclean_scrapy.items import CleanedPage
-from webclean_scrapy.metadata import Metadata, extract_metadata
 
 BODY = "<body><h1>The visible heading</h1><p>" + "Some words of the article. " * 20 + "</p></body>"
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from webclean_scrapy import Document, ExtractionError, extract, get_extractor
-from webclean_scrapy.extractors.density import density_region
-from webclean_scrapy.extractors.punctuation import (
+from webclean_scrapy.engine.extractors.density import density_region
+from webclean_scrapy.engine.extractors.punctuation import (
     COMMAS,
     FULL_STOPS,
     DivColumns,
@@ -24,7 +24,7 @@ from webclean_scrapy.extractors.punctuation import (
     score_divs,
     select_div,
 )
-from webclean_scrapy.extractors.ttr import SourceLine, absolute_derivative, smooth, tag_ratios, tagged_lines
+from webclean_scrapy.engine.extractors.ttr import SourceLine, absolute_derivative, smooth, tag_ratios, tagged_lines
 
 
 def text_of(name: str, html: str, **options: Any) -> str:

@@ -23,7 +23,7 @@ from parsel import Selector
 
 from _crawl import run_crawl
 from webclean_scrapy.demo.server import LocalSite
-from webclean_scrapy.spiders.articles import (
+from webclean_scrapy.engine.page_type.articles import (
     PageSignals,
     classify,
     content_fingerprint,

@@ -10,9 +10,9 @@ from parsel import Selector
 
 from _crawl import run_crawl, start_crawl
 from webclean_scrapy.demo.server import LocalSite
-from webclean_scrapy.spiders.articles import PageSignals, classify, jsonld_types
+from webclean_scrapy.engine.page_type.articles import PageSignals, classify, jsonld_types
+from webclean_scrapy.fingerprint import canonical_key, site_of, strip_tracking
 from webclean_scrapy.spiders.news import feed_links, read_start_urls
-from webclean_scrapy.urls import canonical_key, site_of, strip_tracking
 
 # ---------------------------------------------------------------------------
 # URL keys

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from webclean_scrapy import ExtractionError, Extractor, available_extractors, extract, get_extractor
-from webclean_scrapy.options import boolean, extractor_name, integer, number, one_of
+from webclean_scrapy.engine.options import boolean, extractor_name, integer, number, one_of
 from webclean_scrapy.settings import WebcleanSettings
 
 NAN = float("nan")

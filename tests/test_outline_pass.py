@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from webclean_scrapy.document import Document
-from webclean_scrapy.extractors import get_extractor
-from webclean_scrapy.outline import page_outline
-from webclean_scrapy.spiders.articles import PageSignals
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.extractors import get_extractor
+from webclean_scrapy.engine.page_type.articles import PageSignals
+from webclean_scrapy.offload.outline import page_outline
 
 LISTING = """<!DOCTYPE html><html><head><title>World news</title>
 <meta property="og:type" content="website"></head><body>

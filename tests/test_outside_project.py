@@ -25,7 +25,7 @@ LOG_LEVEL = "INFO"
 TWISTED_REACTOR = "twisted.internet.epollreactor.EPollReactor"
 REMOTE_CONTROL_ENABLED = False  # it needs asyncio (and warns without it)
 
-DOWNLOADER_MIDDLEWARES = {"webclean_scrapy.middleware.WebcleanMiddleware": 540}
+DOWNLOADER_MIDDLEWARES = {"webclean_scrapy.downloadermiddlewares.extraction.WebcleanMiddleware": 540}
 ITEM_PIPELINES = {
     "webclean_scrapy.pipelines.WebcleanPipeline": 300,
     "webclean_scrapy.pipelines.MinTextFilterPipeline": 310,
@@ -48,7 +48,7 @@ WEBCLEAN_ALLOW_PRIVATE_ADDRESSES = True
 SPIDERS = '''
 import scrapy
 
-from webclean_scrapy.middleware import extraction_of
+from webclean_scrapy.downloadermiddlewares.extraction import extraction_of
 
 
 class RawSpider(scrapy.Spider):

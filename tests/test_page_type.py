@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from webclean_scrapy import extract
-from webclean_scrapy.document import Document
-from webclean_scrapy.page_type import (
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.page_type import (
     PAGE_FEATURES,
     PAGE_TYPES,
     STRUCTURE_FEATURES,

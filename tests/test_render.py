@@ -1,4 +1,4 @@
-"""Markdown and clean HTML output (webclean_scrapy.render), read back with a real Markdown parser."""
+"""Markdown and clean HTML output (webclean_scrapy.engine.render), read back with a real Markdown parser."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from webclean_scrapy import ExtractionError, Extractor, available_extractors, extract
+from webclean_scrapy.engine.render import MAX_NESTING, escape_markdown
 from webclean_scrapy.evaluation.markdown import block_kinds, inline_text, markdown_text, parser, table_shapes
 from webclean_scrapy.evaluation.metrics import Text, shingle_counts
-from webclean_scrapy.render import MAX_NESTING, escape_markdown
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from webclean_scrapy import extract
-from webclean_scrapy.document import PROSE_BELOW, Document, prose_chars
+from webclean_scrapy.engine.document import PROSE_BELOW, Document, prose_chars
 
 MENU = "".join(f'<li><a href="/section-{i}">Section number {i} of the site</a></li>' for i in range(40))
 FOOTER = "<footer>" + "".join(f"<span>Office {i}: Monday to Friday, 9 to 5</span>" for i in range(8)) + "</footer>"

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from webclean_scrapy.screen import _SCAN, MAX_ATTRIBUTES_PER_ELEMENT, scan_pattern, screen_markup
+from webclean_scrapy.engine.html.screen import _SCAN, MAX_ATTRIBUTES_PER_ELEMENT, scan_pattern, screen_markup
 
-_screen = pytest.importorskip("webclean_scrapy._screen")
+_screen = pytest.importorskip("webclean_scrapy.engine.html._screen")
 
 PIECES = [
     *(bytes([c]) for c in b'<>/="\' \t\n\x0b\x0caBx-!?\x00'),

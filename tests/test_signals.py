@@ -1,4 +1,4 @@
-"""The compiled page-signal loops (``webclean_scrapy._signals``) give exactly
+"""The compiled page-signal loops (``webclean_scrapy.engine.page_type._signals``) give exactly
 what their Python references in ``page_type.reference`` give."""
 
 from __future__ import annotations
@@ -10,12 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from webclean_scrapy import elements, page_type
-from webclean_scrapy.document import Document
-from webclean_scrapy.extraction import TREE_READS
-from webclean_scrapy.page_type import reference, signals, vocabulary
+from webclean_scrapy.engine import page_type
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.extraction import TREE_READS
+from webclean_scrapy.engine.html import elements
+from webclean_scrapy.engine.page_type import reference, signals, vocabulary
 
-_signals = pytest.importorskip("webclean_scrapy._signals")
+_signals = pytest.importorskip("webclean_scrapy.engine.page_type._signals")
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
@@ -89,7 +90,7 @@ def test_name_families_on_generated_and_real_names() -> None:
     inside others (``username``, ``user``), keywords across letters and
     hyphens (``add-to-cart``, ``md-``), non-ASCII letters and digits beside
     them; and the class/id names of every 40th page of the datasets."""
-    from webclean_scrapy._features import LiteralMatcher
+    from webclean_scrapy.engine.extractors.webclean._features import LiteralMatcher
 
     assert isinstance(signals._NAME_MATCHER, LiteralMatcher)
     assert signals._name_families == signals._NAME_MATCHER.each_contained
@@ -329,8 +330,8 @@ def test_container_flags_on_generated_and_real_pages() -> None:
     the Python loop: generated containers (class, id, role, itemprop in
     every combination, hidden and comment classes on large and small
     subtrees) and every 40th page of the datasets."""
-    from webclean_scrapy.extractors.webclean import keywords
-    from webclean_scrapy.extractors.webclean.keywords import container_codes
+    from webclean_scrapy.engine.extractors.webclean import keywords
+    from webclean_scrapy.engine.extractors.webclean.keywords import container_codes
 
     assert keywords._compiled_flags is _signals.container_flags
     rng = random.Random(12)
@@ -369,7 +370,7 @@ def test_depths_on_generated_and_real_trees() -> None:
     """Depths and inherited bits, in one pass and by pointer jumping, on
     generated trees (parents before children) and the datasets' pages; a
     parent after its child is left to the reference."""
-    from webclean_scrapy.extractors.webclean import features
+    from webclean_scrapy.engine.extractors.webclean import features
 
     rng = random.Random(16)
     trees = []
@@ -390,7 +391,7 @@ def test_depths_on_generated_and_real_trees() -> None:
 
 
 def test_heading_levels() -> None:
-    from webclean_scrapy.extractors.webclean import features
+    from webclean_scrapy.engine.extractors.webclean import features
 
     tags = ["h1", "div", "h6", "H2", "h7", "h3", "", "p", "h2"]
     found = _signals.heading_levels(tags, features._HEADING_LEVELS)
@@ -404,7 +405,7 @@ def test_structure_keys_on_generated_and_real_containers() -> None:
     """The block features' per-container group bits and (tag, class) key
     numbers, compiled and in Python, from fresh numberings: the same lists,
     the same numbering (order included) and the same memo entries."""
-    from webclean_scrapy.extractors.webclean import features
+    from webclean_scrapy.engine.extractors.webclean import features
 
     assert features.structure_keys is _signals.structure_keys
     rng = random.Random(13)

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from webclean_scrapy import trees
-from webclean_scrapy.trees import TreeEnsemble
+from webclean_scrapy.engine import trees
+from webclean_scrapy.engine.trees import TreeEnsemble
 
 
 def stump_ensemble(classes: int = 1) -> TreeEnsemble:

@@ -17,10 +17,12 @@ import zlib
 import pytest
 from parsel import Selector
 
-from webclean_scrapy import document, extract, parsing
-from webclean_scrapy.compression import CompressedBodyCheckMiddleware, body_complete, is_truncated
-from webclean_scrapy.document import Document
-from webclean_scrapy.parsing import (
+from webclean_scrapy import extract
+from webclean_scrapy.downloadermiddlewares.compression import CompressedBodyCheckMiddleware, body_complete, is_truncated
+from webclean_scrapy.engine import document
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.html import parsing
+from webclean_scrapy.engine.html.parsing import (
     LIBXML2_MAX_DEPTH,
     flatten_markup,
     has_text_after_html,
@@ -70,7 +72,7 @@ def test_unrepairable_tree_is_flagged():
     """No source to repair from: the text is what there is, and it says so."""
     doc = Document(parse_html(DEEP))
     assert doc.truncated
-    from webclean_scrapy.extractors import get_extractor
+    from webclean_scrapy.engine.extractors import get_extractor
 
     assert get_extractor("baseline").extract(doc).truncated is True
 
@@ -238,8 +240,8 @@ def test_downloader_chain_flags_and_counts_cut_gzip(make_crawler):
     from scrapy.http import Headers, Response
     from scrapy.utils.misc import build_from_crawler
 
+    from webclean_scrapy.downloadermiddlewares.extraction import WebcleanMiddleware
     from webclean_scrapy.items import CleanedPage
-    from webclean_scrapy.middleware import WebcleanMiddleware
 
     crawler = make_crawler(WEBCLEAN_OFFLOAD="thread")
     chain = [

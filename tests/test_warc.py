@@ -20,8 +20,9 @@ from _crawl import run_crawl, start_crawl
 from webclean_scrapy.cli import main
 from webclean_scrapy.demo import site_dir
 from webclean_scrapy.demo.server import LocalSite
+from webclean_scrapy.downloadermiddlewares.warc import RECORDER_PRIORITY
 from webclean_scrapy.spiders import PROJECT_SETTINGS
-from webclean_scrapy.warc import RECORDER_PRIORITY, is_warc, iter_html_records
+from webclean_scrapy.warcfiles import is_warc, iter_html_records
 
 warcio = pytest.importorskip("warcio")
 fastwarc = pytest.importorskip("fastwarc")
@@ -69,7 +70,7 @@ def site():
 
 def warc_settings(target: str) -> dict:
     middlewares = dict(PROJECT_SETTINGS.get("DOWNLOADER_MIDDLEWARES", {}))
-    middlewares["webclean_scrapy.warc.WarcRecorder"] = RECORDER_PRIORITY
+    middlewares["webclean_scrapy.downloadermiddlewares.warc.WarcRecorder"] = RECORDER_PRIORITY
     return {"WEBCLEAN_WARC": target, "DOWNLOADER_MIDDLEWARES": middlewares}
 
 
@@ -281,7 +282,7 @@ def test_content_decoding_is_bounded_and_explicit():
     import zlib
 
     from webclean_scrapy.errors import ExtractionError
-    from webclean_scrapy.warc import _decoded, html_record
+    from webclean_scrapy.warcfiles import _decoded, html_record
 
     page = b"<html><body><p>" + b"words " * 2000 + b"</p></body></html>"
     assert _decoded(gzip.compress(page), ["gzip"], 1 << 20) == page
@@ -305,7 +306,7 @@ def test_warc_file_name_template(tmp_path):
 
     from scrapy import Spider
 
-    from webclean_scrapy.warc import warc_path
+    from webclean_scrapy.downloadermiddlewares.warc import warc_path
 
     spider = Spider(name="news", site="valley")
     moment = datetime(2026, 11, 23, 3, 17, 15, 123456, tzinfo=timezone.utc)
@@ -321,7 +322,7 @@ def test_recorder_is_off_without_the_setting_and_fails_early_on_a_bad_path(tmp_p
     from scrapy.exceptions import NotConfigured
     from scrapy.utils.test import get_crawler
 
-    from webclean_scrapy.warc import WarcRecorder
+    from webclean_scrapy.downloadermiddlewares.warc import WarcRecorder
 
     with pytest.raises(NotConfigured):
         WarcRecorder.from_crawler(get_crawler(Spider))
@@ -333,7 +334,7 @@ def test_recorder_is_off_without_the_setting_and_fails_early_on_a_bad_path(tmp_p
 
 
 def test_two_writers_cannot_share_a_file(tmp_path):
-    from webclean_scrapy.warc import WarcFile
+    from webclean_scrapy.downloadermiddlewares.warc import WarcFile
 
     target = tmp_path / "shared.warc.gz"
     first = WarcFile(target)
@@ -377,7 +378,7 @@ def test_disk_full_stops_recording_not_the_crawl(site, tmp_path):
 
 def test_reading_warc_files_does_not_import_scrapy():
     code = (
-        "import sys, webclean_scrapy.cli, webclean_scrapy.warc; "
+        "import sys, webclean_scrapy.cli, webclean_scrapy.warcfiles; "
         "sys.exit('scrapy' in sys.modules or 'twisted' in sys.modules)"
     )
     assert subprocess.run([sys.executable, "-c", code], timeout=120).returncode == 0

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from webclean_scrapy import extract
-from webclean_scrapy.document import Document
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.extractors import get_extractor, resolve_extractor_class, webclean
+from webclean_scrapy.engine.page_type import PAGE_TYPES
+from webclean_scrapy.engine.trace import Trace
 from webclean_scrapy.errors import ExtractionError
-from webclean_scrapy.extractors import get_extractor, resolve_extractor_class, webclean
-from webclean_scrapy.page_type import PAGE_TYPES
-from webclean_scrapy.trace import Trace
 
 PARAGRAPHS = [
     "The river flooded the lower town on Tuesday night, and by morning the water had reached the steps of the old "
@@ -293,8 +293,8 @@ def test_probabilities_are_the_shipped_ensemble_on_the_feature_rows(monkeypatch)
     numpy reference agree."""
     import numpy as np
 
-    from webclean_scrapy import trees
-    from webclean_scrapy.page_type import page_type_of
+    from webclean_scrapy.engine import trees
+    from webclean_scrapy.engine.page_type import page_type_of
 
     doc = Document.from_html(article_page())
     rows = webclean.block_features(doc)
@@ -470,7 +470,7 @@ def test_vetoes_apply_by_predicted_page_type(monkeypatch):
 
     import numpy as np
 
-    from webclean_scrapy.page_type import page_type_of
+    from webclean_scrapy.engine.page_type import page_type_of
 
     panel = (
         "Shipping is free on orders over fifty euros, returns are accepted within thirty days, "
@@ -552,7 +552,7 @@ def test_indic_and_urdu_sentence_ends_count_as_stops():
     ``。``, so such prose does not read as a menu."""
     import numpy as np
 
-    from webclean_scrapy.extractors.webclean.features import BLOCK_FEATURES
+    from webclean_scrapy.engine.extractors.webclean.features import BLOCK_FEATURES
 
     hindi = "शहर में मंगलवार रात भारी बारिश हुई। स्वयंसेवक दरवाज़ों के सामने रेत की बोरियाँ लगा रहे थे।"
     urdu = "شہر میں منگل کی رات شدید بارش ہوئی۔ رضاکار دروازوں کے سامنے ریت کی بوریاں رکھ رہے تھے۔"
@@ -574,7 +574,7 @@ def test_sentence_ends_and_commas_of_other_scripts_count():
     prose, and a menu of the same words still does not."""
     import numpy as np
 
-    from webclean_scrapy.extractors.webclean.features import BLOCK_FEATURES
+    from webclean_scrapy.engine.extractors.webclean.features import BLOCK_FEATURES
 
     prose = {
         "arabic": "هل كانت الأمطار غزيرة؟ نعم، غمرت المياه الشوارع؛ وعمل المتطوعون طوال الليل",
@@ -673,8 +673,8 @@ def test_a_hub_read_as_an_article_is_reported_an_article(monkeypatch):
     a real listing, stay listings."""
     import numpy as np
 
-    import webclean_scrapy.extraction as extraction_module
-    from webclean_scrapy.spiders.articles import PageSignals, classify
+    import webclean_scrapy.engine.extraction as extraction_module
+    from webclean_scrapy.engine.page_type.articles import PageSignals, classify
 
     extractor = webclean.WebcleanExtractor()
 
@@ -712,8 +712,8 @@ def test_a_hub_read_as_an_article_reads_its_metadata_as_an_article(monkeypatch):
     kept (a large page's tree is gone by then), and a listing does not."""
     import numpy as np
 
-    import webclean_scrapy.extraction as extraction_module
-    import webclean_scrapy.metadata as metadata_module
+    import webclean_scrapy.engine.extraction as extraction_module
+    import webclean_scrapy.engine.metadata as metadata_module
 
     by_agency = '<script type="application/ld+json">{"@type": "NewsArticle", "headline": "Flood",'
     by_agency += ' "author": {"@type": "Organization", "name": "Harbour Wire Service"}}</script>'

@@ -1,5 +1,5 @@
 """The ``webclean`` extractor's vectorised features (public
-:func:`~webclean_scrapy.extractors.webclean.block_features`, named by
+:func:`~webclean_scrapy.engine.extractors.webclean.block_features`, named by
 ``BLOCK_FEATURES``) against direct, per-block readings of the same
 definitions (the way the features were first written), so a faster
 formulation cannot drift from the model's."""
@@ -12,11 +12,11 @@ import re
 
 import pytest
 
-from webclean_scrapy import document
-from webclean_scrapy.document import Document
-from webclean_scrapy.extractors import webclean
-from webclean_scrapy.extractors.webclean import keywords
-from webclean_scrapy.scripts import CJK_CHARS
+from webclean_scrapy.engine import document
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.extractors import webclean
+from webclean_scrapy.engine.extractors.webclean import keywords
+from webclean_scrapy.engine.text.scripts import CJK_CHARS
 
 COLUMN = {name: j for j, name in enumerate(webclean.BLOCK_FEATURES)}
 
@@ -279,7 +279,7 @@ def test_structure_groups_by_tokens_match_one_scan_of_the_string(words):
     """The :data:`STRUCTURE_GROUPS` bits memoised token by token are the bits
     of one scan of the whole string (``cartab``: ``cart`` is matched, the
     ``tab`` it overlaps is not, in either)."""
-    from webclean_scrapy.extractors.webclean import features
+    from webclean_scrapy.engine.extractors.webclean import features
 
     bits = 0
     for match in features._GROUP_RE.finditer(words.lower()):
@@ -297,8 +297,8 @@ def test_clearing_the_memos_empties_every_one_and_changes_no_output():
     class families), and a page read from that state comes out as from
     warm memos."""
     from webclean_scrapy import extract
-    from webclean_scrapy.extractors.webclean import clear_keyword_memos, features, load_model
-    from webclean_scrapy.page_type import signals
+    from webclean_scrapy.engine.extractors.webclean import clear_keyword_memos, features, load_model
+    from webclean_scrapy.engine.page_type import signals
 
     page = (
         "<html><body><nav class='site-nav menu'><a href='/'>Home</a></nav>"

@@ -13,10 +13,10 @@ from scrapy.http import HtmlResponse
 from scrapy.linkextractors import LinkExtractor
 
 from _crawl import run_crawl
-from webclean_scrapy.document import Document
-from webclean_scrapy.extractors import get_extractor
-from webclean_scrapy.outline import page_outline
-from webclean_scrapy.screen import MAX_ATTRIBUTES_PER_ELEMENT, screen_markup
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.extractors import get_extractor
+from webclean_scrapy.engine.html.screen import MAX_ATTRIBUTES_PER_ELEMENT, screen_markup
+from webclean_scrapy.offload.outline import page_outline
 from webclean_scrapy.settings import WebcleanSettings
 
 PARAGRAPH = (
@@ -266,8 +266,8 @@ def test_news_spider_reads_the_outline_not_the_page():
     from scrapy.settings import Settings
     from scrapy.utils.test import get_reactor_settings
 
+    from webclean_scrapy.downloadermiddlewares.extraction import WebcleanMiddleware
     from webclean_scrapy.items import CleanedPage
-    from webclean_scrapy.middleware import WebcleanMiddleware
     from webclean_scrapy.spiders.news import NewsSpider
 
     base = "https://n.example"

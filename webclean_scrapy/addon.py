@@ -4,28 +4,28 @@ What :meth:`Addon.update_settings` does, always leaving the project the last
 word (Scrapy applies add-ons after the project's ``settings.py`` and the
 spider's ``custom_settings`` are loaded, and before any component is built):
 
-* enables :class:`~webclean_scrapy.middleware.WebcleanMiddleware` in
+* enables :class:`~webclean_scrapy.downloadermiddlewares.extraction.WebcleanMiddleware` in
   ``DOWNLOADER_MIDDLEWARES`` at :data:`MIDDLEWARE_ORDER`, and
   :class:`~webclean_scrapy.pipelines.WebcleanPipeline` and
   :class:`~webclean_scrapy.pipelines.MinTextFilterPipeline` and
   :class:`~webclean_scrapy.pipelines.LanguageFilterPipeline` (off while
   ``WEBCLEAN_LANGUAGES`` is empty) in ``ITEM_PIPELINES`` at :data:`PIPELINE_ORDERS`, unless the project already
   lists them (with its own order, or ``None`` to keep one off);
-* enables, the same way, :class:`~webclean_scrapy.guard.AddressGuardMiddleware`
-  at :data:`~webclean_scrapy.guard.GUARD_ORDER` (no requests to private
+* enables, the same way, :class:`~webclean_scrapy.downloadermiddlewares.guard.AddressGuardMiddleware`
+  at :data:`~webclean_scrapy.downloadermiddlewares.guard.GUARD_ORDER` (no requests to private
   addresses unless ``WEBCLEAN_ALLOW_PRIVATE_ADDRESSES``; docs/SECURITY.md),
-  :class:`~webclean_scrapy.compression.CompressedBodyCheckMiddleware` at
+  :class:`~webclean_scrapy.downloadermiddlewares.compression.CompressedBodyCheckMiddleware` at
   :data:`COMPRESSION_CHECK_ORDER` (flags cut gzip bodies ``truncated``),
-  :class:`~webclean_scrapy.charset.CharsetMiddleware` at :data:`CHARSET_ORDER` (a
+  :class:`~webclean_scrapy.downloadermiddlewares.charset.CharsetMiddleware` at :data:`CHARSET_ORDER` (a
   response's text is read in the charset its extraction reads it in) and
-  :class:`~webclean_scrapy.warc.WarcRecorder` at :data:`WARC_ORDER` (off until
+  :class:`~webclean_scrapy.downloadermiddlewares.warc.WarcRecorder` at :data:`WARC_ORDER` (off until
   ``WEBCLEAN_WARC`` names a file);
 * replaces Scrapy's ``RobotsTxtMiddleware`` with
-  :class:`webclean_scrapy.robots.RobotsTxtMiddleware` (Scrapy 2.19's lets
+  :class:`webclean_scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware` (Scrapy 2.19's lets
   requests through while robots.txt is still downloading), unless the
   project already lists either;
 * sets ``REQUEST_FINGERPRINTER_CLASS`` to
-  :class:`~webclean_scrapy.urls.TrackingParamsFingerprinter` at ``"addon"``
+  :class:`~webclean_scrapy.fingerprint.TrackingParamsFingerprinter` at ``"addon"``
   priority, unless the project, a spider or an earlier add-on chose one (an
   add-on placed after this one, such as scrapy-zyte-api's, may wrap it as its
   fallback);
@@ -47,16 +47,16 @@ from typing import TYPE_CHECKING
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as ScrapyRobotsTxtMiddleware
 from scrapy.settings import SETTINGS_PRIORITIES
 
-from . import __version__
-from .charset import CharsetMiddleware
-from .compression import CompressedBodyCheckMiddleware
-from .guard import GUARD_ORDER, AddressGuardMiddleware
-from .middleware import WebcleanMiddleware
-from .pipelines import LanguageFilterPipeline, MinTextFilterPipeline, WebcleanPipeline
-from .robots import RobotsTxtMiddleware
-from .settings import WebcleanSettings, default_settings
-from .urls import TrackingParamsFingerprinter
-from .warc import WarcRecorder
+from webclean_scrapy._version import __version__
+from webclean_scrapy.downloadermiddlewares.charset import CharsetMiddleware
+from webclean_scrapy.downloadermiddlewares.compression import CompressedBodyCheckMiddleware
+from webclean_scrapy.downloadermiddlewares.extraction import WebcleanMiddleware
+from webclean_scrapy.downloadermiddlewares.guard import GUARD_ORDER, AddressGuardMiddleware
+from webclean_scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from webclean_scrapy.downloadermiddlewares.warc import WarcRecorder
+from webclean_scrapy.fingerprint import TrackingParamsFingerprinter
+from webclean_scrapy.pipelines import LanguageFilterPipeline, MinTextFilterPipeline, WebcleanPipeline
+from webclean_scrapy.settings import WebcleanSettings, default_settings
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import scrapy
 
-from .extraction import extraction_fields
-from .middleware import META_CANONICAL_URL, META_FORMATS, META_KEEP_HTML, META_KEY
+from webclean_scrapy.downloadermiddlewares.extraction import META_CANONICAL_URL, META_FORMATS, META_KEEP_HTML, META_KEY
+from webclean_scrapy.engine.extraction import extraction_fields
 
 if TYPE_CHECKING:
     from scrapy.http import Response
 
-    from .extraction import Extraction
+    from webclean_scrapy.engine.extraction import Extraction
 
 _MISSING: Any = object()
 
@@ -58,12 +58,12 @@ class CleanedPage(scrapy.Item):
     ``detected_language``, ``language_confidence``
         The language of ``text`` as py3langid reads it (ISO 639-1) and its
         probability in [0, 1]; ``None`` for text too short to tell or without
-        the ``[lang]`` extra (:mod:`webclean_scrapy.language`).
+        the ``[lang]`` extra (:mod:`webclean_scrapy.engine.text.language`).
     ``page_type``
         The kind of page, one of ``article``, ``forum``, ``product``,
         ``collection``, ``listing``, ``documentation``, ``service``
-        (:mod:`webclean_scrapy.page_type`; :attr:`Extraction.page_type
-        <webclean_scrapy.extraction.Extraction.page_type>`, which reports a
+        (:mod:`webclean_scrapy.engine.page_type`; :attr:`Extraction.page_type
+        <webclean_scrapy.engine.extraction.Extraction.page_type>`, which reports a
         predicted hub the extractor reads as an article an ``article``);
         ``None`` if no extraction ran.
     ``truncated``
@@ -72,7 +72,7 @@ class CleanedPage(scrapy.Item):
         whose stream does not end) or the markup nests past libxml2's limit
         beyond repair; ``False`` otherwise (``None`` if no extraction ran).
     ``author``, ``date``, ``date_modified``, ``sitename``, ``description``, ``tags``, ``image``
-        The page's metadata (:mod:`webclean_scrapy.metadata`): author name(s)
+        The page's metadata (:mod:`webclean_scrapy.engine.metadata`): author name(s)
         joined with ``", "``; publication and modification dates in ISO 8601
         (``"2025-09-04"`` or a datetime as the page gave it); site name;
         description; tags (a list); lead image URL. ``None`` (``[]`` for
@@ -86,7 +86,7 @@ class CleanedPage(scrapy.Item):
     ``markdown``, ``content_html``
         The main content as Markdown / as clean HTML (the same blocks as
         ``text``, with their headings, lists, tables, code and quotes:
-        :mod:`webclean_scrapy.render`), present only when
+        :mod:`webclean_scrapy.engine.render`), present only when
         ``WEBCLEAN_FORMATS`` names ``"markdown"`` / ``"html"``; ``""`` when
         ``text`` is empty for want of an extraction.
     ``query``, ``rank``
@@ -133,7 +133,7 @@ class CleanedPage(scrapy.Item):
         """Build the item for *response*.
 
         *extraction* defaults to what the middleware attached
-        (:func:`~webclean_scrapy.middleware.extraction_of`); ``None`` gives an
+        (:func:`~webclean_scrapy.downloadermiddlewares.extraction.extraction_of`); ``None`` gives an
         item with empty text. *keep_html* defaults to the middleware's
         ``WEBCLEAN_KEEP_HTML``. *extra* sets further declared fields (``query``,
         ``rank``) after the standard ones.

@@ -79,7 +79,7 @@ class WebcleanSettings:
     searxng_url: str | None = None  # harvest spider: default SearXNG endpoint
     allow_private_addresses: bool = False  # address guard off: docs/SECURITY.md
     allowed_networks: list[str] = field(default_factory=list)  # networks the address guard lets through
-    warc: str | None = None  # WARC file name template; None: no recording (webclean_scrapy.warc)
+    warc: str | None = None  # WARC file name template; None: no recording (webclean_scrapy.downloadermiddlewares.warc)
     explain_dir: str | None = None  # write `webclean explain` reports of doubtful pages here
     explain_below: float = 0.5  # ... those whose confidence is below this (or whose text is empty)
     redis_url: str | None = None  # set: distributed crawl on scrapy-redis (docs/DISTRIBUTED.md)
@@ -90,7 +90,7 @@ class WebcleanSettings:
     near_duplicate_shingle: int = 5  # ... words per shingle
     near_duplicate_key: str = "%(spider)s:webclean:near_duplicates"  # ... Redis key prefix
     #: Formats rendered besides the text ("markdown", "html"): item fields markdown / content_html
-    #: (:mod:`webclean_scrapy.render`); validated, "text" dropped.
+    #: (:mod:`webclean_scrapy.engine.render`); validated, "text" dropped.
     formats: tuple[str, ...] = ()
     #: How site owners reach whoever runs the crawl (a URL or ``mailto:``), named in the
     #: webclean User-Agent by the add-on (:func:`webclean_scrapy.addon.user_agent`).
@@ -101,8 +101,8 @@ class WebcleanSettings:
         object.__setattr__(self, "offload", str(self.offload).lower())
         workers = default_workers() if self.workers is None else self.workers
         object.__setattr__(self, "workers", workers)
-        from .errors import ExtractionError
-        from .render import check_formats
+        from webclean_scrapy.engine.render import check_formats
+        from webclean_scrapy.errors import ExtractionError
 
         try:
             object.__setattr__(self, "formats", tuple(check_formats(self.formats)))
@@ -151,8 +151,8 @@ class WebcleanSettings:
     def check_extractor(self) -> None:
         """Build the configured extractor once, so a bad name or option value
         fails the crawl at start-up with the setting's name, not page by page."""
-        from .errors import ExtractionError
-        from .extractors import get_extractor
+        from webclean_scrapy.engine.extractors import get_extractor
+        from webclean_scrapy.errors import ExtractionError
 
         try:
             get_extractor(self.extractor, **self.extractor_options)

@@ -8,10 +8,10 @@ Keys (all under ``webclean/``):
 ``pages/truncated``             ... of which the text comes from part of the page
                                 only (``Extraction.truncated``)
 ``truncated/<coding>``          responses whose ``gzip``/``deflate``/``br`` body
-                                was cut in transfer (:mod:`~webclean_scrapy.compression`)
+                                was cut in transfer (:mod:`~webclean_scrapy.downloadermiddlewares.compression`)
 ``charset/detected``            HTML responses declaring no charset, not UTF-8, read
                                 in the charset the browser's detector chose
-                                (:mod:`~webclean_scrapy.charset`)
+                                (:mod:`~webclean_scrapy.downloadermiddlewares.charset`)
 ``charset/corrected``           HTML responses read in another charset than the
                                 one they declare (UTF-8 labelled ``ISO-8859-1``...)
 ``charset/failed``              HTML responses whose charset detection failed in a
@@ -27,7 +27,7 @@ Keys (all under ``webclean/``):
                                 ``errors/timeout``: over ``WEBCLEAN_PAGE_TIMEOUT``,
                                 ``errors/worker_crash``: killed two worker processes)
 ``screened/<reason>``           pages whose markup was neutralised before parsing
-                                (:mod:`webclean_scrapy.screen`): ``attributes``
+                                (:mod:`webclean_scrapy.engine.html.screen`): ``attributes``
 ``bytes/html_in``               raw HTML bytes of extracted pages
 ``bytes/text_out``              UTF-8 bytes of the extracted text
 ``space_saving_percent``        ``100 * (1 - text_out / html_in)``, updated per page

@@ -29,7 +29,7 @@ What the step does to each document (the ``[datatrove]`` extra):
 - ``text``: the HTML the reader put there becomes the extracted main text,
   exactly what ``webclean extract`` gives for the same page. Documents whose
   text comes out empty are dropped, as datatrove's own extractors do.
-- ``metadata``: every field of :class:`~webclean_scrapy.extraction.Extraction`
+- ``metadata``: every field of :class:`~webclean_scrapy.engine.extraction.Extraction`
   but ``text`` (title, page_type, language, truncated, extractor, url, and
   whatever fields the class has: the list is read from the dataclass, not
   written here) is added under its own name. A key the reader already set to
@@ -48,7 +48,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..errors import install_hint
+from webclean_scrapy.errors import install_hint
 
 try:
     from datatrove.data import DocumentsPipeline
@@ -61,13 +61,13 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         f"{exc}; webclean_scrapy.contrib.datatrove needs datatrove: " + install_hint("datatrove")
     ) from exc
 
-from ..document import Document, built_page
-from ..encoding import decode_html
-from ..errors import ExtractionError
-from ..extraction import Extraction, Extractor
-from ..extractors import get_extractor
-from ..warc import html_record, warcio_html_response
-from ..worker import build_extractor
+from webclean_scrapy.engine.document import Document, built_page
+from webclean_scrapy.engine.extraction import Extraction, Extractor
+from webclean_scrapy.engine.extractors import get_extractor
+from webclean_scrapy.engine.text.encoding import decode_html
+from webclean_scrapy.errors import ExtractionError
+from webclean_scrapy.offload.worker import build_extractor
+from webclean_scrapy.warcfiles import html_record, warcio_html_response
 
 #: Largest page (in characters of decoded HTML) that is parsed; as the CLI's WARC limit.
 MAX_HTML_CHARS = 10 * 1024 * 1024
@@ -98,7 +98,7 @@ class WebcleanExtractor(BaseExtractor):
     """datatrove step: HTML documents to their main text, with webclean's fields in ``metadata``.
 
     *extractor* and *options* are those of ``webclean extract -e NAME --option
-    KEY=VALUE``, or an :class:`~webclean_scrapy.extraction.Extractor` subclass (checked here, so a typo fails when the pipeline is built, not
+    KEY=VALUE``, or an :class:`~webclean_scrapy.engine.extraction.Extractor` subclass (checked here, so a typo fails when the pipeline is built, not
     on every document). *timeout* bounds each page, in seconds, including the
     start of a new child process.
     """

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .server import LocalSite
+from webclean_scrapy.demo.server import LocalSite
 
 #: Settings on top of :data:`~webclean_scrapy.spiders.PROJECT_SETTINGS` for a local, one-shot crawl.
 DEMO_SETTINGS: dict[str, Any] = {

@@ -2,6 +2,6 @@
 
 import sys
 
-from . import main
+from webclean_scrapy.demo import main
 
 sys.exit(main())

@@ -5,9 +5,16 @@ texts; :mod:`.runner` scores our extractors and optional peers on annotated
 datasets (``webclean eval``). See ``docs/EVALUATION.md``.
 """
 
-from .dataset import DatasetError, Page, load_dataset
-from .intervals import Interval, bootstrap_interval, cluster_bootstrap, paired_gap, shingle_f1_gap, shingle_f1_interval
-from .metrics import (
+from webclean_scrapy.evaluation.dataset import DatasetError, Page, load_dataset
+from webclean_scrapy.evaluation.intervals import (
+    Interval,
+    bootstrap_interval,
+    cluster_bootstrap,
+    paired_gap,
+    shingle_f1_gap,
+    shingle_f1_interval,
+)
+from webclean_scrapy.evaluation.metrics import (
     METADATA_KEYS,
     PRF,
     Text,
@@ -37,8 +44,8 @@ from .metrics import (
     voc_prf,
     word_prf,
 )
-from .peers import PEERS, PeerUnavailableError, load_peer
-from .runner import (
+from webclean_scrapy.evaluation.peers import PEERS, PeerUnavailableError, load_peer
+from webclean_scrapy.evaluation.runner import (
     REPORT_KEYS,
     SNIPPET_KEYS,
     Contestants,
@@ -48,8 +55,8 @@ from .runner import (
     format_report,
     intervals_as_json,
 )
-from .substring import longest_common_substring
-from .tokenize import tokenize
+from webclean_scrapy.evaluation.substring import longest_common_substring
+from webclean_scrapy.evaluation.tokenize import tokenize
 
 __all__ = [
     "METADATA_KEYS",

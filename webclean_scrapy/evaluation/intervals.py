@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .metrics import shingle_page_terms
+from webclean_scrapy.evaluation.metrics import shingle_page_terms
 
 #: Resamples per interval: on ``wcxb-dev``'s cross-validated scores, an end
 #: of the interval moves by 0.0004 (standard deviation over 20 seeds) for a

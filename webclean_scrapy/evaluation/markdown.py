@@ -1,5 +1,5 @@
 """Markdown read back with a real CommonMark parser, to check what the
-Markdown output (:mod:`webclean_scrapy.render`) says.
+Markdown output (:mod:`webclean_scrapy.engine.render`) says.
 
 Used by ``benchmarks/markdown_fidelity.py`` and the tests: the text a
 Markdown reader gets (for the shingle comparison with the plain text) and

@@ -25,8 +25,8 @@ from typing import NamedTuple
 import numpy as np
 from rapidfuzz.distance import LCSseq, Levenshtein
 
-from .substring import SuffixAutomaton, longest_common_substring
-from .tokenize import tokenize
+from webclean_scrapy.evaluation.substring import SuffixAutomaton, longest_common_substring
+from webclean_scrapy.evaluation.tokenize import tokenize
 
 #: Pseudo-count added to every word type of the union vocabulary, in both
 #: distributions, before computing the KL divergence (which is infinite as

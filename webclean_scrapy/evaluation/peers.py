@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from ..errors import install_hint
+from webclean_scrapy.errors import install_hint
 
 #: ``(decoded html, page language or None) -> main text``.
 PeerFunction = Callable[[str, "str | None"], str]
@@ -97,7 +97,7 @@ def _trafilatura() -> PeerFunction:
 def _readability() -> PeerFunction:
     from readability import Document as ReadabilityDocument
 
-    from ..document import Document
+    from webclean_scrapy.engine.document import Document
 
     def run(html: str, language: str | None) -> str:
         # Readability returns cleaned HTML; our document walk turns it into

@@ -16,15 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..document import Document, built_page
-from ..encoding import decode_html
-from ..language import detect_language
-from ..metadata import metadata_of
-from ..page_type import page_type_of
-from ..urls import site_of
-from ..worker import build_extractor, init_worker, worker_state
-from .dataset import Page, dataset_name, load_dataset
-from .intervals import (
+from webclean_scrapy.engine.document import Document, built_page
+from webclean_scrapy.engine.metadata import metadata_of
+from webclean_scrapy.engine.page_type import page_type_of
+from webclean_scrapy.engine.text.encoding import decode_html
+from webclean_scrapy.engine.text.language import detect_language
+from webclean_scrapy.evaluation.dataset import Page, dataset_name, load_dataset
+from webclean_scrapy.evaluation.intervals import (
     LEVEL,
     RESAMPLES,
     Interval,
@@ -33,7 +31,7 @@ from .intervals import (
     shingle_f1_gap,
     shingle_f1_interval,
 )
-from .metrics import (
+from webclean_scrapy.evaluation.metrics import (
     MEAN_METRICS,
     METADATA_KEYS,
     Text,
@@ -43,7 +41,9 @@ from .metrics import (
     snippet_hits,
     snippet_prf,
 )
-from .peers import load_metadata_peer, load_peer
+from webclean_scrapy.evaluation.peers import load_metadata_peer, load_peer
+from webclean_scrapy.fingerprint import site_of
+from webclean_scrapy.offload.worker import build_extractor, init_worker, worker_state
 
 #: The keys of one extractor's figures in the JSON report, on every dataset.
 REPORT_KEYS = ("shingle_f1", "shingle_precision", "shingle_recall", *MEAN_METRICS, "ms_per_page")
@@ -178,7 +178,7 @@ class DatasetReport:
 
 class _Runner:
     """Runs every contestant on one page. Built once per process
-    (:func:`~webclean_scrapy.worker.init_worker` in worker processes)."""
+    (:func:`~webclean_scrapy.offload.worker.init_worker` in worker processes)."""
 
     def __init__(self, contestants: Contestants) -> None:
         options = dict(contestants.options)
@@ -381,7 +381,7 @@ def summarise_by_type(results: Sequence[PageScores], names: Sequence[str]) -> di
 
 
 def site_clusters(pages: Sequence[Page]) -> list[str]:
-    """The resampling unit of each page: its site (:func:`~webclean_scrapy.urls.site_of`),
+    """The resampling unit of each page: its site (:func:`~webclean_scrapy.fingerprint.site_of`),
     the page itself when it has no URL with a host."""
     return [(site_of(page.url) if page.url else "") or f"page:{page.id}" for page in pages]
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 
-from ..scripts import CJK_CHARS
+from webclean_scrapy.engine.text.scripts import CJK_CHARS
 
-#: One CJK character (:data:`webclean_scrapy.scripts.CJK_CHARS`: ideographs,
+#: One CJK character (:data:`webclean_scrapy.engine.text.scripts.CJK_CHARS`: ideographs,
 #: kana, Hangul), or a run of word characters that are not CJK. CJK
 #: punctuation is not among them and is not ``\\w``: it drops out.
 TOKEN_RE = re.compile(rf"[{CJK_CHARS}]|[^\W{CJK_CHARS}]+", re.UNICODE)

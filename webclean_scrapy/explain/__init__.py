@@ -1,7 +1,7 @@
 """See what an extractor kept on a page, and why.
 
 :func:`explain` runs an extractor once on a page with a
-:class:`~webclean_scrapy.trace.Trace` and gathers, in an
+:class:`~webclean_scrapy.engine.trace.Trace` and gathers, in an
 :class:`Explanation`, everything a person needs to judge the result: each
 unit (block, or source line for ``ttr``) in document order with its score,
 the container path that holds it, whether it was kept and the reason the
@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..document import Document, built_page
-from ..extraction import Extraction, Extractor
-from ..extractors import get_extractor
-from ..page_type import PAGE_TYPES, page_type_of
-from ..trace import Trace
+from webclean_scrapy.engine.document import Document, built_page
+from webclean_scrapy.engine.extraction import Extraction, Extractor
+from webclean_scrapy.engine.extractors import get_extractor
+from webclean_scrapy.engine.page_type import PAGE_TYPES, page_type_of
+from webclean_scrapy.engine.trace import Trace
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -81,7 +81,7 @@ class Explanation:
     @property
     def confidence(self) -> float | None:
         """The extractor's confidence that the page has main content
-        (:attr:`Trace.confidence <webclean_scrapy.trace.Trace.confidence>`:
+        (:attr:`Trace.confidence <webclean_scrapy.engine.trace.Trace.confidence>`:
         the highest block probability for ``webclean``), or ``None``."""
         return self.trace.confidence
 
@@ -103,13 +103,13 @@ class Explanation:
 
     def html(self) -> str:
         """The self-contained HTML report."""
-        from .report import render
+        from webclean_scrapy.explain.report import render
 
         return render(self)
 
     def figure(self) -> Figure:
         """The method's figure (matplotlib: the ``[plot]`` extra)."""
-        from .plots import figure
+        from webclean_scrapy.explain.plots import figure
 
         return figure(self.trace)
 

@@ -1,14 +1,14 @@
 """``WEBCLEAN_EXPLAIN_DIR``: a report for every page a crawl extracted badly.
 
 When the setting names a directory, every page is extracted with a
-:class:`~webclean_scrapy.trace.Trace` (the values the extractor computes
+:class:`~webclean_scrapy.engine.trace.Trace` (the values the extractor computes
 anyway, kept instead of dropped: no second run) and a page gets a report
 when
 
 * its extracted text is empty, or
 * the extractor's **confidence** is below ``WEBCLEAN_EXPLAIN_BELOW``
   (default 0.5). The confidence is
-  :attr:`Trace.confidence <webclean_scrapy.trace.Trace.confidence>`: for
+  :attr:`Trace.confidence <webclean_scrapy.engine.trace.Trace.confidence>`: for
   ``webclean``, the highest content probability of any block of the page,
   vetoes applied. Below 0.5 the model does not believe any block of the
   page is main content more likely than not: what it kept came from the
@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..document import Document
-from ..extraction import Extraction, Extractor
-from ..trace import Trace
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.extraction import Extraction, Extractor
+from webclean_scrapy.engine.trace import Trace
 
 logger = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ class ExplainPolicy:
 
         Raises :class:`OSError` when the file cannot be written.
         """
-        from . import gather_explanation, trace_from_output
+        from webclean_scrapy.explain import gather_explanation, trace_from_output
 
         traced = trace is not None
         if trace is None:

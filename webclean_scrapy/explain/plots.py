@@ -1,4 +1,4 @@
-"""The papers' figures, drawn from a :class:`~webclean_scrapy.trace.Trace` with matplotlib.
+"""The papers' figures, drawn from a :class:`~webclean_scrapy.engine.trace.Trace` with matplotlib.
 
 * ``ttr`` (Weninger & Hsu): the text-to-tag ratio of every source line,
   its smoothed curve with the threshold (or each line coloured by its
@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import install_hint
-from ..trace import Trace
+from webclean_scrapy.engine.trace import Trace
+from webclean_scrapy.errors import install_hint
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

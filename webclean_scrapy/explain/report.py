@@ -13,10 +13,10 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
+from webclean_scrapy._version import __version__
 
 if TYPE_CHECKING:
-    from . import Explanation, Unit
+    from webclean_scrapy.explain import Explanation, Unit
 
 #: Blocks longer than this many characters are shown cut, with the rest
 #: behind a ``<details>``.
@@ -159,7 +159,7 @@ def _unit(unit: Unit, scale: float, threshold: float | None, unit_name: str) -> 
 
 
 def _figure(report: Explanation) -> str:
-    from .plots import PlotUnavailableError, can_plot, figure, svg
+    from webclean_scrapy.explain.plots import PlotUnavailableError, can_plot, figure, svg
 
     if not can_plot(report.trace):
         return ""

@@ -4,7 +4,7 @@
   its article-or-hub rule is :mod:`.articles`.
 * ``harvest`` (:class:`HarvestSpider`): a corpus from a search engine's results.
 
-Both need :class:`~webclean_scrapy.middleware.WebcleanMiddleware` and add
+Both need :class:`~webclean_scrapy.downloadermiddlewares.extraction.WebcleanMiddleware` and add
 :class:`webclean_scrapy.Addon` to ``ADDONS`` themselves when the project has not. :data:`PROJECT_SETTINGS` holds the
 polite defaults the repository's project and ``webclean demo`` run with.
 
@@ -19,9 +19,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .harvest import HarvestSpider
-    from .news import NewsSpider
-    from .project import PROJECT_SETTINGS, USER_AGENT, user_agent
+    from webclean_scrapy.spiders.harvest import HarvestSpider
+    from webclean_scrapy.spiders.news import NewsSpider
+    from webclean_scrapy.spiders.project import PROJECT_SETTINGS, USER_AGENT, user_agent
 
 __all__ = ["HarvestSpider", "NewsSpider", "PROJECT_SETTINGS", "USER_AGENT", "user_agent"]
 

@@ -20,13 +20,13 @@ except ImportError:  # Scrapy < 2.14: DOWNLOAD_MAXSIZE cancels with Twisted's ow
     from twisted.internet.defer import CancelledError as DownloadCancelledError  # type: ignore[assignment]
 
 from webclean_scrapy.addon import Addon
-from webclean_scrapy.emitted import EmittedStore, open_store
-from webclean_scrapy.guard import BlockedAddressError
-from webclean_scrapy.jobdir import JobDir
-from webclean_scrapy.jobdir import configure_settings as configure_jobdir
-from webclean_scrapy.middleware import META_KEY
+from webclean_scrapy.crawlstate.emitted import EmittedStore, open_store
+from webclean_scrapy.crawlstate.jobdir import JobDir
+from webclean_scrapy.crawlstate.jobdir import configure_settings as configure_jobdir
+from webclean_scrapy.downloadermiddlewares.extraction import META_KEY
+from webclean_scrapy.downloadermiddlewares.guard import BlockedAddressError
+from webclean_scrapy.fingerprint import canonical_key
 from webclean_scrapy.settings import WebcleanSettings
-from webclean_scrapy.urls import canonical_key
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -58,7 +58,7 @@ def configure_crawl_state(settings: BaseSettings) -> None:
     """Durable outputs with ``JOBDIR``, scrapy-redis with ``WEBCLEAN_REDIS_URL`` (before settings freeze)."""
     configure_jobdir(settings)
     if WebcleanSettings.from_settings(settings).redis_url is not None:
-        from webclean_scrapy.distributed import configure_settings as configure_redis
+        from webclean_scrapy.crawlstate.distributed import configure_settings as configure_redis
 
         configure_redis(settings)
 
@@ -137,7 +137,7 @@ class WebcleanSpider(scrapy.Spider):
     project did not list it (a project that set it to ``None`` keeps it off,
     and gets no items unless it wires the components itself). Scrapy loads
     add-ons after this, so the add-on still defers to the project's settings.
-    The add-on also enables the address guard (:mod:`webclean_scrapy.guard`);
+    The add-on also enables the address guard (:mod:`webclean_scrapy.downloadermiddlewares.guard`);
     ``WEBCLEAN_ALLOW_PRIVATE_ADDRESSES = True`` turns it off.
     """
 
@@ -146,7 +146,7 @@ class WebcleanSpider(scrapy.Spider):
     #: Stats key of a failed page request (redirect loops the dupefilter drops count here too).
     errors_key = "errors"
 
-    #: What this spider already emitted (:mod:`webclean_scrapy.emitted`): in
+    #: What this spider already emitted (:mod:`webclean_scrapy.crawlstate.emitted`): in
     #: memory, or in Redis when ``WEBCLEAN_REDIS_URL`` is set; seeded from the
     #: job's outputs when ``JOBDIR`` is set.
     emitted: EmittedStore

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote_plus, urlencode, urlsplit
 
-from ..settings import WebcleanSettings
-from .base import parse_url
+from webclean_scrapy.settings import WebcleanSettings
+from webclean_scrapy.spiders.base import parse_url
 
 if TYPE_CHECKING:
     from scrapy.http import Response

@@ -30,15 +30,14 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
-from webclean_scrapy.guard import META_TRUSTED_HOST
+from webclean_scrapy.downloadermiddlewares.extraction import META_SKIP
+from webclean_scrapy.downloadermiddlewares.guard import META_TRUSTED_HOST
+from webclean_scrapy.fingerprint import canonical_key
 from webclean_scrapy.items import CleanedPage
-from webclean_scrapy.middleware import META_SKIP
-from webclean_scrapy.offload import Offloader
+from webclean_scrapy.offload.offloader import Offloader
 from webclean_scrapy.settings import WebcleanSettings
-from webclean_scrapy.urls import canonical_key
-
-from .base import WebcleanSpider, is_html, parse_positive_int
-from .engines import SearchEngine, get_engine, read_result_page
+from webclean_scrapy.spiders.base import WebcleanSpider, is_html, parse_positive_int
+from webclean_scrapy.spiders.engines import SearchEngine, get_engine, read_result_page
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -245,5 +244,5 @@ class HarvestSpider(WebcleanSpider):
 
 
 def result_key(url_key: str) -> str:
-    """Store key (:mod:`webclean_scrapy.emitted`) of a taken result."""
+    """Store key (:mod:`webclean_scrapy.crawlstate.emitted`) of a taken result."""
     return f"result:{url_key}"

@@ -9,11 +9,11 @@ Discovery, from each start URL's site:
 * In-site links of every page (articles and hubs alike), up to
   ``DEPTH_LIMIT``. A site is a host with or without ``www.``.
 
-Every HTML page is classified (:mod:`webclean_scrapy.spiders.articles`); hubs are
+Every HTML page is classified (:mod:`webclean_scrapy.engine.page_type.articles`); hubs are
 only followed, articles become :class:`~webclean_scrapy.items.CleanedPage`
 items. One article reached under several URLs gives one item: tracking
 parameters and fragments are dropped before requesting
-(:mod:`webclean_scrapy.urls`, also the dupefilter's fingerprint), a page
+(:mod:`webclean_scrapy.fingerprint`, also the dupefilter's fingerprint), a page
 whose ``rel=canonical`` names another in-site URL defers to that URL, and a
 page whose main text was already emitted is a duplicate.
 """
@@ -34,12 +34,9 @@ from scrapy.http import TextResponse
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
-from webclean_scrapy.emitted import META_HOLD
-from webclean_scrapy.items import CleanedPage
-from webclean_scrapy.middleware import META_CANONICAL_URL, META_SKIP, extraction_of, outline_of
-from webclean_scrapy.urls import canonical_key, site_of, strip_tracking
-
-from .articles import (
+from webclean_scrapy.crawlstate.emitted import META_HOLD
+from webclean_scrapy.downloadermiddlewares.extraction import META_CANONICAL_URL, META_SKIP, extraction_of, outline_of
+from webclean_scrapy.engine.page_type.articles import (
     MIN_LINK_WORDS,
     classify,
     content_fingerprint,
@@ -47,7 +44,9 @@ from .articles import (
     headline_word_list,
     is_hub_url,
 )
-from .base import WebcleanSpider, is_html, parse_bool, parse_positive_int, parse_url
+from webclean_scrapy.fingerprint import canonical_key, site_of, strip_tracking
+from webclean_scrapy.items import CleanedPage
+from webclean_scrapy.spiders.base import WebcleanSpider, is_html, parse_bool, parse_positive_int, parse_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -55,7 +54,7 @@ if TYPE_CHECKING:
     from twisted.python.failure import Failure
     from typing_extensions import Self  # typing.Self: Python 3.11
 
-    from webclean_scrapy.extraction import Extraction
+    from webclean_scrapy.engine.extraction import Extraction
 
 #: Tried, in order, when robots.txt names no sitemap (or cannot be fetched).
 COMMON_SITEMAP_PATHS = ("/sitemap.xml", "/sitemap_index.xml", "/news-sitemap.xml", "/sitemap-news.xml")
@@ -370,7 +369,7 @@ class NewsSpider(WebcleanSpider):
 
         Menu and footer links are not in the main text. The page behind a
         teaser whose headline is its title is a story
-        (:attr:`~webclean_scrapy.spiders.articles.PageSignals.listed_as_story`).
+        (:attr:`~webclean_scrapy.engine.page_type.articles.PageSignals.listed_as_story`).
         """
         main = " ".join(headline_word_list(text))
         found: dict[str, str] = {}
@@ -414,7 +413,7 @@ class NewsSpider(WebcleanSpider):
         Misconfigured sites declare the home page or the section as every
         story's canonical URL; believed, it makes every story after the first
         a duplicate. A canonical URL shaped like a hub
-        (:func:`~webclean_scrapy.spiders.articles.is_hub_url`: home page, tag,
+        (:func:`~webclean_scrapy.engine.page_type.articles.is_hub_url`: home page, tag,
         pagination) or fetched and judged a hub is ignored
         (``news/ignored_canonicals``), and the page is its own canonical URL.
         """
@@ -499,7 +498,7 @@ class NewsSpider(WebcleanSpider):
 
 
 def emitted_keys(url_keys: Iterable[str], text_key: str) -> list[str]:
-    """Store keys (:mod:`webclean_scrapy.emitted`) of an item's URL keys and text fingerprint."""
+    """Store keys (:mod:`webclean_scrapy.crawlstate.emitted`) of an item's URL keys and text fingerprint."""
     return [*(f"url:{key}" for key in url_keys), f"text:{text_key}"]
 
 

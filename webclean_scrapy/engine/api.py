@@ -1,0 +1,44 @@
+"""The one-call entry point: ``extract(html) -> Extraction``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from webclean_scrapy.engine.document import Document, built_page
+from webclean_scrapy.engine.extraction import Extraction, Extractor
+from webclean_scrapy.engine.extractors import get_extractor
+from webclean_scrapy.engine.render import check_formats, extract_formats
+
+
+def extract(
+    html: bytes | str,
+    url: str | None = None,
+    extractor: str | type[Extractor] = "default",
+    encoding: str | None = None,
+    output: str | Iterable[str] = "text",
+    **options: Any,
+) -> Extraction:
+    """Extract the main text of one page.
+
+    *html* is raw bytes in any encoding or an already-decoded ``str``.
+    *encoding* is the charset from the HTTP header (a bare name such as
+    ``"latin-1"`` or a whole ``Content-Type`` value); without it the charset
+    comes from a byte-order mark, ``<meta>``, then detection.
+    *extractor* is a registered name (:func:`~webclean_scrapy.engine.extractors.available_extractors`),
+    ``"default"``, a dotted path to an :class:`Extractor` subclass, or the
+    class itself; *options* override that extractor's parameters.
+
+    *output* names the formats wanted besides the plain ``text`` (always
+    filled): ``"markdown"`` fills :attr:`Extraction.markdown`, ``"html"``
+    :attr:`Extraction.html` (clean HTML), a list asks for several. Both
+    render the blocks the extractor kept (:mod:`webclean_scrapy.engine.render`).
+
+    Raises :class:`~webclean_scrapy.errors.NotHTMLError` (an
+    :class:`~webclean_scrapy.errors.ExtractionError`) for binary input;
+    empty or broken markup gives an :class:`Extraction` with empty text.
+    """
+    formats = check_formats(output)
+    method = get_extractor(extractor, **options)
+    with built_page(lambda: Document.from_html(html, url=url, encoding=encoding)) as doc:
+        return extract_formats(method, doc, formats)
