@@ -44,6 +44,7 @@ from webclean_scrapy.engine.html.screen import screen_markup
 from webclean_scrapy.engine.html.walk import MAX_MARKS
 from webclean_scrapy.engine.html.walk import count_in_ranges as python_count_in_ranges
 from webclean_scrapy.engine.html.walk import walk as python_walk
+from webclean_scrapy.engine.memo import PageMemo
 from webclean_scrapy.engine.text.encoding import decode_html, double_encoded, undo_double_encoding
 from webclean_scrapy.engine.text.marks import PUNCTUATION_MARKS
 from webclean_scrapy.engine.text.scripts import CJK_CHARACTER_WEIGHT, CJK_RANGES
@@ -690,6 +691,8 @@ class Document:
         self.encoding = encoding
         self._source = source
         self._views: tuple[list[Block], list[Container]] | None = None
+        #: What the page's readers computed once for the others (page type, metadata, element survey).
+        self.memo = PageMemo()
         self._elements: _ElementFinder
         self.block_columns: BlockColumns
         self.container_columns: ContainerColumns
@@ -913,9 +916,7 @@ class Document:
         addresses the same survey read (:func:`elements.link_hrefs`) go
         with them, so all its lists always come from one tree."""
         self._elements.elements = None
-        self.__dict__.pop("_tagged_elements", None)
-        self.__dict__.pop("_attribute_survey", None)
-        self.__dict__.pop("_link_hrefs", None)
+        self.memo.forget_tree()
 
     # -- views --------------------------------------------------------
     @property

@@ -47,6 +47,7 @@ from lxml import etree
 
 from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.html.elements import attribute_survey, tagged_elements
+from webclean_scrapy.engine.memo import MemoKey
 from webclean_scrapy.engine.page_type import page_type_of
 
 
@@ -283,18 +284,18 @@ def metadata_of(doc: Document, page_type: str | None = None) -> Metadata:
     rule the author follows; default: the classifier's. It is taken from
     what the first call read, both rules' authors, not from the tree,
     which a large page has released by the time its text is extracted."""
-    found = doc.__dict__.get("_metadata")
-    if found is None:
+    memo = doc.memo.get(_METADATA)
+    if memo is None:
         try:
             found, authors = _read_metadata(doc, page_type_of(doc)[0])
         except (ValueError, TypeError, AttributeError, KeyError, IndexError, RecursionError):
             # Markup no rule foresaw must never cost the page its text: the
             # metadata is then only the document's own title.
             found, authors = Metadata(title=doc.title), _Authors(None, None)
-        doc.__dict__["_metadata"] = found
-        doc.__dict__["_metadata_authors"] = authors
+        memo = doc.memo.set(_METADATA, (found, authors))
+    found, authors = memo
     if page_type is not None:
-        author = doc.__dict__["_metadata_authors"].of(page_type)
+        author = authors.of(page_type)
         if author != found.author:
             found = replace(found, author=author)
     return found
@@ -327,6 +328,10 @@ class _Authors(NamedTuple):
 
     def of(self, page_type: str | None) -> str | None:
         return self.people if _people_only(page_type) else self.anyone
+
+
+#: Both rules' readings of a page, made by its first :func:`metadata_of`.
+_METADATA: MemoKey[tuple[Metadata, _Authors]] = MemoKey("metadata")
 
 
 def _people_only(page_type: str | None) -> bool:

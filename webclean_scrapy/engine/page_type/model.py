@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.memo import MemoKey
 from webclean_scrapy.engine.page_type.signals import STRUCTURE_FEATURES, page_signals
 from webclean_scrapy.engine.trees import ensemble_from_json
 
@@ -144,11 +145,14 @@ def predict_page_type(doc: Document, url: str | None = None) -> tuple[str, np.nd
     return PAGE_TYPES[int(np.argmax(probabilities))], probabilities
 
 
+_PAGE_TYPE: MemoKey[tuple[str, np.ndarray]] = MemoKey("page_type")
+
+
 def page_type_of(doc: Document) -> tuple[str, np.ndarray]:
     """:func:`predict_page_type` of *doc* (with its own URL), computed once
     per document: the extractor reads the probabilities as features and the
     :class:`~webclean_scrapy.engine.extraction.Extraction` reports the type."""
-    found = doc.__dict__.get("_page_type")
+    found = doc.memo.get(_PAGE_TYPE)
     if found is None:
-        found = doc.__dict__["_page_type"] = predict_page_type(doc, doc.url)
+        found = doc.memo.set(_PAGE_TYPE, predict_page_type(doc, doc.url))
     return found

@@ -67,6 +67,7 @@ from webclean_scrapy.engine.extractors.webclean.keywords import (
 from webclean_scrapy.engine.extractors.webclean.keywords import clear_keyword_memos as _clear_keyword_memos
 from webclean_scrapy.engine.extractors.webclean.lexicon import MarkupLexicon, block_words
 from webclean_scrapy.engine.extractors.webclean.model import DEDUPLICATE_BELOW, VETOES, BlockModel, load_model
+from webclean_scrapy.engine.memo import MemoKey
 from webclean_scrapy.engine.options import boolean, integer, number
 from webclean_scrapy.engine.page_type import HUB_PAGE_TYPES, PAGE_TYPES, clear_name_memos, page_type_of
 from webclean_scrapy.engine.trace import Trace
@@ -327,14 +328,14 @@ def reads_as_article(
 
 #: Where :func:`content_indexes` notes on the document that it read the
 #: page as an article (:func:`read_as_article`).
-_READ_AS_ARTICLE = "_webclean_read_as_article"
+_READ_AS_ARTICLE: MemoKey[bool] = MemoKey("webclean_read_as_article")
 
 
 def read_as_article(doc: Document) -> bool:
     """Whether the last :func:`content_indexes` of *doc* extracted it under
     the article policy although it was predicted a hub (:func:`reads_as_article`):
     the extraction then reports the page an ``article``."""
-    return bool(doc.__dict__.get(_READ_AS_ARTICLE, False))
+    return bool(doc.memo.get(_READ_AS_ARTICLE))
 
 
 def content_indexes(
@@ -379,7 +380,7 @@ def _content_blocks(
     rereads = threshold is None and kind in HUB_PAGE_TYPES
     kept = _kept_under(doc, page, scores, kind, threshold, deduplicate, comments, None if rereads else trace)
     as_article = rereads and reads_as_article(kind, types, kept, page.chars, page.anchors)
-    doc.__dict__[_READ_AS_ARTICLE] = as_article
+    doc.memo.set(_READ_AS_ARTICLE, as_article)
     if as_article:
         if trace is not None:
             trace.fact(
