@@ -3,21 +3,16 @@
 Each module is an accelerator that sits next to the Python it mirrors: built against the headers
 lxml ships (``lxml.get_include()``) and marked optional, so a machine without a C compiler still
 installs the package and runs the pure-Python reference, with identical output, only slower.
-Adding a compiled module takes one line in :data:`COMPILED`.
+Adding a compiled module takes its ``.pyx`` and one line in ``engine/compiled.py``.
 """
+
+from pathlib import Path
 
 from setuptools import Extension, setup
 
-#: The ``.pyx`` sources, relative to the repository root; the module name is the path's.
-COMPILED = [
-    "webclean_scrapy/engine/html/_walk.pyx",
-    "webclean_scrapy/engine/html/_screen.pyx",
-    "webclean_scrapy/engine/text/_langid.pyx",
-    "webclean_scrapy/engine/_trees.pyx",
-    "webclean_scrapy/engine/page_type/_signals.pyx",
-    "webclean_scrapy/engine/extractors/webclean/_features.pyx",
-    "webclean_scrapy/engine/extractors/webclean/_continuity.pyx",
-]
+#: Every ``.pyx`` of the package, built to the module its path names (listed for the start-up
+#: line in webclean_scrapy/engine/compiled.py).
+COMPILED = sorted(path.as_posix() for path in Path("webclean_scrapy").rglob("_*.pyx"))
 
 try:
     import lxml

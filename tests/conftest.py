@@ -33,15 +33,6 @@ from scrapy.utils.test import get_crawler
 
 from webclean_scrapy.demo.server import LocalSite, Route
 
-try:
-    import scrapy.utils.asyncio  # noqa: F401 -- Scrapy 2.14+
-except ImportError:
-    # Scrapy 2.13 (the floor .ci/run tests): its scrapy.utils.test.get_crawler needs an
-    # installed reactor, which later versions do not. Crawls run in subprocesses either way.
-    from scrapy.utils.reactor import install_reactor
-
-    install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
-
 #: marker -> (extension module, what it is), for the tests that need one.
 COMPILED = {
     "compiled_walk": ("webclean_scrapy.engine.html._walk", "the compiled document walk"),

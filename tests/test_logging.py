@@ -18,7 +18,11 @@ from scrapy.utils.test import get_crawler
 
 from webclean_scrapy import Extractor
 from webclean_scrapy.downloadermiddlewares.extraction import WebcleanMiddleware, extraction_of
+from webclean_scrapy.engine import compiled
 from webclean_scrapy.pipelines import MinTextFilterPipeline, WebcleanPipeline
+
+#: What a build with a C compiler loads (.ci/run and the README's install have one).
+COMPILED = "; compiled modules: walk, screen, langid, trees, signals, features, continuity"
 
 PAGE = b"<html><body><p>Some words on a page that an extractor chokes on.</p></body></html>"
 
@@ -99,11 +103,12 @@ def test_drops_are_logged_below_warning(text, level):
     [
         (
             {"WEBCLEAN_OFFLOAD": "thread", "WEBCLEAN_WORKERS": 3, "WEBCLEAN_EXTRACTOR": "baseline"},
-            "webclean: extractor baseline, WEBCLEAN_OFFLOAD=thread, 3 thread workers",
+            "webclean: extractor baseline, WEBCLEAN_OFFLOAD=thread, 3 thread workers" + COMPILED,
         ),
         (
             {"WEBCLEAN_EXTRACTOR": "default"},
-            "webclean: extractor webclean (WEBCLEAN_EXTRACTOR='default'), WEBCLEAN_OFFLOAD=none, inline on the reactor thread",
+            "webclean: extractor webclean (WEBCLEAN_EXTRACTOR='default'), WEBCLEAN_OFFLOAD=none, inline on the reactor thread"
+            + COMPILED,
         ),
         (
             {
@@ -112,7 +117,7 @@ def test_drops_are_logged_below_warning(text, level):
                 "WEBCLEAN_WORKERS": 1,
                 "WEBCLEAN_OFFLOAD": "thread",
             },
-            "webclean: extractor density, options {'c2': 5}, WEBCLEAN_OFFLOAD=thread, 1 thread worker",
+            "webclean: extractor density, options {'c2': 5}, WEBCLEAN_OFFLOAD=thread, 1 thread worker" + COMPILED,
         ),
     ],
 )
@@ -124,4 +129,20 @@ def test_one_start_up_line(caplog, settings, expected):
         MinTextFilterPipeline.from_crawler(crawler)
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("webclean: extractor")]
     assert lines == [expected]
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    crawler._webclean_offloader.close()
+
+
+def test_pure_python_fallback_is_a_warning(caplog, monkeypatch):
+    # A module the build did not make (as on a machine without a C compiler) is named in a WARNING.
+    monkeypatch.setitem(compiled.COMPILED_MODULES, "absent", "webclean_scrapy.engine._not_built")
+    crawler = crawler_for(WEBCLEAN_OFFLOAD="none")
+    with caplog.at_level(logging.INFO):
+        WebcleanMiddleware.from_crawler(crawler)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings == [
+        "webclean: pure-Python fallback for absent (installed without a C compiler): the same output, "
+        "several times slower; reinstall with a C compiler to build them"
+    ]
+    assert "; compiled modules: walk, screen, langid, trees, signals, features, continuity" in caplog.text
     crawler._webclean_offloader.close()

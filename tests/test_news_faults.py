@@ -121,13 +121,7 @@ def test_each_failure_is_counted(fault_crawl):
     stats = fault_crawl.prefixed("news/errors")
     assert stats["news/errors/http_500"] == 1
     assert stats["news/errors/DownloadTimeoutError"] == 1
-    # DOWNLOAD_MAXSIZE (Scrapy < 2.14 names it Twisted's CancelledError)
-    cancelled = (
-        "news/errors/DownloadCancelledError"
-        if "news/errors/DownloadCancelledError" in stats
-        else "news/errors/CancelledError"
-    )
-    assert stats[cancelled] == 1
+    assert stats["news/errors/DownloadCancelledError"] == 1  # DOWNLOAD_MAXSIZE
     reset = {
         k: v
         for k, v in stats.items()
@@ -136,7 +130,7 @@ def test_each_failure_is_counted(fault_crawl):
             "news/errors",
             "news/errors/http_500",
             "news/errors/DownloadTimeoutError",
-            cancelled,
+            "news/errors/DownloadCancelledError",
             "news/errors/ignored",
             "news/errors/redirect_loop",
         }

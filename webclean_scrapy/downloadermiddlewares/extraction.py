@@ -134,7 +134,7 @@ class WebcleanMiddleware(WebcleanComponent):
         self.stats = WebcleanStats(crawler.stats)
         self.offloader = Offloader.for_crawler(crawler, settings)
 
-    # *spider*: Scrapy 2.13 passes it; later versions do not (and warn only when it is required).
+    # *spider*: optional, as Scrapy no longer passes it (it warns only where it is required).
     async def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
         meta: dict[str, Any] = request.meta
         if self.settings.formats:  # every item gets the fields asked for, "" when nothing was extracted

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from scrapy import signals
-from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.exceptions import CannotResolveHostError, IgnoreRequest, NotConfigured
 from scrapy.utils.datatypes import LocalCache
 from twisted.internet.error import DNSLookupError
 from twisted.internet.interfaces import IHostnameResolver, IResolutionReceiver
@@ -56,12 +56,8 @@ from zope.interface import implementer, provider
 from webclean_scrapy.settings import WebcleanSettings
 from webclean_scrapy.stats import WebcleanStats
 
-try:  # Scrapy >= 2.14 wraps Twisted's DNS error in its own
-    from scrapy.exceptions import CannotResolveHostError
-
-    _DNS_ERRORS: tuple[type[Exception], ...] = (CannotResolveHostError, DNSLookupError)
-except ImportError:  # pragma: no cover - older Scrapy
-    _DNS_ERRORS = (DNSLookupError,)
+#: A refused name fails as Scrapy's DNS error, or Twisted's where Scrapy does not wrap it.
+_DNS_ERRORS: tuple[type[Exception], ...] = (CannotResolveHostError, DNSLookupError)
 
 if TYPE_CHECKING:
     from scrapy import Request

@@ -293,7 +293,6 @@ class WarcRecorder:
         logger.info("webclean: recording responses in %s", self.file.path)
 
     async def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
-        # *spider*: passed by Scrapy < 2.14 only; optional, so newer Scrapy does not warn.
         if self._executor is None or self.file is None or "cached" in response.flags:
             return response
         from webclean_scrapy.offload.offloader import await_concurrent  # here: `webclean extract` needs no Scrapy

@@ -20,11 +20,11 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
-from rapidfuzz.distance import LCSseq, Levenshtein
 
+from webclean_scrapy.errors import install_hint
 from webclean_scrapy.evaluation.substring import SuffixAutomaton, longest_common_substring
 from webclean_scrapy.evaluation.tokenize import tokenize
 
@@ -119,11 +119,22 @@ def as_text(value: str | Text | None) -> Text:
 
 
 # -- character metrics -------------------------------------------------
+def _distances() -> Any:
+    """rapidfuzz's C distances (the ``[eval]`` extra), for the three metrics that align sequences."""
+    try:
+        from rapidfuzz import distance
+    except ImportError as exc:
+        raise ImportError(
+            f"the LCS, CleanEval and edit-distance metrics need rapidfuzz: {install_hint('eval')}"
+        ) from exc
+    return distance
+
+
 def lcs_prf(extracted: str | Text, gold: str | Text) -> PRF:
     """Longest common *subsequence* of characters, whitespace ignored
     (Arias, Deschacht & Moens)."""
     e, g = as_text(extracted).compact, as_text(gold).compact
-    return prf(LCSseq.similarity(e, g), len(e), len(g))
+    return prf(_distances().LCSseq.similarity(e, g), len(e), len(g))
 
 
 def lcstring(extracted: str | Text, gold: str | Text) -> str:
@@ -145,7 +156,7 @@ def edit_distance_ratio(extracted: str | Text, gold: str | Text) -> float:
     spaces cost nothing. An empty gold text divides by 1.
     """
     e, g = as_text(extracted).collapsed, as_text(gold).collapsed
-    return Levenshtein.distance(e, g) / max(len(g), 1)
+    return _distances().Levenshtein.distance(e, g) / max(len(g), 1)
 
 
 # -- token metrics -----------------------------------------------------
@@ -153,7 +164,7 @@ def cleaneval_prf(extracted: str | Text, gold: str | Text) -> PRF:
     """CleanEval 2007: tokens aligned by a longest common subsequence of the
     two token sequences (what the scorer's ``diff`` alignment computes)."""
     e, g = as_text(extracted).tokens, as_text(gold).tokens
-    common = LCSseq.similarity(e, g) if e and g else 0
+    common = _distances().LCSseq.similarity(e, g) if e and g else 0
     return prf(common, len(e), len(g))
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from scrapy.utils.asyncio import is_asyncio_available
 
+from webclean_scrapy.engine.compiled import compiled_modules
 from webclean_scrapy.engine.extractors import get_extractor
 from webclean_scrapy.offload.jobs import PageResult, extract_markup, extract_response, response_content_type
 from webclean_scrapy.offload.pool import WorkerPool, WorkersUnavailable
@@ -102,7 +103,8 @@ class Offloader:
         return offloader
 
     def log_start(self, crawler: Crawler) -> None:
-        """The crawl's one start-up line: which extractor runs, where, with how many workers."""
+        """The crawl's one start-up line: which extractor runs, where, with how many workers, which
+        compiled modules loaded; a WARNING when any runs as pure Python."""
         name = getattr(self.extractor, "name", None) or type(self.extractor).__name__
         asked = "" if self._name == name else f" (WEBCLEAN_EXTRACTOR={self._name!r})"
         options = f", options {self._options}" if self._options else ""
@@ -111,15 +113,25 @@ class Offloader:
             if self.mode == "none"
             else f"{self.workers} {self.mode} worker{'s' if self.workers != 1 else ''}"
         )
+        loaded = compiled_modules()
         logger.info(
-            "webclean: extractor %s%s%s, WEBCLEAN_OFFLOAD=%s, %s",
+            "webclean: extractor %s%s%s, WEBCLEAN_OFFLOAD=%s, %s; compiled modules: %s",
             name,
             asked,
             options,
             self.mode,
             where,
+            ", ".join(module for module, ok in loaded.items() if ok) or "none",
             extra={"crawler": crawler},
         )
+        missing = [module for module, ok in loaded.items() if not ok]
+        if missing:
+            logger.warning(
+                "webclean: pure-Python fallback for %s (installed without a C compiler): the same output, "
+                "several times slower; reinstall with a C compiler to build them",
+                ", ".join(missing),
+                extra={"crawler": crawler},
+            )
 
     @property
     def in_process(self) -> bool:

@@ -10,14 +10,9 @@ from urllib.parse import urlsplit
 import scrapy
 from scrapy import signals
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
-from scrapy.exceptions import IgnoreRequest
+from scrapy.exceptions import DownloadCancelledError, IgnoreRequest
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.log import logformatter_adapter
-
-try:
-    from scrapy.exceptions import DownloadCancelledError
-except ImportError:  # Scrapy < 2.14: DOWNLOAD_MAXSIZE cancels with Twisted's own exception
-    from twisted.internet.defer import CancelledError as DownloadCancelledError  # type: ignore[assignment]
 
 from webclean_scrapy.addon import Addon
 from webclean_scrapy.crawlstate.emitted import EmittedStore, open_store

@@ -503,14 +503,8 @@ def emitted_keys(url_keys: Iterable[str], text_key: str) -> list[str]:
 
 
 def robots_sitemaps(body: bytes, base_url: str) -> list[str]:
-    """The ``Sitemap:`` URLs of a robots.txt, by Scrapy's own reader.
-
-    Scrapy 2.14+ reads the bytes (and warns for text); 2.13 reads only text.
-    """
-    try:
-        return list(sitemap_urls_from_robots(body, base_url=base_url))
-    except TypeError:  # Scrapy 2.13
-        return list(sitemap_urls_from_robots(body.decode("utf-8", "replace"), base_url=base_url))
+    """The ``Sitemap:`` URLs of a robots.txt, by Scrapy's own reader."""
+    return list(sitemap_urls_from_robots(body, base_url=base_url))
 
 
 def listed_by_site(response: Response) -> None:
