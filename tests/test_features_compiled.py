@@ -1,4 +1,4 @@
-"""The compiled class/id scans of the block features (``webclean_scrapy.engine.extractors.webclean._features``)
+"""The compiled class/id scans of the block features (``webclean_scrapy.engine._features``)
 give exactly what their regular-expression references give."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from webclean_scrapy.engine.extractors.webclean import features, keywords
 #: numpy's two memory layouts, both of which the row loops write.
 MEMORY_ORDERS: tuple[Literal["C", "F"], ...] = ("C", "F")
 
-_features = pytest.importorskip("webclean_scrapy.engine.extractors.webclean._features")
+_features = pytest.importorskip("webclean_scrapy.engine._features")
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 

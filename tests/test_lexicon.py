@@ -59,7 +59,7 @@ def test_per_container_sums_are_the_definition() -> None:
 def test_the_compiled_sums_are_the_reference() -> None:
     """``_features.lexicon_sums`` and ``lexicon_tag_weights`` give exactly
     what their Python references give, memo cold and warm."""
-    pytest.importorskip("webclean_scrapy.engine.extractors.webclean._features")
+    pytest.importorskip("webclean_scrapy.engine._features")
     doc = Document.from_html(PAGE)
     vocabulary = sorted({w for words in block_words(doc) for w in words})
     rng = random.Random(11)
@@ -77,7 +77,7 @@ def test_the_compiled_value_sums_are_the_reference() -> None:
     value, so the same rows, bit for bit, for values with digits, single
     letters, other scripts and letters that lower-case to ASCII (the Kelvin
     sign, the dotted capital I)."""
-    pytest.importorskip("webclean_scrapy.engine.extractors.webclean._features")
+    pytest.importorskip("webclean_scrapy.engine._features")
     values = [
         "", "a", "ab", "post-12345 card_item", "ÀBC déf ghi", "İstanbul-Card", "\u212aelvin-box",
         "main\tnav\nbar  x", "日本語 header", "UPPER lower MiXeD", "z" * 300, "ab1cd2ef",

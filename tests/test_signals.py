@@ -1,4 +1,4 @@
-"""The compiled page-signal loops (``webclean_scrapy.engine.page_type._signals``) give exactly
+"""The compiled page-signal loops (``webclean_scrapy.engine._signals``) give exactly
 what their Python references in ``page_type.reference`` give."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from webclean_scrapy.engine.extraction import TREE_READS
 from webclean_scrapy.engine.html import elements
 from webclean_scrapy.engine.page_type import reference, signals, vocabulary
 
-_signals = pytest.importorskip("webclean_scrapy.engine.page_type._signals")
+_signals = pytest.importorskip("webclean_scrapy.engine._signals")
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
@@ -90,7 +90,7 @@ def test_name_families_on_generated_and_real_names() -> None:
     inside others (``username``, ``user``), keywords across letters and
     hyphens (``add-to-cart``, ``md-``), non-ASCII letters and digits beside
     them; and the class/id names of every 40th page of the datasets."""
-    from webclean_scrapy.engine.extractors.webclean._features import LiteralMatcher
+    from webclean_scrapy.engine._features import LiteralMatcher
 
     assert isinstance(signals._NAME_MATCHER, LiteralMatcher)
     assert signals._name_families == signals._NAME_MATCHER.each_contained

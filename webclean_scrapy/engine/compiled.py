@@ -16,8 +16,8 @@ COMPILED_MODULES: dict[str, str] = {
     "screen": "webclean_scrapy.engine.html._screen",
     "langid": "webclean_scrapy.engine.text._langid",
     "trees": "webclean_scrapy.engine._trees",
-    "signals": "webclean_scrapy.engine.page_type._signals",
-    "features": "webclean_scrapy.engine.extractors.webclean._features",
+    "signals": "webclean_scrapy.engine._signals",
+    "features": "webclean_scrapy.engine._features",
     "continuity": "webclean_scrapy.engine.extractors.webclean._continuity",
 }
 

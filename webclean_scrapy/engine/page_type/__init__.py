@@ -23,7 +23,7 @@ The package, one concept a module:
 * :mod:`.vocabulary`: the hand-written word lists, by family;
 * :mod:`.signals`: :func:`page_signals`, the vector and the tokens;
 * :mod:`.reference`: the signals' inner loops in Python, the reference
-  definitions of the compiled :mod:`webclean_scrapy.engine.page_type._signals`;
+  definitions of the compiled :mod:`webclean_scrapy.engine._signals`;
 * :mod:`.model`: the token model, the classifier and :func:`page_type_of`.
 """
 

@@ -1,5 +1,5 @@
 """The page signals' inner loops in Python: the reference definitions of
-:mod:`webclean_scrapy.engine.page_type._signals`.
+:mod:`webclean_scrapy.engine._signals`.
 
 Each function here gives the output of the compiled one of the same name
 (with its signature, but for :func:`price_starts`, which reads the price's
@@ -32,7 +32,7 @@ from webclean_scrapy.engine.page_type.vocabulary import (
 def family_counts(name_counts: dict[str, int], name_bits: dict[str, int], groups: int) -> list[int]:
     """Per family (bit *k* of a name's *name_bits*, *k* below *groups*), the
     summed counts of the names carrying it. The reference for
-    :func:`webclean_scrapy.engine.page_type._signals.family_counts`."""
+    :func:`webclean_scrapy.engine._signals.family_counts`."""
     names = list(name_counts)
     bits = np.fromiter(map(name_bits.__getitem__, names), dtype=np.int64, count=len(names))
     counts = np.fromiter(name_counts.values(), dtype=np.int64, count=len(names))
@@ -56,7 +56,7 @@ def link_figures(hrefs: list[str | None], fragments: list[bytes]) -> tuple[int, 
     :func:`~webclean_scrapy.engine.html.elements.link_hrefs`) name a slug (:func:`_present_hrefs`) and how
     often each of *fragments* (ASCII bytes) occurs in them lower-cased:
     counted over the joined addresses, one substring count per fragment.
-    The reference for :func:`webclean_scrapy.engine.page_type._signals.link_figures`."""
+    The reference for :func:`webclean_scrapy.engine._signals.link_figures`."""
     present, slugs = _present_hrefs(hrefs)
     joined = "\n".join(present).lower()
     return slugs, [joined.count(fragment.decode()) for fragment in fragments]
@@ -64,7 +64,7 @@ def link_figures(hrefs: list[str | None], fragments: list[bytes]) -> tuple[int, 
 
 def unknown_names(names: dict[str, int], known: dict[str, int]) -> list[str]:
     """The keys of *names* not in *known*, in order. The reference for
-    :func:`webclean_scrapy.engine.page_type._signals.unknown_names`."""
+    :func:`webclean_scrapy.engine._signals.unknown_names`."""
     return [name for name in names if name not in known]
 
 
@@ -75,7 +75,7 @@ def attribute_names(
     and ``itemprop`` values (lower-cased) in document order; how many
     headings (*heading_tags*) have an ``id``; and each class / id name (the
     values lower-cased, split at whitespace) with how often it occurs. The
-    reference for :func:`webclean_scrapy.engine.page_type._signals.attribute_names`.
+    reference for :func:`webclean_scrapy.engine._signals.attribute_names`.
 
     Ids, roles and itemprops sit on few containers: one loop over the
     containers with attributes gathers them. Each distinct value is split
@@ -109,7 +109,7 @@ def attribute_names(
 def group_numbers(items: list[int], parents: list[int], tags: list[str], classes: list[str]) -> np.ndarray:
     """Per item (a container index, three or more of them), the index of the
     first item sharing its parent, tag and class: its group's number (int64).
-    The reference for :func:`webclean_scrapy.engine.page_type._signals.group_numbers`.
+    The reference for :func:`webclean_scrapy.engine._signals.group_numbers`.
 
     ``setdefault`` keeps the first index, and the loop stays in C."""
     pick = itemgetter(*items)
@@ -123,7 +123,7 @@ def group_numbers(items: list[int], parents: list[int], tags: list[str], classes
 
 def numeric_blocks(texts: list[str]) -> int:
     """How many of *texts* are digits alone once ``,`` and ``.`` are taken
-    out. The reference for :func:`webclean_scrapy.engine.page_type._signals.numeric_blocks`."""
+    out. The reference for :func:`webclean_scrapy.engine._signals.numeric_blocks`."""
     return sum(map(str.isdigit, [t.replace(",", "").replace(".", "") for t in texts]))
 
 
@@ -131,7 +131,7 @@ def phrase_counts(text: str, strip: str, phrases: dict[str, list[str]], longest:
     """How often each of *phrases*' keys is a whole line of *text*, the
     characters of *strip* stripped from both ends (*longest*: the longest
     key's length, which only the compiled scan needs). The reference for
-    :func:`webclean_scrapy.engine.page_type._signals.phrase_counts`."""
+    :func:`webclean_scrapy.engine._signals.phrase_counts`."""
     return Counter(filter(phrases.__contains__, map(str.strip, _lines(text), repeat(strip))))
 
 
@@ -152,7 +152,7 @@ PRICE = re.compile(
 
 def price_starts(text: str) -> list[int]:
     """Where the matches of :data:`PRICE` start in *text*. The reference
-    for :func:`webclean_scrapy.engine.page_type._signals.price_starts`."""
+    for :func:`webclean_scrapy.engine._signals.price_starts`."""
     return [match.start() for match in PRICE.finditer(text)]
 
 
@@ -172,7 +172,7 @@ def words(text: str) -> set[str]:
 
 def add_words(tokens: set[str], text: str, prefix: str) -> None:
     """Add *prefix* joined to each of :func:`words` of *text* to *tokens*.
-    The reference for :func:`webclean_scrapy.engine.page_type._signals.add_words`."""
+    The reference for :func:`webclean_scrapy.engine._signals.add_words`."""
     tokens.update(map(prefix.__add__, words(text)))
 
 
@@ -184,7 +184,7 @@ def tag_codes(
     excepted, int64); and how many containers have each of
     ``signals._COUNTED_TAGS``; *codes* is ``signals._TAG_CODES``, *layout*
     ``signals._TAG_LAYOUT``. The reference for
-    :func:`webclean_scrapy.engine.page_type._signals.tag_codes` (one pass in C, as parents
+    :func:`webclean_scrapy.engine._signals.tag_codes` (one pass in C, as parents
     come before their children).
 
     One dictionary lookup per container, then the inheritance by pointer
@@ -223,7 +223,7 @@ def block_stats(
     and *parents* (as :func:`tag_codes` and the walk give them): the
     fields of ``signals._BlockStats``, in order, as a plain tuple.
 
-    The reference for :func:`webclean_scrapy.engine.page_type._signals.block_stats` (one
+    The reference for :func:`webclean_scrapy.engine._signals.block_stats` (one
     pass in C); every sum is of whole numbers, exact in any order.
     """
     chars = chars.astype(float)
@@ -307,7 +307,7 @@ def repetition(
     a block, else per member group the most members with a price, with a
     heading, with long unlinked text, those members' characters, members
     with links (up to 400 characters), short members with a price or a
-    heading. The reference for :func:`webclean_scrapy.engine.page_type._signals.repetition`.
+    heading. The reference for :func:`webclean_scrapy.engine._signals.repetition`.
     """
     n = len(own)
     # Items: containers of a tag that can repeat (not p, h1-h3 or

@@ -33,7 +33,7 @@ the walk already made -- no second parse, no tree mutation:
   which the token model (:class:`~.model.TokenModel`) scores.
 
 The word lists are :mod:`.vocabulary`'s. The inner loops are compiled
-(:mod:`webclean_scrapy.engine.page_type._signals`) when the extension was built, and
+(:mod:`webclean_scrapy.engine._signals`) when the extension was built, and
 :mod:`.reference` otherwise: the same functions in Python.
 """
 
@@ -71,17 +71,17 @@ from webclean_scrapy.engine.page_type.vocabulary import (
 from webclean_scrapy.engine.text.marks import COMMAS, FULL_STOPS
 
 try:  # the inner loops, compiled (an optional extension: see setup.py)
-    from webclean_scrapy.engine.page_type._signals import add_words as _add_words
-    from webclean_scrapy.engine.page_type._signals import attribute_names as _attribute_names
-    from webclean_scrapy.engine.page_type._signals import block_stats as _block_stats
-    from webclean_scrapy.engine.page_type._signals import family_counts as _family_counts
-    from webclean_scrapy.engine.page_type._signals import link_figures as _link_figures
-    from webclean_scrapy.engine.page_type._signals import numeric_blocks as _numeric_blocks
-    from webclean_scrapy.engine.page_type._signals import phrase_counts as _phrase_counts
-    from webclean_scrapy.engine.page_type._signals import price_starts as _compiled_price_starts
-    from webclean_scrapy.engine.page_type._signals import repetition as _repetition
-    from webclean_scrapy.engine.page_type._signals import tag_codes as _tag_codes
-    from webclean_scrapy.engine.page_type._signals import unknown_names as _unknown_names
+    from webclean_scrapy.engine._signals import add_words as _add_words
+    from webclean_scrapy.engine._signals import attribute_names as _attribute_names
+    from webclean_scrapy.engine._signals import block_stats as _block_stats
+    from webclean_scrapy.engine._signals import family_counts as _family_counts
+    from webclean_scrapy.engine._signals import link_figures as _link_figures
+    from webclean_scrapy.engine._signals import numeric_blocks as _numeric_blocks
+    from webclean_scrapy.engine._signals import phrase_counts as _phrase_counts
+    from webclean_scrapy.engine._signals import price_starts as _compiled_price_starts
+    from webclean_scrapy.engine._signals import repetition as _repetition
+    from webclean_scrapy.engine._signals import tag_codes as _tag_codes
+    from webclean_scrapy.engine._signals import unknown_names as _unknown_names
 except ImportError:  # pragma: no cover - a build without a C compiler
     from webclean_scrapy.engine.page_type.reference import add_words as _add_words
     from webclean_scrapy.engine.page_type.reference import attribute_names as _attribute_names
@@ -266,7 +266,7 @@ _name_families: Callable[[list[str]], list[int]] = _python_name_families
 
 
 try:  # the compiled scan (an optional extension: see setup.py)
-    from webclean_scrapy.engine.extractors.webclean._features import LiteralMatcher as _LiteralMatcher
+    from webclean_scrapy.engine._features import LiteralMatcher as _LiteralMatcher
 
     _NAME_MATCHER = _LiteralMatcher([(word, (), bits, 0) for word, bits in sorted(_class_keywords().items())])
     _name_families = _NAME_MATCHER.each_contained

@@ -630,7 +630,7 @@ class _GroupMemo(dict):
 _GROUP_MATCHER = None
 GROUP_MEMO: dict[str, int] = _GroupMemo()
 try:  # the compiled scan (an optional extension: see setup.py)
-    from webclean_scrapy.engine.extractors.webclean._features import GroupMemo
+    from webclean_scrapy.engine._features import GroupMemo
 
     _GROUP_MATCHER = _group_matcher()
     GROUP_MEMO = GroupMemo(_GROUP_MATCHER, _GROUP_MEMO_SIZE)
@@ -923,7 +923,7 @@ def _python_depths(parents: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np
     """Per container: its depth, the root 1 (int32), and the OR of its own
     and its ancestors' *own* bits (uint8), by pointer jumping: log2(depth)
     numpy passes, whatever the containers' order. The reference for
-    :func:`webclean_scrapy.engine.page_type._signals.depths`."""
+    :func:`webclean_scrapy.engine._signals.depths`."""
     nc = len(parents)
     depth = np.ones(nc + 1, dtype=np.int32)
     depth[nc] = 0
@@ -948,7 +948,7 @@ def _depths(parents: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 try:  # the same tables, compiled (an optional extension: see setup.py)
-    from webclean_scrapy.engine.page_type._signals import depths as _compiled_depths
+    from webclean_scrapy.engine._signals import depths as _compiled_depths
 except ImportError:  # pragma: no cover - a build without a C compiler
     _compiled_depths = None
 
@@ -973,7 +973,7 @@ def _python_structure_keys(
     """Per container of *indexes* (int32): its :data:`STRUCTURE_GROUPS` bits
     (*memo*, by its ``"class id"`` string) and its (tag, class) key's number
     in *numbering*, written into *own* and *keys* at its index. The
-    reference for :func:`webclean_scrapy.engine.page_type._signals.structure_keys`."""
+    reference for :func:`webclean_scrapy.engine._signals.structure_keys`."""
     indexes = indexes.tolist()
     found = list(map(attributes.__getitem__, indexes))
     classes = [a.get("class") or None for a in found]
@@ -983,7 +983,7 @@ def _python_structure_keys(
 
 
 try:  # the same loop, compiled (an optional extension: see setup.py)
-    from webclean_scrapy.engine.page_type._signals import structure_keys as structure_keys
+    from webclean_scrapy.engine._signals import structure_keys as structure_keys
 except ImportError:  # pragma: no cover - a build without a C compiler
     structure_keys = _python_structure_keys
 
@@ -991,8 +991,8 @@ except ImportError:  # pragma: no cover - a build without a C compiler
 _STRUCTURE_COLUMN = {name: j for j, name in enumerate(STRUCTURE_FEATURES)}
 
 try:  # the compiled rows (an optional extension: see setup.py)
-    from webclean_scrapy.engine.extractors.webclean._features import block_rows as _block_rows
-    from webclean_scrapy.engine.extractors.webclean._features import structure_rows as _structure_rows
+    from webclean_scrapy.engine._features import block_rows as _block_rows
+    from webclean_scrapy.engine._features import structure_rows as _structure_rows
 except ImportError:  # pragma: no cover - a build without a C compiler
     _block_rows = _structure_rows = None
 
@@ -1009,12 +1009,12 @@ _HEADING_LEVELS = {f"h{level}": level for level in range(1, 7)}
 
 def _python_heading_levels(tags: list[str], levels: dict[str, int]) -> np.ndarray:
     """Per container, its tag's heading level in *levels* (int8), 0 if not a
-    heading. The reference for :func:`webclean_scrapy.engine.page_type._signals.heading_levels`."""
+    heading. The reference for :func:`webclean_scrapy.engine._signals.heading_levels`."""
     return np.fromiter(map(levels.get, tags, repeat(0, len(tags))), dtype=np.int8, count=len(tags))
 
 
 try:  # the same lookup, compiled (an optional extension: see setup.py)
-    from webclean_scrapy.engine.page_type._signals import heading_levels as _heading_levels
+    from webclean_scrapy.engine._signals import heading_levels as _heading_levels
 except ImportError:  # pragma: no cover - a build without a C compiler
     _heading_levels = _python_heading_levels
 

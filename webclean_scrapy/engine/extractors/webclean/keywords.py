@@ -349,7 +349,7 @@ def container_codes(doc: Document, compiled: bool = True) -> tuple[np.ndarray, n
     class/id/role/itemprop are the ones the walk copied
     (``ContainerColumns.attributes``), and the rest is kept to a few int
     operations per container. The same loop runs compiled when it was
-    built (:func:`webclean_scrapy.engine.page_type._signals.container_flags`; this one is
+    built (:func:`webclean_scrapy.engine._signals.container_flags`; this one is
     its reference, ``compiled=False``). Returned as arrays (int64 codes,
     int8 signs): held for the whole scoring, lists of Python ints would
     take 16 bytes a container and more (a code above 256 is an object of
@@ -420,7 +420,7 @@ def container_codes(doc: Document, compiled: bool = True) -> tuple[np.ndarray, n
     return np.array(codes, dtype=np.int64)[:n], np.array(signs, dtype=np.int8)
 
 
-#: What :func:`webclean_scrapy.engine.page_type._signals.container_flags` needs of the code
+#: What :func:`webclean_scrapy.engine._signals.container_flags` needs of the code
 #: layout (and :func:`_keywords`' memo bound).
 _FLAG_LAYOUT = (
     _INHERITED, _HIDDEN_RANK, HIDDEN_CODE, _COMMENT_RANK, COMMENT_AREA_BIT, _CONTENT_RANK, INNER_MASK, _META_RANK, _STRONG_CODE,
@@ -431,14 +431,14 @@ try:  # the regular expression parser (Python 3.11 renamed it)
 except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _re_parser
 try:  # the compiled loop (an optional extension: see setup.py)
-    from webclean_scrapy.engine.page_type._signals import container_flags as _compiled_flags
+    from webclean_scrapy.engine._signals import container_flags as _compiled_flags
 except ImportError:  # pragma: no cover - a build without a C compiler
     _compiled_flags = None
 
 
 #: An alternative of a regular expression spelled out: its literal text,
 #: its lookarounds as ``(offset, negate, charsets)`` (see
-#: :class:`webclean_scrapy.engine.extractors.webclean._features.LiteralMatcher`) and the number of the
+#: :class:`webclean_scrapy.engine._features.LiteralMatcher`) and the number of the
 #: capturing group that closes last in it (``None``: none).
 Alternative = tuple[str, tuple[tuple[int, bool, tuple[tuple[tuple[int, int], ...], ...]], ...], int | None]
 
@@ -519,7 +519,7 @@ def _keyword_matcher() -> object:
 #: :func:`container_codes` then runs its reference.
 _KEYWORD_MATCHER: Any = None
 try:  # the compiled scan (an optional extension: see setup.py)
-    from webclean_scrapy.engine.extractors.webclean._features import LiteralMatcher
+    from webclean_scrapy.engine._features import LiteralMatcher
 
     _KEYWORD_MATCHER = _keyword_matcher()
 except ImportError:  # pragma: no cover - a build without a C compiler

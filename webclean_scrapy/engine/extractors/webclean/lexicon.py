@@ -35,8 +35,8 @@ from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.extractors.webclean.keywords import remember
 
 try:
-    from webclean_scrapy.engine.extractors.webclean._features import lexicon_sums as _lexicon_sums
-    from webclean_scrapy.engine.extractors.webclean._features import lexicon_tag_weights as _lexicon_tag_weights
+    from webclean_scrapy.engine._features import lexicon_sums as _lexicon_sums
+    from webclean_scrapy.engine._features import lexicon_tag_weights as _lexicon_tag_weights
 except ImportError:  # not built (no C compiler at install): the Python loops run
     _lexicon_sums = _lexicon_tag_weights = None
 
