@@ -1,8 +1,8 @@
 """Near-duplicate texts: MinHash signatures and an LSH index of the texts kept.
 
 One module for the logic :class:`~webclean_scrapy.pipelines.NearDuplicatePipeline`
-(during a crawl) and ``webclean dedup`` (on a finished corpus) share. Needs the
-``[dedup]`` extra (datasketch; redis for a shared index).
+(during a crawl) and ``webclean dedup`` (on a finished corpus, :func:`deduplicate`)
+share. Needs the ``[dedup]`` extra (datasketch; redis for a shared index).
 
 A text is reduced to its set of word shingles (``shingle`` consecutive
 lowercase ``\\w+`` tokens, so re-wrapping, punctuation and whitespace do not
@@ -24,7 +24,7 @@ merged output removes them).
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,8 @@ DEFAULT_NUM_PERM = 128
 DEFAULT_SHINGLE = 5
 #: Prefix of every Redis key of a shared index.
 DEFAULT_REDIS_KEY = "webclean:near_duplicates"
+#: Fields naming a record of a corpus (the first present one): :func:`record_key`.
+RECORD_KEY_FIELDS = ("url", "canonical_url", "source")
 
 _TOKEN = re.compile(r"\w+")
 
@@ -157,3 +159,38 @@ class NearDuplicateIndex:
             return Match(kept)
         self.add(key, signature)
         return None
+
+
+def record_key(record: Mapping[str, Any]) -> str:
+    """What names *record* in a corpus: its first non-empty :data:`RECORD_KEY_FIELDS`, else ``""``."""
+    return next((str(record[name]) for name in RECORD_KEY_FIELDS if record.get(name)), "")
+
+
+@dataclass(frozen=True, slots=True)
+class Deduplicated:
+    """What :func:`deduplicate` kept and dropped."""
+
+    #: The kept lines, sorted by key, then line.
+    kept: list[str]
+    #: ``(key, key of the kept record it is a near-copy of)`` per dropped record.
+    dropped: list[tuple[str, Hashable]]
+
+
+def deduplicate(records: Sequence[tuple[str, str, str]], index: NearDuplicateIndex) -> Deduplicated:
+    """The ``(key, text, line)`` *records* of a corpus without their near-duplicates, deterministically.
+
+    Records are considered longest text first (ties: smaller key, then
+    smaller line), each kept unless its text is a near-copy of one kept
+    before, so of a set of copies the fullest is kept. The kept lines are
+    sorted by key, then line: the result depends on the set of records
+    only, not on their order, and a corpus deduplicated twice is the same.
+    """
+    kept: list[tuple[str, str]] = []
+    dropped: list[tuple[str, Hashable]] = []
+    for number, (key, text, line) in enumerate(sorted(records, key=lambda r: (-len(r[1]), r[0], r[2]))):
+        match = index.check((key, number), text)
+        if match is None:
+            kept.append((key, line))
+        else:
+            dropped.append((key, match.of[0] if isinstance(match.of, tuple) else match.of))
+    return Deduplicated([line for _, line in sorted(kept)], dropped)
