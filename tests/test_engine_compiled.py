@@ -39,20 +39,22 @@ for path in sorted(root.rglob("*.py")):
         if not isinstance(node, ast.Try):
             continue
         for stmt in ast.walk(ast.Module(body=node.body, type_ignores=[])):
-            if not isinstance(stmt, ast.ImportFrom) or not stmt.module:
+            if isinstance(stmt, ast.Import):
+                pairs = [(alias.name, alias.asname or alias.name, True) for alias in stmt.names]
+            elif isinstance(stmt, ast.ImportFrom) and stmt.module:
+                pairs = [(f"{stmt.module}.{alias.name}", alias.asname or alias.name, False) for alias in stmt.names]
+                pairs = [(full if full in compiled else stmt.module, bound, full in compiled) for full, bound, _ in pairs]
+            else:
                 continue
-            for alias in stmt.names:
-                full = f"{stmt.module}.{alias.name}"
-                source = full if full in compiled else stmt.module if stmt.module in compiled else None
-                if source is None:
+            for source, bound_name, is_module in pairs:
+                if source not in compiled:
                     continue
-                name = ".".join(path.relative_to(root.parent).with_suffix("").parts)
-                module = importlib.import_module(name.removesuffix(".__init__"))
-                bound = getattr(module, alias.asname or alias.name, None)
-                origin = getattr(bound, "__name__", None) if full == source else getattr(bound, "__module__", None)
+                name = ".".join(path.relative_to(root.parent).with_suffix("").parts).removesuffix(".__init__")
+                bound = getattr(importlib.import_module(name), bound_name, None)
+                origin = getattr(bound, "__name__" if is_module else "__module__", None)
                 found += 1
                 if origin != source:
-                    wrong.append(f"{name}: {alias.asname or alias.name} is {bound!r}, not from {source}")
+                    wrong.append(f"{name}: {bound_name} is {bound!r}, not from {source}")
 print(json.dumps({"found": found, "wrong": wrong}))
 """
 

@@ -36,7 +36,7 @@ def reference():
 
 def test_the_compiled_automaton_is_used_when_built() -> None:
     try:
-        from webclean_scrapy.engine.text import _langid  # noqa: F401
+        import webclean_scrapy.engine.text._langid  # noqa: F401
     except ImportError:
         pytest.skip("webclean_scrapy.engine.text._langid was not built")
     identifier = _load()

@@ -195,7 +195,7 @@ _DESCRIPTIVE_BYTES: tuple[bytes, ...] = tuple(name.encode() for name in DESCRIPT
 _MARK_BYTES: tuple[bytes, ...] = tuple(mark.encode() for mark in PUNCTUATION_MARKS)
 
 try:
-    from webclean_scrapy.engine.html import _walk as _compiled_walk
+    import webclean_scrapy.engine.html._walk as _compiled_walk
 except ImportError:  # not built (no C compiler at install): the Python walk runs
     _compiled_walk = None
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any, Generic, TypeVar
 
 _T = TypeVar("_T")
+_T_co = TypeVar("_T_co", covariant=True)
 
 
-class MemoKey(Generic[_T]):
+class MemoKey(Generic[_T_co]):
     """The name of one memoised result, typed by the value it holds."""
 
     __slots__ = ("name", "from_tree")

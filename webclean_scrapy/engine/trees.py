@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 try:  # the compiled evaluator (setup.py builds it when a C compiler is there)
-    from webclean_scrapy.engine import _trees as _compiled
+    import webclean_scrapy.engine._trees as _compiled
 except ImportError:  # pragma: no cover - depends on the build
     _compiled = None
 

@@ -52,7 +52,7 @@ def _compiled(base: Any) -> Any:
     (``tests/test_language.py`` compares them). *base* itself when the
     module was not built or this py3langid keeps its tables otherwise."""
     try:
-        from webclean_scrapy.engine.text import _langid as compiled
+        import webclean_scrapy.engine.text._langid as compiled
     except ImportError:
         return base
     _langid: Any = compiled
