@@ -55,8 +55,7 @@ warm-up call); the difference is divided by the pages extracted. The
 processes run with ``PYTHONHASHSEED=0`` and one BLAS thread
 (:data:`COUNT_ENVIRONMENT`): numpy's idle OpenBLAS threads spin, callgrind
 counts them, and their spinning was most of what two processes of one side
-differed by (about 2 M instructions, now and then 10-20 M: sessions 31 and
-32). With one thread, three counts of a side on 30 pages stay within 0.04 M
+differed by. With one thread, three counts of a side on 30 pages stay within 0.04 M
 a page of each other. ``--count-runs N`` counts each side N
 times and gives the medians (and the ranges). Without ``--cold`` the memos are as
 the passes leave them: the first pass meets each site of the sample for the
@@ -73,7 +72,7 @@ and data-cache misses and the mispredicted conditional and indirect
 branches (:data:`CACHE_EVENTS`), with the ratio of each. The instruction
 ratio is the goal's measure by counts; the others are what a CPU spends
 cycles on besides instructions, so they show why the CPU-time ratio is
-higher (docs/BENCHMARKS.md, session 50). The simulated caches are those
+higher (docs/BENCHMARKS.md, "Speed"). The simulated caches are those
 valgrind reads from the machine (or its defaults): the counts are a model of
 the machine's, not a measurement of it.
 
@@ -142,9 +141,7 @@ COUNT_PASSES = 2
 #: The environment of each counted process, beside the caller's: one hash
 #: seed, and one BLAS thread. numpy's OpenBLAS starts a thread per CPU that
 #: spins while it waits for work; callgrind counts every thread, and their
-#: spinning, 4 to 13 M instructions a process depending on how the threads
-#: were scheduled, was most of the spread between two counts of one side
-#: (session 32). With one thread the BLAS work, if any, runs and is counted
+#: spinning was most of the spread between two counts of one side. With one thread the BLAS work, if any, runs and is counted
 #: in the main thread, and no thread spins.
 COUNT_ENVIRONMENT = {"PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
 

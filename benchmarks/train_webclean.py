@@ -111,9 +111,8 @@ BALANCE = 0.5
 #: ``page_type``), its total weight unchanged: 0 every page weighs the same,
 #: 1 every type. Half of its pages are articles, and the older sets are
 #: articles nearly all, so at 0 the six other types are a quarter of the
-#: weight. Session 21: +0.0008 on the mean of nine fits (three fold splits,
-#: three LightGBM seeds), higher in seven; listings, forums and service pages
-#: gain, articles and product pages lose; 1 loses articles more (docs/WEBCLEAN-HISTORY.md).
+#: weight; 1 costs articles more than the other types gain (docs/WEBCLEAN.md,
+#: "Ideas tried and dropped").
 TYPE_BALANCE = 0.5
 SEED = 20261122
 PARAMS = dict(
@@ -127,9 +126,8 @@ PARAMS = dict(
     subsample_freq=1,
     colsample_bytree=0.8,
     reg_lambda=1.0,
-    # Split thresholds drawn at random (extremely randomised trees): +0.002 on
-    # `wcxb-dev` against the same protocol's refit in three fold splits of three
-    # (docs/WEBCLEAN-HISTORY.md, sessions 17 and 19).
+    # Split thresholds drawn at random (extremely randomised trees): better on
+    # `wcxb-dev` out of fold than exact splits.
     extra_trees=True,
     random_state=SEED,
     deterministic=True,
@@ -146,25 +144,21 @@ DEDUPLICATE_CHOICES = (webclean.DEDUPLICATE_BELOW, 0)
 SWITCH_COSTS = (0.0, 0.25, 0.5, 1.0, 2.0)
 #: The consensus weights a page type's policy chooses from
 #: (:mod:`webclean_scrapy.engine.extractors.webclean.consensus`): the model's own
-#: scores, or a group decided as one. A middle weight (0.5) offered too was
-#: chosen on noise: +0.0006 and +0.0003 on `wcxb-dev` in two splits, against
-#: +0.0012 and +0.0008 for these two (docs/WEBCLEAN-HISTORY.md, session 24).
+#: scores, or a group decided as one. A middle weight offered too is chosen
+#: on noise (docs/WEBCLEAN.md, "Ideas tried and dropped").
 CONSENSUS_CHOICES = (0.0, 1.0)
 #: When a hub type's policy is chosen, the pages predicted the other hub types
 #: count this much each beside its own (0: its own pages alone). About a
 #: hundred pages per type choose among some two hundred policies, and the
-#: choice overfits them (session 20: 0.8814 on the pages that chose against
-#: 0.8776 out of fold); the other hubs' pages pull each choice towards what
+#: choice overfits them; the other hubs' pages pull each choice towards what
 #: serves hubs in general, each type still deciding on its own pages first.
-#: Session 47: +0.0013 on `wcxb-dev` over six fold splits, none lower.
 HUB_POOLING = 0.25
 MODEL_PATH = ROOT / "webclean_scrapy" / "data" / "webclean_model.json"
 #: Fold splits kept for reporting (``--report-splits``): a change kept because
-#: it did best on some splits owes part of its figure there to that choice
-#: (session 45 measured 0.005 on ``wcxb-dev``), so changes are chosen on the
-#: default split and the other seeds (``--repeats``, ``--fold-seed``), and
-#: these are run once a change is chosen, to report it. Seeds 3 to 5 held the
-#: part until session 46's refit was chosen with them in view (session 47).
+#: it did best on some splits owes part of its figure there to that choice,
+#: so changes are chosen on the default split and the other seeds
+#: (``--repeats``, ``--fold-seed``), and these are run once a change is
+#: chosen, to report it.
 REPORT_FOLD_SEEDS = (6, 7, 8)
 #: Every ``--report-splits`` run adds a line here (commit it with the figures
 #: it reports): how often the reserve has been looked at, and at what.

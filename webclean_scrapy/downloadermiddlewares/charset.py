@@ -22,9 +22,8 @@ the text. Counted: ``webclean/charset/detected`` (no charset declared, not
 UTF-8: the browser's detector chose) and ``webclean/charset/corrected``
 (declared, but read otherwise by the rules above). An undeclared page that
 is UTF-8 (or ASCII) is left alone: Scrapy reads it so too. A page whose
-charset was detected never reaches charset-normalizer (2.9 ms a page on the
-shared sets' undeclared legacy pages, against the check's 2.4 ms; 54 ms on
-a 1 MB Portuguese page, against 27 ms: docs/BENCHMARKS.md, session 42).
+charset was detected never reaches charset-normalizer, which costs more than
+the check (docs/BENCHMARKS.md, "Charset detection").
 
 Only HTML responses up to ``WEBCLEAN_MAX_HTML_BYTES`` are looked at, as for
 the extraction. On the reactor thread, only the cheap part runs
