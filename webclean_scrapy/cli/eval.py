@@ -29,7 +29,13 @@ def run(args: argparse.Namespace) -> int:
         load_dataset,
         load_peer,
     )
+    from webclean_scrapy.evaluation.metrics import require_distances
 
+    try:
+        require_distances()  # every page is scored by every metric: say so before the first page
+    except ImportError as exc:
+        error(str(exc))
+        return EXIT_USAGE
     ours = tuple(dict.fromkeys(args.extractors or available_extractors()))
     peers = tuple(dict.fromkeys(args.compare or ()))
     try:

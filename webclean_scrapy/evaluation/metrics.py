@@ -119,7 +119,7 @@ def as_text(value: str | Text | None) -> Text:
 
 
 # -- character metrics -------------------------------------------------
-def _distances() -> Any:
+def require_distances() -> Any:
     """rapidfuzz's C distances (the ``[eval]`` extra), for the three metrics that align sequences."""
     try:
         from rapidfuzz import distance
@@ -134,7 +134,7 @@ def lcs_prf(extracted: str | Text, gold: str | Text) -> PRF:
     """Longest common *subsequence* of characters, whitespace ignored
     (Arias, Deschacht & Moens)."""
     e, g = as_text(extracted).compact, as_text(gold).compact
-    return prf(_distances().LCSseq.similarity(e, g), len(e), len(g))
+    return prf(require_distances().LCSseq.similarity(e, g), len(e), len(g))
 
 
 def lcstring(extracted: str | Text, gold: str | Text) -> str:
@@ -156,7 +156,7 @@ def edit_distance_ratio(extracted: str | Text, gold: str | Text) -> float:
     spaces cost nothing. An empty gold text divides by 1.
     """
     e, g = as_text(extracted).collapsed, as_text(gold).collapsed
-    return _distances().Levenshtein.distance(e, g) / max(len(g), 1)
+    return require_distances().Levenshtein.distance(e, g) / max(len(g), 1)
 
 
 # -- token metrics -----------------------------------------------------
@@ -164,7 +164,7 @@ def cleaneval_prf(extracted: str | Text, gold: str | Text) -> PRF:
     """CleanEval 2007: tokens aligned by a longest common subsequence of the
     two token sequences (what the scorer's ``diff`` alignment computes)."""
     e, g = as_text(extracted).tokens, as_text(gold).tokens
-    common = _distances().LCSseq.similarity(e, g) if e and g else 0
+    common = require_distances().LCSseq.similarity(e, g) if e and g else 0
     return prf(common, len(e), len(g))
 
 
