@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from webclean_scrapy.engine.document import HEADING_TAGS, Document
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.html.tags import HEADING_TAGS
 
 # -- container flags ---------------------------------------------------------
 # One bit per kind of evidence; a block inherits the OR of its ancestors' bits.
