@@ -8,16 +8,15 @@ missing is decided once.
 
 from __future__ import annotations
 
-from typing import Any
+from lxml import etree
 
-compiled_walk: Any
 try:
     from webclean_scrapy.engine.html import _walk as compiled_walk
 except ImportError:  # not built (no C compiler at install): the Python references run
     compiled_walk = None
 
 
-def reads_natively(root: Any, enabled: bool = True) -> bool:
+def reads_natively(root: etree._Element, enabled: bool = True) -> bool:
     """Whether the compiled passes can read *root*: *enabled*, the extension built, and
     *root* an lxml HTML tree (the compiled walk reads libxml2's nodes directly)."""
     return enabled and compiled_walk is not None and bool(compiled_walk.is_html_tree(root))
