@@ -7,6 +7,7 @@ huge page's tree is dropped.
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -15,8 +16,6 @@ from functools import lru_cache
 def malloc_trim() -> Callable[[int], int] | None:
     """glibc's ``malloc_trim``, or ``None`` on other C libraries."""
     try:
-        import ctypes
-
         trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
         return trim
     except (OSError, AttributeError):
