@@ -22,6 +22,9 @@ import typing
 from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from webclean_scrapy.engine.formats import check_formats
+from webclean_scrapy.errors import ExtractionError
+
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
@@ -101,9 +104,6 @@ class WebcleanSettings:
         object.__setattr__(self, "offload", str(self.offload).lower())
         workers = default_workers() if self.workers is None else self.workers
         object.__setattr__(self, "workers", workers)
-        from webclean_scrapy.engine.render import check_formats
-        from webclean_scrapy.errors import ExtractionError
-
         try:
             object.__setattr__(self, "formats", tuple(check_formats(self.formats)))
         except ExtractionError as exc:
@@ -151,8 +151,7 @@ class WebcleanSettings:
     def check_extractor(self) -> None:
         """Build the configured extractor once, so a bad name or option value
         fails the crawl at start-up with the setting's name, not page by page."""
-        from webclean_scrapy.engine.extractors import get_extractor
-        from webclean_scrapy.errors import ExtractionError
+        from webclean_scrapy.engine.extractors import get_extractor  # the whole engine: loaded when a crawl checks it
 
         try:
             get_extractor(self.extractor, **self.extractor_options)

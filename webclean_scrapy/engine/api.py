@@ -8,7 +8,8 @@ from typing import Any
 from webclean_scrapy.engine.document import Document, built_page
 from webclean_scrapy.engine.extraction import Extraction, Extractor
 from webclean_scrapy.engine.extractors import get_extractor
-from webclean_scrapy.engine.render import check_formats, extract_formats
+from webclean_scrapy.engine.formats import check_formats
+from webclean_scrapy.engine.render import extract_formats
 
 
 def extract(

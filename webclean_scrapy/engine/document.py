@@ -20,8 +20,8 @@ A page becomes a :class:`Document` in three steps, each done exactly once:
    the reference and the fallback. This module defines the rules both
    follow.
 
-The walk fills two tables, :class:`BlockColumns` and
-:class:`ContainerColumns` (strings in lists, numbers in numpy arrays):
+The walk fills two tables, :class:`~webclean_scrapy.engine.columns.BlockColumns` and
+:class:`~webclean_scrapy.engine.columns.ContainerColumns` (strings in lists, numbers in numpy arrays):
 every built-in method reads them with whole-column operations. Linked
 :class:`~webclean_scrapy.engine.views.Block` and
 :class:`~webclean_scrapy.engine.views.Container` objects are built from them only
@@ -34,103 +34,66 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import cached_property, lru_cache
-from urllib.parse import urljoin, urlsplit
 
-import numpy as np
 from lxml import etree
 
+from webclean_scrapy.engine.columns import (
+    BlockColumns,
+    ContainerColumns,
+    int64_column,
+    text_length,
+    weigh_cjk_characters,
+)
+from webclean_scrapy.engine.html.compiled import compiled_walk as _compiled_walk
+from webclean_scrapy.engine.html.compiled import reads_natively
+from webclean_scrapy.engine.html.elements import TREE_READS, SurveyResult, tagged_elements
+from webclean_scrapy.engine.html.elements import survey as _survey
+from webclean_scrapy.engine.html.head import canonical_link, declared_language, meta_title, title_text
 from webclean_scrapy.engine.html.parsing import parse_page, parser_bytes, recover_tree
+from webclean_scrapy.engine.html.pruning import prune
 from webclean_scrapy.engine.html.screen import screen_markup
-from webclean_scrapy.engine.html.walk import MAX_MARKS
-from webclean_scrapy.engine.html.walk import count_in_ranges as python_count_in_ranges
+from webclean_scrapy.engine.html.tags import (
+    BREAK_TAGS,
+    DESCRIPTIVE_ATTRIBUTES,
+    DROPPED_TAGS,
+    HEADING_TAGS,
+    STRUCTURAL_TAGS,
+)
 from webclean_scrapy.engine.html.walk import walk as python_walk
 from webclean_scrapy.engine.memo import PageMemo
+from webclean_scrapy.engine.memory import trim_heap as _trim_heap
 from webclean_scrapy.engine.text.encoding import decode_html, double_encoded, undo_double_encoding
 from webclean_scrapy.engine.text.marks import PUNCTUATION_MARKS
-from webclean_scrapy.engine.text.scripts import CJK_CHARACTER_WEIGHT, CJK_RANGES
 from webclean_scrapy.engine.views import Block, Container, build_views
 from webclean_scrapy.errors import ExtractionError
 
-#: Tags that open a new string (Arias et al.: "structural tags such as <p>,
-#: <table>, <br>, <div>, <h1>...") extended with HTML5 sectioning and list
-#: elements. Text between two of them is one :class:`Block`.
-STRUCTURAL_TAGS: frozenset[str] = frozenset(
-    """
-    address article aside blockquote body br caption center dd details dialog dir div dl dt
-    fieldset figcaption figure footer form frame frameset h1 h2 h3 h4 h5 h6 header hgroup hr
-    html legend li main menu nav ol p pre section summary table tbody td tfoot th thead tr ul
-    button label option textarea
-    """.split()
-)
+__all__ = [
+    "BREAK_TAGS",
+    "COMPILED_WALK",
+    "DESCRIPTIVE_ATTRIBUTES",
+    "DROPPED_TAGS",
+    "HEADING_TAGS",
+    "PROSE_BELOW",
+    "PROSE_MIN_CHARS",
+    "PRUNE_TREE_ABOVE",
+    "PUNCTUATION_MARKS",
+    "RELEASE_TREE_ABOVE",
+    "REVEAL_BELOW",
+    "STRUCTURAL_TAGS",
+    "TRIM_HEAP_ABOVE",
+    "Block",
+    "BlockColumns",
+    "Container",
+    "ContainerColumns",
+    "Document",
+    "built_page",
+    "prose_chars",
+    "survey",
+    "text_length",
+    "weigh_cjk_characters",
+]
 
-#: Attributes the walk copies onto each :class:`Container` (``attributes``):
-#: what the markup says an element is. The walk is on the element anyway;
-#: reading them back through lxml later costs a call per container.
-DESCRIPTIVE_ATTRIBUTES: tuple[str, ...] = ("class", "id", "role", "itemprop")
 
-#: Void structural tags: they cut the current string but hold no text.
-BREAK_TAGS: frozenset[str] = frozenset({"br", "hr"})
-
-#: Subtrees that are never rendered as text (or only as fallback text).
-DROPPED_TAGS: frozenset[str] = frozenset(
-    """
-    script style noscript template head iframe object embed applet svg math canvas
-    audio video map datalist select input
-    """.split()
-)
-
-HEADING_TAGS: frozenset[str] = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
-
-#: ``<link rel>`` as the XPath ``//link[contains(concat(' ', translate(normalize-space(@rel),
-#: 'CANONICAL', 'canonical'), ' '), ' canonical ')]`` reads it: split at XML
-#: whitespace, those letters lower-cased, one word of it ``canonical``.
-_XML_SPACE = re.compile(r"[ \t\r\n]+")
-_CANONICAL_LETTERS = str.maketrans("CANOIL", "canoil")
-#: Language names some pages declare instead of a code (``lang="english"``),
-#: in English and in the language itself, mapped to ISO 639-1 so per-language
-#: figures group them with the coded pages.
-_LANGUAGE_NAMES: dict[str, str] = {
-    "english": "en",
-    "german": "de",
-    "deutsch": "de",
-    "french": "fr",
-    "français": "fr",
-    "francais": "fr",
-    "spanish": "es",
-    "español": "es",
-    "espanol": "es",
-    "italian": "it",
-    "italiano": "it",
-    "portuguese": "pt",
-    "português": "pt",
-    "portugues": "pt",
-    "dutch": "nl",
-    "nederlands": "nl",
-    "russian": "ru",
-    "русский": "ru",
-    "chinese": "zh",
-    "中文": "zh",
-    "japanese": "ja",
-    "日本語": "ja",
-    "polish": "pl",
-    "polski": "pl",
-    "czech": "cs",
-    "čeština": "cs",
-    "swedish": "sv",
-    "svenska": "sv",
-    "norwegian": "no",
-    "norsk": "no",
-    "danish": "da",
-    "dansk": "da",
-    "finnish": "fi",
-    "suomi": "fi",
-    "turkish": "tr",
-    "türkçe": "tr",
-    "arabic": "ar",
-    "greek": "el",
-    "korean": "ko",
-    "한국어": "ko",
-}
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 
 #: Each tag's part in the walk, as the compiled walk reads it: 1 structural
@@ -179,14 +142,14 @@ RELEASE_TREE_ABOVE = 1_000_000
 #: time (up to a tenth of the extraction) and saves nothing that matters.
 PRUNE_TREE_ABOVE = 100_000
 #: A page whose source has more characters than this also hands the memory
-#: of its dropped tree back to the system (:func:`_trim_heap`) in
+#: of its dropped tree back to the system (:func:`~webclean_scrapy.engine.memory.trim_heap`) in
 #: :meth:`Document.release_tree`. Below it the freed tree stays in the C
 #: heap, where the next pages' trees and arrays reuse it: a trim returns
 #: every free page of the heap at once, and the pages after fault them back
 #: in (about 2,000 page faults a trim: 2.5% of the extraction time on
 #: Readability's pages, 5 of 116 above 1 MB, and 5% on `wcxb-dev`'s), while
 #: the peak stays the same on the datasets' largest pages and the hostile
-#: pages (docs/BENCHMARKS.md, session 23). A huge tree is still handed back,
+#: pages (docs/BENCHMARKS.md). A huge tree is still handed back,
 #: so a worker that met one does not keep its memory; the walk that frees a
 #: pathological tree and :meth:`Document.prune_tree` trim as before.
 TRIM_HEAP_ABOVE = 4_000_000
@@ -194,97 +157,19 @@ TRIM_HEAP_ABOVE = 4_000_000
 _DESCRIPTIVE_BYTES: tuple[bytes, ...] = tuple(name.encode() for name in DESCRIPTIVE_ATTRIBUTES)
 _MARK_BYTES: tuple[bytes, ...] = tuple(mark.encode() for mark in PUNCTUATION_MARKS)
 
-try:
-    import webclean_scrapy.engine.html._walk as _compiled_walk
-except ImportError:  # not built (no C compiler at install): the Python walk runs
-    _compiled_walk = None
-
-#: Whether :class:`Document` uses the compiled walk; ``False`` when the
-#: extension is not built. Setting it to ``False`` forces the Python walk.
+#: Whether :class:`Document` uses the compiled walk (and the element survey its
+#: compiled pass); ``False`` when the extension is not built. Setting it to
+#: ``False`` forces the Python walk.
 COMPILED_WALK: bool = _compiled_walk is not None
-
-
-@lru_cache(maxsize=1)
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim``, or ``None`` on other C libraries."""
-    try:
-        import ctypes
-
-        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
-        return trim
-    except (OSError, AttributeError):
-        return None
-
-
-def _trim_heap() -> None:
-    """Hand the C heap's free memory back to the system. A freed lxml tree
-    stays in glibc's heap, where Python's own objects (allocated in
-    arenas of their own) cannot reuse it: without this, a huge page's
-    memory would not fall when its tree is dropped. Every free page goes
-    at once, and the next pages fault back in what they use: called only
-    for huge or pathological trees (:data:`TRIM_HEAP_ABOVE`)."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
-def _prune(root: etree._Element, tags: tuple[str, ...], attributes: tuple[str, ...]) -> None:
-    """Remove from *root* every subtree holding no element of *tags* and no
-    element carrying one of *attributes* (see :meth:`Document.prune_tree`).
-
-    The kept elements are found by two scans in C (``iter`` and an XPath);
-    only their ancestors' children are then visited, and each run of
-    children to drop goes with one slice deletion (libxml2 frees a removed
-    subtree at once when no Python proxy points into it).
-    """
-    kept: list[etree._Element] = list(root.iter(*tags)) if tags else []
-    if attributes:  # the elements carrying them (``/..``: faster than testing every element)
-        kept += etree.XPath(" | ".join(f"//@{name}/.." for name in attributes))(root)
-    keep = set(kept)
-    paths: set[etree._Element] = {root}  # the kept elements' ancestors
-    for element in kept:
-        parent = element.getparent()
-        while parent is not None and parent not in paths:
-            paths.add(parent)
-            parent = parent.getparent()
-    del kept
-    for parent in paths:
-        if parent in keep:
-            continue  # kept whole
-        # Runs of children neither kept nor on a path, deleted last first.
-        runs: list[list[int]] = []
-        child = None
-        for index, child in enumerate(parent):
-            if child in keep or child in paths:
-                continue
-            if runs and runs[-1][1] == index:
-                runs[-1][1] = index + 1
-            else:
-                runs.append([index, index + 1])
-        del child
-        for start, stop in reversed(runs):
-            del parent[start:stop]
 
 
 def _walk_function(root: etree._Element) -> Callable[..., tuple]:
     """The walk to run on *root*: the compiled one when it was built and
     *root* is an lxml HTML tree (and :data:`COMPILED_WALK` is on), else
     the Python reference (:func:`webclean_scrapy.engine.html.walk.walk`)."""
-    if COMPILED_WALK and _compiled_walk is not None and _compiled_walk.is_html_tree(root):
+    if reads_natively(root, COMPILED_WALK):
         return _compiled_walk.walk
     return python_walk
-
-
-@lru_cache(maxsize=8)
-def _attribute_xpaths(name: str) -> tuple[etree.XPath, etree.XPath]:
-    return etree.XPath(f"//*/@{name}", smart_strings=False), etree.XPath(f"//*[@{name}]")
-
-
-#: What :func:`survey` returns: elements by tag, attribute values, attribute
-#: holders, and attribute values per tag.
-SurveyResult = tuple[
-    dict[str, list[etree._Element]], list[list[str]], list[list[etree._Element]], list[list[str | None]]
-]
 
 
 def survey(
@@ -294,301 +179,14 @@ def survey(
     holders: tuple[str, ...] = (),
     tag_values: tuple[tuple[str, str], ...] = (),
 ) -> SurveyResult:
-    """What is looked up outside the walk's tables, in one pass over the tree:
-
-    * *root*'s elements of each tag of *tags*, by tag (``root.iter(*tags)``);
-    * for each attribute name of *values*, its values on every element of
-      the document (``//*/@name``);
-    * for each attribute name of *holders*, the elements that have it
-      (``//*[@name]``);
-    * for each ``(tag, attribute)`` pair of *tag_values* (a tag not in
-      *tags*), the attribute's value on each of *root*'s elements of that
-      tag, ``None`` where it has none: ``[el.get(attribute) for el in
-      root.iter(tag)]``;
-
-    each in document order. The compiled walk's module does it in one pass
-    over libxml2's nodes, making element proxies only for the elements
-    returned (about a third of the time of three searches), and none for
-    *tag_values*' elements (a page's links, its most numerous elements,
-    are read for their addresses alone); lxml's own ``iter``, ``get`` and
-    XPath are the fallback, with the same results. A tag in both *tags*
-    and *tag_values* is refused (``ValueError``): the compiled pass reads
-    each element one way.
-    """
-    if any(tag in tags for tag, _ in tag_values):
-        raise ValueError("a tag of tag_values is also in tags")
-    if COMPILED_WALK and _compiled_walk is not None and _compiled_walk.is_html_tree(root):
-        found: SurveyResult = _compiled_walk.survey(
-            root,
-            tags,
-            tuple(name.encode() for name in values),
-            tuple(name.encode() for name in holders),
-            tuple((tag, attribute.encode()) for tag, attribute in tag_values),
-        )
-        return found
-    by_tag: dict[str, list[etree._Element]] = {tag: [] for tag in tags}
-    keep = {tag: elements.append for tag, elements in by_tag.items()}
-    for element in root.iter(*tags):
-        keep[element.tag](element)
-    return (
-        by_tag,
-        [_attribute_xpaths(name)[0](root) for name in values],
-        [_attribute_xpaths(name)[1](root) for name in holders],
-        [[element.get(attribute) for element in root.iter(tag)] for tag, attribute in tag_values],
-    )
+    """:func:`~webclean_scrapy.engine.html.elements.survey` by the pass :data:`COMPILED_WALK`
+    chooses, as a document's own survey (:func:`~webclean_scrapy.engine.html.elements.tagged_elements`) runs it."""
+    return _survey(root, tags, values, holders, tag_values, compiled=COMPILED_WALK)
 
 
 @lru_cache(maxsize=4)
 def _encoded(names: tuple[str, ...]) -> tuple[bytes, ...]:
     return tuple(name.encode() for name in names)
-
-
-def _int64(column: bytes) -> np.ndarray:
-    """A walk's column (``bytes`` of int64) as a read-only array, no copy."""
-    return np.frombuffer(column, dtype=np.int64)
-
-
-#: Block indexes turned into Python ints at a time by :meth:`BlockColumns.text`.
-TEXT_CHUNK = 4096
-
-
-class BlockColumns:
-    """A page's blocks as columns: entry *i* of each is block *i*, in document order.
-
-    This is what the walk produces and what the methods read (whole-column
-    numpy operations); :class:`~webclean_scrapy.engine.views.Block` objects are
-    built from it only when :attr:`Document.blocks` is asked for. ``texts``
-    holds each block's text (whitespace collapsed), ``anchor_texts`` the
-    text inside its ``<a>`` elements (``""`` when none); the int64 arrays
-    hold its ``positions`` (see :class:`~webclean_scrapy.engine.views.Block`), its
-    ``holders`` (the index of the container directly holding it), its
-    ``chars`` and ``anchor_chars`` (non-whitespace characters, all and
-    inside links) and its ``lengths`` and ``anchor_lengths``, the same
-    counts with each CJK character counted
-    :data:`~webclean_scrapy.engine.text.scripts.CJK_CHARACTER_WEIGHT` times
-    (:func:`weigh_cjk_characters`; the very ``chars`` arrays on a page
-    without one): what a rule or model asking how much text a block holds
-    reads, so that a paragraph of Chinese is not a short line to it (the
-    published methods read characters, as their papers count them). The
-    :data:`PUNCTUATION_MARKS` in each block's text are counted by
-    :meth:`count` (stored sparse: one entry per block and mark present, as
-    most blocks hold few marks or none; :attr:`marks` is the dense table).
-    """
-
-    __slots__ = (
-        "texts",
-        "anchor_texts",
-        "positions",
-        "holders",
-        "chars",
-        "anchor_chars",
-        "lengths",
-        "anchor_lengths",
-        "_mark_keys",
-        "_mark_counts",
-    )
-
-    def __init__(
-        self,
-        texts: list[str],
-        anchor_texts: list[str],
-        positions: np.ndarray,
-        holders: np.ndarray,
-        chars: np.ndarray,
-        anchor_chars: np.ndarray,
-        mark_keys: np.ndarray,
-        mark_counts: np.ndarray,
-    ) -> None:
-        self.texts = texts
-        self.anchor_texts = anchor_texts
-        self.positions = positions
-        self.holders = holders
-        self.chars = chars
-        self.anchor_chars = anchor_chars
-        self.lengths = chars
-        self.anchor_lengths = anchor_chars
-        #: ``block * MAX_MARKS + k`` for each block holding mark *k*, and how many times.
-        self._mark_keys = mark_keys
-        self._mark_counts = mark_counts
-
-    def __len__(self) -> int:
-        return len(self.texts)
-
-    def text(self, indexes: Iterable[int] | np.ndarray | slice = slice(None)) -> str:
-        """The output text of the blocks at *indexes* (default: all), one block
-        per line. An array of indexes is read :data:`TEXT_CHUNK` at a time, so
-        that the kept blocks of a page of a million never become a list of a
-        million Python ints."""
-        texts = self.texts
-        if isinstance(indexes, slice):
-            return "\n".join(texts[indexes])
-        if isinstance(indexes, np.ndarray):
-            return "\n".join(
-                [
-                    texts[i]
-                    for start in range(0, len(indexes), TEXT_CHUNK)
-                    for i in indexes[start : start + TEXT_CHUNK].tolist()
-                ]
-            )
-        return "\n".join([texts[i] for i in indexes])
-
-    def count(self, marks: str, blocks: slice = slice(None)) -> np.ndarray:
-        """How many of the characters *marks* each block's text holds (each
-        of them one of :data:`PUNCTUATION_MARKS`), as int64: for every
-        block, or for the range *blocks* (a slice, step 1), so that a
-        consumer reading them a range at a time holds no whole-page array.
-        One compiled pass over the range's entries when the walk was built
-        (``_walk.mark_counts``), else :meth:`python_count`, its reference."""
-        if _compiled_walk is None:
-            return self.python_count(marks, blocks)
-        wanted = _mark_bits(marks)
-        start, stop = self._range(blocks)
-        out = np.zeros(stop - start, dtype=np.int64)
-        _compiled_walk.mark_counts(self._mark_keys, self._mark_counts, wanted, start, out)
-        return out
-
-    def python_count(self, marks: str, blocks: slice = slice(None)) -> np.ndarray:
-        """:meth:`count` by numpy: the entries of the range, those of the
-        wanted marks, summed per block."""
-        bits = _mark_bits(marks)
-        wanted = np.zeros(MAX_MARKS, dtype=bool)
-        wanted[[k for k in range(MAX_MARKS) if bits >> k & 1]] = True
-        start, stop = self._range(blocks)
-        keys, counts = self._mark_keys, self._mark_counts
-        if start or stop < len(self.texts):
-            # The entries are in block order (the walk appends them so).
-            low, high = np.searchsorted(keys, [start * MAX_MARKS, stop * MAX_MARKS])
-            keys, counts = keys[low:high], counts[low:high]
-        chosen = wanted[keys & (MAX_MARKS - 1)]
-        # Sums of whole numbers below 2**53: exact in float64.
-        return np.bincount(keys[chosen] // MAX_MARKS - start, weights=counts[chosen], minlength=stop - start).astype(
-            np.int64
-        )
-
-    def _range(self, blocks: slice) -> tuple[int, int]:
-        """The blocks ``start:stop`` of the range *blocks* (step 1)."""
-        start, stop, step = blocks.indices(len(self.texts))
-        if step != 1:
-            raise ValueError("count() reads a range of blocks, step 1")
-        return start, max(start, stop)
-
-    @property
-    def marks(self) -> np.ndarray:
-        """Row *k* counts :data:`PUNCTUATION_MARKS` ``[k]`` in each block's
-        text: a ``(len(PUNCTUATION_MARKS), blocks)`` int64 array, made on
-        each call (the methods read :meth:`count`)."""
-        dense = np.zeros(MAX_MARKS * len(self.texts), dtype=np.int64)
-        dense[self._mark_keys] = self._mark_counts
-        return dense.reshape(len(self.texts), MAX_MARKS)[:, : len(PUNCTUATION_MARKS)].T.copy()
-
-
-@lru_cache(maxsize=64)
-def _mark_bits(marks: str) -> int:
-    """Bit *k* set for each mark of *marks* that is :data:`PUNCTUATION_MARKS`
-    ``[k]``; ``ValueError`` for any other character."""
-    try:
-        return sum({1 << PUNCTUATION_MARKS.index(mark) for mark in marks})
-    except ValueError:
-        raise ValueError(f"only {PUNCTUATION_MARKS!r} are counted, not all of {marks!r}") from None
-
-
-class ContainerColumns:
-    """A page's containers (structural elements) as columns, in document
-    order: parents come before their children, the root is entry 0.
-
-    ``tags`` and ``attributes`` (the :data:`DESCRIPTIVE_ATTRIBUTES` present,
-    a dict; the page's containers without any share one empty dict, not to
-    be modified) are lists; the int64 arrays hold each container's
-    ``parents`` (index, -1 for the root), its subtree's block range
-    ``first_blocks`` to ``last_blocks`` inclusive (both -1 without text),
-    and its subtree's ``chars`` and ``anchor_chars``, and ``lengths`` and
-    ``anchor_lengths`` (as :class:`BlockColumns`').
-    """
-
-    __slots__ = (
-        "tags",
-        "attributes",
-        "parents",
-        "first_blocks",
-        "last_blocks",
-        "chars",
-        "anchor_chars",
-        "lengths",
-        "anchor_lengths",
-    )
-
-    def __init__(
-        self,
-        tags: list[str],
-        attributes: list[dict[str, str]],
-        parents: np.ndarray,
-        first_blocks: np.ndarray,
-        last_blocks: np.ndarray,
-        chars: np.ndarray,
-        anchor_chars: np.ndarray,
-    ) -> None:
-        self.tags = tags
-        self.attributes = attributes
-        self.parents = parents
-        self.first_blocks = first_blocks
-        self.last_blocks = last_blocks
-        self.chars = chars
-        self.anchor_chars = anchor_chars
-        self.lengths = chars
-        self.anchor_lengths = anchor_chars
-
-    def __len__(self) -> int:
-        return len(self.tags)
-
-
-_CJK_BOUNDS = np.array([bound for pair in CJK_RANGES for bound in pair], dtype=np.int64)
-
-
-def cjk_characters(texts: list[str]) -> np.ndarray:
-    """Each of *texts*' CJK characters (:data:`~webclean_scrapy.engine.text.scripts.CJK_RANGES`),
-    as int64: one compiled pass when the walk was built
-    (``_walk.count_in_ranges``), else its Python reference."""
-    if _compiled_walk is None:
-        return np.array(python_count_in_ranges(texts, list(CJK_RANGES)), dtype=np.int64)
-    out = np.empty(len(texts), dtype=np.int64)
-    _compiled_walk.count_in_ranges(texts, _CJK_BOUNDS, out)
-    return out
-
-
-def text_length(text: str) -> int:
-    """*text*'s length with each CJK character counted
-    :data:`~webclean_scrapy.engine.text.scripts.CJK_CHARACTER_WEIGHT` times (whitespace
-    included, unlike the columns' lengths): for a length read off a string
-    rather than the walk's tables, a title or a meta description."""
-    if text.isascii():
-        return len(text)
-    return len(text) + int(cjk_characters([text])[0]) * (CJK_CHARACTER_WEIGHT - 1)
-
-
-def weigh_cjk_characters(blocks: BlockColumns, containers: ContainerColumns) -> None:
-    """Set the columns' ``lengths`` and ``anchor_lengths``: their ``chars``
-    and ``anchor_chars`` with each CJK character counted
-    :data:`~webclean_scrapy.engine.text.scripts.CJK_CHARACTER_WEIGHT` times. A page
-    without one keeps the ``chars`` arrays themselves (nothing copied; an
-    ASCII block's text is not even read); a container's extra is its
-    subtree's block range's (a running sum)."""
-    extra = cjk_characters(blocks.texts)
-    if not extra.any():
-        return
-    extra *= CJK_CHARACTER_WEIGHT - 1
-    anchor_extra = cjk_characters(blocks.anchor_texts) * (CJK_CHARACTER_WEIGHT - 1)
-    blocks.lengths = blocks.chars + extra
-    blocks.anchor_lengths = blocks.anchor_chars + anchor_extra
-    containers.lengths = containers.chars + _subtree_sums(extra, containers)
-    containers.anchor_lengths = containers.anchor_chars + _subtree_sums(anchor_extra, containers)
-
-
-def _subtree_sums(per_block: np.ndarray, containers: ContainerColumns) -> np.ndarray:
-    """*per_block* summed over each container's block range (0 without text)."""
-    running = np.zeros(len(per_block) + 1, dtype=np.int64)
-    np.cumsum(per_block, out=running[1:])
-    first, last = containers.first_blocks, containers.last_blocks
-    return np.where(first >= 0, running[last + 1] - running[np.maximum(first, 0)], 0)
 
 
 class _Tree:
@@ -792,7 +390,8 @@ class Document:
 
         The first walk of a large page whose tree is ours (as
         :meth:`prune_tree` would cut it) frees, as it goes, what the
-        readers after it will not look at (``extraction.TREE_READS``): the
+        readers after it will not look at
+        (:data:`~webclean_scrapy.engine.html.elements.TREE_READS`): the
         walk's tables then grow as the tree shrinks instead of beside the
         whole of it. The tree is then pruned; a revealing walk after, which
         must read the whole page, parses it again."""
@@ -807,8 +406,6 @@ class Document:
             and len(tree.source) > RELEASE_TREE_ABOVE
             and not tree.pruned
         ):
-            from webclean_scrapy.engine.extraction import TREE_READS  # extraction reads Document: imported on use
-
             tags, names = TREE_READS
             release = ((PRUNE_TREE_ABOVE, _encoded(tags), _encoded(names), _trim_heap),)
         texts, anchor_texts, block_numbers, mark_numbers, tags, attributes, container_numbers, concealed, *freed = walk(
@@ -824,8 +421,10 @@ class Document:
         )
         if freed and freed[0]:
             tree.pruned = True
-        self.block_columns = BlockColumns(texts, anchor_texts, *map(_int64, block_numbers), *map(_int64, mark_numbers))
-        self.container_columns = ContainerColumns(tags, attributes, *map(_int64, container_numbers))
+        self.block_columns = BlockColumns(
+            texts, anchor_texts, *map(int64_column, block_numbers), *map(int64_column, mark_numbers)
+        )
+        self.container_columns = ContainerColumns(tags, attributes, *map(int64_column, container_numbers))
         weigh_cjk_characters(self.block_columns, self.container_columns)
         self._elements = _ElementFinder(self._tree, tags, reveal=reveal)
         return int(concealed)
@@ -881,7 +480,7 @@ class Document:
         if tree.source is None or len(tree.source) <= larger_than or tree.root is None or tree.pruned:
             return False
         self._forget_elements()
-        _prune(tree.root, tuple(tags), tuple(attributes))
+        prune(tree.root, tuple(tags), tuple(attributes))
         tree.pruned = True
         _trim_heap()
         return True
@@ -910,10 +509,10 @@ class Document:
 
     def _forget_elements(self) -> None:
         """Drop the element proxies cached from the tree (the containers'
-        elements, the lists of :func:`elements.tagged_elements` and
-        :func:`elements.attribute_survey`): they would keep the nodes
+        elements, the lists of :func:`~webclean_scrapy.engine.html.elements.tagged_elements` and
+        :func:`~webclean_scrapy.engine.html.elements.attribute_survey`): they would keep the nodes
         alive, and they point into a tree about to change or go. The link
-        addresses the same survey read (:func:`elements.link_hrefs`) go
+        addresses the same survey read (:func:`~webclean_scrapy.engine.html.elements.link_hrefs`) go
         with them, so all its lists always come from one tree."""
         self._elements.elements = None
         self.memo.forget_tree()
@@ -926,23 +525,17 @@ class Document:
             self._source = etree.tostring(self.root, method="html", encoding="unicode")
         return self._source
 
-    def _head_elements(self, tag: str) -> Iterable[etree._Element]:
-        """``<tag>`` elements of ``<head>`` (the whole page if it has no head).
-
-        The walk skips ``<head>``; these few lookups read it directly instead
-        of running ``//``-XPath over the whole tree.
-        """
-        head = self.root.find("head")
-        return (head if head is not None else self.root).iter(tag)
+    @property
+    def compiled_walk(self) -> bool:
+        """Whether the compiled passes read this page's tree (:data:`COMPILED_WALK`)."""
+        return COMPILED_WALK
 
     @cached_property
     def title(self) -> str:
         """og:title, else the first visible ``<h1>``, else ``<title>``; whitespace collapsed."""
-        for meta in self._head_elements("meta"):
-            if meta.get("property") == "og:title" or meta.get("name") in ("og:title", "twitter:title"):
-                value = " ".join((meta.get("content") or "").split())
-                if value:
-                    return value
+        value = meta_title(self.root)
+        if value:
+            return value
         columns = self.container_columns
         tags = columns.tags
         index = -1
@@ -954,27 +547,14 @@ class Document:
             first = int(columns.first_blocks[index])
             if first >= 0:
                 return " ".join(self.block_columns.texts[first : int(columns.last_blocks[index]) + 1])
-        for element in self._head_elements("title"):
-            value = " ".join("".join(element.itertext()).split())
-            if value:
-                return value
-        return ""
+        return title_text(self.root)
 
     @cached_property
     def language(self) -> str | None:
         """The page's declared language (``<html lang>``, ``content-language``
-        or ``og:locale``), lower-cased primary subtag such as ``"en"``."""
-        root = self.root
-        candidates = [root.get("lang"), root.get("xml:lang")]
-        if not any(candidates):
-            for meta in self._head_elements("meta"):
-                if (meta.get("http-equiv") or "").lower() == "content-language" or meta.get("property") == "og:locale":
-                    candidates.append(meta.get("content"))
-        for value in candidates:
-            if value and value.strip():
-                primary = re.split(r"[-_,;\s]", value.strip().lower())[0]
-                return _LANGUAGE_NAMES.get(primary, primary) or None
-        return None
+        or ``og:locale``), lower-cased primary subtag such as ``"en"``
+        (:func:`~webclean_scrapy.engine.html.head.declared_language`)."""
+        return declared_language(self.root)
 
     @cached_property
     def canonical_url(self) -> str | None:
@@ -984,22 +564,7 @@ class Document:
         :func:`~webclean_scrapy.engine.html.elements.tagged_elements` sorts out anyway
         (the page type and the metadata read them too), in document order:
         no search of the whole tree of its own."""
-        from webclean_scrapy.engine.html.elements import tagged_elements  # elements reads Document: imported on use
-
-        for link in tagged_elements(self)["link"]:
-            rel = link.get("rel")
-            if rel is None or "canonical" not in _XML_SPACE.split(rel.translate(_CANONICAL_LETTERS)):
-                continue
-            href = link.get("href")
-            if href is None:
-                continue
-            href = href.strip()
-            if not href:
-                continue
-            url = urljoin(self.url or "", href)
-            if urlsplit(url).scheme in ("http", "https"):
-                return url
-        return None
+        return canonical_link(tagged_elements(self)["link"], self.url)
 
     def release(self) -> None:
         """Break the reference cycles of the object views, if they were built.
@@ -1018,7 +583,7 @@ class Document:
             self._views = None
 
     def text_of(self, blocks: Iterable[Block]) -> str:
-        """Blocks as output text: one block per line (:meth:`BlockColumns.text`)."""
+        """Blocks as output text: one block per line (:meth:`~webclean_scrapy.engine.columns.BlockColumns.text`)."""
         return self.block_columns.text([block.index for block in blocks])
 
 

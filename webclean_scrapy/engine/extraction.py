@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from webclean_scrapy.engine.document import PRUNE_TREE_ABOVE, RELEASE_TREE_ABOVE, Document
-from webclean_scrapy.engine.html.elements import ITER_TAGS
+from webclean_scrapy.engine.html.elements import TREE_READS
 from webclean_scrapy.engine.metadata import METADATA_FIELDS, Metadata, metadata_of
 from webclean_scrapy.engine.options import OptionError, Rule
 from webclean_scrapy.engine.page_type import page_type_of
@@ -25,15 +25,6 @@ if TYPE_CHECKING:
 ITEM_METADATA_FIELDS: tuple[str, ...] = tuple(
     name for name in METADATA_FIELDS if name not in ("title", "canonical_url")
 )
-
-
-#: What the readers of a page's tree after its walk look at (the tags of
-#: :func:`~webclean_scrapy.engine.html.elements.tagged_elements`, ``<head>`` and
-#: ``<title>``; microdata): a large page's tree is cut down to these before
-#: they run (:meth:`Document.prune_tree`, or its walk, which frees the rest
-#: as it reads it: ``Document._walk_once``). A reader of anything else must
-#: add it here.
-TREE_READS: tuple[tuple[str, ...], tuple[str, ...]] = ((*ITER_TAGS, "head", "title"), ("itemprop", "itemtype"))
 
 
 @dataclass(slots=True)

@@ -49,17 +49,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 from lxml import etree
 
-from webclean_scrapy.engine.document import DROPPED_TAGS, HEADING_TAGS, Document
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.formats import check_formats
+from webclean_scrapy.engine.html.tags import DROPPED_TAGS, HEADING_TAGS
 from webclean_scrapy.engine.trace import Trace
-from webclean_scrapy.errors import ExtractionError
 
 if TYPE_CHECKING:
     from webclean_scrapy.engine.extraction import Extraction, Extractor
 
 logger = logging.getLogger(__name__)
-
-#: What ``extract(..., output=...)`` and ``WEBCLEAN_FORMATS`` accept.
-FORMATS: tuple[str, ...] = ("text", "markdown", "html")
 
 #: How many nested lists and quotes are rendered; deeper ones are flattened
 #: into the deepest kept (so a hostile page cannot nest the writers' recursion).
@@ -76,15 +74,6 @@ _LEAVES = HEADING_TAGS | {"pre", "table"}
 #: Structure inside a table that makes it a layout table.
 _NOT_IN_DATA_TABLES = _LISTS | HEADING_TAGS | {"table", "pre", "blockquote", "li"}
 _CELLS = frozenset({"td", "th"})
-
-
-def check_formats(formats: str | Iterable[str]) -> tuple[str, ...]:
-    """*formats* (one name or several) validated, without ``"text"`` (always there)."""
-    names = (formats,) if isinstance(formats, str) else tuple(formats)
-    unknown = [name for name in names if name not in FORMATS]
-    if unknown:
-        raise ExtractionError(f"unknown output format(s) {', '.join(map(repr, unknown))}; known: {', '.join(FORMATS)}")
-    return tuple(dict.fromkeys(name for name in names if name != "text"))
 
 
 # -- which blocks were kept --------------------------------------------------

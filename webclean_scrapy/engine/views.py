@@ -1,7 +1,7 @@
 """Linked object views of a page's tables: :class:`Block` and :class:`Container`.
 
-The walk produces columns (:class:`~webclean_scrapy.engine.document.BlockColumns`,
-:class:`~webclean_scrapy.engine.document.ContainerColumns`), and every built-in
+The walk produces columns (:class:`~webclean_scrapy.engine.columns.BlockColumns`,
+:class:`~webclean_scrapy.engine.columns.ContainerColumns`), and every built-in
 method reads those. These objects are for code that is easier to write
 as a walk over a tree of objects -- a custom extractor, a notebook, a
 test -- and are built only when asked for (:attr:`Document.blocks
@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 from lxml import etree
 
 if TYPE_CHECKING:
-    from webclean_scrapy.engine.document import BlockColumns, ContainerColumns
+    from webclean_scrapy.engine.columns import BlockColumns, ContainerColumns
 
 
 class Container:
     """One structural element, with the totals of its subtree: a view of
-    one entry of :class:`~webclean_scrapy.engine.document.ContainerColumns`,
+    one entry of :class:`~webclean_scrapy.engine.columns.ContainerColumns`,
     linked to its neighbours.
 
     ``chars`` and ``anchor_chars`` count non-whitespace characters of all
@@ -92,7 +92,7 @@ class Container:
 
 class Block:
     """A non-empty string between two structural tags, whitespace collapsed:
-    a view of one entry of :class:`~webclean_scrapy.engine.document.BlockColumns`.
+    a view of one entry of :class:`~webclean_scrapy.engine.columns.BlockColumns`.
 
     ``position`` is the block's index in the string list of Arias et al.:
     the number of structural tags *opened* before it. Every structural tag

@@ -19,7 +19,6 @@ re-implements a method.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,6 +28,9 @@ from webclean_scrapy.engine.extraction import Extraction, Extractor
 from webclean_scrapy.engine.extractors import get_extractor
 from webclean_scrapy.engine.page_type import PAGE_TYPES, page_type_of
 from webclean_scrapy.engine.trace import Trace
+from webclean_scrapy.explain.model import ExplanationRecord, Unit
+from webclean_scrapy.explain.plots import figure
+from webclean_scrapy.explain.report import render
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -41,76 +43,15 @@ MAX_META = 40
 MAX_META_CHARS = 300
 
 
-@dataclass(slots=True)
-class Unit:
-    """One block (or source line) as the report shows it."""
-
-    index: int
-    text: str
-    kept: bool
-    score: float | None
-    reason: str
-    #: The containers from the root to the one holding the block
-    #: (``tag#id.class``), ``""`` for source lines.
-    path: str
-    chars: int
-
-
-@dataclass
-class Explanation:
+class Explanation(ExplanationRecord):
     """One page, one extractor: what was kept and why (see the module docstring)."""
-
-    extraction: Extraction
-    trace: Trace
-    extractor: str
-    options: dict[str, Any]
-    units: list[Unit]
-    #: The page-type classifier's type and probabilities (the extraction may
-    #: report another: :attr:`page_type_label`).
-    page_type: str | None
-    page_type_probabilities: dict[str, float]
-    metadata: list[tuple[str, str]]
-    facts: dict[str, Any] = field(default_factory=dict)
-    #: The page's visible characters (all blocks) and those of the kept units.
-    total_chars: int = 0
-    kept_chars: int = 0
-    #: ``False`` when the extractor records no trace (a custom one): the
-    #: units' ``kept`` then says whether their text is in the output.
-    traced: bool = True
-
-    @property
-    def confidence(self) -> float | None:
-        """The extractor's confidence that the page has main content
-        (:attr:`Trace.confidence <webclean_scrapy.engine.trace.Trace.confidence>`:
-        the highest block probability for ``webclean``), or ``None``."""
-        return self.trace.confidence
-
-    @property
-    def page_type_label(self) -> str:
-        """The page type the extraction reports, with the classifier's
-        (:attr:`page_type`) beside it when the extractor read the page as
-        another kind: ``"article (predicted listing)"`` for a hub read as
-        an article."""
-        reported = self.extraction.page_type
-        if reported and self.page_type and reported != self.page_type:
-            return f"{reported} (predicted {self.page_type})"
-        return reported or self.page_type or "–"
-
-    @property
-    def kept_share(self) -> float:
-        """Kept characters over all visible characters of the page."""
-        return self.kept_chars / self.total_chars if self.total_chars else 0.0
 
     def html(self) -> str:
         """The self-contained HTML report."""
-        from webclean_scrapy.explain.report import render
-
         return render(self)
 
     def figure(self) -> Figure:
         """The method's figure (matplotlib: the ``[plot]`` extra)."""
-        from webclean_scrapy.explain.plots import figure
-
         return figure(self.trace)
 
 

@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.extraction import Extraction, Extractor
 from webclean_scrapy.engine.trace import Trace
+from webclean_scrapy.explain import gather_explanation, trace_from_output
 
 logger = logging.getLogger(__name__)
 
@@ -81,8 +82,6 @@ class ExplainPolicy:
 
         Raises :class:`OSError` when the file cannot be written.
         """
-        from webclean_scrapy.explain import gather_explanation, trace_from_output
-
         traced = trace is not None
         if trace is None:
             trace = Trace()

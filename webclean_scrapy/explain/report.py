@@ -11,12 +11,11 @@ interaction, "kept blocks only", is a CSS checkbox.
 from __future__ import annotations
 
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from webclean_scrapy._version import __version__
-
-if TYPE_CHECKING:
-    from webclean_scrapy.explain import Explanation, Unit
+from webclean_scrapy.explain.model import ExplanationRecord, Unit
+from webclean_scrapy.explain.plots import PlotUnavailableError, can_plot, figure, svg
 
 #: Blocks longer than this many characters are shown cut, with the rest
 #: behind a ``<details>``.
@@ -85,7 +84,7 @@ def _number(value: float | None) -> str:
     return f"{value:.3f}"
 
 
-def _summary(report: Explanation) -> str:
+def _summary(report: ExplanationRecord) -> str:
     kept = sum(unit.kept for unit in report.units)
     options = ", ".join(f"{k}={v!r}" for k, v in report.options.items()) or "defaults"
     items = [
@@ -101,7 +100,7 @@ def _summary(report: Explanation) -> str:
     return "<ul class=summary>" + "".join(f"<li><b>{_e(k)}</b>{_e(v)}</li>" for k, v in items) + "</ul>"
 
 
-def _page_types(report: Explanation) -> str:
+def _page_types(report: ExplanationRecord) -> str:
     rows = []
     for name, probability in sorted(report.page_type_probabilities.items(), key=lambda item: -item[1]):
         top = " class=top" if name == report.page_type else ""
@@ -158,9 +157,7 @@ def _unit(unit: Unit, scale: float, threshold: float | None, unit_name: str) -> 
     )
 
 
-def _figure(report: Explanation) -> str:
-    from webclean_scrapy.explain.plots import PlotUnavailableError, can_plot, figure, svg
-
+def _figure(report: ExplanationRecord) -> str:
     if not can_plot(report.trace):
         return ""
     try:
@@ -170,7 +167,7 @@ def _figure(report: Explanation) -> str:
     return f"<h2>Figure</h2><div class=figure>{drawing}</div>"
 
 
-def render(report: Explanation) -> str:
+def render(report: ExplanationRecord) -> str:
     """The report's HTML (a ``str``; write it as UTF-8)."""
     extraction = report.extraction
     title = extraction.title or "(no title)"

@@ -5,7 +5,7 @@ opens a string and text goes to the last string. :attr:`Block.position` is
 that string's index (empty strings included), so the paper's list is the
 document's blocks grouped by position. The main content
 is taken to be one contiguous region of long strings grown from the longest
-string of the page. Read from :class:`~webclean_scrapy.engine.document.BlockColumns`
+string of the page. Read from :class:`~webclean_scrapy.engine.columns.BlockColumns`
 (positions and texts): no per-block objects.
 """
 

@@ -17,9 +17,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from webclean_scrapy.engine.document import STRUCTURAL_TAGS, Document
+from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.extraction import Extractor
 from webclean_scrapy.engine.extractors import register
+from webclean_scrapy.engine.html.tags import STRUCTURAL_TAGS
 from webclean_scrapy.engine.options import integer, number, one_of
 from webclean_scrapy.engine.trace import Trace
 from webclean_scrapy.errors import ExtractionError

@@ -85,7 +85,7 @@ cdef enum:
     TAG_CACHE_SIZE = 64  # a power of two
 
 #: The columns of the tables, in the order :func:`walk` returns them
-#: (``document.BlockColumns`` and ``document.ContainerColumns`` read them
+#: (``columns.BlockColumns`` and ``columns.ContainerColumns`` read them
 #: in this order).
 cdef enum:
     B_POSITION = 0
@@ -659,7 +659,7 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     element of *tags* (``bytes``), carries one of *attributes*, or has a
     Python proxy, is unlinked and freed with its subtree, and so are the
     text nodes following a freed one (its ``tail``); the kept ones are
-    whole, with their ancestors -- what ``document._prune`` keeps. *trim*
+    whole, with their ancestors -- what ``html.pruning.prune`` keeps. *trim*
     (a callable) hands the freed memory back to the system every so often,
     so the walk's tables do not grow beside the whole tree. The caller
     must own the tree and want no more of it than that; *release* is

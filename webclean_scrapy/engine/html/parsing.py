@@ -16,6 +16,8 @@ import re
 
 from lxml import etree
 
+from webclean_scrapy.engine.html.tags import STRUCTURAL_TAGS
+
 #: Plain ``etree.HTMLParser``: lxml.html's parser would call a Python class
 #: lookup for every element proxy, which costs more than the walk itself.
 #: ``collect_ids=False``: no hash table of ``id`` attributes (nothing here
@@ -204,7 +206,7 @@ _END_PRIORITY = {
 
 def flatten_markup(text: str, limit: int = FLATTEN_DEPTH) -> str:
     """*text* with no element nested deeper than about *limit*: past it,
-    start and end tags are dropped, structural ones (:data:`~webclean_scrapy.engine.document.STRUCTURAL_TAGS`)
+    start and end tags are dropped, structural ones (:data:`~webclean_scrapy.engine.html.tags.STRUCTURAL_TAGS`)
     becoming ``<br>`` so the text keeps its line breaks.
 
     The depth is followed the way libxml2 builds the tree (void elements,
@@ -214,8 +216,6 @@ def flatten_markup(text: str, limit: int = FLATTEN_DEPTH) -> str:
     never removed. Only pages whose tree reached :data:`SUSPICIOUS_DEPTH`
     get here: it is a linear pass, in Python.
     """
-    from webclean_scrapy.engine.document import STRUCTURAL_TAGS  # document parses with this module: imported on use
-
     pieces: list[str] = []
     stack: list[str] = []
     done = 0

@@ -1,7 +1,7 @@
 """The punctuation marks, defined once.
 
 The walk counts every mark of :data:`PUNCTUATION_MARKS` in every block's
-text (:meth:`~webclean_scrapy.engine.document.BlockColumns.count` adds them up);
+text (:meth:`~webclean_scrapy.engine.columns.BlockColumns.count` adds them up);
 the methods ask for the groups below. Each mark is one character, in its
 ASCII, CJK full-width and half-width forms where it has them.
 """

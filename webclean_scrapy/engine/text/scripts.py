@@ -8,7 +8,7 @@ or three letters. Two consequences, each read from here:
   (:mod:`webclean_scrapy.evaluation.tokenize`);
 * the document model's *lengths* count each of them
   :data:`CJK_CHARACTER_WEIGHT` times (:attr:`BlockColumns.lengths
-  <webclean_scrapy.engine.document.BlockColumns.lengths>`), so that the rules and
+  <webclean_scrapy.engine.columns.BlockColumns.lengths>`), so that the rules and
   models that ask how much text a block holds (the flagship's features and
   page type, the fallback's floor, the revealing walk) read a paragraph of
   Chinese as the paragraph it is, not as the short line its character

@@ -458,7 +458,7 @@ def select_blocks(
     *repeatable* marks (table cells: a column's repeated values are its
     data). The training script scores its thresholds through this same
     function. *chars* and *anchor_chars* are the blocks' lengths
-    (:attr:`~webclean_scrapy.engine.document.BlockColumns.lengths`: characters,
+    (:attr:`~webclean_scrapy.engine.columns.BlockColumns.lengths`: characters,
     a CJK one counting for two), as every length here. *repeated* says
     which blocks' text occurs more than once on the page
     (:attr:`.features.PageColumns.repeated`; made from *texts* when not

@@ -1,8 +1,8 @@
 """Block features of the ``webclean`` extractor, one row per block.
 
 Everything is read from the tables the document walk filled
-(:class:`~webclean_scrapy.engine.document.BlockColumns`,
-:class:`~webclean_scrapy.engine.document.ContainerColumns`) and the container
+(:class:`~webclean_scrapy.engine.columns.BlockColumns`,
+:class:`~webclean_scrapy.engine.columns.ContainerColumns`) and the container
 codes of :mod:`.keywords`, then computed as whole-column numpy operations:
 no per-block Python object, no XPath, no regular expression per block.
 
@@ -231,7 +231,7 @@ class PageColumns:
         self.texts = blocks.texts
         #: Each block's length, all and inside links (the walk's int64
         #: columns: characters, a CJK one counting for two letters,
-        #: :attr:`~webclean_scrapy.engine.document.BlockColumns.lengths`).
+        #: :attr:`~webclean_scrapy.engine.columns.BlockColumns.lengths`).
         self.chars = blocks.lengths
         self.anchors = blocks.anchor_lengths
         #: Block -> index of the container directly holding it.
@@ -287,7 +287,7 @@ def _marks(page: PageColumns, rows: slice) -> tuple[np.ndarray, np.ndarray, np.n
     """Per block of *rows*: the number of stops (:data:`~webclean_scrapy.engine.text.marks.FULL_STOPS`,
     every script's), of commas (:data:`~webclean_scrapy.engine.text.marks.COMMAS`, what
     Readability counts, with their CJK and Arabic forms) and of semicolons. The walk counted
-    every mark once (:meth:`~webclean_scrapy.engine.document.BlockColumns.count`);
+    every mark once (:meth:`~webclean_scrapy.engine.columns.BlockColumns.count`);
     read per chunk of rows, they are not held for the whole page."""
     blocks = page.doc.block_columns
     return blocks.count(FULL_STOPS, rows), blocks.count(COMMAS, rows), blocks.count(SEMICOLONS, rows)

@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from webclean_scrapy.engine.document import HEADING_TAGS, Document
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.html.tags import HEADING_TAGS
 
 # -- container flags ---------------------------------------------------------
 # One bit per kind of evidence; a block inherits the OR of its ancestors' bits.
@@ -343,7 +344,7 @@ _FLAGS_SLICE = 1 << 16
 def container_codes(doc: Document, compiled: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """The code (see above) of every container holding text, and the sign
     (+1 content, -1 boilerplate, 0) of each container's own class/id, both
-    indexed like :class:`~webclean_scrapy.engine.document.ContainerColumns`.
+    indexed like :class:`~webclean_scrapy.engine.columns.ContainerColumns`.
     Parents come first, so one forward pass suffices; containers without
     text are skipped (no block needs them; their entries stay 0). The
     class/id/role/itemprop are the ones the walk copied
