@@ -73,9 +73,8 @@ cdef class LiteralMatcher:
     starting with the first and having the second as their second
     character, or having no second. A position whose character starts no
     alternative costs a table read; one that does, the few alternatives
-    sharing its two characters. (Session 34: indexed by the first
-    character alone, a position tried every alternative starting with it,
-    twenty for an ``s`` among the class/id keywords.)"""
+    sharing its two characters (indexed by the first character alone, a
+    position would try every alternative starting with it)."""
 
     cdef list assertions
     cdef long long[::1] bits
@@ -290,9 +289,8 @@ cdef class GroupMemo(dict):
     ``STRUCTURE_GROUPS`` bits, a string not yet seen (``memo[words]``)
     scanned whole, lower-cased, by *matcher* (no group's alternative holds
     whitespace or looks around, so a string's matches are its tokens'
-    matches) and kept, the memo emptied at *bound* entries. Reading a new
-    string cost a Python frame and a memo of its tokens (about 6,000
-    instructions); this, a scan of its characters (session 34)."""
+    matches) and kept, the memo emptied at *bound* entries: a new string
+    costs a scan of its characters, not a Python frame and a memo of its tokens."""
 
     cdef LiteralMatcher matcher
     cdef Py_ssize_t bound

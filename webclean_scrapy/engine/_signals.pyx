@@ -269,8 +269,7 @@ cdef tuple string_keywords(str words, dict keyword_cache, scan, Py_ssize_t cache
     string whole, lower-cased. No keyword holds whitespace, and none looks
     around at one, so the string's matches are its tokens' matches: the
     same evidence bits and best rank as the reference's token by token,
-    without a memo of the tokens (a new site's strings were split, and
-    each token looked up, scanned and kept: session 34)."""
+    without a memo of the tokens."""
     cdef long long bits, own, sign
     bits, own = scan(words.lower())
     sign = 0 if own < 0 else 1 if own >= strong_rank else -1 if own < meta_rank else 0

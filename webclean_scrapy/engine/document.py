@@ -133,25 +133,14 @@ def prose_chars(blocks: BlockColumns) -> int:
 RELEASE_TREE_ABOVE = 1_000_000
 #: ... and those of them with more containers than this have it pruned
 #: (:meth:`Document.prune_tree`) before their metadata and page type are
-#: read: what those readers compute grows with the containers, and beside a
-#: tree that large it would set the page's peak. A tree :meth:`Document.from_html`
-#: parsed is pruned by its walk, which frees what it has read as it goes
-#: (the containers counted before the walk), so the walk's tables never sit
-#: beside the whole tree either. Real pages have a few thousand containers
-#: (6,614 at most on the datasets' 60 largest pages), where pruning costs
-#: time (up to a tenth of the extraction) and saves nothing that matters.
+#: read, so what those readers compute never sits beside a tree that large.
+#: Real pages stay far below it, where pruning would cost time and save nothing.
 PRUNE_TREE_ABOVE = 100_000
 #: A page whose source has more characters than this also hands the memory
-#: of its dropped tree back to the system (:func:`~webclean_scrapy.engine.memory.trim_heap`) in
-#: :meth:`Document.release_tree`. Below it the freed tree stays in the C
-#: heap, where the next pages' trees and arrays reuse it: a trim returns
-#: every free page of the heap at once, and the pages after fault them back
-#: in (about 2,000 page faults a trim: 2.5% of the extraction time on
-#: Readability's pages, 5 of 116 above 1 MB, and 5% on `wcxb-dev`'s), while
-#: the peak stays the same on the datasets' largest pages and the hostile
-#: pages (docs/BENCHMARKS.md). A huge tree is still handed back,
-#: so a worker that met one does not keep its memory; the walk that frees a
-#: pathological tree and :meth:`Document.prune_tree` trim as before.
+#: of its dropped tree back to the system (:func:`~webclean_scrapy.engine.memory.trim_heap`)
+#: in :meth:`Document.release_tree`. Below it the freed tree stays in the C heap for the next
+#: pages to reuse: a trim costs them the page faults of taking it back, for no lower peak
+#: (docs/BENCHMARKS.md, "Hostile pages").
 TRIM_HEAP_ABOVE = 4_000_000
 
 _DESCRIPTIVE_BYTES: tuple[bytes, ...] = tuple(name.encode() for name in DESCRIPTIVE_ATTRIBUTES)

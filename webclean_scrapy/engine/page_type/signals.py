@@ -298,8 +298,8 @@ def _class_names(name_counts: dict[str, int]) -> tuple[list[int], set[str]]:
     and remembered. The words are read from the names joined, on every
     page: one compiled pass (:func:`_add_words`) costs about what looking
     up a remembered tuple of words per name did, and a name never seen
-    before no longer makes a set and a tuple of its own (the dearest part
-    of a first visit's page signals, session 33)."""
+    before makes no set and no tuple of its own (the dearest part of a
+    first visit's page signals)."""
     words: set[str] = set()
     if not name_counts:
         return [0] * len(_CLASS_GROUP_NAMES), words

@@ -8,8 +8,8 @@ broken sequences, :func:`mostly_utf8`), else the legacy encoding Firefox's
 detector reads the bytes in (chardetng, through ``chardetng-py``;
 :func:`legacy_encoding`). A page saved without its HTTP
 header loses its charset, and one in Windows-1251, Shift_JIS, GBK or
-ISO-8859-7 read as Windows-1252 (what this module did until session 41, and
-what browsers assume only for Western pages) is mojibake from its first
+ISO-8859-7 read as Windows-1252 (what browsers assume only for Western
+pages) is mojibake from its first
 letter. Scrapy 2.19 detects with charset-normalizer, which reads Western pages
 as Windows-1250, ISO-8859-10 or CP775 (German, Portuguese, English with
 curly quotes); chardetng keeps them Windows-1252 and is what a browser

@@ -45,7 +45,7 @@ CJK_CHARS: str = "".join(f"{chr(first)}-{chr(last)}" for first, last in CJK_RANG
 #: low end of what a character holds (a kana or a Hangul syllable: a
 #: consonant and a vowel; an ideograph: a syllable and its meaning, an
 #: English sentence's letters running two and a half to three times its
-#: Chinese translation's characters). Session 36 chose it on pages made
+#: Chinese translation's characters). It was chosen on pages made
 #: CJK by ``benchmarks/language_blind.py --script cjk`` and checked it on
 #: the six Chinese and Japanese pages of the shared data
 #: (docs/WEBCLEAN.md, "Pages in other languages").

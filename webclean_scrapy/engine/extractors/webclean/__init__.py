@@ -317,8 +317,7 @@ def reads_as_article(
     headlines (the usual layout of 2007-2013, still that of many archives)
     looks like a listing to the page-type classifier, but what the model
     keeps of it is a run of unlinked paragraphs: the article policy, which
-    keeps less of the framing, is the one for it (docs/WEBCLEAN-HISTORY.md,
-    session 26), and the extraction reports the page an ``article``
+    keeps less of the framing, is the one for it, and the extraction reports the page an ``article``
     (:meth:`WebcleanExtractor.reported_page_type`)."""
     if kind not in HUB_PAGE_TYPES or not len(kept) or types[PAGE_TYPES.index("article")] < HUB_ARTICLE_MIN:
         return False

@@ -25,15 +25,13 @@ log-odds replaced by ``(1 - w) * own + w * group mean``, the mean weighted
 by ``log1p(characters)`` as the runs weigh votes (:mod:`.continuity`):
 with 1 the group is kept or dropped as one (the vetoes and the runs still
 apply to each block after). ``w`` 0 changes nothing. The shipped model
-takes it on forum, product, documentation and service pages; it moved
-`wcxb-dev` by +0.0012, +0.0008 and +0.0001 in the protocol's three fold
-splits, forums most (docs/WEBCLEAN-HISTORY.md, session 24).
+takes it on forum, product, documentation and service pages, where
+cross-validation chose it.
 
 Cost: the (tag, class) keys the structure features number (compiled), two
 numpy sorts (the sibling counts, the group numbers) and at most
 :data:`MAX_LEVELS` whole-column steps upward, no loop per block in Python;
-made only on the page types that use it (about 0.4 ms on a forum page,
-docs/BENCHMARKS.md, session 24).
+made only on the page types that use it.
 """
 
 from __future__ import annotations

@@ -18,12 +18,10 @@ A run bridges prose, not links: a block under the threshold whose text is
 mostly link text (a footer's "Contact · Imprint", a "Related" list, a tag
 row) is never kept by a run, only by its own probability. Such a row right
 after the last paragraph is the chrome's first line, and a high switch
-cost (a listing's) would otherwise sweep it in (docs/WEBCLEAN-HISTORY.md,
-session 19).
+cost (a listing's) would otherwise sweep it in.
 
 The cost is chosen per predicted page type by cross-validation with the
-other policies (``benchmarks/train_webclean.py``; docs/WEBCLEAN-HISTORY.md,
-"Session 14"): listings and documentation take a high one, product pages none.
+other policies (``benchmarks/train_webclean.py``): listings and documentation take a high one, product pages none.
 The decoding itself is compiled (:mod:`webclean_scrapy.engine.extractors.webclean._continuity`); the
 Python loop here is its reference and its fallback.
 """
