@@ -119,8 +119,8 @@ def test_harvest_refuses_loopback_results(public_site, secret_site, tmp_path):
     assert result.stat("harvest/failed/redirect_loop") == 1
     assert result.stat("harvest/failed") == 10
     # Logged once per host, not per request.
-    assert result.log.count("Refused requests to 127.0.0.1") == 1, result.log[-3000:]
-    assert "Refused requests to rebind.test: 127.0.0.1 is a loopback address" in result.log
+    assert result.log.count("webclean: refused http://127.0.0.1:") == 1, result.log[-3000:]
+    assert f"refused http://rebind.test:{secret_site.port}/secret (127.0.0.1 is a loopback address)" in result.log
 
 
 def test_harvest_unguarded_reaches_the_secret(public_site, secret_site, tmp_path):

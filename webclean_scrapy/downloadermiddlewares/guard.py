@@ -23,17 +23,21 @@ one number) end up in the corpus. Two checks, one policy
   ``process_request`` without any DNS, connection or robots.txt fetch. The
   middleware also turns the resolver's refusals (which Twisted reports as a
   failed DNS lookup) into :class:`BlockedAddressError`, counts them
-  (``webclean/blocked``, ``webclean/blocked/<reason>``), logs each host once
-  at WARNING and keeps RetryMiddleware from retrying them. Redirects and meta
-  refreshes create new requests that go through both checks again.
+  (``webclean/blocked``, ``webclean/blocked/<reason>``), logs the first
+  refused request of each host at WARNING with the settings that would allow
+  it (the others at DEBUG) and keeps RetryMiddleware from retrying them.
+  Redirects and meta refreshes create new requests that go through both
+  checks again. A crawl in which every request was refused closes with
+  ``finish_reason = "webclean_all_refused"`` and an ERROR line.
 
 ``WEBCLEAN_ALLOW_PRIVATE_ADDRESSES = True`` turns the guard off;
 ``WEBCLEAN_ALLOWED_NETWORKS`` lets chosen networks through (a proxy on
-127.0.0.1, an intranet site). A request carrying ``meta[META_TRUSTED_HOST]``
+127.0.0.1, an intranet site). A request marked with :func:`trust_endpoint`
 goes to an endpoint the user configured (harvest's search engine, often a
-SearXNG on localhost): its host and port, and their robots.txt, are trusted;
-other requests there are still judged by the address. docs/SECURITY.md
-explains the design and its limits.
+SearXNG on localhost): that request and the robots.txt of its host and port
+are trusted; any other request there, a redirect from the endpoint
+included, is still judged by the address. docs/SECURITY.md explains the
+design and its limits.
 """
 
 from __future__ import annotations
@@ -47,7 +51,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from scrapy import signals
-from scrapy.exceptions import CannotResolveHostError, IgnoreRequest, NotConfigured
+from scrapy.exceptions import CannotResolveHostError, CloseSpider, IgnoreRequest, NotConfigured
+from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.datatypes import LocalCache
 from twisted.internet.error import DNSLookupError
 from twisted.internet.interfaces import IHostnameResolver, IResolutionReceiver
@@ -77,11 +82,17 @@ IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 #: the proxy (750) and cache (900) middlewares and the download itself.
 GUARD_ORDER = 560
 
-#: ``Request.meta`` key: this request goes to an endpoint the user configured
-#: (the harvest spider's search engine), so its host is trusted. Requests
-#: without the key to a trusted host are refused: hostile results must not
-#: reach the search server's other ports or paths.
+#: ``Request.meta`` key set by :func:`trust_endpoint`: this request goes to an
+#: endpoint the user configured (the harvest spider's search engine), so its
+#: host is trusted. The value is the request's own URL, because Scrapy copies
+#: ``meta`` to every redirected request (``Request.replace``): a copy on a
+#: request to another URL, or on one reached through a redirect, trusts
+#: nothing. Other requests to a trusted host are judged by its address:
+#: hostile results must not reach the search server's other ports or paths.
 META_TRUSTED_HOST = "webclean_trusted_host"
+
+#: ``finish_reason`` of a crawl whose every request the guard refused.
+ALL_REFUSED = "webclean_all_refused"
 
 #: Deprecated IPv6 site-local space, which ``ipaddress`` calls global.
 _SITE_LOCAL = ipaddress.ip_network("fec0::/10")
@@ -93,10 +104,8 @@ class BlockedAddressError(IgnoreRequest):
     """A request was refused because its host is (or resolves to) a forbidden address."""
 
     def __init__(self, url: str, address: str, reason: str) -> None:
-        super().__init__(
-            f"refused {url}: {describe(address, reason)} "
-            "(set WEBCLEAN_ALLOW_PRIVATE_ADDRESSES or WEBCLEAN_ALLOWED_NETWORKS to allow it)"
-        )
+        host = urlsplit(url).hostname or ""
+        super().__init__(f"refused {url} ({describe(address, reason)}); {how_to_allow(address, host)}")
         self.url = url
         self.address = address
         self.reason = reason
@@ -104,7 +113,52 @@ class BlockedAddressError(IgnoreRequest):
 
 def describe(address: str, reason: str) -> str:
     """``"127.0.0.1 is a loopback address"``, for logs and errors."""
-    return f"{address} is a {reason.replace('_', '-')} address"
+    kind = reason.replace("_", "-")
+    return f"{address} is {'an' if kind[0] in 'aeiou' else 'a'} {kind} address"
+
+
+def how_to_allow(address: str, host: str = "") -> str:
+    """The two settings that let *address* (of URL host *host*) through, the
+    narrower one first: it opens that one address, not every private network.
+    A ``localhost`` name needs both of its addresses (see :meth:`AddressPolicy.check_host`)."""
+    if is_localhost_name(host):
+        networks = ["127.0.0.1/32", "::1/128"]
+    else:
+        try:
+            ip = ipaddress.ip_address(address.split("%", 1)[0])
+        except ValueError:
+            networks = [address]
+        else:  # an IPv6 form of an IPv4 address is allowed by allowing the IPv4 address
+            networks = [str(ipaddress.ip_network(embedded_ipv4(ip) or ip))]
+    listed = ", ".join(f'"{network}"' for network in networks)
+    return f"set WEBCLEAN_ALLOWED_NETWORKS = [{listed}] or WEBCLEAN_ALLOW_PRIVATE_ADDRESSES = True to allow it"
+
+
+def trust_endpoint(request: Request) -> Request:
+    """Mark *request* as going to an endpoint the user configured (a search
+    engine): the guard lets it, and its host's robots.txt, through whatever the
+    address. Only *request* itself: the mark is bound to its URL, and a request
+    reached through a redirect is never trusted (:func:`is_trusted_endpoint`)."""
+    request.meta[META_TRUSTED_HOST] = request.url
+    return request
+
+
+def is_trusted_endpoint(request: Request) -> bool:
+    """Whether *request* is a request :func:`trust_endpoint` marked, not a copy.
+
+    Scrapy's redirect middlewares build the redirected request with
+    ``Request.replace``, which copies ``meta``: the copy is told apart by its
+    URL (not the one marked) and by the redirect chain Scrapy records in
+    ``meta["redirect_urls"]`` (a redirect to the very same URL).
+    """
+    marked = request.meta.get(META_TRUSTED_HOST)
+    return isinstance(marked, str) and marked == request.url and not request.meta.get("redirect_urls")
+
+
+def is_robots_request(request: Request) -> bool:
+    """Whether *request* is the robots.txt middleware's own fetch (no spider
+    callback), not a spider's request that happens to name a robots.txt."""
+    return request.callback is NO_CALLBACK and urlsplit(request.url).path == "/robots.txt"
 
 
 def _reason(ip: IPAddress) -> str | None:
@@ -370,8 +424,18 @@ class AddressGuardMiddleware:
         self.policy = policy
         self.stats = WebcleanStats(crawler.stats)
         self._logged: set[str] = set()
+        #: host -> the refusal of its robots.txt, until a request of that host is logged.
+        self._robots_refused: dict[str, BlockedAddressError] = {}
+        #: Requests (robots.txt fetches aside) let through, and refused; the first refusal.
+        self._passed = 0
+        self._refused = 0
+        self._first_refused: BlockedAddressError | None = None
+        self._reported_all_refused = False
+        self._warned_legacy_trust = False
         self.trusted: set[tuple[str, int]] = set()
         crawler.signals.connect(self._request_scheduled, signal=signals.request_scheduled)
+        crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
+        crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
         self.reactor = _twisted_reactor(crawler)
         self.resolver: GuardedNameResolver | None = None
         if self.reactor is not None:
@@ -400,18 +464,79 @@ class AddressGuardMiddleware:
             self.resolver.policies.pop(id(self), None)
 
     def refuse(self, request: Request, host: str, address: str, reason: str) -> BlockedAddressError:
-        """Count and log (once per host) a refused request; the exception to raise for it."""
+        """Count and log a refused request; the exception to raise for it.
+
+        The first refused request of each host is logged at WARNING with its
+        own URL and the settings that would allow it, the others at DEBUG. A
+        refused robots.txt fetch is not what the user asked for: the request
+        it was fetched for comes to the guard right after it and is refused
+        in turn, so that one names the host; the robots.txt is only named at
+        the end of the crawl if nothing else of its host was.
+        """
         self.stats.blocked(reason)
-        if host not in self._logged:
+        error = BlockedAddressError(request.url, address, reason)
+        if is_robots_request(request):
+            if host not in self._logged:
+                self._robots_refused.setdefault(host, error)
+            logger.debug("webclean: %s", error)
+            return error
+        self._refused += 1
+        if self._first_refused is None:
+            self._first_refused = error
+        chain = request.meta.get("redirect_urls")
+        redirected = f" (redirected from {chain[-1]})" if chain else ""
+        if host in self._logged:
+            logger.debug("webclean: %s%s", error, redirected)
+        else:
             self._logged.add(host)
-            logger.warning("Refused requests to %s: %s (first: %s)", host, describe(address, reason), request.url)
-        return BlockedAddressError(request.url, address, reason)
+            self._robots_refused.pop(host, None)
+            logger.warning("webclean: %s%s", error, redirected)
+        return error
 
     def _request_scheduled(self, request: Request, spider: Any) -> None:
         """Trust an endpoint as soon as its request is scheduled, before the
         robots.txt middleware asks for the endpoint's robots.txt."""
-        if request.meta.get(META_TRUSTED_HOST):
+        if self._is_trusted(request):
             self.trust(request.url)
+
+    def _is_trusted(self, request: Request) -> bool:
+        """:func:`is_trusted_endpoint`, warning once about the old ``meta[META_TRUSTED_HOST] = True``
+        (it trusted redirected requests too, so it now trusts nothing)."""
+        if request.meta.get(META_TRUSTED_HOST) is True and not self._warned_legacy_trust:
+            self._warned_legacy_trust = True
+            logger.warning(
+                "webclean: meta[%r] = True no longer trusts a request (it followed redirects); "
+                "mark endpoint requests with webclean_scrapy.downloadermiddlewares.guard.trust_endpoint()",
+                META_TRUSTED_HOST,
+            )
+        return is_trusted_endpoint(request)
+
+    def _spider_idle(self) -> None:
+        """Close a crawl whose every request was refused as ``webclean_all_refused``.
+
+        Checked when the crawl runs out of requests, where Scrapy decides a
+        crawl is ``finished``: a refusal alone says nothing about the start
+        requests or sitemaps still to come. ``CloseSpider`` from a
+        ``spider_idle`` handler is Scrapy's way to give that close a reason of
+        its own, which the stats dump and ``spider_closed`` handlers see.
+        """
+        if self._passed or not self._refused:
+            return
+        if not self._reported_all_refused:
+            self._reported_all_refused = True
+            # The whole advice again: at LOG_LEVEL = "ERROR" the WARNING is not shown.
+            logger.error(
+                "webclean: every request of this crawl was refused by the address guard (%d refused; first: %s)",
+                self._refused,
+                self._first_refused,
+            )
+        raise CloseSpider(ALL_REFUSED)
+
+    def _spider_closed(self) -> None:
+        """Name the hosts whose robots.txt was refused and nothing else was logged for."""
+        for host, error in self._robots_refused.items():
+            logger.warning("webclean: %s (the robots.txt of %s, fetched for a request of it)", error, host)
+        self._robots_refused.clear()
 
     def trust(self, url: str) -> tuple[str, int] | None:
         key = netloc_key(url)
@@ -422,10 +547,11 @@ class AddressGuardMiddleware:
         return key
 
     def _trusted_refusal(self, request: Request, key: tuple[str, int]) -> tuple[str, str] | None:
-        """A request to a trusted endpoint without being its own: its robots.txt
-        passes; anything else is judged by the endpoint's address (hostile
-        results must not reach a private search server through its own port)."""
-        if urlsplit(request.url).path == "/robots.txt":
+        """A request to a trusted endpoint without being its own: the robots.txt
+        middleware's fetch passes (not redirected); anything else is judged by
+        the endpoint's address (hostile results must not reach a private search
+        server through its own port, nor a redirect from the endpoint elsewhere)."""
+        if is_robots_request(request) and not request.meta.get("redirect_urls"):
             return None
         if self.resolver is not None and key in self.resolver.private_endpoints:
             return self.resolver.private_endpoints[key]
@@ -437,8 +563,10 @@ class AddressGuardMiddleware:
         host = urlsplit(request.url).hostname
         if not host:
             return
-        if request.meta.get(META_TRUSTED_HOST):
+        counted = not is_robots_request(request)
+        if self._is_trusted(request):
             self.trust(request.url)
+            self._passed += counted
             return
         key = netloc_key(request.url)
         if key in self.trusted:
@@ -449,6 +577,7 @@ class AddressGuardMiddleware:
                 refused = await self._resolve_and_check(host)
         if refused is not None:
             raise self.refuse(request, host, *refused)
+        self._passed += counted
 
     async def _resolve_and_check(self, host: str) -> tuple[str, str] | None:
         """Without a Twisted reactor: resolve *host* now and judge every answer."""
@@ -473,5 +602,7 @@ class AddressGuardMiddleware:
         if proxy:  # the connection went to the proxy, not to the URL's host
             host = (urlsplit(proxy if "://" in proxy else "http://" + proxy).hostname or "").lower()
         refused = self.resolver.refused_hosts.get(host)
-        if refused is not None and not request.meta.get(META_TRUSTED_HOST):
+        if refused is not None and not is_trusted_endpoint(request):
+            if not is_robots_request(request):
+                self._passed -= 1  # counted as let through by process_request
             raise self.refuse(request, host, *refused)

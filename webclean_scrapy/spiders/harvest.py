@@ -31,7 +31,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
 from webclean_scrapy.downloadermiddlewares.extraction import META_SKIP
-from webclean_scrapy.downloadermiddlewares.guard import META_TRUSTED_HOST
+from webclean_scrapy.downloadermiddlewares.guard import trust_endpoint
 from webclean_scrapy.fingerprint import canonical_key
 from webclean_scrapy.items import CleanedPage
 from webclean_scrapy.offload.offloader import Offloader
@@ -115,17 +115,19 @@ class HarvestSpider(WebcleanSpider):
     def search_request(self, index: int) -> scrapy.Request:
         assert self.engine is not None
         # The search endpoint is the user's choice (often a SearXNG on localhost): the
-        # address guard trusts its host, and refuses results that point back at it.
-        meta: dict[str, Any] = {META_SKIP: True, "harvest_page": index, META_TRUSTED_HOST: True}
+        # address guard trusts this request (not a redirect from it, nor results that
+        # point back at the endpoint's host).
+        meta: dict[str, Any] = {META_SKIP: True, "harvest_page": index}
         if self.ignore_search_robots:
             meta["dont_obey_robotstxt"] = True
-        return scrapy.Request(
+        request = scrapy.Request(
             self.engine.page_url(self.query, index),
             callback=self.parse_search,
             errback=self.search_failed,
             meta=meta,
             dont_filter=True,
         )
+        return trust_endpoint(request)
 
     @property
     def offloader(self) -> Offloader:
