@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -168,3 +169,11 @@ def read_items(*paths: Path) -> list[dict[str, Any]]:
         if path.exists():
             items += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return items
+
+
+def webclean_command() -> list[str]:
+    script = Path(sys.executable).with_name("webclean")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("webclean")
+    return [found] if found else [sys.executable, "-m", "webclean_scrapy.cli"]

@@ -2,7 +2,7 @@
 
 Each test starts its own Redis (``redis_url`` fixture: own port, own
 directory) and real ``scrapy crawl`` subprocesses against the local news
-site of ``test_news_spider.py``.
+site of ``pages.build_news_site`` (the ``news_site`` fixture).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from _crawl import read_items, start_crawl
-from test_news_spider import ARTICLES, news_site  # noqa: F401 (a module fixture, shared)
+from pages import ARTICLES
 
 redis = pytest.importorskip("redis")
 
@@ -75,9 +75,6 @@ def test_bad_redis_url_is_a_clear_error(news_site, tmp_path):
     )
     assert crawl.wait() != 0
     assert "WEBCLEAN_REDIS_URL must be a redis://" in crawl.log
-
-
-from test_harvest_spider import search_site  # noqa: E402,F401 - the fake SearXNG fixture
 
 
 def test_two_harvest_workers_take_each_result_once(search_site, redis_url, tmp_path):  # noqa: F811

@@ -1,6 +1,6 @@
 """Pause and resume with nothing lost: ``kill -9`` a real ``scrapy crawl news -s JOBDIR=...``, resume it.
 
-The crawl runs against the local news site of ``test_news_spider.py``,
+The crawl runs against the local news site of ``pages.build_news_site`` (the ``news_site`` fixture),
 slowed down (``DOWNLOAD_DELAY``) so that the kill, which comes as soon as
 the output holds a few items, lands mid-crawl however loaded the machine.
 """
@@ -8,13 +8,16 @@ the output holds a few items, lands mid-crawl however loaded the machine.
 from __future__ import annotations
 
 import json
+import os
+import threading
 from collections import Counter
 
 import pytest
+from scrapy.spiders import Spider
 
 from _crawl import read_items, start_crawl
-from test_news_spider import ARTICLES, news_site  # noqa: F401 (a module fixture, shared)
-from webclean_scrapy.crawlstate.jobdir import JobDir
+from pages import ARTICLES
+from webclean_scrapy.crawlstate.jobdir import DurableFileFeedStorage, JobDir
 
 SLOW = {"DOWNLOAD_DELAY": 0.25, "RANDOMIZE_DOWNLOAD_DELAY": False, "LOG_LEVEL": "INFO"}
 
@@ -97,3 +100,33 @@ def test_jobdir_extension_listed_by_the_project_keeps_its_priority(tmp_path):
     settings = Settings({"JOBDIR": str(tmp_path)})
     configure_settings(settings)
     assert settings.getdict("EXTENSIONS") == {JobDirExtension: 0}
+
+
+# -- the feed storage ------------------------------------------------------------------------------
+# The JOBDIR feed storage: each item reaches the kernel at once, fsync runs off the calling thread.
+def test_items_are_in_the_file_at_once_and_fsynced_by_another_thread(tmp_path, monkeypatch):
+    fsyncs: list[str] = []
+    real_fsync = os.fsync
+
+    def recording_fsync(fd: int) -> None:  # the real fsync, and who called it
+        fsyncs.append(threading.current_thread().name)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    out = tmp_path / "out.jsonl"
+    storage = DurableFileFeedStorage(str(out), jobdir=JobDir(tmp_path / "job"))
+    caller = threading.current_thread().name
+    file = storage.open(Spider("s"))
+    fsyncs.clear()  # the job's own bookkeeping (worker id, outputs.txt) is fsync-ed once, at open
+    lines = [b'{"n": %d}\n' % n for n in range(200)]
+    for n, line in enumerate(lines):
+        file.write(line)
+        # What a kill -9 right now would leave: the file as another process reads it.
+        assert out.read_bytes() == b"".join(lines[: n + 1])
+    assert caller not in fsyncs  # the writer never waited for the disk
+    storage.store(file)
+    assert fsyncs and fsyncs[-1] == caller  # the last fsync, at close, covers everything
+    assert fsyncs.count("webclean-fsync") <= len(lines)  # batched: never more than one per item
+    assert out.read_bytes() == b"".join(lines)
+    assert file.closed
+    storage.store(file)  # closing twice is harmless

@@ -20,7 +20,7 @@ from scrapy.http import HtmlResponse, Response, TextResponse
 from scrapy.utils.misc import build_from_crawler
 
 from _crawl import run_crawl
-from test_encoding import CZECH_PAGE, LEGACY_PAGES, legacy_page
+from pages import CZECH_PAGE, HEADLINE, LEGACY_PAGES, headline_page, legacy_page
 from webclean_scrapy.downloadermiddlewares.charset import CharsetMiddleware, extraction_charset, with_encoding
 from webclean_scrapy.engine.text.encoding import decode_html
 
@@ -28,32 +28,24 @@ PORTUGUESE = LEGACY_PAGES["pt"][0]
 TURKISH = LEGACY_PAGES["tr"][0]
 RUSSIAN = LEGACY_PAGES["ru"][0]
 JAPANESE = LEGACY_PAGES["ja"][0]
-HEADLINE = "Câmara aprova o plano de ciclovias após debate"
-
-
-def news_page(text: str, headline: str = HEADLINE, head: str = "") -> str:
-    return (
-        f"<html><head>{head}<title>{headline}</title></head><body><nav><a href='/'>Início</a></nav>"
-        f"<article><h1>{headline}</h1><p>{text}</p><p>{text}</p></article></body></html>"
-    )
 
 
 #: name: (body, Content-Type, what the extraction reads it as, why the middleware acts or None)
 PAGES: dict[str, tuple[bytes, str | None, str, str | None]] = {
     # charset-normalizer reads these two as Windows-1250: "Ă" for "ã", "ţ" for "ş"
-    "pt-undeclared": (news_page(PORTUGUESE).encode("cp1252"), "text/html", "cp1252", "detected"),
+    "pt-undeclared": (headline_page(PORTUGUESE).encode("cp1252"), "text/html", "cp1252", "detected"),
     "tr-undeclared": (legacy_page(TURKISH).encode("cp1254"), "text/html", "cp1254", "detected"),
     # Apache's default label on UTF-8 bytes: Scrapy reads "CÃ¢mara"
-    "utf8-labelled-latin1": (news_page(PORTUGUESE).encode(), "text/html; charset=ISO-8859-1", "utf-8", "corrected"),
+    "utf8-labelled-latin1": (headline_page(PORTUGUESE).encode(), "text/html; charset=ISO-8859-1", "utf-8", "corrected"),
     "meta-utf16-ascii": (
-        news_page("Plain ASCII words, nothing else.", "Plain", '<meta charset="utf-16">').encode(),
+        headline_page("Plain ASCII words, nothing else.", "Plain", '<meta charset="utf-16">').encode(),
         "text/html",
         "utf-8",
         "corrected",
     ),
     # UTF-8 but for one stray Latin-1 byte: charset-normalizer reads it as ISO-8859-16
     "utf8-one-broken-byte": (
-        news_page(PORTUGUESE).encode().replace(b"</article>", b"\xe9 </article>"),
+        headline_page(PORTUGUESE).encode().replace(b"</article>", b"\xe9 </article>"),
         "text/html",
         "utf-8",
         "detected",
@@ -61,10 +53,10 @@ PAGES: dict[str, tuple[bytes, str | None, str, str | None]] = {
     # 7-bit, so Scrapy reads it as ASCII
     "iso-2022-jp-undeclared": (legacy_page(JAPANESE).encode("iso2022_jp"), None, "iso2022_jp", "detected"),
     # both read these alike: left untouched
-    "utf8-undeclared": (news_page(PORTUGUESE).encode(), "text/html", "utf-8", None),
-    "utf8-declared": (news_page(PORTUGUESE).encode(), "text/html; charset=utf-8", "utf-8", None),
+    "utf8-undeclared": (headline_page(PORTUGUESE).encode(), "text/html", "utf-8", None),
+    "utf8-declared": (headline_page(PORTUGUESE).encode(), "text/html; charset=utf-8", "utf-8", None),
     "cp1251-declared": (legacy_page(RUSSIAN).encode("cp1251"), "text/html; charset=windows-1251", "cp1251", None),
-    "ascii-undeclared": (news_page("Plain ASCII words.", "Plain").encode(), "text/html", "utf-8", None),
+    "ascii-undeclared": (headline_page("Plain ASCII words.", "Plain").encode(), "text/html", "utf-8", None),
     # an escape byte sends it to the detector, which finds no ISO-2022-JP: UTF-8 (ASCII) stands
     "ascii-with-an-escape": (legacy_page("An escape \x1b in the text.").encode(), "text/html", "utf-8", None),
 }
@@ -154,7 +146,7 @@ def test_the_extraction_reads_a_charset_set_explicitly_on_both_paths():
     processed = extract_markup(method, body, told.url, response_content_type(told)).extraction.text
     assert footer in threaded and threaded == processed
     # UTF-8 bytes stay UTF-8 whatever a response is told (the encoding module's rule).
-    utf8 = response_of(news_page(PORTUGUESE).encode(), "text/html").replace(encoding="cp1252")
+    utf8 = response_of(headline_page(PORTUGUESE).encode(), "text/html").replace(encoding="cp1252")
     assert PORTUGUESE in extract_markup(method, utf8.body, utf8.url, response_content_type(utf8)).extraction.text
 
 

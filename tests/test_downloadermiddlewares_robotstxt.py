@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from _crawl import run_crawl
-from test_news_spider import A1, A3, build_news_site
-from webclean_scrapy.demo.server import LocalSite
+from http_server import TestSite
+from pages import A1, A3, build_news_site
 
 FORBIDDEN = "/private/members-only-briefing/"
 
 
 def test_requests_waiting_for_robots_txt_obey_it(tmp_path):
     """Several start URLs on one host: all wait for one robots.txt; none may skip it."""
-    site = LocalSite()
+    site = TestSite()
     build_news_site(site)
     with site:
         start = ",".join(site.url(path) for path in (A1, FORBIDDEN, A3, FORBIDDEN + "?x=1"))

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from _crawl import run_crawl, start_crawl
+from http_server import TestSite
 from webclean_scrapy.cli import main
 from webclean_scrapy.demo import site_dir
-from webclean_scrapy.demo.server import LocalSite
 from webclean_scrapy.downloadermiddlewares.warc import RECORDER_PRIORITY
 from webclean_scrapy.spiders import PROJECT_SETTINGS
 from webclean_scrapy.warcfiles import is_warc, iter_html_records
@@ -51,7 +51,7 @@ def story(title: str, place: str, extra: str = "") -> str:
 
 @pytest.fixture(scope="module")
 def site():
-    site = LocalSite()
+    site = TestSite()
     site.add_directory(site_dir())
     # Sent gzip-encoded whatever the request asked: the WARC keeps these bytes as received.
     site.add(
@@ -278,29 +278,6 @@ def test_kill_9_mid_crawl_loses_at_most_the_record_being_written(site, tmp_path)
     assert kept >= responses
 
 
-def test_content_decoding_is_bounded_and_explicit():
-    import zlib
-
-    from webclean_scrapy.errors import ExtractionError
-    from webclean_scrapy.warcfiles import _decoded, html_record
-
-    page = b"<html><body><p>" + b"words " * 2000 + b"</p></body></html>"
-    assert _decoded(gzip.compress(page), ["gzip"], 1 << 20) == page
-    assert _decoded(zlib.compress(page), ["deflate"], 1 << 20) == page
-    raw_deflate = zlib.compressobj(wbits=-zlib.MAX_WBITS)
-    assert _decoded(raw_deflate.compress(page) + raw_deflate.flush(), ["deflate"], 1 << 20) == page
-    assert _decoded(page, ["identity"], 1 << 20) == page
-    brotli = pytest.importorskip("brotli")
-    assert _decoded(brotli.compress(page), ["br"], 1 << 20) == page
-    assert _decoded(gzip.compress(brotli.compress(page)), ["br", "gzip"], 1 << 20) == page
-    with pytest.raises(ExtractionError, match="over 1000 bytes"):
-        _decoded(gzip.compress(b"\0" * 10_000_000), ["gzip"], 1000)  # a decompression bomb stays small
-    with pytest.raises(ExtractionError, match="unsupported Content-Encoding 'compress'"):
-        _decoded(page, ["compress"], 1 << 20)
-    broken = html_record("http://x/", "text/html", b"\x1f\x8bnot gzip", "gzip", 0, 1 << 20)
-    assert broken.body == b"" and broken.error.startswith("cannot decode the body")
-
-
 def test_warc_file_name_template(tmp_path):
     from datetime import datetime, timezone
 
@@ -374,11 +351,3 @@ def test_disk_full_stops_recording_not_the_crawl(site, tmp_path):
     from webclean_scrapy.demo import load_gold
 
     assert len(items) == len(load_gold()) == 8
-
-
-def test_reading_warc_files_does_not_import_scrapy():
-    code = (
-        "import sys, webclean_scrapy.cli, webclean_scrapy.warcfiles; "
-        "sys.exit('scrapy' in sys.modules or 'twisted' in sys.modules)"
-    )
-    assert subprocess.run([sys.executable, "-c", code], timeout=120).returncode == 0

@@ -1,4 +1,4 @@
-"""The public API, the document model and bad input (issue: extraction engine)."""
+"""The public API (extract, the extractor registry, the version) and bad input: one test each."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import gzip
 import pytest
 
 import webclean_scrapy
+from pages import PARTS_PAGE
 from webclean_scrapy import (
     Document,
     Extraction,
@@ -19,81 +20,9 @@ from webclean_scrapy import (
 )
 from webclean_scrapy.engine.extraction import Extractor
 
-ARTICLE = """<html lang="en-GB"><head><title>Page title</title>
-<meta property="og:title" content="The og title">
-<style>p { color: red }</style><script>var x = "script text";</script></head>
-<body><nav><a href="/">Home</a> <a href="/a">About</a></nav>
-<div id="main"><h1>Heading</h1>
-<p>First paragraph, with <b>bold</b> and <a href="/x">a link</a>.</p>
-<!-- a comment -->
-<p>Second paragraph.<br>After a break.</p>
-<div hidden>hidden text</div><div style="display: none">also hidden</div>
-<noscript>noscript text</noscript><template>template text</template>
-<ul><li>one</li><li>two</li></ul>
-<table><tr><td>cell a</td><td>cell b</td></tr></table></div>
-</body></html>"""
-
-
-def test_document_blocks_are_strings_between_structural_tags():
-    doc = Document.from_html(ARTICLE)
-    texts = [block.text for block in doc.blocks]
-    assert texts == [
-        "Home About",
-        "Heading",
-        "First paragraph, with bold and a link.",
-        "Second paragraph.",
-        "After a break.",
-        "one",
-        "two",
-        "cell a",
-        "cell b",
-    ]
-    link_block = doc.blocks[2]
-    assert link_block.container.tag == "p"
-    assert link_block.anchor_chars == len("alink")
-    assert doc.blocks[0].link_density == 1.0
-
-
-def test_document_drops_scripts_comments_and_hidden_elements_once():
-    text = extract(ARTICLE, extractor="baseline").text
-    for gone in (
-        "script text",
-        "color: red",
-        "a comment",
-        "hidden text",
-        "also hidden",
-        "noscript text",
-        "template text",
-        "Page title",
-    ):
-        assert gone not in text
-
-
-def test_container_tree_totals():
-    doc = Document.from_html(ARTICLE)
-    main = next(c for c in doc.containers if c.element.get("id") == "main")
-    assert main.chars == sum(b.chars for b in doc.blocks[1:])
-    assert main.first_block == 1 and main.last_block == len(doc.blocks) - 1
-    assert main.block_count == len(doc.blocks) - 1
-    body = next(c for c in doc.containers if c.tag == "body")
-    assert body.chars == sum(b.chars for b in doc.blocks)
-    assert body.anchor_chars == sum(b.anchor_chars for b in doc.blocks)
-    assert main.parent is body and main in body.children
-
-
-def test_document_reuses_an_existing_root_without_mutating_it():
-    from parsel import Selector
-
-    selector = Selector(text=ARTICLE)
-    before = selector.root.xpath("count(//*)")
-    doc = Document(selector.root, url="http://example.com/", source=ARTICLE)
-    assert doc.blocks[1].text == "Heading"
-    assert selector.root.xpath("count(//*)") == before
-    assert selector.css("script::text").get() == 'var x = "script text";'
-
 
 def test_title_and_language():
-    doc = Document.from_html(ARTICLE)
+    doc = Document.from_html(PARTS_PAGE)
     assert doc.title == "The og title"
     assert doc.language == "en"
     assert Document.from_html("<h1> The  h1 </h1><title>t</title>").title == "The h1"
@@ -117,7 +46,7 @@ def test_language_names_and_codes_group_together(declared, code):
 
 
 def test_extract_returns_extraction_with_lines():
-    result = extract(ARTICLE.encode("utf-8"), url="http://example.com/a", extractor="baseline")
+    result = extract(PARTS_PAGE.encode("utf-8"), url="http://example.com/a", extractor="baseline")
     assert isinstance(result, Extraction)
     assert result.extractor == "baseline"
     assert result.url == "http://example.com/a"
@@ -245,28 +174,3 @@ def test_version_is_the_packages():
 
     assert re.fullmatch(r"\d+\.\d+\.\d+((a|b|rc)\d+)?(\.dev\d+)?", webclean_scrapy.__version__)
     assert webclean_scrapy.__version__ == importlib.metadata.version("webclean-scrapy")
-
-
-def test_release_frees_the_page_without_the_cycle_collector():
-    import gc
-
-    from webclean_scrapy.engine.document import Block, Container
-
-    def alive() -> int:
-        return sum(isinstance(o, (Block, Container)) for o in gc.get_objects())
-
-    gc.collect()
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        before = alive()
-        doc = Document.from_html(ARTICLE)
-        assert alive() == before  # the walk fills columns; objects only on demand
-        assert doc.containers[1].children and doc.blocks[0].container.direct_blocks
-        assert alive() > before
-        doc.release()
-        del doc
-        assert alive() == before  # freed by reference counting alone
-    finally:
-        if enabled:
-            gc.enable()

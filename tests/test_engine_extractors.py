@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from pages import br_page
 from webclean_scrapy import Document, ExtractionError, extract, get_extractor
 from webclean_scrapy.engine.extractors.density import density_region
 from webclean_scrapy.engine.extractors.punctuation import (
@@ -32,12 +33,6 @@ def text_of(name: str, html: str, **options: Any) -> str:
 
 
 # -- density (Arias, Deschacht & Moens 2009) ---------------------------------
-
-
-def br_page(*strings: str) -> str:
-    """Strings separated by ``<br>``: consecutive strings are 1 position apart,
-    and each extra ``<br>`` (an empty string) adds 1 to the distance."""
-    return "<html><body>" + "<br>".join(strings) + "</body></html>"
 
 
 LONG = "L" * 30  # maxL = 30, cutoff = 0.333 * 30 = 9.99

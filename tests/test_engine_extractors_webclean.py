@@ -5,60 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pages import DAILY_NAV, DAILY_PARAGRAPHS, DAILY_RELATED, daily_article
 from webclean_scrapy import extract
 from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.extractors import get_extractor, resolve_extractor_class, webclean
 from webclean_scrapy.engine.page_type import PAGE_TYPES
 from webclean_scrapy.engine.trace import Trace
 from webclean_scrapy.errors import ExtractionError
-
-PARAGRAPHS = [
-    "The river flooded the lower town on Tuesday night, and by morning the water had reached the steps of the old "
-    "market hall, where volunteers were stacking sandbags against the doors.",
-    "Officials said the levee, built in 1962 and repaired twice since, had held for most of its length, but a "
-    "section near the railway bridge gave way shortly after midnight, releasing water into three streets.",
-    "Residents described a slow, quiet rise rather than a wave. Many had time to move cars and furniture upstairs, "
-    "although several shops on the main street lost their entire stock, according to the chamber of commerce.",
-    "The regional government has promised an inquiry into the maintenance of the levee, and engineers are expected "
-    "to inspect the damaged section later this week, once the water has fallen below the warning level.",
-]
-
-NAV = ["Home", "World", "Politics", "Business", "Technology", "Science", "Sport", "Weather"]
-RELATED = [
-    "Storm season starts early this year",
-    "Ten tips for protecting your basement",
-    "Why insurance premiums keep rising",
-    "Mayor announces new budget",
-]
-
-
-def article_page(body: str = "", extra_head: str = "") -> str:
-    nav = "".join(f'<li><a href="/{w.lower()}">{w}</a></li>' for w in NAV)
-    related = "".join(f'<li><a href="/r{i}">{t}</a></li>' for i, t in enumerate(RELATED))
-    paragraphs = "".join(f"<p>{p}</p>" for p in PARAGRAPHS)
-    return f"""<!DOCTYPE html><html lang="en"><head><title>Flood in the lower town</title>
-    <style>.x {{ color: red; }} body {{ margin: 0 }}</style>{extra_head}
-    <script>var tracking = {{"id": 42}}; function track() {{ return 1; }}</script></head>
-    <body>
-      <header class="site-header"><a href="/">Daily Example</a><nav class="main-nav"><ul>{nav}</ul></nav></header>
-      <div class="cookie-banner">We use cookies to improve your experience. <a href="/ok">Accept all</a></div>
-      <main><article class="article">
-        <h1>Flood in the lower town</h1>
-        <div class="byline">By Jane Doe</div>
-        {paragraphs}
-        {body}
-        <div class="share-tools"><a href="/fb">Share on Facebook</a> <a href="/tw">Share on Twitter</a></div>
-      </article>
-      <aside class="sidebar"><h3>Related stories</h3><ul>{related}</ul>
-        <div class="ad-slot">Advertisement</div></aside>
-      <section id="comments" class="comments"><h3>3 comments</h3>
-        <div class="comment"><p>First! <a href="/u/bob">bob</a></p></div>
-        <div class="comment"><p>Great article, thanks for sharing. <a href="/u/al">al</a></p></div>
-      </section></main>
-      <footer class="site-footer"><p>Copyright 2024 Daily Example. All rights reserved.</p>
-        <ul><li><a href="/about">About us</a></li><li><a href="/privacy">Privacy policy</a></li>
-        <li><a href="/terms">Terms of use</a></li><li><a href="/contact">Contact</a></li></ul></footer>
-    </body></html>"""
 
 
 def lines(html: str | bytes) -> list[str]:
@@ -67,13 +20,13 @@ def lines(html: str | bytes) -> list[str]:
 
 def test_is_the_default_extractor():
     assert resolve_extractor_class("default") is webclean.WebcleanExtractor
-    assert extract(article_page()).extractor == "webclean"
+    assert extract(daily_article()).extractor == "webclean"
 
 
 def test_article_kept_and_boilerplate_removed():
-    result = extract(article_page(), extractor="webclean")
+    result = extract(daily_article(), extractor="webclean")
     text = result.text
-    for paragraph in PARAGRAPHS:
+    for paragraph in DAILY_PARAGRAPHS:
         assert paragraph in text.splitlines()
     for chrome in [
         "Politics",
@@ -83,14 +36,14 @@ def test_article_kept_and_boilerplate_removed():
         "Privacy policy",
         "Copyright 2024",
         "Great article",
-        *RELATED,
+        *DAILY_RELATED,
     ]:
         assert chrome not in text, chrome
     assert result.title == "Flood in the lower town"
 
 
 def test_no_script_or_css_leftovers():
-    text = extract(article_page(), extractor="webclean").text
+    text = extract(daily_article(), extractor="webclean").text
     assert "tracking" not in text and "function" not in text and "color" not in text
 
 
@@ -101,7 +54,7 @@ def test_headings_and_list_items_on_their_own_lines():
     <ul><li>Who was responsible for inspecting the levee since the last repair in 2011?</li>
     <li>Whether the warning sirens worked as designed, and why some streets did not hear them?</li>
     <li>How the emergency budget for the clean-up will be shared between the town and the region?</li></ul>"""
-    got = lines(article_page(body))
+    got = lines(daily_article(body))
     assert "What happens next" in got
     assert "Who was responsible for inspecting the levee since the last repair in 2011?" in got
     assert "How the emergency budget for the clean-up will be shared between the town and the region?" in got
@@ -113,19 +66,19 @@ def test_table_cells_kept():
     <table><tr><th>Gauge station</th><th>Peak level</th></tr>
     <tr><td>Railway bridge north gauge</td><td>4.82 metres above normal</td></tr>
     <tr><td>Market hall south gauge</td><td>3.95 metres above normal</td></tr></table>"""
-    text = extract(article_page(body), extractor="webclean").text
+    text = extract(daily_article(body), extractor="webclean").text
     assert "Railway bridge north gauge" in text
     assert "4.82 metres above normal" in text
 
 
 def test_no_duplicated_blocks():
     caption = "The flooded market hall seen from the bridge (Photo: J. Doe)"
-    repeated = f"<figure><figcaption>{caption}</figcaption></figure><p>{PARAGRAPHS[1]}</p>" * 3
-    got = lines(article_page(repeated))
+    repeated = f"<figure><figcaption>{caption}</figcaption></figure><p>{DAILY_PARAGRAPHS[1]}</p>" * 3
+    got = lines(daily_article(repeated))
     assert got.count(caption) <= 1
     assert len(got) == len(set(got)) or all(len(line) >= 100 for line in got if got.count(line) > 1)
-    strict = get_extractor("webclean", deduplicate=0).extract_text(Document.from_html(article_page(repeated)))
-    assert PARAGRAPHS[1] in strict.splitlines()
+    strict = get_extractor("webclean", deduplicate=0).extract_text(Document.from_html(daily_article(repeated)))
+    assert DAILY_PARAGRAPHS[1] in strict.splitlines()
     assert len(strict.splitlines()) == len(set(strict.splitlines()))
 
 
@@ -140,7 +93,7 @@ def test_repeats_follow_the_page_types_rule():
         "The mayor said that the town would rebuild the levee before the winter, whatever the inquiry finds, "
         "and that the shops on the main street would get help with their losses."
     )
-    page = article_page(f"<p>{quote}</p><p>{PARAGRAPHS[2]}</p><p>{quote}</p>")
+    page = daily_article(f"<p>{quote}</p><p>{DAILY_PARAGRAPHS[2]}</p><p>{quote}</p>")
     result = extract(page, extractor="webclean")
     rule = model.deduplicate_for(result.page_type)
     assert result.text == extract(page, extractor="webclean", deduplicate=rule).text
@@ -156,9 +109,9 @@ def test_a_tables_repeated_cells_are_kept():
         f"<tr><td>{name}</td><td>String</td><td>Optional</td></tr>"
         for name in ("gauge_id", "station_name", "river_name", "peak_level")
     )
-    body = f"""<p>{PARAGRAPHS[0]}</p><table><tr><th>Field</th><th>Type</th><th>Use</th></tr>{rows}</table>
+    body = f"""<p>{DAILY_PARAGRAPHS[0]}</p><table><tr><th>Field</th><th>Type</th><th>Use</th></tr>{rows}</table>
     <p>Optional</p><p>Optional</p>"""
-    doc = Document.from_html(article_page(body))
+    doc = Document.from_html(daily_article(body))
     cells = webclean.table_cells(doc)
     texts = doc.block_columns.texts
     assert [texts[i] for i in cells.nonzero()[0]].count("Optional") == 4
@@ -273,12 +226,12 @@ def test_empty_or_broken_input_gives_clean_result(html):
 
 
 def test_deeply_nested_input_does_not_crash():
-    html = "<div>" * 2000 + "<p>" + PARAGRAPHS[0] + "</p>" + "</div>" * 2000
-    assert PARAGRAPHS[0] in extract(html, extractor="webclean").text
+    html = "<div>" * 2000 + "<p>" + DAILY_PARAGRAPHS[0] + "</p>" + "</div>" * 2000
+    assert DAILY_PARAGRAPHS[0] in extract(html, extractor="webclean").text
 
 
 def test_threshold_option_trades_recall():
-    page = article_page()
+    page = daily_article()
     everything = get_extractor("webclean", threshold=0.0).extract_text(Document.from_html(page))
     nothing = get_extractor("webclean", threshold=1.01).extract_text(Document.from_html(page))
     assert "Privacy policy" in everything and nothing == ""
@@ -296,7 +249,7 @@ def test_probabilities_are_the_shipped_ensemble_on_the_feature_rows(monkeypatch)
     from webclean_scrapy.engine import trees
     from webclean_scrapy.engine.page_type import page_type_of
 
-    doc = Document.from_html(article_page())
+    doc = Document.from_html(daily_article())
     rows = webclean.block_features(doc)
     assert rows.shape == (len(doc.block_columns), len(webclean.BLOCK_FEATURES))
     types = page_type_of(doc)[1]
@@ -329,23 +282,23 @@ def test_reader_comments_dropped_unless_asked_for():
             ),
         ]
     )
-    page = article_page(
+    page = daily_article(
         f'</article><section class="comments-area"><h3>2 comments</h3><ol>{thread}</ol></section><article>'
     )
     default = lines(page)
-    assert PARAGRAPHS[0] in default
+    assert DAILY_PARAGRAPHS[0] in default
     assert not any("ground floor of the shop" in line or "ring road" in line for line in default)
     kept = extract(page, extractor="webclean", comments=True).text
-    assert "ground floor of the shop" in kept and PARAGRAPHS[0] in kept
+    assert "ground floor of the shop" in kept and DAILY_PARAGRAPHS[0] in kept
 
 
 def test_comment_named_wrapper_holding_the_article_is_not_a_thread():
     # Some sites name the whole page or article wrapper after its comment state.
-    page = article_page().replace(
+    page = daily_article().replace(
         '<main><article class="article">', '<main class="comments-open"><article class="article has-comments">'
     )
     got = lines(page)
-    for paragraph in PARAGRAPHS:
+    for paragraph in DAILY_PARAGRAPHS:
         assert paragraph in got
 
 
@@ -362,7 +315,7 @@ def test_short_article_straight_inside_a_div_is_never_empty():
     """A short municipal news item: about 500 characters straight inside a
     ``<div>`` after two images, no ``<p>``, between a menu and a footer.
     The page has readable text, so the extraction must not be empty."""
-    menu = "".join(f'<li><a href="/{w.lower()}">{w}</a></li>' for w in NAV)
+    menu = "".join(f'<li><a href="/{w.lower()}">{w}</a></li>' for w in DAILY_NAV)
     page = f"""<html><head><title>Library renovation</title></head><body>
       <div class="top"><ul class="menu">{menu}</ul></div>
       <div class="news-item"><img src="/logo.png" alt=""><img src="/library.jpg" alt="">{SHORT_NEWS}</div>
@@ -448,7 +401,7 @@ def test_forum_posts_marked_up_as_comments_are_the_content():
         f' <span class="post-date">Mar {i + 3}</span></div><div class="comment-body cooked"><p>{text}</p></div></div>'
         for i, (name, text) in enumerate(posts)
     )
-    menu = "".join(f'<li><a href="/c/{w.lower()}">{w}</a></li>' for w in NAV)
+    menu = "".join(f'<li><a href="/c/{w.lower()}">{w}</a></li>' for w in DAILY_NAV)
     page = f"""<html><head><title>Best first telescope? - Beginners - Stargazers Forum</title>
       <meta property="og:type" content="website">
       <script type="application/ld+json">{{"@context": "https://schema.org", "@type": "DiscussionForumPosting",
@@ -476,7 +429,7 @@ def test_vetoes_apply_by_predicted_page_type(monkeypatch):
         "Shipping is free on orders over fifty euros, returns are accepted within thirty days, "
         "and every lamp comes with a two year warranty on the electronics."
     )
-    page = article_page(f'<div class="tab-pane hidden"><p>{panel}</p></div>')
+    page = daily_article(f'<div class="tab-pane hidden"><p>{panel}</p></div>')
     doc = Document.from_html(page)
     index = doc.block_columns.texts.index(panel)
     masks = webclean.veto_masks(doc)
@@ -643,7 +596,7 @@ def test_a_news_page_predicted_a_listing_is_kept_under_the_article_policy(monkey
         trace = Trace()
         return webclean.content_indexes(Document.from_html(html), trace=trace), trace
 
-    page = article_page()
+    page = daily_article()
     as_listing, trace = kept(page, "listing", 0.0)
     assert not any(name.startswith("read as an article") for name in trace.facts)
     as_article, _ = kept(page, "article", 0.3)
@@ -689,7 +642,7 @@ def test_a_hub_read_as_an_article_is_reported_an_article(monkeypatch):
         assert extraction.text
         return extraction.page_type, webclean.read_as_article(doc)
 
-    story = article_page()
+    story = daily_article()
     assert reported(story, "listing", 0.3) == ("article", True)
     assert reported(story, "listing", 0.0) == ("listing", False)
     assert reported(story, "article", 0.9) == ("article", False)
@@ -717,7 +670,7 @@ def test_a_hub_read_as_an_article_reads_its_metadata_as_an_article(monkeypatch):
 
     by_agency = '<script type="application/ld+json">{"@type": "NewsArticle", "headline": "Flood",'
     by_agency += ' "author": {"@type": "Organization", "name": "Harbour Wire Service"}}</script>'
-    story = article_page(extra_head=by_agency)
+    story = daily_article(extra_head=by_agency)
 
     def read(kind: str, article: float, release_tree: bool) -> tuple[str | None, str | None]:
         types = np.zeros(len(PAGE_TYPES))

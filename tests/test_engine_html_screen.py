@@ -6,6 +6,8 @@ import random
 
 import pytest
 
+from pages import attribute_bomb, og_article
+from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.html.screen import _SCAN, MAX_ATTRIBUTES_PER_ELEMENT, scan_pattern, screen_markup
 
 _screen = pytest.importorskip("webclean_scrapy.engine.html._screen")
@@ -45,3 +47,49 @@ def test_the_shipped_limit() -> None:
     screened, reasons = screen_markup(body)
     assert reasons == ("attributes",) and screened.endswith(b">text</div>") and b"a1004=1" not in screened
     assert _screen.scan(b"", 0, 3) is None and screen_markup(b"<p>plain</p>") == (b"<p>plain</p>", ())
+
+
+def test_screen_cuts_overloaded_elements_only():
+    bomb = attribute_bomb(5_000).encode()
+    screened, reasons = screen_markup(bomb)
+    assert reasons == ("attributes",)
+    doc = Document.from_html(bomb)
+    assert doc.screened == ("attributes",)
+    assert len(doc.root.xpath("//div")[0].attrib) == MAX_ATTRIBUTES_PER_ELEMENT
+    assert "inside the bomb" in doc.block_columns.text() and "Bombed story" in doc.title
+    # Ordinary pages come back as they were, not copied.
+    page = og_article("Plain").encode()
+    assert screen_markup(page) == (page, ())
+    assert Document.from_html(page).screened == ()
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        # no blanks between quoted attributes: still separate attributes to libxml2
+        "<div " + "".join(f'a{i}="1"' for i in range(3_000)) + ">x</div>",
+        # unquoted and valueless attributes
+        "<p " + " ".join(f"a{i}" for i in range(3_000)) + ">x</p>",
+        # an overloaded tag right after a comment and a script holding "<" and quotes
+        '<!-- <b \'" --><script>if (a<b) { s = "\'" }</script><i ' + " ".join(f"b{i}=2" for i in range(3_000)) + ">",
+    ],
+)
+def test_screen_sees_through_quotes_and_separators(markup):
+    screened, reasons = screen_markup(markup.encode())
+    assert reasons == ("attributes",)
+    assert len(screened) < len(markup)
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        # "<" followed by many words inside a script, a comment, a quoted value: not tags
+        "<script>var x = 1; if (i<n) {" + " y" * 3_000 + "}</script><p>text</p>",
+        "<!-- <b" + " c" * 3_000 + " -->",
+        '<img alt="<svg' + " d" * 3_000 + '">',
+        # many attributes, but within the bound
+        "<div " + " ".join(f"a{i}=1" for i in range(MAX_ATTRIBUTES_PER_ELEMENT)) + ">x</div>",
+    ],
+)
+def test_screen_leaves_ordinary_markup_alone(markup):
+    assert screen_markup(markup.encode()) == (markup.encode(), ())

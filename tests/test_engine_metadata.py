@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -10,9 +11,16 @@ from scrapy.http import HtmlResponse
 from webclean_scrapy import extract
 from webclean_scrapy.cli import main
 from webclean_scrapy.engine.document import Document
-from webclean_scrapy.engine.metadata import Metadata, extract_metadata
+from webclean_scrapy.engine.extraction import (
+    ITEM_METADATA_FIELDS,
+    Extraction,
+    _check_metadata_fields,
+    extraction_fields,
+)
+from webclean_scrapy.engine.extractors import get_extractor
+from webclean_scrapy.engine.metadata import METADATA_FIELDS, Metadata, extract_metadata, metadata_of
 from webclean_scrapy.evaluation import author_exact, normalise_field, same_day, score_metadata, title_scores
-from webclean_scrapy.items import CleanedPage
+from webclean_scrapy.items import FIELD_ORDER, CleanedPage
 
 BODY = "<body><h1>The visible heading</h1><p>" + "Some words of the article. " * 20 + "</p></body>"
 
@@ -178,3 +186,51 @@ def test_score_metadata_judges_only_what_the_gold_knows():
     assert scores == {"title_exact": 1.0, "title_f1": 1.0, "author_exact": 1.0, "date_same_day": None}
     # no gold title: the page's metadata was not annotated, nothing is judged
     assert set(score_metadata("T", "A", None, gold_title=None, gold_author="A", gold_date=None).values()) == {None}
+
+
+# -- metadata fields and the item fields -----------------------------------------------------------
+# One list of metadata fields (``Metadata``'s) and one Extraction-to-fields mapping.
+PAGE = """<html lang="en"><head><title>Rivers rise | Example News</title>
+<meta property="og:site_name" content="Example News"><meta name="author" content="Jane Roe">
+<meta property="article:published_time" content="2025-09-04"><meta name="description" content="Rain.">
+<meta name="keywords" content="rivers, rain"><meta property="og:image" content="/lead.jpg">
+<link rel="canonical" href="/news/rivers"></head><body><article><h1>Rivers rise</h1>
+<p>The rivers rose after three days of rain, and the town closed the lower bridge for the night.</p>
+</article></body></html>"""
+
+
+def test_an_extraction_carries_every_metadata_field_of_the_page():
+    doc = Document.from_html(PAGE, url="https://ex.example/news/rivers?ref=x")
+    extraction = get_extractor("baseline").extract(doc)
+    metadata = metadata_of(doc)
+    assert {name: getattr(extraction, name) for name in METADATA_FIELDS} == dataclasses.asdict(metadata)
+    assert extraction.author == "Jane Roe" and extraction.canonical_url == "https://ex.example/news/rivers"
+    assert extraction.tags is not metadata.tags  # a copy: the Metadata is cached with the document
+
+
+def test_metadata_lists_drive_the_item_fields():
+    assert METADATA_FIELDS[0] == "title" and METADATA_FIELDS[-1] == "canonical_url"
+    assert ITEM_METADATA_FIELDS == METADATA_FIELDS[1:-1]
+
+
+def test_extraction_must_declare_what_metadata_holds(monkeypatch):
+    _check_metadata_fields()  # as shipped: they agree
+
+    @dataclasses.dataclass
+    class MoreMetadata(Metadata):
+        license: str | None = None
+
+    monkeypatch.setattr("webclean_scrapy.engine.extraction.Metadata", MoreMetadata)
+    with pytest.raises(TypeError, match="Extraction.license"):
+        _check_metadata_fields()
+
+
+def test_the_one_mapping_is_in_the_items_export_order():
+    extraction = Extraction("Some text", "T", "baseline", tags=["a"], markdown="# T")
+    fields = extraction_fields(extraction, ("markdown", "html"), html_bytes=120)
+    assert list(fields) == [name for name in FIELD_ORDER if name in fields]
+    assert fields["text_chars"] == 9 and fields["html_bytes"] == 120
+    assert fields["markdown"] == "# T" and fields["content_html"] == ""
+    empty = extraction_fields(None)
+    assert empty["text"] == "" and empty["tags"] == [] and empty["author"] is None
+    assert list(empty) == list(extraction_fields(extraction))  # the same fields, filled or not

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from scrapy.http import HtmlResponse
 
+from pages import CZECH_PAGE, LEGACY_PAGES, WORDS, charset_page, legacy_page
 from webclean_scrapy import NotHTMLError, available_extractors, extract, get_extractor
 from webclean_scrapy.engine.text.encoding import (
     REPAIR_BUDGET,
@@ -23,15 +24,6 @@ from webclean_scrapy.engine.text.encoding import (
 )
 from webclean_scrapy.offload import extract_markup, extract_response
 
-WORDS = "Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e \u2014 \u201cquoted\u201d words of a paragraph long enough to be kept."
-
-
-def page(head: str = "", extra: str = "") -> str:
-    return (
-        f"<html><head>{head}<title>Title</title></head><body><article><h1>Heading</h1>"
-        f"<p>{WORDS} First.</p>{extra}<p>{WORDS} Second, with more words in it.</p></article></body></html>"
-    )
-
 
 @pytest.mark.parametrize(
     "codec,charset",
@@ -44,7 +36,7 @@ def page(head: str = "", extra: str = "") -> str:
     ],
 )
 def test_bomless_utf16_declared_by_http(codec, charset):
-    body = page().encode(codec)
+    body = charset_page().encode(codec)
     content_type = f"text/html; charset={charset}"
     assert not looks_binary(body, content_type)
     assert WORDS in decode_html(body, content_type)[1]
@@ -54,11 +46,11 @@ def test_bomless_utf16_declared_by_http(codec, charset):
 
 
 def test_one_nul_byte_is_not_binary():
-    body = page().encode().replace(b"<body>", b"<body>\x00")
+    body = charset_page().encode().replace(b"<body>", b"<body>\x00")
     assert not looks_binary(body)
     assert WORDS in extract(body).text
     assert not looks_binary(b"<p>hi</p>\x00")  # short pages too
-    assert not looks_binary(page(extra="<p>a\x00b\x00c</p>").encode())
+    assert not looks_binary(charset_page(extra="<p>a\x00b\x00c</p>").encode())
 
 
 @pytest.mark.parametrize(
@@ -88,15 +80,15 @@ def test_binary_is_still_binary(body):
 )
 def test_meta_utf16_on_an_ascii_page_is_utf8(declaration):
     """HTML standard: a <meta> that could be read as ASCII cannot mean UTF-16; use UTF-8."""
-    ascii_body = page(declaration).encode("ascii", "xmlcharrefreplace")
-    utf8_body = page(declaration).encode("utf-8")
+    ascii_body = charset_page(declaration).encode("ascii", "xmlcharrefreplace")
+    utf8_body = charset_page(declaration).encode("utf-8")
     assert html_encoding(ascii_body) == "utf-8"
     assert WORDS in extract(ascii_body).text
     assert WORDS in extract(utf8_body).text
 
 
 def test_http_charset_and_bom_still_win():
-    body = page('<meta charset="utf-16">').encode("latin-1", "replace")
+    body = charset_page('<meta charset="utf-16">').encode("latin-1", "replace")
     assert html_encoding(body, "text/html; charset=iso-8859-1") == "cp1252"
     assert html_encoding(b"\xef\xbb\xbf" + body, "text/html; charset=iso-8859-1") == "utf-8"
 
@@ -107,10 +99,10 @@ CHINESE = "\u8fd9\u6b3e\u4ea7\u54c1\u5177\u6709\u6781\u5176\u91cd\u8981\u7684\u6
 @pytest.mark.parametrize(
     "body,content_type",
     [
-        (page().encode(), "text/html; charset=iso-8859-1"),  # Apache's default header on a UTF-8 page
-        (page('<meta charset="windows-1252">').encode(), "text/html"),  # re-saved as UTF-8, old <meta> kept
-        (page('<meta charset="gb2312">', f"<p>{CHINESE}</p>").encode(), None),
-        (page(extra=f"<p>{CHINESE}</p>").encode(), "text/html; charset=gbk"),
+        (charset_page().encode(), "text/html; charset=iso-8859-1"),  # Apache's default header on a UTF-8 page
+        (charset_page('<meta charset="windows-1252">').encode(), "text/html"),  # re-saved as UTF-8, old <meta> kept
+        (charset_page('<meta charset="gb2312">', f"<p>{CHINESE}</p>").encode(), None),
+        (charset_page(extra=f"<p>{CHINESE}</p>").encode(), "text/html; charset=gbk"),
     ],
 )
 def test_utf8_declared_as_a_legacy_charset_is_utf8(body, content_type):
@@ -128,10 +120,10 @@ def test_utf8_declared_as_a_legacy_charset_is_utf8(body, content_type):
 @pytest.mark.parametrize(
     "body,content_type,charset",
     [
-        (page().encode("cp1252"), "text/html; charset=iso-8859-1", "cp1252"),
-        (page('<meta charset="windows-1252">').encode("cp1252"), None, "cp1252"),
-        (page('<meta charset="gbk">', f"<p>{CHINESE}</p>").encode("gbk", "replace"), None, "gb18030"),
-        (page(extra=f"<p>{CHINESE}</p>").encode("big5", "replace"), "text/html; charset=big5", "big5hkscs"),
+        (charset_page().encode("cp1252"), "text/html; charset=iso-8859-1", "cp1252"),
+        (charset_page('<meta charset="windows-1252">').encode("cp1252"), None, "cp1252"),
+        (charset_page('<meta charset="gbk">', f"<p>{CHINESE}</p>").encode("gbk", "replace"), None, "gb18030"),
+        (charset_page(extra=f"<p>{CHINESE}</p>").encode("big5", "replace"), "text/html; charset=big5", "big5hkscs"),
         # 7-bit: pure ASCII keeps its declaration (ISO-2022-JP's escapes are ASCII bytes)
         (
             "<p>\u65e5\u672c\u8a9e\u306e\u6587\u7ae0</p>".encode("iso2022_jp"),
@@ -171,7 +163,7 @@ def test_utf8_decoded_twice_is_read_back(codec, as_bytes):
     Windows-1252 or Latin-1, then saved as UTF-8, before it was published) is
     read as the characters they stood for; real text beside them, with its
     accented capitals next to a no-break space or a curly quote, stays."""
-    html = page(extra=f"<p>{LOOKALIKES}</p>").replace(WORDS, twice(WORDS, codec))
+    html = charset_page(extra=f"<p>{LOOKALIKES}</p>").replace(WORDS, twice(WORDS, codec))
     body = html.encode()
     assert double_encoded(body)
     text = extract(body if as_bytes else html, extractor="baseline").text
@@ -181,10 +173,10 @@ def test_utf8_decoded_twice_is_read_back(codec, as_bytes):
 
 
 def test_lookalikes_alone_are_not_double_encoded():
-    body = page(extra=f"<p>{LOOKALIKES}</p>").encode()
+    body = charset_page(extra=f"<p>{LOOKALIKES}</p>").encode()
     assert extract(body, extractor="baseline").text.count(WORDS) == 2
     assert undo_double_encoding(LOOKALIKES) == LOOKALIKES
-    assert not double_encoded(page().encode()) and not double_encoded(page().encode("cp1252"))
+    assert not double_encoded(charset_page().encode()) and not double_encoded(charset_page().encode("cp1252"))
 
 
 def test_the_repair_is_bounded_by_its_budget():
@@ -226,62 +218,6 @@ def test_the_repair_leaves_what_nothing_reads():
     result = extract(body, extractor="baseline")
     assert WORDS in result.text and "\u00c3" not in result.text
     assert result.title == WORDS
-
-
-#: One news paragraph per language, and the legacy charsets a page in it was
-#: published in before UTF-8 (session 41's probe: 37 such pages, 9 right under
-#: the old Windows-1252 fallback, 35 under the browser's detector).
-LEGACY_PAGES = {
-    "ru": (
-        "Городской совет во вторник утвердил новый план велосипедных дорожек после дебатов, "
-        "которые длились почти четыре часа. По словам мэра, работы начнутся летом.",
-        ["cp1251", "koi8-r", "iso-8859-5"],
-    ),
-    "el": (
-        "Το δημοτικό συμβούλιο ενέκρινε την Τρίτη το νέο σχέδιο ποδηλατοδρόμων, μετά από "
-        "συζήτηση που διήρκεσε σχεδόν τέσσερις ώρες.",
-        ["cp1253"],
-    ),
-    "ar": (
-        "وافق المجلس البلدي يوم الثلاثاء على الخطة الجديدة لمسارات الدراجات، بعد نقاش استمر قرابة أربع ساعات.",
-        ["cp1256"],
-    ),
-    "ja": (
-        "市議会は火曜日、約四時間に及ぶ議論の末、新しい自転車道計画を承認した。市長によると、工事は夏に始まる。",
-        ["shift_jis", "euc-jp"],
-    ),
-    "zh": ("市议会周二在经过近四个小时的辩论后批准了新的自行车道计划。市长表示，工程将于夏季开始。", ["gbk"]),
-    "ko": ("시의회는 화요일 거의 네 시간에 걸친 토론 끝에 새로운 자전거 도로 계획을 승인했다.", ["euc-kr"]),
-    "pl": (
-        "Rada miasta zatwierdziła we wtorek nowy plan ścieżek rowerowych, po debacie, która trwała "
-        "prawie cztery godziny. Według prezydenta prace rozpoczną się latem.",
-        ["cp1250", "iso-8859-2"],
-    ),
-    "tr": (
-        "Belediye meclisi salı günü yaklaşık dört saat süren bir tartışmanın ardından yeni bisiklet "
-        "yolu planını onayladı.",
-        ["cp1254"],
-    ),
-    # Western pages stay Windows-1252, curly quotes and all.
-    "de": (
-        "Der Stadtrat hat am Dienstag den neuen Radverkehrsplan beschlossen. „Das ist ein großer "
-        "Schritt für unsere Straßen“, sagte die Bürgermeisterin über die Brücke.",
-        ["cp1252"],
-    ),
-    "pt": (
-        "A câmara municipal aprovou na terça-feira o novo plano de ciclovias, após um debate que "
-        "durou quase quatro horas. A oposição não ficou satisfeita com a decisão.",
-        ["cp1252"],
-    ),
-}
-
-
-def legacy_page(text: str) -> str:
-    nav = "".join(f'<li><a href="/s{i}">Section {i}</a></li>' for i in range(6))
-    return (
-        f"<html><head><title>News</title></head><body><ul>{nav}</ul>"
-        f"<article><h1>News</h1><p>{text}</p><p>{text}</p></article></body></html>"
-    )
 
 
 @pytest.mark.parametrize(
@@ -331,20 +267,6 @@ def test_undeclared_utf8_with_a_few_broken_bytes_stays_utf8():
                 assert not mostly_utf8(legacy.decode("utf-8", "replace")), (language, codec)
 
 
-#: Czech in Windows-1250, which differs from ISO-8859-2 in a few letters and
-#: signs (0xA9 is "©" in one and "Š" in the other): without a hint the
-#: detector takes this page for ISO-8859-2.
-CZECH_TEXT = (
-    "Městské zastupitelstvo v úterý schválilo nový plán cyklostezek po debatě, která trvala téměř "
-    "čtyři hodiny. Podle primátora práce začnou v létě a budou stát asi dvanáct milionů korun. "
-    "Obyvatelé jsou spokojeni, ale majitelé obchodů mají obavy z úbytku parkovacích míst."
-)
-CZECH_PAGE = (
-    f"<html><head><title>{CZECH_TEXT[:40]}</title></head><body><h1>{CZECH_TEXT[:50]}</h1><p>{CZECH_TEXT}</p>"
-    f"<p>{CZECH_TEXT}</p><footer>© 2024 Example Media · <a href='/privacy'>Privacy</a></footer></body></html>"
-)
-
-
 def test_the_top_level_domain_hints_the_detection_as_in_a_browser():
     # On a .cz address, as in Firefox, the page is read as Windows-1250.
     html = CZECH_PAGE
@@ -363,19 +285,19 @@ def test_the_top_level_domain_hints_the_detection_as_in_a_browser():
 DEMO_PAGES = sorted((Path(__file__).resolve().parent.parent / "webclean_scrapy" / "demo" / "site").rglob("*.html"))
 
 CASES = {
-    "utf16-header-le": (page().encode("utf-16-le"), "text/html; charset=utf-16"),
-    "utf16-header-be": (page().encode("utf-16-be"), "text/html; charset=utf-16"),
-    "utf16-bom": (page().encode("utf-16"), "text/html"),
-    "nul-byte": (page().encode().replace(b"<body>", b"<body>\x00"), "text/html; charset=utf-8"),
-    "meta-utf16-ascii": (page('<meta charset="utf-16">').encode("ascii", "xmlcharrefreplace"), "text/html"),
-    "meta-utf16-utf8": (page('<meta charset="utf-16">').encode(), "text/html"),
-    "xml-declaration-utf16": (('<?xml version="1.0" encoding="utf-16"?>' + page()).encode(), "text/html"),
-    "cp1252-undeclared": (page().encode("cp1252"), "text/html"),
-    "latin1-header": (page().encode("cp1252"), "text/html; charset=iso-8859-1"),
-    "bom-beats-header": (b"\xef\xbb\xbf" + page().encode(), "text/html; charset=iso-8859-1"),
-    "bad-utf8-declared": (page().encode().replace(b"Caf", b"Ca\xff"), "text/html; charset=utf-8"),
-    "meta-cp1252-on-utf8": (page('<meta charset="windows-1252">').encode(), "text/html"),
-    "meta-gbk": (page('<meta charset="gbk">').encode("gbk", "replace"), "text/html"),
+    "utf16-header-le": (charset_page().encode("utf-16-le"), "text/html; charset=utf-16"),
+    "utf16-header-be": (charset_page().encode("utf-16-be"), "text/html; charset=utf-16"),
+    "utf16-bom": (charset_page().encode("utf-16"), "text/html"),
+    "nul-byte": (charset_page().encode().replace(b"<body>", b"<body>\x00"), "text/html; charset=utf-8"),
+    "meta-utf16-ascii": (charset_page('<meta charset="utf-16">').encode("ascii", "xmlcharrefreplace"), "text/html"),
+    "meta-utf16-utf8": (charset_page('<meta charset="utf-16">').encode(), "text/html"),
+    "xml-declaration-utf16": (('<?xml version="1.0" encoding="utf-16"?>' + charset_page()).encode(), "text/html"),
+    "cp1252-undeclared": (charset_page().encode("cp1252"), "text/html"),
+    "latin1-header": (charset_page().encode("cp1252"), "text/html; charset=iso-8859-1"),
+    "bom-beats-header": (b"\xef\xbb\xbf" + charset_page().encode(), "text/html; charset=iso-8859-1"),
+    "bad-utf8-declared": (charset_page().encode().replace(b"Caf", b"Ca\xff"), "text/html; charset=utf-8"),
+    "meta-cp1252-on-utf8": (charset_page('<meta charset="windows-1252">').encode(), "text/html"),
+    "meta-gbk": (charset_page('<meta charset="gbk">').encode("gbk", "replace"), "text/html"),
     # Scrapy detects with charset-normalizer, the process path with chardetng:
     # where they disagree, the thread path decodes the bytes itself.
     "cp1251-undeclared": (
@@ -387,9 +309,12 @@ CASES = {
         "text/html",
     ),
     "cp1252-german-undeclared": (legacy_page(LEGACY_PAGES["de"][0] + " " + WORDS).encode("cp1252"), "text/html"),
-    "utf8-decoded-twice": (page().replace(WORDS, twice(WORDS)).encode(), "text/html; charset=utf-8"),
-    "utf8-decoded-twice-latin1-header": (page().replace(WORDS, twice(WORDS)).encode(), "text/html; charset=iso-8859-1"),
-    "no-content-type": (page().encode(), None),
+    "utf8-decoded-twice": (charset_page().replace(WORDS, twice(WORDS)).encode(), "text/html; charset=utf-8"),
+    "utf8-decoded-twice-latin1-header": (
+        charset_page().replace(WORDS, twice(WORDS)).encode(),
+        "text/html; charset=iso-8859-1",
+    ),
+    "no-content-type": (charset_page().encode(), None),
     **{f"demo:{p.name}": (p.read_bytes(), "text/html") for p in DEMO_PAGES[:6]},
 }
 
@@ -418,12 +343,12 @@ def test_thread_and_process_paths_give_the_same_text(extractor):
 @pytest.mark.parametrize(
     "body",
     [
-        page().encode("utf-8"),
-        page().encode("cp1252"),
-        page().encode("cp1252") + b"\x81\x8d",  # bytes cp1252 leaves undefined: replaced
+        charset_page().encode("utf-8"),
+        charset_page().encode("cp1252"),
+        charset_page().encode("cp1252") + b"\x81\x8d",  # bytes cp1252 leaves undefined: replaced
         b"",
         b"<p>ascii only</p>",
-        page(extra="<p>\ufffd</p>").encode("utf-8"),
+        charset_page(extra="<p>\ufffd</p>").encode("utf-8"),
     ],
 )
 @pytest.mark.parametrize("content_type", [None, "text/html"])

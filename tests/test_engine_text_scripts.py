@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from pages import layout_page
 from webclean_scrapy import extract
 from webclean_scrapy.engine import document
 from webclean_scrapy.engine.document import Document, prose_chars, text_length
@@ -67,19 +68,6 @@ def test_a_string_read_for_its_length_counts_cjk_characters_twice() -> None:
     assert text_length("") == 0
 
 
-def news_page(nav: list[str], title: str, paragraphs: list[str], side: list[str], footer: str) -> bytes:
-    links = "".join(f'<li><a href="/c{i}">{name}</a></li>' for i, name in enumerate(nav))
-    popular = "".join(f'<li><a href="/s{i}">{name}</a></li>' for i, name in enumerate(side))
-    body = "".join(f"<p>{paragraph}</p>" for paragraph in paragraphs)
-    return (
-        f'<html><head><meta charset="utf-8"><title>{title}</title></head><body>'
-        f'<div class="header"><ul class="nav">{links}</ul></div>'
-        f'<div class="main"><h1>{title}</h1>{body}</div>'
-        f'<div class="sidebar"><ul>{popular}</ul></div>'
-        f'<div class="footer">{footer}</div></body></html>'
-    ).encode()
-
-
 #: One news page in two languages: its menu, story (title and paragraphs), sidebar and footer.
 STORY_ZH = [
     "新办法明年推广",
@@ -93,14 +81,14 @@ STORY_EN = [
     "Residents must sort household waste into four kinds, or pay a fine.",
     "Officials said recycling in the trial streets rose by a third last year.",
 ]
-CHINESE = news_page(
+CHINESE = layout_page(
     ["首页", "新闻", "体育", "财经"],
     STORY_ZH[0],
     STORY_ZH[1:],
     ["热门文章一", "热门文章二", "热门文章三"],
     "版权所有 © 2026 本报",
 )
-ENGLISH = news_page(
+ENGLISH = layout_page(
     ["Home", "News", "Sports", "Business"], STORY_EN[0], STORY_EN[1:], ["Popular one", "Popular two"], "© The Daily"
 )
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import gzip
-import json
 import math
 import random
 
 import pytest
 
+from pages import make_dataset
 from webclean_scrapy.evaluation import (
     METADATA_KEYS,
     PRF,
@@ -292,18 +291,6 @@ def test_score_page_on_long_texts_runs():
     assert sum(scores["shingle_counts"]) == pytest.approx(1.0)
     # the gold's cached forms are reused for a second extractor
     assert score_page(gold, gold_text)["lcstring_f1"] == 1.0
-
-
-# -- dataset runner ----------------------------------------------------------
-def make_dataset(root, pages, extra=None):
-    """*pages*: (id, html bytes, gold); *extra*: id -> more truth.jsonl fields."""
-    (root / "html").mkdir(parents=True)
-    with open(root / "truth.jsonl", "w", encoding="utf-8") as truth:
-        for page_id, html, gold in pages:
-            (root / "html" / f"{page_id}.html.gz").write_bytes(gzip.compress(html))
-            record = {"id": page_id, "url": None, "text": gold, **(extra or {}).get(page_id, {})}
-            truth.write(json.dumps(record) + "\n")
-    return root
 
 
 def test_evaluate_dataset_with_baseline(tmp_path):

@@ -12,8 +12,9 @@ import pytest
 from lxml import html as lxml_html
 
 from _chromium import CHROMIUM, Chromium
-from test_components import BASE, article_page, through_middleware
-from test_demo import webclean_command
+from _crawl import webclean_command
+from components import BASE, through_middleware
+from pages import gazette_article
 from webclean_scrapy import Document, get_extractor
 from webclean_scrapy.demo import site_dir
 from webclean_scrapy.downloadermiddlewares.extraction import extraction_of
@@ -255,7 +256,7 @@ HUB = (
     + "</ul></body></html>"
 )
 EXPLAIN_ROUTES = {
-    "/article": (200, {"Content-Type": "text/html; charset=utf-8"}, article_page()),
+    "/article": (200, {"Content-Type": "text/html; charset=utf-8"}, gazette_article()),
     "/empty": (200, {"Content-Type": "text/html; charset=utf-8"}, b""),
     "/hub": (200, {"Content-Type": "text/html; charset=utf-8"}, HUB),
 }
@@ -264,7 +265,7 @@ EXPLAIN_ROUTES = {
 def test_policy_decides_on_confidence_and_emptiness():
     policy = ExplainPolicy("unused", below=0.5)
     for html, url in (
-        (article_page().encode(), "http://x.test/article"),
+        (gazette_article().encode(), "http://x.test/article"),
         (HUB.encode(), "http://x.test/hub"),
         (b"", "http://x.test/empty"),
     ):
@@ -395,7 +396,7 @@ def test_report_shows_a_hub_read_as_an_article(monkeypatch):
     types[PAGE_TYPES.index("article")], types[PAGE_TYPES.index("listing")] = 0.3, 0.7
     for module in (webclean, extraction_module, explain_module):
         monkeypatch.setattr(module, "page_type_of", lambda doc: ("listing", types))
-    report = explain_module.explain_document(Document.from_html(article_page()), get_extractor("webclean"))
+    report = explain_module.explain_document(Document.from_html(gazette_article()), get_extractor("webclean"))
     assert report.extraction.page_type == "article" and report.page_type == "listing"
     page = render(report)
     assert "<b>page type</b>article (predicted listing)" in page

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from scrapy.http import HtmlResponse
+from scrapy.linkextractors import LinkExtractor
+
+from pages import DAY, og_article
 from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.extractors import get_extractor
 from webclean_scrapy.engine.page_type.articles import PageSignals
@@ -40,3 +44,82 @@ def test_one_pass_gives_the_signals_a_separate_pass_over_the_anchors_gives():
     )
     assert outline.link_texts[3] == "Council votes on the  new  budget today"  # " ".join(itertext()), as before
     assert outline.link_texts[5] == ""
+
+
+OUTLINE_PAGE = """<html><head><base href="/section/">
+<link rel="alternate" type="application/rss+xml" href="/feed.xml">
+<link rel="Alternate" type="application/atom+xml" href=" atom.xml ">
+<meta property="og:type" content="Article">
+<script type="application/ld+json">{"@type": "NewsArticle"}</script>
+</head><body>
+<a href="story.html">Story</a> <a href=" /abs?x=1#frag ">Abs</a>
+<a href="story.html">again</a> <a href="paper.pdf">PDF</a> <a href="javascript:void(0)">js</a>
+<a href="mailto:x@example.com">mail</a> <a rel="nofollow" href="/ads">ad</a> <a href="/ads">ad again</a>
+<a href="http://other.example/caf\u00e9 x">other</a> <map><area href="/area" alt=""></map>
+<a href="http://[bad">bad</a> <a>no href</a> <a href="/files/archive.TAR.GZ">tgz</a> <a href="/pdf">pdf</a>
+</body></html>"""
+
+
+def test_outline_follows_scrapy_link_extractor_rules():
+    url = "https://n.example/2025/03/07/page.html"
+    response = HtmlResponse(url, body=OUTLINE_PAGE.encode("utf-8"), encoding="utf-8")
+    expected = [link.url for link in LinkExtractor(unique=True).extract_links(response) if not link.nofollow]
+    extractor = get_extractor("baseline")
+    doc = Document.from_html(OUTLINE_PAGE.encode("utf-8"), url=url, encoding="utf-8")
+    outline = page_outline(doc, extractor.extract(doc))
+    assert list(outline.links) == expected
+    assert "https://n.example/section/story.html" in outline.links
+    assert outline.feeds == ("https://n.example/feed.xml", "https://n.example/section/atom.xml")
+    assert outline.signals.og_type == "article" and outline.signals.jsonld_types == frozenset({"newsarticle"})
+    assert outline.signals.link_chars > 0
+
+
+def test_news_spider_reads_the_outline_not_the_page():
+    """parse_page takes signals, feeds and links from the worker's outline: the
+    response's own selector tree is never built (no parse on the reactor)."""
+    import asyncio
+
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.settings import Settings
+    from scrapy.utils.test import get_reactor_settings
+
+    from webclean_scrapy.downloadermiddlewares.extraction import WebcleanMiddleware
+    from webclean_scrapy.items import CleanedPage
+    from webclean_scrapy.spiders.news import NewsSpider
+
+    base = "https://n.example"
+    url = base + DAY + "story-01-about-the-town-council.html"
+    page = og_article(
+        "Story",
+        extra='<link rel="alternate" type="application/rss+xml" href="/feed.xml">'
+        f'<a href="{DAY}story-02-about-the-bridge.html">next</a>',
+    )
+    # As Crawler.crawl() does: the spider adjusts the settings, then they are applied.
+    crawler = Crawler(
+        NewsSpider,
+        Settings(
+            {
+                "WEBCLEAN_OFFLOAD": "process",
+                "WEBCLEAN_WORKERS": 1,
+                "WEBCLEAN_EXTRACTOR": "baseline",
+                "TELNETCONSOLE_ENABLED": False,
+                **get_reactor_settings(),
+            }
+        ),
+    )
+    crawler.spider = NewsSpider.from_crawler(crawler, start_urls=base + "/")
+    crawler._apply_settings()
+    spider = crawler.spider
+    middleware = WebcleanMiddleware.from_crawler(crawler)
+    request = Request(url, meta={"depth": 0})
+    response = HtmlResponse(url, body=page.encode(), encoding="utf-8", request=request)
+    try:
+        response = asyncio.run(middleware.process_response(request, response))
+    finally:
+        middleware.offloader.close()
+    out = list(spider.parse_page(response))
+    assert response._cached_selector is None  # never parsed here
+    assert any(isinstance(x, CleanedPage) for x in out)
+    requested = {x.url for x in out if isinstance(x, Request)}
+    assert base + "/feed.xml" in requested and base + DAY + "story-02-about-the-bridge.html" in requested

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from _crawl import run_crawl
-from test_components import ARTICLE_P1, ARTICLE_P2, PNG, article_page
+from components import PNG
+from pages import ARTICLE_P1, ARTICLE_P2, gazette_article
 
 SETTINGS = """
 BOT_NAME = "outside"
@@ -125,7 +126,7 @@ def crawl(project: Path, spider: str, base: str, **settings: str) -> tuple[list[
 def test_outside_project(tmp_path, local_site, settings):
     base = local_site(
         {
-            "/article": (200, {"Content-Type": "text/html; charset=utf-8"}, article_page()),
+            "/article": (200, {"Content-Type": "text/html; charset=utf-8"}, gazette_article()),
             "/photo.png": (200, {"Content-Type": "image/png"}, PNG),
             # 181 characters of text: under the default WEBCLEAN_MIN_TEXT_CHARS (200).
             "/short": (
@@ -160,7 +161,7 @@ def test_outside_project(tmp_path, local_site, settings):
 
 
 def test_swallowed_extraction_errors_are_logged_in_the_crawl(tmp_path, local_site):
-    base = local_site({"/article": (200, {"Content-Type": "text/html"}, article_page())})
+    base = local_site({"/article": (200, {"Content-Type": "text/html"}, gazette_article())})
     project = make_project(tmp_path / "project", ADDON_SETTINGS)
     items, log = crawl(
         project, "meta", base, WEBCLEAN_EXTRACTOR="outside.broken.BrokenExtractor", WEBCLEAN_OFFLOAD="thread"

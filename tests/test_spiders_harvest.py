@@ -2,72 +2,20 @@
 
 from __future__ import annotations
 
-import json
+import asyncio
 
 import pytest
+import scrapy
+from scrapy.crawler import Crawler
 from scrapy.http import HtmlResponse, TextResponse
 from scrapy.settings import Settings
+from scrapy.utils.test import get_reactor_settings
 
 from _crawl import run_crawl
-from webclean_scrapy.demo.server import LocalSite
+from http_server import TestSite
+from pages import topic_page
 from webclean_scrapy.spiders.engines import HtmlResultsEngine, SearchEngineError, SearxngEngine, get_engine
-from webclean_scrapy.spiders.harvest import html_file_name
-
-
-def page(title: str, topic: str) -> str:
-    body = "".join(
-        f"<p>{sentence}</p>"
-        for sentence in (
-            f"This page is about {topic}, and the first paragraph explains why the topic matters to "
-            f"the people who read about it every week.",
-            f"The second paragraph of the page about {topic} adds detail, examples and a short history "
-            f"of how the subject developed over the years.",
-            f"Finally the page about {topic} closes with advice for readers who want to learn more.",
-        )
-    )
-    return (
-        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>'
-        f'<body><nav><a href="/">Home</a> <a href="/about">About</a></nav><main><h1>{title}</h1>{body}'
-        f"</main><footer>Footer links and copyright</footer></body></html>"
-    )
-
-
-PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
-
-
-def searxng_results(urls: list[str]) -> str:
-    return json.dumps(
-        {
-            "query": "the",
-            "number_of_results": 0,
-            "results": [{"url": u, "title": u, "content": "", "engine": "fake"} for u in urls],
-        }
-    )
-
-
-@pytest.fixture()
-def search_site():
-    site = LocalSite()
-    b = site.base_url
-    for name in ("one", "four", "five", "six", "seven"):
-        site.add(f"/r/{name}", page(f"Result {name}", f"the number {name}"))
-    site.add("/r/paper.pdf", PDF, "application/pdf")
-    site.add("/robots.txt", "User-agent: *\nDisallow: /search\n", "text/plain")
-    site.add(
-        "/search?q=the&format=json&pageno=1",
-        searxng_results(
-            [f"{b}/r/one", f"{b}/r/paper.pdf", f"{b}/r/gone", f"{b}/r/four", f"{b}/r/one?utm_source=searx"]
-        ),
-        "application/json",
-    )
-    site.add(
-        "/search?q=the&format=json&pageno=2",
-        searxng_results([f"{b}/r/five", f"{b}/r/four#top", "javascript:void(0)", f"{b}/r/six", f"{b}/r/seven"]),
-        "application/json",
-    )
-    site.add("/search?q=the&format=json&pageno=3", searxng_results([f"{b}/r/eight"]), "application/json")
-    with site:
-        yield site
+from webclean_scrapy.spiders.harvest import HarvestSpider, html_file_name
 
 
 def test_harvest_searxng(search_site, tmp_path):
@@ -114,7 +62,7 @@ def test_harvest_searxng(search_site, tmp_path):
     assert "/r/seven" not in search_site.hits
     files = sorted(p.name for p in saved.iterdir())
     assert files == sorted(html_file_name(i["rank"], i["url"]) for i in result.items)
-    assert (saved / html_file_name(1, f"{b}/r/one")).read_bytes() == page("Result one", "the number one").encode()
+    assert (saved / html_file_name(1, f"{b}/r/one")).read_bytes() == topic_page("Result one", "the number one").encode()
 
 
 def test_harvest_obeys_search_robots_by_default(search_site, tmp_path):
@@ -127,10 +75,10 @@ def test_harvest_obeys_search_robots_by_default(search_site, tmp_path):
 
 
 def test_harvest_html_engine_from_settings(tmp_path):
-    site = LocalSite()
+    site = TestSite()
     b = site.base_url
     for name in ("alpha", "beta", "gamma", "delta"):
-        site.add(f"/doc/{name}", page(f"Doc {name}", f"the letter {name}"))
+        site.add(f"/doc/{name}", topic_page(f"Doc {name}", f"the letter {name}"))
 
     def results(*hrefs: str) -> str:
         links = "".join(f'<div class="result"><a class="title" href="{h}">{h}</a></div>' for h in hrefs)
@@ -224,7 +172,7 @@ def test_get_engine_errors():
 )
 def test_harvest_logs_an_error_when_the_search_endpoint_fails(tmp_path, answer):
     status, content_type, body = answer
-    site = LocalSite()
+    site = TestSite()
     site.add("/search?q=the&format=json&pageno=1", body, content_type, status=status)
     with site:
         result = run_crawl("harvest", tmp_path, args={"query": "the", "search_url": site.url("/search")})
@@ -250,3 +198,72 @@ def test_harvest_checks_search_urls_like_the_news_spider_checks_start_urls():
         get_engine(
             "mine", Settings({"WEBCLEAN_SEARCH_ENGINES": {"mine": {"url": "nohost?q={query}", "result_selector": "a"}}})
         )
+
+
+# -- HTML result pages read in the workers ---------------------------------------------------------
+# The harvest spider reads its HTML search result pages off the reactor thread (in the extraction workers).
+RESULTS = (
+    b'<html><head><meta charset="utf-8"></head><body>'
+    b'<div class="ad"><a class="title" href="/doc/ad">Sponsored</a></div>'
+    b'<div class="result"><a class="title" href="/doc/alpha">Alpha</a></div>'
+    b'<div class="result"><a class="title" href="https://s.example/doc/beta">Beta</a></div>'
+    b'<div class="result"><a class="title" href="/doc/alpha#again">Alpha again</a></div>'
+    b"</body></html>"
+)
+
+
+def harvest_spider(offload: str, selector: str = "div.result > a.title") -> HarvestSpider:
+    engines = {"local": {"url": "https://s.example/find?q={query}&p={page}", "result_selector": selector}}
+    settings = Settings(
+        {
+            "WEBCLEAN_OFFLOAD": offload,
+            "WEBCLEAN_WORKERS": 1,
+            "WEBCLEAN_EXTRACTOR": "baseline",
+            "WEBCLEAN_SEARCH_ENGINES": engines,
+            "TELNETCONSOLE_ENABLED": False,
+            **get_reactor_settings(),
+        }
+    )
+    crawler = Crawler(HarvestSpider, settings)
+    crawler.spider = HarvestSpider.from_crawler(crawler, query="the word", engine="local", max_results=5)
+    crawler._apply_settings()
+    return crawler.spider
+
+
+async def collect(spider: HarvestSpider, response: HtmlResponse) -> list[scrapy.Request]:
+    return [request async for request in spider.parse_search(response)]
+
+
+def test_html_result_pages_are_parsed_in_a_worker_process_not_here():
+    spider = harvest_spider("process")
+    request = spider.search_request(0)
+    response = HtmlResponse(
+        request.url, body=RESULTS, request=request, headers={"Content-Type": "text/html; charset=utf-8"}
+    )
+    try:
+        out = asyncio.run(collect(spider, response))
+    finally:
+        spider.offloader.close()
+    assert response._cached_selector is None  # never parsed in this (the reactor's) thread
+    results = [r for r in out if r.callback == spider.parse_result]
+    assert [(r.url, r.meta["harvest_rank"]) for r in results] == [
+        ("https://s.example/doc/alpha", 1),
+        ("https://s.example/doc/beta", 2),
+    ]
+    assert [r.meta["harvest_page"] for r in out if r.callback == spider.parse_search] == [1]  # the next page
+    stats = spider.crawler.stats.get_stats()
+    assert stats["harvest/results_seen"] == 3 and stats["harvest/duplicate_results"] == 1
+
+
+def test_a_result_page_the_worker_cannot_read_is_counted_and_ends_the_paging():
+    spider = harvest_spider("process", selector="//div[@class=")  # an XPath error, raised in the worker
+    spider.taken = 1  # a later page: the crawl goes on with the results taken so far
+    request = spider.search_request(1)
+    response = HtmlResponse(request.url, body=RESULTS, request=request)
+    try:
+        out = asyncio.run(collect(spider, response))
+    finally:
+        spider.offloader.close()
+    assert out == [] and response._cached_selector is None
+    assert spider.crawler.stats.get_value("harvest/bad_search_pages") == 1
+    assert spider.crawler.stats.get_value("harvest/results_seen") is None

@@ -4,13 +4,37 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 
 import pytest
 from parsel import Selector
 
 from _crawl import run_crawl, start_crawl
-from webclean_scrapy.demo.server import LocalSite
-from webclean_scrapy.engine.page_type.articles import PageSignals, classify, jsonld_types
+from http_server import TestSite
+from pages import (
+    A1,
+    A2,
+    A3,
+    A4,
+    A7,
+    A8,
+    A9,
+    ARTICLES,
+    CHARSET_TEXT,
+    courier_article,
+    courier_hub,
+    story_paragraphs,
+)
+from webclean_scrapy.engine.page_type.articles import (
+    PageSignals,
+    classify,
+    content_fingerprint,
+    headline_matches,
+    is_hub_url,
+    jsonld_types,
+    linked_share,
+    prose_share,
+)
 from webclean_scrapy.fingerprint import canonical_key, site_of, strip_tracking
 from webclean_scrapy.spiders.news import feed_links, read_start_urls
 
@@ -166,270 +190,6 @@ def test_feed_links_parse_rss_atom_and_reject_garbage():
 # ---------------------------------------------------------------------------
 # A local news site
 
-NAV = (
-    '<header><nav><a href="/">Home</a> <a href="/section/world/">World</a> '
-    '<a href="/section/science/">Science</a> <a href="/tag/energy/">Energy</a> '
-    '<a href="/about/">About us</a></nav></header>'
-    '<div class="cookie-banner">We use cookies to improve your experience. <a href="/privacy/">Privacy</a></div>'
-)
-FOOTER = '<footer><a href="/about/">About us</a> <a href="/privacy/">Privacy</a> <p>(c) Valley Courier</p></footer>'
-
-
-def story_paragraphs(topic: str, place: str, person: str) -> list[str]:
-    return [
-        f"Plans for {topic} in {place} moved a step closer this week after a long debate that "
-        f"filled the council chamber and spilled into the corridor outside.",
-        f"{person}, who has followed the proposal since the first consultation, said residents had "
-        f"asked detailed questions about cost, timing and who would look after {topic} once finished.",
-        f"Officials in {place} published a summary of the responses, noting that most people supported "
-        f"the idea in principle but wanted clearer answers about disruption during the works.",
-        f"A further public meeting on {topic} is expected before the summer, and the final decision "
-        f"will be taken by the full council once the revised figures are available.",
-        f"\u201cWe want to get this right rather than get it done quickly,\u201d {person} said, adding that "
-        f"the people of {place} would be kept informed at every stage of the process.",
-    ]
-
-
-def article_html(
-    title: str,
-    paragraphs: list[str],
-    *,
-    canonical: str | None = None,
-    og: bool = True,
-    jsonld: str | None = None,
-    related: tuple[str, ...] = (),
-    feed: bool = False,
-    charset: str = "utf-8",
-) -> str:
-    head = [f'<meta charset="{charset}">', f"<title>{title} | Valley Courier</title>"]
-    if og:
-        head.append('<meta property="og:type" content="article">')
-    if canonical:
-        head.append(f'<link rel="canonical" href="{canonical}">')
-    if jsonld:
-        head.append(f'<script type="application/ld+json">{jsonld}</script>')
-    if feed:
-        head.append('<link rel="alternate" type="application/rss+xml" href="/feed.xml">')
-    body = "".join(f"<p>{p}</p>" for p in paragraphs)
-    rel = "".join(f'<li><a href="{href}">Related story</a></li>' for href in related)
-    return (
-        f'<!DOCTYPE html><html lang="en"><head>{"".join(head)}</head><body>{NAV}'
-        f'<div class="ad">Advertisement</div><main><article><h1>{title}</h1>'
-        f'<p class="byline">By Staff Reporter</p>{body}</article>'
-        f"<aside><h2>Related</h2><ul>{rel}</ul></aside>"
-        f'<section class="comments"><h2>Comments</h2><p>Great news!</p></section></main>{FOOTER}'
-        "</body></html>"
-    )
-
-
-def hub_html(title: str, links: list[str], *, extra_head: str = "") -> str:
-    teasers = "".join(
-        f'<li><a href="{href}">A headline for the story at {href.strip("/")[-30:]}</a> <span>Short teaser.</span></li>'
-        for href in links
-    )
-    return (
-        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title>'
-        f'<meta property="og:type" content="website">{extra_head}</head><body>{NAV}<h1>{title}</h1>'
-        f"<ul>{teasers}</ul>{FOOTER}</body></html>"
-    )
-
-
-A1 = "/2024/05/02/council-approves-new-harbour-wall/"
-A2 = "/2024/05/03/river-survey-finds-returning-otters/"
-A3 = "/2024/05/04/library-extends-weekend-hours/"
-A4 = "/2024/05/05/ferry-timetable-changes-for-summer/"
-A5 = "/science/48213/telescope-volunteers-map-meteor-shower"
-A6 = "/2024/05/06/bakery-wins-regional-bread-award/"
-A7 = "/2024/05/07/cafe-owners-welcome-market-square-plan/"
-A8 = "/2024/05/08/school-orchestra-tours-three-cities/"
-A9 = "/2024/05/09/harvest-fair-draws-record-crowds/"
-PRINT_A1 = "/print" + A1
-ARTICLES = [A1, A2, A3, A4, A5, A6, A7, A8, A9 + "?from=home"]
-CHARSET_TEXT = "\u201cCaf\u00e9 owners\u201d \u2014 in Z\u00fcrich style \u2014 pay \u20ac5"
-
-
-def build_news_site(site: LocalSite) -> None:
-    base = "{{BASE}}"
-    add = site.add
-    add("/robots.txt", f"User-agent: *\nDisallow: /private/\n\nSitemap: {base}/sitemap_index.xml\n", "text/plain")
-    add(
-        "/sitemap_index.xml",
-        '<?xml version="1.0" encoding="UTF-8"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-        f"<sitemap><loc>{base}/sitemap-news.xml</loc></sitemap>"
-        f"<sitemap><loc>{base}/sitemap-pages.xml.gz</loc></sitemap>"
-        f"<sitemap><loc>{base}/sitemap-broken.xml</loc></sitemap></sitemapindex>",
-        "application/xml",
-    )
-    add(
-        "/sitemap-news.xml",
-        '<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
-        'xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">'
-        f"<url><loc>{base}{A1}</loc><news:news><news:title>Wall</news:title></news:news></url>"
-        f"<url><loc>{base}{A2}?utm_source=sitemap&amp;utm_medium=xml</loc></url></urlset>",
-        "application/xml",
-    )
-    pages = (
-        '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-        f"<url><loc>{site.base_url}/section/world/</loc></url><url><loc>{site.base_url}{A5}</loc></url>"
-        "</urlset>"
-    )
-    add("/sitemap-pages.xml.gz", gzip.compress(pages.encode()), "application/gzip")
-    add("/sitemap-broken.xml", "<<this is &not; a sitemap", "application/xml")
-    add(
-        "/feed.xml",
-        '<?xml version="1.0"?><rss version="2.0"><channel><title>Valley Courier</title>'
-        f"<item><title>Library</title><link>{base}{A3}</link></item>"
-        f"<item><title>Bakery</title><link>{base}{A6}?utm_source=rss</link></item></channel></rss>",
-        "application/rss+xml",
-    )
-    add("/atom-broken.xml", "this is not a feed at all", "application/atom+xml")
-
-    add(
-        "/",
-        hub_html(
-            "Valley Courier",
-            [
-                "/section/world/",
-                "/section/science/",
-                "/tag/energy/",
-                A1,
-                A2 + "#comments",
-                A3 + "?utm_source=home&utm_medium=web",
-                "/old-story",
-                "/files/annual-report.pdf",
-                "/download/brochure",
-                "/missing-story/",
-                f"http://localhost:{site.port}/offsite-page/",
-                "/private/members-only-briefing/",
-                A9 + "?from=home",
-            ],
-            extra_head='<link rel="alternate" type="application/rss+xml" title="RSS" href="/feed.xml">',
-        ),
-    )
-    add("/section/world/", hub_html("World", [A1, A2, "/section/world/page/2/"]))
-    add("/section/world/page/2/", hub_html("World, page 2", [A7]))
-    add(
-        "/section/science/",
-        hub_html(
-            "Science",
-            [A8 + "?from=section", A1],
-            extra_head='<link rel="alternate" type="application/atom+xml" href="/atom-broken.xml">',
-        ),
-    )
-    add("/tag/energy/", hub_html("Tag: energy", [A1, A3]))
-    add("/about/", hub_html("About us", []))
-    add("/privacy/", hub_html("Privacy", []))
-
-    graph = json.dumps(
-        {
-            "@context": "https://schema.org",
-            "@graph": [
-                {"@type": "WebSite", "name": "Valley Courier"},
-                {"@type": "WebPage"},
-                {"@type": "NewsArticle", "headline": "Otters", "publisher": {"@type": "Organization"}},
-            ],
-        }
-    )
-    a1 = article_html(
-        "Council approves new harbour wall",
-        story_paragraphs("the new harbour wall", "Eastport", "Mayor Ruth Allen"),
-        canonical=base + A1,
-        jsonld='{"@type": "NewsArticle"}',
-        related=(PRINT_A1, A2),
-        feed=True,
-    )
-    add(A1, a1)
-    add(PRINT_A1, a1.replace(f'<link rel="canonical" href="{base}{A1}">', ""))
-    add(
-        A2,
-        article_html(
-            "River survey finds returning otters",
-            story_paragraphs("the otter survey", "the Dee valley", "Dr Priya Nair"),
-            canonical=base + A2,
-            og=False,
-            jsonld=graph,
-        ),
-    )
-    add(
-        A3,
-        article_html(
-            "Library extends weekend hours",
-            story_paragraphs("longer library hours", "Millbrook", "Librarian Tom Okafor"),
-            og=False,
-        ),
-    )
-    add("/old-story", b"", status=301, Location=site.url(A4))
-    add(
-        A4,
-        article_html(
-            "Ferry timetable changes for summer",
-            story_paragraphs("the summer ferry timetable", "Port Carrow", "Captain Ines Moreau"),
-            canonical=base + A4,
-        ),
-    )
-    add(
-        A5,
-        article_html(
-            "Telescope volunteers map meteor shower",
-            story_paragraphs("the meteor mapping project", "the hill observatory", "Astronomer Lena Fisk"),
-            canonical=base + A5,
-        ),
-    )
-    add(
-        A6,
-        article_html(
-            "Bakery wins regional bread award",
-            story_paragraphs("the award-winning sourdough", "Kettleby", "Baker Sam Whitlock"),
-            canonical=base + A6,
-            og=False,
-            jsonld='[{"@type": "BlogPosting"}]',
-        ),
-    )
-    charset_page = article_html(
-        "Cafe owners welcome market square plan",
-        [
-            CHARSET_TEXT + " for a coffee and a pastry on the square, and they hope the new "
-            "plan for the market keeps it that way for the traders who open early every "
-            "morning of the week."
-        ]
-        + story_paragraphs("the market square", "Old Town", "Chef Marta Silva"),
-        canonical=base + A7,
-        charset="iso-8859-1",
-    )
-    add(
-        A7, charset_page.replace("{{BASE}}", site.base_url).encode("cp1252"), "text/html; charset=iso-8859-1"
-    )  # mislabelled: cp1252 bytes (curly quotes, euro sign)
-    add(
-        A8,
-        article_html(
-            "School orchestra tours three cities",
-            story_paragraphs("the orchestra tour", "Brackenfield", "Conductor Yusuf Adeyemi"),
-            canonical=base + A8,
-        ),
-    )
-    # Its canonical URL is forbidden by robots.txt: the variant itself becomes the item.
-    add(
-        A9,
-        article_html(
-            "Harvest fair draws record crowds",
-            story_paragraphs("the harvest fair", "Hollins Green", "Organiser Beth Carey"),
-            canonical=base + "/private" + A9,
-        ),
-    )
-    pdf = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
-    add("/download/brochure", pdf, "application/pdf")
-    add("/files/annual-report.pdf", pdf, "application/pdf")
-    add("/private/members-only-briefing/", article_html("Secret", story_paragraphs("x", "y", "z")))
-    add("/offsite-page/", article_html("Offsite", story_paragraphs("offsite", "elsewhere", "Someone")))
-
-
-@pytest.fixture(scope="module")
-def news_site():
-    site = LocalSite()
-    build_news_site(site)
-    with site:
-        yield site
-
 
 @pytest.fixture(scope="module")
 def news_crawl(news_site, tmp_path_factory):
@@ -512,11 +272,11 @@ def test_news_max_pages_and_depth(news_site, tmp_path):
 
 
 def test_news_probes_common_sitemap_paths(tmp_path):
-    site = LocalSite()
-    site.add("/", hub_html("Tiny", [A1]))
+    site = TestSite()
+    site.add("/", courier_hub("Tiny", [A1]))
     site.add(
         A1,
-        article_html(
+        courier_article(
             "Council approves new harbour wall",
             story_paragraphs("the new harbour wall", "Eastport", "Mayor Ruth Allen"),
         ),
@@ -530,7 +290,9 @@ def test_news_probes_common_sitemap_paths(tmp_path):
     )
     site.add(
         "/2024/01/01/a-story-from-the-news-sitemap/",
-        article_html("A story from the news sitemap", story_paragraphs("the sitemap story", "Northgate", "Ada Byrne")),
+        courier_article(
+            "A story from the news sitemap", story_paragraphs("the sitemap story", "Northgate", "Ada Byrne")
+        ),
     )
     with site:
         result = run_crawl("news", tmp_path, args={"start_urls": site.url("/")})
@@ -580,3 +342,557 @@ def test_harvest_rejects_a_bad_search_url_when_built():
     assert str(caught.value) == (
         "-a search_url: not an http(s) URL: 'not-a-url' (a URL without a scheme needs a domain name, like news.example)"
     )
+
+
+# -- a site that misbehaves ------------------------------------------------------------------------
+# The ``news`` spider against a local site that misbehaves in every way a real one does.
+#
+# Pages answer 500, hang past ``DOWNLOAD_TIMEOUT``, reset the connection in
+# mid-body, exceed ``DOWNLOAD_MAXSIZE``, lie about their Content-Type, send
+# truncated gzip or redirect in a loop. The crawl must finish, every good
+# article must come out, each failure is counted under ``news/errors/<reason>``
+# and logged once, at the level Scrapy itself uses.
+GOOD = {
+    "/2024/06/01/council-approves-new-harbour-wall/": ("the new harbour wall", "Eastport", "Mayor Ruth Allen"),
+    "/2024/06/02/river-survey-finds-returning-otters/": ("the otter survey", "the Dee valley", "Dr Priya Nair"),
+    "/2024/06/03/library-extends-weekend-hours/": ("longer library hours", "Millbrook", "Tom Okafor"),
+    "/2024/06/04/ferry-timetable-changes-for-summer/": ("the ferry timetable", "Port Carrow", "Ines Moreau"),
+    "/2024/06/05/bakery-wins-regional-bread-award/": ("the sourdough award", "Kettleby", "Sam Whitlock"),
+}
+#: Good articles served with a Content-Type that says they are not HTML.
+MISLABELLED = {
+    "/2024/06/06/png-labelled-story-about-the-fair/": "image/png",
+    "/2024/06/07/octet-stream-story-about-the-choir/": "application/octet-stream",
+}
+SERVER_ERROR = "/2024/06/10/server-error-story-about-roads/"
+HANG = "/2024/06/11/slow-story-about-the-bridge/"
+RESET = "/2024/06/12/reset-story-about-the-school/"
+HUGE = "/2024/06/13/huge-story-about-the-archive/"
+BINARY = "/2024/06/14/binary-served-as-html-page/"
+TRUNCATED_GZIP = "/2024/06/15/truncated-gzip-story-about-rain/"
+LOOP = "/2024/06/16/redirect-loop-story/"
+FAULTS = [SERVER_ERROR, HANG, RESET, HUGE, BINARY, TRUNCATED_GZIP, LOOP]
+
+TIMEOUT = 3  # DOWNLOAD_TIMEOUT of the test crawls, seconds
+MAXSIZE = 100_000  # DOWNLOAD_MAXSIZE of the test crawls, bytes
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 20
+
+
+def story(path: str, topic: str, place: str, person: str) -> str:
+    title = " ".join(path.strip("/").split("/")[-1].split("-")).capitalize()
+    return courier_article(title, story_paragraphs(topic, place, person), canonical="{{BASE}}" + path)
+
+
+def build_faulty_site(site: TestSite) -> None:
+    site.add("/robots.txt", "User-agent: *\nAllow: /\n", "text/plain")
+    site.add("/", courier_hub("Valley Courier", [*GOOD, *MISLABELLED, *FAULTS]))
+    for path in ("/section/world/", "/section/science/", "/tag/energy/", "/about/", "/privacy/"):
+        site.add(path, courier_hub(path.strip("/").title(), list(GOOD)[:2]))
+    for path, words in GOOD.items():
+        site.add(path, story(path, *words))
+    for path, content_type in MISLABELLED.items():
+        site.add(path, story(path, f"the story at {path[12:30]}", "Hollins Green", "Beth Carey"), content_type)
+    body = story(SERVER_ERROR, "road repairs", "Northgate", "Ada Byrne")
+    site.add(SERVER_ERROR, body, status=500)
+    site.add(HANG, story(HANG, "the bridge", "Westford", "Lee Chan"), delay=60)
+    site.add(RESET, story(RESET, "the new school", "Ashby", "Kim Novak"), reset_after=400)
+    padding = "<p>" + "An archive paragraph that goes on and on. " * 40 + "</p>"
+    site.add(
+        HUGE,
+        story(HUGE, "the archive", "Oldham", "Ravi Shah").replace(
+            "</article>", padding * (MAXSIZE // len(padding) + 2) + "</article>"
+        ),
+    )
+    site.add(BINARY, PNG, "text/html; charset=utf-8")
+    page = story(TRUNCATED_GZIP, "the rain", "Fenwick", "Jo March").replace("{{BASE}}", site.base_url)
+    whole = gzip.compress(page.encode())
+    site.add(TRUNCATED_GZIP, whole[: len(whole) // 2], **{"Content-Encoding": "gzip"})  # type: ignore[arg-type]  # a header name is no identifier
+    site.add(LOOP, b"", status=302, Location=site.url(LOOP + "next/"))
+    site.add(LOOP + "next/", b"", status=302, Location=site.url(LOOP))
+
+
+@pytest.fixture(scope="module")
+def faulty_site():
+    site = TestSite()
+    build_faulty_site(site)
+    with site:
+        yield site
+
+
+def crawl(site: TestSite, tmp_path, **settings):
+    return run_crawl(
+        "news",
+        tmp_path,
+        args={"start_urls": site.url("/"), "sitemaps": 0},
+        timeout=300,
+        settings={"DOWNLOAD_TIMEOUT": TIMEOUT, "DOWNLOAD_MAXSIZE": MAXSIZE, "LOG_LEVEL": "INFO", **settings},
+    )
+
+
+def log_lines(stderr: str, level: str, needle: str) -> list[str]:
+    return [line for line in stderr.splitlines() if f"] {level}: " in line and needle in line]
+
+
+@pytest.fixture(scope="module")
+def fault_crawl(faulty_site, tmp_path_factory):
+    return crawl(faulty_site, tmp_path_factory.mktemp("faults"))
+
+
+def test_every_good_article_comes_out(faulty_site, fault_crawl):
+    urls = {item["url"] for item in fault_crawl.items}
+    expected = {faulty_site.url(p) for p in [*GOOD, *MISLABELLED]}
+    assert expected <= urls, fault_crawl.stats
+    # Only the truncated gzip page may add an item (its text is whatever survived).
+    assert urls - expected <= {faulty_site.url(TRUNCATED_GZIP)}
+    assert fault_crawl.stats["finish_reason"] == "finished"
+    assert len(urls) == len(fault_crawl.items)
+    for item in fault_crawl.items:
+        if item["url"] in expected:
+            assert "council chamber" in item["text"] and "\ufffd" not in item["text"]
+
+
+def test_each_failure_is_counted(fault_crawl):
+    stats = fault_crawl.prefixed("news/errors")
+    assert stats["news/errors/http_500"] == 1
+    assert stats["news/errors/DownloadTimeoutError"] == 1
+    assert stats["news/errors/DownloadCancelledError"] == 1  # DOWNLOAD_MAXSIZE
+    reset = {
+        k: v
+        for k, v in stats.items()
+        if k
+        not in {
+            "news/errors",
+            "news/errors/http_500",
+            "news/errors/DownloadTimeoutError",
+            "news/errors/DownloadCancelledError",
+            "news/errors/ignored",
+            "news/errors/redirect_loop",
+        }
+    }
+    assert sum(reset.values()) == 1, stats  # the connection reset, under Scrapy's exception name
+    # The redirect loop: dropped by the dupefilter, counted by the spider (request_dropped).
+    assert stats["news/errors/redirect_loop"] == 1
+    assert stats["news/errors"] == 5 + stats.get("news/errors/ignored", 0)
+    # Binary bytes labelled text/html are never extracted.
+    assert fault_crawl.stat("webclean/skipped/binary") == 1
+    assert fault_crawl.stat("news/non_html") == 1
+
+
+def test_each_failure_is_logged_once_at_scrapys_level(faulty_site, fault_crawl):
+    err = fault_crawl.log
+    # HttpErrorMiddleware's own message and level (it stays silent when an errback handles the error).
+    assert len(log_lines(err, "INFO", f"Ignoring response <500 {faulty_site.url(SERVER_ERROR)}>")) == 1
+    # Download errors: the log formatter's "Error downloading" at ERROR, one line each.
+    for path, reason in ((HANG, "took longer than 3.0 seconds"), (RESET, "ResponseDataLossError")):
+        lines = log_lines(err, "ERROR", f"Error downloading <GET {faulty_site.url(path)}>: ")
+        assert len(lines) == 1 and reason in lines[0], err[-3000:]
+    # DOWNLOAD_MAXSIZE: Scrapy's download handler already warned; no second message.
+    assert len(log_lines(err, "WARNING", f"{faulty_site.url(HUGE)}")) == 1
+    assert not [line for line in err.splitlines() if HUGE in line and "ERROR" in line]
+    assert "Traceback" not in err and "Spider error" not in err
+    assert len(log_lines(err, "ERROR", "Error downloading")) == 2
+
+
+def test_retried_failures_are_logged_by_retry_middleware_only(faulty_site, tmp_path):
+    result = crawl(faulty_site, tmp_path, RETRY_ENABLED=True, RETRY_TIMES=1)
+    assert {faulty_site.url(p) for p in [*GOOD, *MISLABELLED]} <= {i["url"] for i in result.items}
+    err = result.log
+    for path in (SERVER_ERROR, HANG, RESET):
+        gave_up = [line for line in log_lines(err, "ERROR", "Gave up retrying") if faulty_site.url(path) in line]
+        assert len(gave_up) == 1, err[-3000:]
+    assert not log_lines(err, "ERROR", "Error downloading")
+    assert not log_lines(err, "INFO", "Ignoring response <500")
+    assert result.stat("news/errors/http_500") == 1 and result.stat("news/errors/DownloadTimeoutError") == 1
+    assert result.stat("retry/max_reached") == 3
+    assert re.search(r"\] WARNING: .*" + re.escape(faulty_site.url(HUGE)), err)
+
+
+# -- coverage: every article once, no hub, no false duplicate --------------------------------------
+# Coverage of the ``news`` spider: every article once, no hub, no false duplicate.
+#
+# A local site built after the misses measured on a held-out news site:
+#
+# * short articles (500-1,000 characters, ``og:type`` "website", no JSON-LD,
+#   slug URLs without dates) under a large menu, which were judged hubs;
+# * articles whose ``rel=canonical`` points to the home page or to their
+#   section (a misconfigured CMS), and short articles that share a page's
+#   boilerplate and teasers but not their text, which were counted as
+#   duplicates;
+# * a short notice whose text sits directly in a ``<div>`` after two images
+#   (no ``<p>``), which extracted empty (issue 9's case, fixed in the extractor).
+#
+# Hubs (home, sections, a sub-section without a hub-shaped URL, a tag page,
+# pagination) must all be followed and none emitted; a print copy of an
+# article (same text, no canonical) is the one true duplicate.
+SECTIONS = (
+    "news",
+    "sport",
+    "community",
+    "business",
+    "schools",
+    "health",
+    "transport",
+    "environment",
+    "culture",
+    "food-and-drink",
+    "property",
+    "jobs",
+    "weather",
+    "opinion",
+    "letters",
+    "obituaries",
+    "photos",
+    "video",
+    "podcasts",
+    "events",
+    "what-s-on",
+    "puzzles",
+    "motoring",
+    "travel",
+)
+HILLTOWN_MENU = "".join(
+    f'<li><a href="/{s}/">{s.replace("-", " ").title()}</a><ul>'
+    + "".join(
+        f'<li><a href="/{s}/?view={v}">{s.replace("-", " ").title()} {v}</a></li>'
+        for v in ("latest", "popular", "archive")
+    )
+    + "</ul></li>"
+    for s in SECTIONS[:10]
+)
+HILLTOWN_FOOTER = (
+    "".join(f'<a href="/{s}/">{s.replace("-", " ").title()}</a> ' for s in SECTIONS)
+    + "<p>(c) Hilltown Gazette Media Ltd</p>"
+)
+ABOUT = (
+    "<p>The Hilltown Gazette has covered the town and the surrounding villages since 1921. Our "
+    "reporters attend every council meeting, every court sitting and every home match, and we "
+    "publish letters from readers every week. We are independent and owned by a charitable trust, "
+    "and we rely on our readers to keep local journalism alive in the valley.</p>"
+)
+
+#: path -> (title, paragraphs): short stories, 500-1,000 characters each.
+SHORT = {
+    "/news/playground-reopens": (
+        "Playground reopens",
+        [
+            "The playground on Mill Lane reopened on Saturday after repairs to the swings and the climbing "
+            "frame were finished two weeks ahead of schedule.",
+            "Parents had campaigned since the winter for the work to be done before the holidays, and a "
+            "petition gathered more than four hundred signatures.",
+            "The council said the new rubber surface meets current safety standards and that the site will "
+            "now be inspected every month.",
+        ],
+    ),
+    "/news/mill-lane-bridge-closed-for-repairs": (
+        "Mill Lane bridge closed for repairs",
+        [
+            "Engineers closed the footbridge over the Hill Brook on Tuesday after a routine survey found "
+            "cracks in two of its timber beams.",
+            "Walkers heading for the station are asked to use the crossing by the church, which adds about "
+            "five minutes to the journey.",
+            "Highways officers expect the bridge to reopen in June once the beams have been replaced and "
+            "the handrails repainted.",
+        ],
+    ),
+    "/sport/rovers-lift-county-cup": (
+        "Rovers lift the county cup",
+        [
+            "Hilltown Rovers beat Eastfield Athletic two goals to one in front of a crowd of nine hundred to "
+            "win the county cup for the first time since 1987.",
+            "Captain Dee Marsh scored the winner with a header from a corner four minutes from the end of normal time.",
+            "Manager Paul Greaves praised the supporters who travelled to the final and promised an open "
+            "training session for young fans next month.",
+        ],
+    ),
+    "/community/choir-seeks-new-members": (
+        "Choir seeks new members",
+        [
+            "The Hilltown Community Choir is looking for tenors and basses ahead of its autumn concert in "
+            "the market hall.",
+            "No experience is needed and nobody has to read music, says director Anna Kowalski, who has "
+            "led the choir for twelve years.",
+            "Rehearsals take place on Wednesday evenings at the Methodist church, and the first three "
+            "sessions are free for newcomers.",
+        ],
+    ),
+    "/library-hours-extended": (
+        "Library hours extended",
+        [
+            "Hilltown library will open until eight on Thursday evenings from next week, after a survey of "
+            "users asked for later hours.",
+            "The extra time will be staffed by volunteers from the Friends of the Library group, who raised "
+            "the money for the heating and lighting.",
+            "Librarian Samir Haddad said the evening sessions will include homework help for pupils and a "
+            "monthly reading group.",
+        ],
+    ),
+    "/news/local/number-12-bus-changes": (
+        "Number 12 bus changes",
+        [
+            "The number 12 bus will no longer stop at Orchard Road from the first of the month, the operator "
+            "has confirmed.",
+            "Passengers will instead be able to board at a new stop outside the health centre, about two "
+            "hundred metres further along the route.",
+            "Residents of Orchard Road say older people will struggle with the extra walk, and the parish "
+            "council has asked the operator to think again.",
+        ],
+    ),
+}
+
+#: path -> (title, paragraphs, canonical): long stories whose canonical link is wrong.
+LONG_WORDS = [
+    ("the new leisure centre", "Hilltown", "councillor Maria Lopez"),
+    ("the river clean-up", "Brookside", "volunteer Tom Price"),
+    ("the market hall roof", "the town centre", "architect Jun Park"),
+]
+
+
+def long_story(topic: str, place: str, person: str) -> list[str]:
+    return [
+        f"Plans for {topic} in {place} moved a step closer this week after a long debate that filled "
+        "the council chamber and spilled into the corridor outside.",
+        f"{person.capitalize()}, who has followed the proposal since the first consultation, said "
+        f"residents had asked detailed questions about cost, timing and who would look after {topic}.",
+        f"Officials in {place} published a summary of the responses, noting that most people supported "
+        "the idea in principle but wanted clearer answers about disruption during the works.",
+        f"A further public meeting on {topic} is expected before the summer, and the final decision will "
+        "be taken by the full council once the revised figures are available.",
+        f"\u201cWe want to get this right rather than get it done quickly,\u201d {person} said, adding that "
+        f"the people of {place} would be kept informed at every stage.",
+    ]
+
+
+MISCANONICAL = {
+    "/news/leisure-centre-plans-move-forward": ("Leisure centre plans move forward", LONG_WORDS[0], "{{BASE}}/"),
+    "/news/volunteers-clear-the-brook": ("Volunteers clear the brook", LONG_WORDS[1], "/"),
+    "/news/market-hall-roof-to-be-replaced": ("Market hall roof to be replaced", LONG_WORDS[2], "{{BASE}}/news/"),
+}
+NOTICE = "/notices/water-supply-interruption"
+NOTICE_TEXT = (
+    "Residents of Upper Hilltown are advised that the water supply to Castle Street, Tower Road and "
+    "the Ridgeway will be interrupted on Monday between nine in the morning and three in the "
+    "afternoon while a valve is replaced. Bottled water will be available at the community "
+    "centre for anyone who needs it, and the water company asks residents to keep a jug of "
+    "water for drinking and to check on elderly neighbours. Customers with special needs can "
+    "call the priority services line for a delivery."
+)
+PRINT_COPY = "/print/news/playground-reopens"
+PRINTED = "/news/playground-reopens"  # the article PRINT_COPY copies
+COVERAGE_ARTICLES = [*SHORT, *MISCANONICAL, NOTICE]
+
+
+def teaser(path: str) -> str:
+    if path == NOTICE:
+        title = "Water supply interruption"
+    elif path in SHORT or path in MISCANONICAL:
+        title = (SHORT.get(path) or MISCANONICAL[path])[0]
+    else:  # a listing
+        return f'<li class="more"><a href="{path}">More from {path.strip("/").replace("/", " ").title()}</a></li>'
+    return (
+        f'<li class="teaser"><h3><a href="{path}">{title}: what readers in Hilltown need to know</a></h3>'
+        f"<p>{title}, and what it means for the town.</p></li>"
+    )
+
+
+def hilltown_page(title: str, main: str, *, og: str = "website", head: str = "", related: tuple[str, ...] = ()) -> str:
+    aside = "".join(teaser(p) for p in related)
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title} | Hilltown Gazette</title>'
+        f'<meta property="og:type" content="{og}"><meta property="og:site_name" content="Hilltown Gazette">'
+        f'{head}</head><body><header><a href="/">Hilltown Gazette</a><nav><ul>{HILLTOWN_MENU}</ul></nav></header>'
+        f'<div class="cookie">We use cookies to improve our site.'
+        f"</div><main>{main}<aside><h2>Most read</h2><ul>{aside}</ul></aside>"
+        f'<section class="about">{ABOUT}</section></main><footer>{HILLTOWN_FOOTER}</footer></body></html>'
+    )
+
+
+def story_page(
+    path: str, title: str, paragraphs: list[str], *, canonical: str | None = None, og: str = "website"
+) -> str:
+    head = f'<link rel="canonical" href="{canonical}">' if canonical else ""
+    body = "".join(f"<p>{p}</p>" for p in paragraphs)
+    related = tuple(p for p in list(SHORT)[:4] if p != path)
+    return hilltown_page(
+        title,
+        f'<div class="story"><h1>{title}</h1><p class="byline">By Gazette reporter</p>{body}'
+        '<div class="share">Share: <a href="#">Facebook</a> <a href="#">Email</a></div></div>',
+        og=og,
+        head=head,
+        related=related,
+    )
+
+
+def hilltown_hub(title: str, links: list[str], *, intro: str = "", head: str = "") -> str:
+    teasers = "".join(teaser(p) for p in links)
+    return hilltown_page(title, f'<h1>{title}</h1>{intro}<ul class="teasers">{teasers}</ul>', head=head)
+
+
+HUBS = {
+    "/": ([*SHORT, *MISCANONICAL, NOTICE, "/news/", "/sport/", "/community/", "/tag/roads/"], ""),
+    "/news/": (
+        [
+            "/news/playground-reopens",
+            "/news/mill-lane-bridge-closed-for-repairs",
+            *MISCANONICAL,
+            "/news/local/",
+            "/news/?page=2",
+        ],
+        "",
+    ),
+    "/news/?page=2": (["/library-hours-extended", NOTICE], ""),
+    "/news/local/": (["/news/local/number-12-bus-changes", "/news/playground-reopens"], ""),
+    "/sport/": (["/sport/rovers-lift-county-cup"], ""),
+    "/community/": (
+        ["/community/choir-seeks-new-members", "/library-hours-extended"],
+        "<p>Community news from Hilltown and the villages: clubs, churches, charities and the people "
+        "who keep them going. Send your news to the community desk by Thursday noon.</p>",
+    ),
+    "/tag/roads/": (["/news/mill-lane-bridge-closed-for-repairs", "/news/local/number-12-bus-changes"], ""),
+}
+
+
+def build_site(site: TestSite) -> None:
+    site.add("/robots.txt", "User-agent: *\nAllow: /\n", "text/plain")
+    for path, (title, paragraphs) in SHORT.items():
+        site.add(path, story_page(path, title, paragraphs))
+    title, paragraphs = SHORT[PRINTED]
+    # The article's own page at another address (its "Most read" box the
+    # article's too), without the "Print" link added to the article below.
+    site.add(PRINT_COPY, story_page(PRINTED, title, paragraphs))
+    for path, (title, words, canonical) in MISCANONICAL.items():
+        site.add(path, story_page(path, title, long_story(*words), canonical=canonical, og="article"))
+    site.add(
+        NOTICE,
+        hilltown_page(
+            "Water supply interruption",
+            f'<div class="notice"><img src="/logo.png" alt=""><img src="/tap.png" alt="">{NOTICE_TEXT}</div>',
+            og="article",
+            related=tuple(SHORT)[:3],
+        ),
+    )
+    for section in SECTIONS:  # the menu's other sections: listings of older stories
+        site.add(f"/{section}/", hilltown_hub(section.title(), list(SHORT)[:3]))
+    for path, (links, intro) in HUBS.items():
+        site.add(
+            path,
+            hilltown_hub(
+                path.strip("/").split("/")[-1].title() or "Hilltown Gazette",
+                links,
+                intro=intro,
+                head='<link rel="canonical" href="{{BASE}}/">' if path == "/" else "",
+            ),
+        )
+    # The print copy is linked from its article page only.
+    route = site.routes[PRINTED]
+    route.body = route.body.replace(
+        b'<div class="share">', f'<div class="share"><a href="{PRINT_COPY}">Print</a> '.encode()
+    )
+
+
+@pytest.fixture(scope="module")
+def coverage_site():
+    site = TestSite()
+    build_site(site)
+    with site:
+        yield site
+
+
+@pytest.fixture(scope="module")
+def coverage_crawl(coverage_site, tmp_path_factory):
+    return run_crawl("news", tmp_path_factory.mktemp("coverage"), args={"start_urls": coverage_site.url("/")})
+
+
+def test_every_article_once_and_no_hub(coverage_site, coverage_crawl):
+    urls = sorted(item["url"] for item in coverage_crawl.items)
+    assert urls == sorted(coverage_site.url(p) for p in COVERAGE_ARTICLES), coverage_crawl.prefixed("news/")
+    by_url = {item["url"]: item for item in coverage_crawl.items}
+    for path, (_title, paragraphs) in SHORT.items():
+        assert paragraphs[1] in by_url[coverage_site.url(path)]["text"]
+    assert NOTICE_TEXT[:60] in by_url[coverage_site.url(NOTICE)]["text"]
+    # A canonical link to the home page or a section is not the article's canonical URL.
+    for path in MISCANONICAL:
+        assert by_url[coverage_site.url(path)]["canonical_url"] == coverage_site.url(path)
+    assert coverage_crawl.stat("news/ignored_canonicals") == len(MISCANONICAL)
+
+
+def test_only_the_print_copy_is_a_duplicate(coverage_site, coverage_crawl):
+    assert coverage_crawl.stat("news/duplicates") == 1
+    assert PRINT_COPY in coverage_site.hits
+    hubs = {*HUBS, *(f"/{s}/" for s in SECTIONS)}
+    assert coverage_crawl.stat("news/hubs") >= len(hubs)  # and the menu's ?view= variants
+    assert not coverage_crawl.stat("news/errors")
+    assert coverage_crawl.stat("news/items") == len(COVERAGE_ARTICLES)
+
+
+@pytest.mark.parametrize("path", list(SHORT))
+def test_short_slug_articles_score_as_articles(coverage_site, path):
+    """The page alone (page type right, no crawl signal): a large menu no longer outweighs a short story."""
+    html = coverage_site.routes[path].body.decode()
+    title, paragraphs = SHORT[path]
+    text = "\n".join([title, *paragraphs])
+    verdict = classify(PageSignals.from_selector(Selector(text=html), "https://g.example" + path, text, "article"))
+    assert verdict.is_article, verdict
+
+
+def test_linked_share_of_the_main_text():
+    anchors = ["Council votes to rebuild the harbour wall", "World", "Read more", "Ferry timetable changes today"]
+    listing = "Council votes to rebuild the harbour wall\nShort teaser.\nFerry timetable changes today."
+    assert linked_share(listing, anchors) > 0.7
+    story = (
+        "The world watched as the council votes to rebuild the harbour wall were counted, and many "
+        "people said they would read more about it tomorrow in the paper."
+    )
+    assert 0.2 < linked_share(story, anchors) < 0.35  # one inline link; "world", "read more" not counted
+    assert linked_share("", anchors) == 0.0 and linked_share(story, []) == 0.0
+
+
+def test_text_fingerprint_needs_the_same_title_and_text():
+    text = "Subscribe to our newsletter for the latest news from the valley."
+    assert content_fingerprint(text, "Playground reopens") == content_fingerprint(
+        "  subscribe to our NEWSLETTER\nfor the latest news from the valley.", "playground  reopens"
+    )
+    assert content_fingerprint(text, "Playground reopens") != content_fingerprint(text, "Choir seeks new members")
+    assert content_fingerprint(text) != content_fingerprint(text + " More.")
+
+
+def test_prose_share_and_headline_matches():
+    story = "\n".join(SHORT["/news/playground-reopens"][1])
+    assert prose_share("Playground reopens\n" + story) > 0.9
+    teasers = "\n".join(f"Headline number {i} about the town\n3 May 2024" for i in range(10))
+    assert prose_share(teasers) == 0.0 and prose_share("") == 0.0
+    assert headline_matches("Choir seeks new members: what readers in Hilltown need to know", "Choir seeks new members")
+    assert headline_matches("Rovers lift the county cup", "Rovers lift the county cup | Hilltown Gazette")
+    assert not headline_matches("More from News", "News")  # too few words
+    assert not headline_matches("Rovers lift the county cup", "Choir seeks new members")
+
+
+def test_listing_headline_makes_the_story(coverage_site):
+    path = "/community/choir-seeks-new-members"
+    html = coverage_site.routes[path].body.decode()
+    title, paragraphs = SHORT[path]
+    text = "\n".join([title, *paragraphs])
+    # Page type wrong (a 10% error rate), og:type "website": the page alone is not enough...
+    alone = classify(PageSignals.from_selector(Selector(text=html), "https://g.example" + path, text, "listing"))
+    assert not alone.is_article
+    # ...but a listing's teaser headline naming it is.
+    listed = classify(
+        PageSignals.from_selector(
+            Selector(text=html), "https://g.example" + path, text, "listing", listed_as_story=True
+        )
+    )
+    assert listed.is_article and "listed:+2" in listed.reasons
+
+
+@pytest.mark.parametrize(
+    "url, hub",
+    [
+        ("https://g.example/", True),
+        ("https://g.example/index.php", True),
+        ("https://g.example/news/?page=2", True),
+        ("https://g.example/index.php?page=3", True),
+        ("https://g.example/index.php?id=4821", False),
+        ("https://g.example/news/playground-reopens", False),
+    ],
+)
+def test_hub_shaped_canonical_urls(url, hub):
+    assert is_hub_url(url) is hub
