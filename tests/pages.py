@@ -25,7 +25,7 @@ def charset_page(head: str = "", extra: str = "") -> str:
 
 
 #: One news paragraph per language, and the legacy charsets a page in it was
-#: published in before UTF-8 (session 41's probe: 37 such pages, 9 right under
+#: published in before UTF-8 (a probe of real pages: 37 such pages, 9 right under
 #: the old Windows-1252 fallback, 35 under the browser's detector).
 LEGACY_PAGES = {
     "ru": (

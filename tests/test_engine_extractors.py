@@ -322,7 +322,7 @@ def test_nearest_marked_on_a_small_tree():
 
 
 def _naive_select(parents: list[int], scores: list[float]) -> int:
-    """Session 40's parent check: selected DIVs counted per subtree, bottom-up."""
+    """The parent check as first written: selected DIVs counted per subtree, bottom-up."""
     average = sum(scores) / len(scores)
     below = [int(score > average) for score in scores]
     for div in reversed(range(len(parents))):

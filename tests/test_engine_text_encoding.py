@@ -225,7 +225,7 @@ def test_the_repair_leaves_what_nothing_reads():
 )
 def test_an_undeclared_legacy_charset_is_read_as_a_browser_reads_it(language, codec):
     # A page saved without its HTTP header keeps no charset. Read as
-    # Windows-1252 (until session 41), every letter of these but the
+    # Windows-1252 (the old fallback), every letter of these but the
     # Western ones was mojibake.
     text = LEGACY_PAGES[language][0]
     body = legacy_page(text).encode(codec)

@@ -519,7 +519,7 @@ def test_retried_failures_are_logged_by_retry_middleware_only(faulty_site, tmp_p
 #   boilerplate and teasers but not their text, which were counted as
 #   duplicates;
 # * a short notice whose text sits directly in a ``<div>`` after two images
-#   (no ``<p>``), which extracted empty (issue 9's case, fixed in the extractor).
+#   (no ``<p>``), which once extracted empty (fixed in the extractor).
 #
 # Hubs (home, sections, a sub-section without a hub-shaped URL, a tag page,
 # pagination) must all be followed and none emitted; a print copy of an
@@ -601,7 +601,7 @@ SHORT = {
             "win the county cup for the first time since 1987.",
             "Captain Dee Marsh scored the winner with a header from a corner four minutes from the end of normal time.",
             "Manager Paul Greaves praised the supporters who travelled to the final and promised an open "
-            "training session for young fans next month.",
+            "training morning for young fans next month.",
         ],
     ),
     "/community/choir-seeks-new-members": (
