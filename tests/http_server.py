@@ -65,21 +65,19 @@ class TestSite(LocalSite):
         self.stopping = threading.Event()
         super().__init__(routes, host=host, port=port)
 
-    def add(
+    def add_fault(
         self,
         path: str,
         body: bytes | str,
         content_type: str | None = "text/html; charset=utf-8",
-        status: int = 200,
         *,
         delay: float = 0.0,
         reset_after: int | None = None,
-        **headers: str,
     ) -> None:
-        """Serve *body* at *path* (``{{BASE}}`` in it becomes :attr:`base_url`); *delay* and *reset_after* inject faults."""
-        super().add(path, body, content_type, status, **headers)
-        if delay or reset_after is not None:
-            self.routes[path] = FaultyRoute(**asdict(self.routes[path]), delay=delay, reset_after=reset_after)
+        """Serve *body* at *path* as :meth:`add` does, with a fault: *delay* seconds of silence first, or a
+        reset after *reset_after* body bytes (see :class:`FaultyRoute`)."""
+        self.add(path, body, content_type)
+        self.routes[path] = FaultyRoute(**asdict(self.routes[path]), delay=delay, reset_after=reset_after)
 
     def start(self) -> TestSite:
         super().start()

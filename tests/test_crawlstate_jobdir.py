@@ -1,4 +1,5 @@
-"""Pause and resume with nothing lost: ``kill -9`` a real ``scrapy crawl news -s JOBDIR=...``, resume it.
+"""Pause and resume with nothing lost: ``kill -9`` a real ``scrapy crawl news -s JOBDIR=...``, resume it;
+and the JOBDIR feed storage, which hands each item to the kernel at once.
 
 The crawl runs against the local news site of ``pages.build_news_site`` (the ``news_site`` fixture),
 slowed down (``DOWNLOAD_DELAY``) so that the kill, which comes as soon as
@@ -35,8 +36,10 @@ def test_kill_9_and_resume_emits_every_article_once(news_site, tmp_path, same_ou
     assert 3 <= len(written) < len(ARTICLES)
     assert (job / "webclean" / "running").exists()  # the killed run never closed
 
-    # Resume: -O on the same file appends (it holds the job's items); a new file is just written.
-    log = start_crawl("news", tmp_path, output=second, args=args, settings=settings).finish().log
+    # Resume: -O on the same file appends (it holds the job's items); a new file is just written. Nothing
+    # is killed this time, so the resumed crawl runs at full speed (the job keeps no download delay).
+    resumed = {"JOBDIR": str(job), "LOG_LEVEL": "INFO"}
+    log = start_crawl("news", tmp_path, output=second, args=args, settings=resumed).finish().log
     assert "did not stop cleanly" in log
     items = read_items(first, second) if not same_output else read_items(first)
     counts = Counter(item["url"] for item in items)

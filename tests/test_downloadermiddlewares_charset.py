@@ -10,8 +10,6 @@ real crawl of a local server.
 from __future__ import annotations
 
 import asyncio
-import os
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,7 @@ from scrapy import Request
 from scrapy.http import HtmlResponse, Response, TextResponse
 from scrapy.utils.misc import build_from_crawler
 
-from _crawl import run_crawl
+from _crawl import make_project, run_project_crawl
 from pages import CZECH_PAGE, HEADLINE, LEGACY_PAGES, headline_page, legacy_page
 from webclean_scrapy.downloadermiddlewares.charset import CharsetMiddleware, extraction_charset, with_encoding
 from webclean_scrapy.engine.text.encoding import decode_html
@@ -244,28 +242,16 @@ class SelectorsSpider(scrapy.Spider):
 '''
 
 
-def make_project(root: Path) -> Path:
-    package = root / "charsets"
-    (package / "spiders").mkdir(parents=True)
-    (root / "scrapy.cfg").write_text("[settings]\ndefault = charsets.settings\n")
-    (package / "__init__.py").write_text("")
-    (package / "settings.py").write_text(SETTINGS)
-    (package / "spiders" / "__init__.py").write_text(textwrap.dedent(SPIDER))
-    return root
-
-
 def test_a_crawls_selectors_read_what_its_items_hold(tmp_path, local_site):
     """Real ``scrapy crawl`` of a local server, with the add-on; then without the
     middleware, where Scrapy's reading shows through (the premise)."""
     served = ("pt-undeclared", "tr-undeclared", "utf8-labelled-latin1", "utf8-declared")
     base = local_site({f"/{name}": (200, {"Content-Type": PAGES[name][1]}, PAGES[name][0]) for name in served})
-    project = make_project(tmp_path / "project")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_") and k != "PYTHONPATH"}
+    project = make_project(tmp_path / "project", "charsets", SETTINGS, {"spiders/__init__.py": SPIDER})
     args = {"base": base, "paths": ",".join(f"/{name}" for name in served)}
 
     def crawl(out: str, **settings):
-        result = run_crawl("selectors", tmp_path / out, project=project, env=env, args=args, settings=settings)
-        assert "Traceback" not in result.log, result.log[-3000:]
+        result = run_project_crawl("selectors", tmp_path / out, project, args=args, settings=settings)
         return {item["url"].rsplit("/", 1)[1]: item for item in result.items}, result
 
     items, result = crawl("with", WEBCLEAN_OFFLOAD="process")  # the detection in a worker process

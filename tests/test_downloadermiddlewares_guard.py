@@ -1,7 +1,8 @@
 """The address guard at the guard level: policies, numeric host forms, the
 connect-time resolver and the middleware, all before any connection is made
 (no traffic leaves the test process; private and link-local targets are
-judged, never contacted)."""
+judged, never contacted); then the guard in real crawls, where hostile search results,
+redirects and meta refreshes must not reach a loopback address."""
 
 from __future__ import annotations
 

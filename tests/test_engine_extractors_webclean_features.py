@@ -1,5 +1,6 @@
 """The compiled class/id scans of the block features (``webclean_scrapy.engine._features``)
-give exactly what their regular-expression references give."""
+give exactly what their regular-expression references give, and the vectorised features give what
+direct, per-block readings of the same definitions give."""
 
 from __future__ import annotations
 

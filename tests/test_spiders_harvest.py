@@ -1,4 +1,5 @@
-"""The ``harvest`` spider against a fake SearXNG API and an HTML result-page engine."""
+"""The ``harvest`` spider against a fake SearXNG API and an HTML result-page engine, whose result pages
+are read in the extraction workers, off the reactor thread."""
 
 from __future__ import annotations
 

@@ -1,15 +1,18 @@
-"""The ``news`` spider: article detection rules, URL keys, and real crawls of a local news site."""
+"""The ``news`` spider: article detection rules, URL keys, real crawls of a local news site, of a site
+that misbehaves in every way a real one does, and of a site built for coverage (every article once,
+no hub, no false duplicate)."""
 
 from __future__ import annotations
 
 import gzip
 import json
 import re
+from collections.abc import Iterator
 
 import pytest
 from parsel import Selector
 
-from _crawl import run_crawl, start_crawl
+from _crawl import Crawl, run_crawl, start_crawl
 from http_server import TestSite
 from pages import (
     A1,
@@ -192,8 +195,26 @@ def test_feed_links_parse_rss_atom_and_reject_garbage():
 
 
 @pytest.fixture(scope="module")
-def news_crawl(news_site, tmp_path_factory):
-    return run_crawl("news", tmp_path_factory.mktemp("news"), args={"start_urls": news_site.url("/")})
+def shared_crawls(news_site, coverage_site, tmp_path_factory) -> Iterator[dict[str, Crawl]]:
+    """The crawls many tests of this module read, of two sites of their own, started together so that they
+    overlap; ``news_crawl`` and ``coverage_crawl`` each wait for theirs. (The faulty site's crawl runs alone:
+    its pages must answer within a short ``DOWNLOAD_TIMEOUT``.)"""
+    crawls = {
+        "news": start_crawl("news", tmp_path_factory.mktemp("news"), args={"start_urls": news_site.url("/")}),
+        "coverage": start_crawl(
+            "news", tmp_path_factory.mktemp("coverage"), args={"start_urls": coverage_site.url("/")}
+        ),
+    }
+    yield crawls
+    for crawl in crawls.values():  # a crawl no selected test waited for
+        if crawl.proc.poll() is None:
+            crawl.proc.kill()
+            crawl.proc.wait()
+
+
+@pytest.fixture(scope="module")
+def news_crawl(shared_crawls):
+    return shared_crawls["news"].finish()
 
 
 def test_news_crawl_emits_each_article_once(news_site, news_crawl):
@@ -258,14 +279,16 @@ def test_news_crawl_requests(news_site, news_crawl):
 
 
 def test_news_max_pages_and_depth(news_site, tmp_path):
-    result = run_crawl(
+    # Two independent crawls of the same site, run side by side.
+    limited = start_crawl(
         "news", tmp_path, args={"start_urls": news_site.url("/"), "max_pages": 3, "sitemaps": 0, "feeds": 0}
     )
-    assert result.stat("news/pages") == 3
-    assert result.stats["finish_reason"] == "max_pages"
-    shallow = run_crawl(
+    deep = start_crawl(
         "news", tmp_path / "depth", args={"start_urls": news_site.url("/"), "max_depth": 1, "sitemaps": 0, "feeds": 0}
     )
+    result, shallow = limited.finish(), deep.finish()
+    assert result.stat("news/pages") == 3
+    assert result.stats["finish_reason"] == "max_pages"
     urls = {item["url"] for item in shallow.items}
     # Depth 1 = links of the home page only: A7 (section page 2) and A5 (sitemap) are out of reach.
     assert urls == {news_site.url(a) for a in (A1, A2, A3, A4, A9 + "?from=home")}
@@ -394,8 +417,8 @@ def build_faulty_site(site: TestSite) -> None:
         site.add(path, story(path, f"the story at {path[12:30]}", "Hollins Green", "Beth Carey"), content_type)
     body = story(SERVER_ERROR, "road repairs", "Northgate", "Ada Byrne")
     site.add(SERVER_ERROR, body, status=500)
-    site.add(HANG, story(HANG, "the bridge", "Westford", "Lee Chan"), delay=60)
-    site.add(RESET, story(RESET, "the new school", "Ashby", "Kim Novak"), reset_after=400)
+    site.add_fault(HANG, story(HANG, "the bridge", "Westford", "Lee Chan"), delay=60)
+    site.add_fault(RESET, story(RESET, "the new school", "Ashby", "Kim Novak"), reset_after=400)
     padding = "<p>" + "An archive paragraph that goes on and on. " * 40 + "</p>"
     site.add(
         HUGE,
@@ -508,8 +531,6 @@ def test_retried_failures_are_logged_by_retry_middleware_only(faulty_site, tmp_p
 
 
 # -- coverage: every article once, no hub, no false duplicate --------------------------------------
-# Coverage of the ``news`` spider: every article once, no hub, no false duplicate.
-#
 # A local site built after the misses measured on a held-out news site:
 #
 # * short articles (500-1,000 characters, ``og:type`` "website", no JSON-LD,
@@ -798,8 +819,8 @@ def coverage_site():
 
 
 @pytest.fixture(scope="module")
-def coverage_crawl(coverage_site, tmp_path_factory):
-    return run_crawl("news", tmp_path_factory.mktemp("coverage"), args={"start_urls": coverage_site.url("/")})
+def coverage_crawl(shared_crawls):
+    return shared_crawls["coverage"].finish()
 
 
 def test_every_article_once_and_no_hub(coverage_site, coverage_crawl):
