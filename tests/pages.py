@@ -9,10 +9,26 @@ from __future__ import annotations
 
 import gzip
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from http_server import TestSite
+
+
+#: Fixed sample pages the tests read, one file each (the builders below make the pages that vary).
+SAMPLE_DATA = Path(__file__).resolve().parent / "sample_data"
+
+
+def sample_page(name: str) -> str:
+    """The text of ``tests/sample_data/<name>`` (UTF-8, as written)."""
+    return (SAMPLE_DATA / name).read_text(encoding="utf-8")
+
+
+def sample_bytes(name: str) -> bytes:
+    """The bytes of ``tests/sample_data/<name>``, for a test that serves or parses bytes as they are."""
+    return (SAMPLE_DATA / name).read_bytes()
+
 
 WORDS = "Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e \u2014 \u201cquoted\u201d words of a paragraph long enough to be kept."
 
@@ -602,19 +618,7 @@ def build_search_site(site: TestSite) -> None:
 
 
 #: Every kind of part the document model reads or drops: head, navigation, comments, hidden elements, a list, a table.
-PARTS_PAGE = """<html lang="en-GB"><head><title>Page title</title>
-<meta property="og:title" content="The og title">
-<style>p { color: red }</style><script>var x = "script text";</script></head>
-<body><nav><a href="/">Home</a> <a href="/a">About</a></nav>
-<div id="main"><h1>Heading</h1>
-<p>First paragraph, with <b>bold</b> and <a href="/x">a link</a>.</p>
-<!-- a comment -->
-<p>Second paragraph.<br>After a break.</p>
-<div hidden>hidden text</div><div style="display: none">also hidden</div>
-<noscript>noscript text</noscript><template>template text</template>
-<ul><li>one</li><li>two</li></ul>
-<table><tr><td>cell a</td><td>cell b</td></tr></table></div>
-</body></html>"""
+PARTS_PAGE = sample_page("document-parts.html")
 
 
 GERMAN = (

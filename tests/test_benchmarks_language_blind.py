@@ -13,20 +13,12 @@ from pathlib import Path
 import lxml.html
 import pytest
 
+from pages import sample_page
+
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "benchmarks" / "language_blind.py"
 
-ARTICLE = """<html><head><title>Harbour News</title>
-<meta name="description" content="The harbour reopens">
-<meta name="viewport" content="width=device-width">
-<script type="application/ld+json">{"headline": "The harbour reopens"}</script>
-<style>.story p { margin: 0 }</style></head>
-<body><nav class="site-nav"><a href="/">Home</a> <a href="/news">News</a></nav>
-<article class="story"><h1>The harbour reopens</h1>
-<p>The old harbour reopened on 12 May 2024, after three years of work on its walls and quays.</p>
-<p>Fishing boats came back first, followed by the ferry to the islands, which runs twice a day.</p>
-<img src="boat.jpg" alt="A fishing boat" title="Boats in the harbour"></article>
-<footer>Copyright 2024 Harbour News</footer></body></html>"""
+ARTICLE = sample_page("language-blind-article.html")
 GOLD = (
     "The old harbour reopened on 12 May 2024, after three years of work on its walls and quays.\n"
     "Fishing boats came back first, followed by the ferry to the islands, which runs twice a day."

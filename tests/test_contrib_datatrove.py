@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from pages import sample_page
+
 pytest.importorskip("datatrove", reason="the [datatrove] extra is not installed")
 
 from scrapy import Request  # noqa: E402
@@ -24,25 +26,9 @@ from webclean_scrapy.errors import ExtractionError  # noqa: E402
 
 SITE = "http://news.example.test"
 
-ARTICLE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
-<title>Rain in Zürich | The Example Times</title>
-<meta property="og:title" content="Rain in Zürich">
-<meta name="author" content="Anna Muster">
-<script type="application/ld+json">{"@type": "NewsArticle", "headline": "Rain in Zürich",
- "datePublished": "2026-11-20T08:00:00Z", "author": {"@type": "Person", "name": "Anna Muster"}}</script>
-</head><body><nav><a href="/">Home</a> <a href="/world">World</a> <a href="/sport">Sport</a></nav>
-<article><h1>Rain in Zürich</h1>
-<p>Heavy rain fell over Zürich on Thursday, and the river rose by almost a metre before the evening.</p>
-<p>The city’s services closed two footpaths along the Limmat “as a precaution”, a spokesperson said.</p>
-<p>Forecasters expect the weather to clear by the weekend, with temperatures around twelve degrees.</p>
-</article><footer>© The Example Times · Privacy · Cookies</footer></body></html>"""
+ARTICLE = sample_page("datatrove-article.html")
 
-SECOND = """<!doctype html><html><head><meta charset="utf-8"><title>Council votes on the new bridge</title></head>
-<body><div class="menu"><a href="/">Home</a> | <a href="/local">Local</a></div>
-<div class="story"><h1>Council votes on the new bridge</h1>
-<p>The council voted twenty-one to nine on Tuesday night to build a second bridge over the river.</p>
-<p>Work starts next spring and should take two years; the old bridge stays open meanwhile.</p></div>
-<div class="share">Share on social media</div></body></html>"""
+SECOND = sample_page("datatrove-second.html")
 
 LISTING = """<!doctype html><html><head><meta charset="utf-8"><title>World news</title></head><body>
 <ul><li><a href="/a1">Rain in Zürich</a></li><li><a href="/a2">Council votes on the new bridge</a></li>

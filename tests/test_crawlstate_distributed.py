@@ -77,7 +77,7 @@ def test_bad_redis_url_is_a_clear_error(news_site, tmp_path):
     assert "WEBCLEAN_REDIS_URL must be a redis://" in crawl.log
 
 
-def test_two_harvest_workers_take_each_result_once(search_site, redis_url, tmp_path):  # noqa: F811
+def test_two_harvest_workers_take_each_result_once(search_site, redis_url, tmp_path):
     args = {
         "query": "the",
         "max_results": 6,

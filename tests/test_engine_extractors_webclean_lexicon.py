@@ -10,19 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pages import sample_page
 from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.extractors.webclean import MarkupLexicon, block_words, load_model
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
-PAGE = """<html><body class="single-post">
-<div id="page"><header role="banner"><nav class="main-nav"><a href="/">Home</a> <a href="/b">Blog</a></nav></header>
-<main><article class="post entry-content" itemprop="articleBody">
-<h1 class="post-title">A title</h1><p>First paragraph of the post, long enough to read as prose.</p>
-<div class="wp-block-quote"><p>A quoted line.</p></div></article>
-<aside class="sidebar widget-area"><ul class="related-posts"><li class="card card-12"><a href="/x">Another post</a></li>
-</ul></aside></main><footer class="site-footer">Copyright 2025</footer></div>
-Text straight in the body.</body></html>"""
+PAGE = sample_page("lexicon-page.html")
 
 
 def reference_scores(lexicon: MarkupLexicon, doc: Document) -> np.ndarray:

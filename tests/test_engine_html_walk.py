@@ -19,6 +19,7 @@ from lxml import etree
 from parsel import Selector
 
 from _fuzz import walk_columns
+from pages import sample_page
 from webclean_scrapy.engine import document
 from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.html.parsing import parse_html
@@ -298,16 +299,7 @@ def test_elements_are_found_again_on_demand() -> None:
         changed.containers[2].element  # noqa: B018 (the access raises)
 
 
-SURVEYED = (
-    '<html itemscope itemtype="https://schema.org/WebPage"><head><meta name="a" content="1">'
-    '<link rel="canonical" href="/c"><script type="application/ld+json">{}</script></head>'
-    '<body><div itemprop="author" itemtype="https://schema.org/Person">Ann</div>'
-    '<span itemprop="price" itemtype="x y">9</span><meta itemprop="datePublished" content="2025-01-02">'
-    '<a href="/one">one</a><svg><a href="/in-svg">s</a></svg><time itemprop="x" datetime="2025">t</time>'
-    "<template><a href='/t' itemprop='name'>t</a></template><img src=i itemprop>"
-    '<map><area href="/m"><area alt=x><area href></map><span>no itemprop</span>'
-    '<div>plain</div><div data-x="a&amp;b">entity</div></body></html>'
-)
+SURVEYED = sample_page("walk-surveyed.html")
 SURVEY_TAGS = ("a", "meta", "link", "script", "time", "img", "svg")
 #: Attribute values read per tag, without element proxies (tags not in SURVEY_TAGS).
 SURVEY_TAG_VALUES = (("area", "href"), ("span", "itemprop"), ("div", "data-x"))

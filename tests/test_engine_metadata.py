@@ -8,6 +8,7 @@ import json
 import pytest
 from scrapy.http import HtmlResponse
 
+from pages import sample_page
 from webclean_scrapy import extract
 from webclean_scrapy.cli import main
 from webclean_scrapy.engine.document import Document
@@ -190,13 +191,7 @@ def test_score_metadata_judges_only_what_the_gold_knows():
 
 # -- metadata fields and the item fields -----------------------------------------------------------
 # One list of metadata fields (``Metadata``'s) and one Extraction-to-fields mapping.
-PAGE = """<html lang="en"><head><title>Rivers rise | Example News</title>
-<meta property="og:site_name" content="Example News"><meta name="author" content="Jane Roe">
-<meta property="article:published_time" content="2025-09-04"><meta name="description" content="Rain.">
-<meta name="keywords" content="rivers, rain"><meta property="og:image" content="/lead.jpg">
-<link rel="canonical" href="/news/rivers"></head><body><article><h1>Rivers rise</h1>
-<p>The rivers rose after three days of rain, and the town closed the lower bridge for the night.</p>
-</article></body></html>"""
+PAGE = sample_page("metadata-fields.html")
 
 
 def test_an_extraction_carries_every_metadata_field_of_the_page():

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pages import sample_page
 from webclean_scrapy import extract
 from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.page_type import (
@@ -25,24 +26,9 @@ from webclean_scrapy.engine.page_type import (
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "wcxb-dev"
 
-PRODUCT = """<html><head><title>Trail Runner 3 - Men's running shoe | Shop</title>
-<meta property="og:type" content="product">
-<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product", "name": "Trail Runner 3",
- "offers": {"@type": "Offer", "price": "129.00", "priceCurrency": "EUR"}}</script></head>
-<body><nav><a href="/">Home</a> <a href="/men">Men</a> <a href="/men/shoes">Shoes</a></nav>
-<div class="product-detail"><h1>Trail Runner 3</h1><div class="price">€129.00</div>
-<form class="add-to-cart"><select name="size"><option>42</option></select><button>Add to cart</button></form>
-<div class="product-description"><p>A light trail shoe with a grippy sole and a roomy toe box, for long runs
-on rough ground.</p></div></div></body></html>"""
+PRODUCT = sample_page("page-type-product.html")
 
-DOCS = """<html><head><title>Configuration - Widget 2.1 documentation</title></head><body>
-<nav class="sidebar toc"><ul><li><a href="/docs/install">Install</a></li><li><a href="/docs/config">Configuration</a></li>
-<li><a href="/docs/api">API reference</a></li></ul></nav>
-<main class="document"><h1>Configuration</h1><p>Widget reads its settings from <code>widget.toml</code>.</p>
-<pre><code>[server]
-port = 8080
-workers = 4</code></pre><h2>Options</h2><p>Each option can also be set as an environment variable.</p>
-<pre><code>WIDGET_PORT=8080 widget serve</code></pre></main></body></html>"""
+DOCS = sample_page("page-type-docs.html")
 
 _POSTS = "".join(
     f"""<article class="topic-post" id="post_{i}"><div class="topic-avatar"><a href="/u/{user}">{user}</a></div>
@@ -77,27 +63,7 @@ FORUM = f"""<html><head><title>Sourdough starter not rising after the fridge - B
 <div class="topic-category"><a href="/c/baking/4">Baking</a></div><div class="post-stream">{_POSTS}</div>
 <div class="topic-map">4 replies · 312 views · 3 users</div></div></body></html>"""
 
-ARTICLE = """<html><head><title>City council approves new cycle lanes on the river road | The Daily Courier</title>
-<meta property="og:type" content="article"><meta property="article:published_time" content="2024-05-14T09:30:00Z">
-<script type="application/ld+json">{"@context": "https://schema.org", "@type": "NewsArticle",
- "headline": "City council approves new cycle lanes on the river road", "datePublished": "2024-05-14",
- "author": {"@type": "Person", "name": "Ana Ruiz"}}</script></head>
-<body><header class="site-header"><nav><a href="/news">News</a> <a href="/sport">Sport</a></nav></header>
-<main><article class="article"><h1>City council approves new cycle lanes on the river road</h1>
-<div class="byline">By <a href="/author/ana-ruiz">Ana Ruiz</a> · <time datetime="2024-05-14">14 May 2024</time></div>
-<div class="article-body">
-<p>The city council voted on Tuesday to build protected cycle lanes along the whole length of the river road, a
-project that residents have asked for since the bridge reopened three years ago. Work is due to start in autumn.</p>
-<p>The plan removes one lane of parking on each side and adds planted kerbs between cyclists and traffic. Traffic
-engineers told the council that the change would slow cars slightly at peak hours, but make the route far safer
-for the hundreds of children who cycle to the two schools near the water.</p>
-<p>Shop owners on the road were divided. Some feared that losing parking would keep customers away, while others
-pointed to neighbouring towns, where footfall rose after similar lanes were built, and said they welcomed it.</p>
-<p>The council will publish the detailed drawings next month, and residents will be able to comment on them for
-six weeks before the final design is approved. The total cost is estimated at 4.2 million euros.</p>
-</div></article>
-<aside class="related"><h2>Related</h2><ul><li><a href="/news/2024/05/bridge-repairs-finished">Bridge repairs
-finished ahead of schedule</a></li></ul></aside></main></body></html>"""
+ARTICLE = sample_page("page-type-article.html")
 
 CASES = [
     (PRODUCT, "https://shop.example/products/trail-runner-3", "product"),

@@ -14,7 +14,7 @@ from lxml import html as lxml_html
 from _chromium import CHROMIUM, Chromium
 from _crawl import webclean_command
 from components import BASE, through_middleware
-from pages import gazette_article
+from pages import gazette_article, sample_page
 from webclean_scrapy import Document, get_extractor
 from webclean_scrapy.demo import site_dir
 from webclean_scrapy.downloadermiddlewares.extraction import extraction_of
@@ -42,19 +42,7 @@ METHODS = [
     ("webclean", {"threshold": 0.9}),
 ]
 
-COMMENTED_ARTICLE = """<html lang="en"><head><title>Harbour wall repaired</title></head><body>
-<nav><a href="/">Home</a> <a href="/news">News</a></nav>
-<article><h1>Harbour wall repaired</h1>
-<p>The harbour wall, breached in the January storms, has been repaired ahead of the sailing season,
-the port authority said on Monday, after eleven weeks of work by divers and masons.</p>
-<p>Repairs cost about two hundred thousand pounds, paid for by the authority and a government grant,
-and the wall should now withstand a storm surge a metre higher than the one that breached it.</p>
-<p>Share this story</p></article>
-<aside><p>Share this story</p></aside>
-<section id="comments" class="comments"><h3>Comments</h3>
-<div class="comment"><p>Great news for the fishing fleet, which has waited all winter for this, and for
-the sailing club, whose boats have been stuck on the hard since February.</p></div></section>
-<footer>Copyright 2025 The Harbour Gazette</footer></body></html>"""
+COMMENTED_ARTICLE = sample_page("explain-commented-article.html")
 
 
 def demo_page(path: Path) -> tuple[bytes, str]:

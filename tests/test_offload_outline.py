@@ -5,22 +5,13 @@ from __future__ import annotations
 from scrapy.http import HtmlResponse
 from scrapy.linkextractors import LinkExtractor
 
-from pages import DAY, og_article
+from pages import DAY, og_article, sample_page
 from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.extractors import get_extractor
 from webclean_scrapy.engine.page_type.articles import PageSignals
 from webclean_scrapy.offload.outline import page_outline
 
-LISTING = """<!DOCTYPE html><html><head><title>World news</title>
-<meta property="og:type" content="website"></head><body>
-<nav><a href="/">Home</a> <a href="/world/">World</a> <a>Sign in</a></nav>
-<main><h1>World</h1>
-<ul><li><a href="/2025/03/07/bridge-to-close-for-repairs.html">Old bridge to close for repairs this spring</a></li>
-<li><a href="/2025/03/07/council-votes-on-the-new-budget.html">Council votes on the <b>new</b> budget today</a></li>
-<li><a href="/2025/03/06/rain-expected-all-week.html" rel="nofollow">Rain expected all week long, says the office</a></li>
-</ul><p>Our reporters cover the world, <a href="/about">about us</a>, and a longer paragraph of plain prose.</p>
-<map><area href="/map-area" alt="area"></map><a href="/2025/03/07/bridge-to-close-for-repairs.html">again</a>
-</main></body></html>"""
+LISTING = sample_page("outline-listing.html")
 
 
 def test_one_pass_gives_the_signals_a_separate_pass_over_the_anchors_gives():
@@ -46,18 +37,7 @@ def test_one_pass_gives_the_signals_a_separate_pass_over_the_anchors_gives():
     assert outline.link_texts[5] == ""
 
 
-OUTLINE_PAGE = """<html><head><base href="/section/">
-<link rel="alternate" type="application/rss+xml" href="/feed.xml">
-<link rel="Alternate" type="application/atom+xml" href=" atom.xml ">
-<meta property="og:type" content="Article">
-<script type="application/ld+json">{"@type": "NewsArticle"}</script>
-</head><body>
-<a href="story.html">Story</a> <a href=" /abs?x=1#frag ">Abs</a>
-<a href="story.html">again</a> <a href="paper.pdf">PDF</a> <a href="javascript:void(0)">js</a>
-<a href="mailto:x@example.com">mail</a> <a rel="nofollow" href="/ads">ad</a> <a href="/ads">ad again</a>
-<a href="http://other.example/caf\u00e9 x">other</a> <map><area href="/area" alt=""></map>
-<a href="http://[bad">bad</a> <a>no href</a> <a href="/files/archive.TAR.GZ">tgz</a> <a href="/pdf">pdf</a>
-</body></html>"""
+OUTLINE_PAGE = sample_page("outline-page.html")
 
 
 def test_outline_follows_scrapy_link_extractor_rules():

@@ -14,7 +14,7 @@ from scrapy.utils.test import get_reactor_settings
 
 from _crawl import run_crawl
 from http_server import TestSite
-from pages import topic_page
+from pages import sample_bytes, topic_page
 from webclean_scrapy.spiders.engines import HtmlResultsEngine, SearchEngineError, SearxngEngine, get_engine
 from webclean_scrapy.spiders.harvest import HarvestSpider, html_file_name
 
@@ -203,14 +203,7 @@ def test_harvest_checks_search_urls_like_the_news_spider_checks_start_urls():
 
 # -- HTML result pages read in the workers ---------------------------------------------------------
 # The harvest spider reads its HTML search result pages off the reactor thread (in the extraction workers).
-RESULTS = (
-    b'<html><head><meta charset="utf-8"></head><body>'
-    b'<div class="ad"><a class="title" href="/doc/ad">Sponsored</a></div>'
-    b'<div class="result"><a class="title" href="/doc/alpha">Alpha</a></div>'
-    b'<div class="result"><a class="title" href="https://s.example/doc/beta">Beta</a></div>'
-    b'<div class="result"><a class="title" href="/doc/alpha#again">Alpha again</a></div>'
-    b"</body></html>"
-)
+RESULTS = sample_bytes("harvest-results.html")
 
 
 def harvest_spider(offload: str, selector: str = "div.result > a.title") -> HarvestSpider:
