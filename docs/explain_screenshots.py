@@ -53,7 +53,7 @@ def main() -> None:
                     top = browser.evaluate(
                         "document.querySelector('li.unit.kept').getBoundingClientRect().top + window.scrollY - 240"
                     )
-                    browser.call("Page.captureScreenshot", session=True)  # settle
+                    browser.call("Page.captureScreenshot", in_target=True)  # settle
                     browser.evaluate(f"window.scrollTo(0, {int(top)})")
                     browser.screenshot(out / "explain-blocks.png")
                 else:

@@ -88,13 +88,13 @@ class Chromium:
         #: Every event received, in order: ``(method, params)``.
         self.events: list[tuple[str, dict[str, Any]]] = []
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.target_session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Page", "Runtime", "Log", "Network"):
-            self.call(f"{domain}.enable", session=True)
+            self.call(f"{domain}.enable", in_target=True)
         self.call(
             "Emulation.setDeviceMetricsOverride",
             {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
-            session=True,
+            in_target=True,
         )
 
     # -- the protocol --------------------------------------------------
@@ -113,12 +113,12 @@ class Chromium:
         return json.loads(message)
 
     def call(
-        self, method: str, params: dict[str, Any] | None = None, session: bool = False, timeout: float = TIMEOUT
+        self, method: str, params: dict[str, Any] | None = None, in_target: bool = False, timeout: float = TIMEOUT
     ) -> dict[str, Any]:
         self._next_id += 1
         message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params or {}}
-        if session:
-            message["sessionId"] = self.session
+        if in_target:
+            message["sessionId"] = self.target_session
         os.write(self._commands, json.dumps(message).encode() + b"\0")
         deadline = time.monotonic() + timeout
         while True:
@@ -147,11 +147,11 @@ class Chromium:
     def open(self, path: Path) -> None:
         """Load a local file and wait for its load event."""
         self.events.clear()
-        self.call("Page.navigate", {"url": path.resolve().as_uri()}, session=True)
+        self.call("Page.navigate", {"url": path.resolve().as_uri()}, in_target=True)
         self.wait_for("Page.loadEventFired")
 
     def evaluate(self, expression: str) -> Any:
-        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=True)
+        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True}, in_target=True)
         if "exceptionDetails" in result:
             raise CDPError(f"script failed: {result['exceptionDetails']}")
         return result["result"].get("value")
@@ -178,9 +178,9 @@ class Chromium:
         params: dict[str, Any] = {"format": "png"}
         if full_page:
             params["captureBeyondViewport"] = True
-            size = self.call("Page.getLayoutMetrics", session=True)["cssContentSize"]
+            size = self.call("Page.getLayoutMetrics", in_target=True)["cssContentSize"]
             params["clip"] = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
-        data = self.call("Page.captureScreenshot", params, session=True)["data"]
+        data = self.call("Page.captureScreenshot", params, in_target=True)["data"]
         path.write_bytes(base64.b64decode(data))
         return path
 

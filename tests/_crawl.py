@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import textwrap
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -168,3 +171,37 @@ def read_items(*paths: Path) -> list[dict[str, Any]]:
         if path.exists():
             items += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return items
+
+
+def webclean_command() -> list[str]:
+    script = Path(sys.executable).with_name("webclean")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("webclean")
+    return [found] if found else [sys.executable, "-m", "webclean_scrapy.cli"]
+
+
+def make_project(root: Path, name: str, settings: str, files: Mapping[str, str]) -> Path:
+    """A Scrapy project of a user's own in *root*, outside this repository: ``scrapy.cfg`` naming
+    ``<name>.settings``, the package *name* with *settings* as its settings module, and *files* (path in the
+    package -> source, dedented; ``spiders/__init__.py`` holds the spiders)."""
+    package = root / name
+    (package / "spiders").mkdir(parents=True)
+    (root / "scrapy.cfg").write_text(f"[settings]\ndefault = {name}.settings\n")
+    (package / "__init__.py").write_text("")
+    (package / "settings.py").write_text(settings)
+    for relative, source in files.items():
+        (package / relative).write_text(textwrap.dedent(source))
+    return root
+
+
+def run_project_crawl(
+    spider: str, tmp_path: Path, project: Path, *, args: dict[str, Any], settings: dict[str, Any] | None = None
+) -> CrawlResult:
+    """``scrapy crawl <spider>`` in a project of :func:`make_project`, with only the installed package (no
+    ``SCRAPY_*`` variables, no ``PYTHONPATH`` of ours but ``tests/``), as a user would run it; a traceback
+    in its log fails the test even when the crawl exits 0."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_") and k != "PYTHONPATH"}
+    result = run_crawl(spider, tmp_path, project=project, env=env, args=args, settings=settings)
+    assert "Traceback" not in result.log, result.log[-3000:]
+    return result

@@ -2,7 +2,7 @@
 
 ``local_site`` is a factory: give it ``{path: (status, headers, body)}`` and it
 returns the base URL (``http://127.0.0.1:<port>``) of a threaded server
-(:class:`webclean_scrapy.demo.server.LocalSite`, the demo's own server) that
+(:class:`http_server.TestSite`, the demo's server plus what crawl tests need) that
 serves exactly those bytes, and 404 for anything else. Servers stop at the
 end of the test.
 
@@ -31,7 +31,8 @@ import pytest
 from scrapy.crawler import Crawler
 from scrapy.utils.test import get_crawler
 
-from webclean_scrapy.demo.server import LocalSite, Route
+from http_server import Route, TestSite
+from pages import build_news_site, build_search_site
 
 #: marker -> (extension module, what it is), for the tests that need one.
 COMPILED = {
@@ -75,10 +76,10 @@ def _route(status: int, headers: Mapping[str, str], body: bytes | str) -> Route:
 @pytest.fixture
 def local_site() -> Iterator[Callable[[Routes], str]]:
     """Factory fixture: ``base_url = local_site({"/": (200, {...}, b"...")})``."""
-    sites: list[LocalSite] = []
+    sites: list[TestSite] = []
 
     def start(routes: Routes) -> str:
-        site = LocalSite({path: _route(*response) for path, response in routes.items()}).start()
+        site = TestSite({path: _route(*response) for path, response in routes.items()}).start()
         sites.append(site)
         return site.base_url
 
@@ -168,3 +169,21 @@ def register_extractor(monkeypatch: pytest.MonkeyPatch) -> Callable[[type], type
     extractors.available_extractors()  # the built-ins are in the registry before it is copied
     monkeypatch.setattr(extractors, "_REGISTRY", dict(extractors._REGISTRY))
     return register
+
+
+@pytest.fixture(scope="module")
+def news_site() -> Iterator[TestSite]:
+    """The local news site of :func:`pages.build_news_site`, one server for all the tests of a module (they only read it)."""
+    site = TestSite()
+    build_news_site(site)
+    with site:
+        yield site
+
+
+@pytest.fixture
+def search_site() -> Iterator[TestSite]:
+    """A fake SearXNG API and its results (:func:`pages.build_search_site`); per test, as tests count its hits."""
+    site = TestSite()
+    build_search_site(site)
+    with site:
+        yield site

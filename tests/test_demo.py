@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,18 +11,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from _crawl import webclean_command
 from webclean_scrapy.demo import load_gold, site_dir, summarise
 from webclean_scrapy.demo.server import LocalSite
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-
-
-def webclean_command() -> list[str]:
-    script = Path(sys.executable).with_name("webclean")
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("webclean")
-    return [found] if found else [sys.executable, "-m", "webclean_scrapy.cli"]
 
 
 @pytest.fixture(scope="module")

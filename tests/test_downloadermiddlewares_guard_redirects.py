@@ -24,7 +24,7 @@ from scrapy.http import Response
 from scrapy.utils.test import get_crawler
 
 from _crawl import CrawlResult, run_crawl
-from webclean_scrapy.demo.server import LocalSite
+from http_server import TestSite
 from webclean_scrapy.downloadermiddlewares.guard import (
     META_TRUSTED_HOST,
     AddressGuardMiddleware,
@@ -72,7 +72,7 @@ def search_answer(urls: list[str]) -> str:
 @pytest.fixture()
 def endpoint():
     """The search endpoint on 127.0.0.1, trusted by the harvest spider."""
-    site = LocalSite()
+    site = TestSite()
     site.add("/robots.txt", ALLOW_ALL, "text/plain")
     with site:
         yield site
@@ -81,7 +81,7 @@ def endpoint():
 @pytest.fixture()
 def refused():
     """The server no request may reach, on 127.0.0.1 too (another port)."""
-    site = LocalSite()
+    site = TestSite()
     site.add("/", search_answer([]), "application/json")
     site.add("/robots.txt", ALLOW_ALL, "text/plain")
     with site:
@@ -91,14 +91,14 @@ def refused():
 @pytest.fixture()
 def public():
     """The stand-in for the open web, on 127.0.0.2."""
-    site = LocalSite(host="127.0.0.2")
+    site = TestSite(host="127.0.0.2")
     site.add("/robots.txt", ALLOW_ALL, "text/plain")
     site.add("/ok", article("A public page"))
     with site:
         yield site
 
 
-def harvest(tmp_path, endpoint: LocalSite, settings: dict) -> CrawlResult:
+def harvest(tmp_path, endpoint: TestSite, settings: dict) -> CrawlResult:
     return run_crawl(
         "harvest",
         tmp_path,

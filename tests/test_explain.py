@@ -12,8 +12,9 @@ import pytest
 from lxml import html as lxml_html
 
 from _chromium import CHROMIUM, Chromium
-from test_components import BASE, article_page, through_middleware
-from test_demo import webclean_command
+from _crawl import webclean_command
+from components import BASE, through_middleware
+from pages import gazette_article, sample_page
 from webclean_scrapy import Document, get_extractor
 from webclean_scrapy.demo import site_dir
 from webclean_scrapy.downloadermiddlewares.extraction import extraction_of
@@ -41,19 +42,7 @@ METHODS = [
     ("webclean", {"threshold": 0.9}),
 ]
 
-COMMENTED_ARTICLE = """<html lang="en"><head><title>Harbour wall repaired</title></head><body>
-<nav><a href="/">Home</a> <a href="/news">News</a></nav>
-<article><h1>Harbour wall repaired</h1>
-<p>The harbour wall, breached in the January storms, has been repaired ahead of the sailing season,
-the port authority said on Monday, after eleven weeks of work by divers and masons.</p>
-<p>Repairs cost about two hundred thousand pounds, paid for by the authority and a government grant,
-and the wall should now withstand a storm surge a metre higher than the one that breached it.</p>
-<p>Share this story</p></article>
-<aside><p>Share this story</p></aside>
-<section id="comments" class="comments"><h3>Comments</h3>
-<div class="comment"><p>Great news for the fishing fleet, which has waited all winter for this, and for
-the sailing club, whose boats have been stuck on the hard since February.</p></div></section>
-<footer>Copyright 2025 The Harbour Gazette</footer></body></html>"""
+COMMENTED_ARTICLE = sample_page("explain-commented-article.html")
 
 
 def demo_page(path: Path) -> tuple[bytes, str]:
@@ -255,7 +244,7 @@ HUB = (
     + "</ul></body></html>"
 )
 EXPLAIN_ROUTES = {
-    "/article": (200, {"Content-Type": "text/html; charset=utf-8"}, article_page()),
+    "/article": (200, {"Content-Type": "text/html; charset=utf-8"}, gazette_article()),
     "/empty": (200, {"Content-Type": "text/html; charset=utf-8"}, b""),
     "/hub": (200, {"Content-Type": "text/html; charset=utf-8"}, HUB),
 }
@@ -264,7 +253,7 @@ EXPLAIN_ROUTES = {
 def test_policy_decides_on_confidence_and_emptiness():
     policy = ExplainPolicy("unused", below=0.5)
     for html, url in (
-        (article_page().encode(), "http://x.test/article"),
+        (gazette_article().encode(), "http://x.test/article"),
         (HUB.encode(), "http://x.test/hub"),
         (b"", "http://x.test/empty"),
     ):
@@ -395,7 +384,7 @@ def test_report_shows_a_hub_read_as_an_article(monkeypatch):
     types[PAGE_TYPES.index("article")], types[PAGE_TYPES.index("listing")] = 0.3, 0.7
     for module in (webclean, extraction_module, explain_module):
         monkeypatch.setattr(module, "page_type_of", lambda doc: ("listing", types))
-    report = explain_module.explain_document(Document.from_html(article_page()), get_extractor("webclean"))
+    report = explain_module.explain_document(Document.from_html(gazette_article()), get_extractor("webclean"))
     assert report.extraction.page_type == "article" and report.page_type == "listing"
     page = render(report)
     assert "<b>page type</b>article (predicted listing)" in page

@@ -168,9 +168,10 @@ def test_the_scoring_stage_holds_little_per_block():
     # on a page of 100,000 paragraphs (one container each): before, the
     # per-block ancestors, densities and log lengths lived for the whole
     # scoring and the structure tables' temporaries all lived to its end
-    # (about 470 bytes a block at the peak); after session 8 about 310, after
-    # session 9 about 155 (see test_the_scoring_state_is_small_per_block; 46
-    # of them the 4,096-row chunk, which does not grow with the page).
+    # (about 470 bytes a block at the peak); freeing them early brought it to
+    # about 310, then chunked scoring to about 155 (see
+    # test_the_scoring_state_is_small_per_block; 46 of them the 4,096-row
+    # chunk, which does not grow with the page).
     blocks = 100_000
     peak = _scoring_peak(blocks)
     assert peak < 200 * blocks, peak / blocks
@@ -180,7 +181,7 @@ def test_choosing_and_joining_the_blocks_costs_nothing_above_the_scoring():
     # On 100,000 distinct paragraphs, all kept, the text's whole path
     # (scores, the page type's policy read twice for a page typed a hub,
     # repeats, the join) peaked about 35 bytes a block above the scoring
-    # itself until session 40: a Python int per kept block, for each of the
+    # itself with a Python int per kept block, for each of the
     # two readings, and a set of every kept text. The kept indexes are an
     # array now, and only texts that occur twice on the page are compared.
     blocks = 100_000
@@ -191,8 +192,7 @@ def test_choosing_and_joining_the_blocks_costs_nothing_above_the_scoring():
 
 
 def test_the_published_methods_make_no_object_per_block_or_tag():
-    # A page of 100,000 paragraphs on one line of source. Until session 40
-    # `density` grouped the blocks into a Python list per string (156 bytes
+    # A page of 100,000 paragraphs on one line of source. `density` used to group the blocks into a Python list per string (156 bytes
     # a block at its peak), and `ttr` split the whole source into a list of
     # its pieces, tags and texts (21 bytes a source character).
     blocks = 100_000
@@ -216,8 +216,7 @@ def test_the_published_methods_make_no_object_per_block_or_tag():
 
 
 def test_punctuation_makes_no_object_per_div():
-    # 100,000 sibling DIVs holding a comma each. Until session 41 the method
-    # built a Python object per DIV, with its list of children, and a dict
+    # 100,000 sibling DIVs holding a comma each. The method used to build a Python object per DIV, with its list of children, and a dict
     # keyed by them for the parent check: 398 bytes a DIV at its peak (the
     # million-DIV page of benchmarks/hostile_pages.py at 32x its size).
     divs = 100_000
@@ -342,8 +341,8 @@ def _feature_state(blocks: int) -> tuple[int, int]:
 
 
 def test_the_scoring_state_is_small_per_block():
-    # Held for the whole scoring, beyond the walk's tables: before session
-    # 9, 274 bytes a block (a float64 array per structure figure and
+    # Held for the whole scoring, beyond the walk's tables: before chunked
+    # scoring, 274 bytes a block (a float64 array per structure figure and
     # container, the marks and Readability's flags as whole-page vectors,
     # float copies of the walk's counts), built with a peak of 340; now
     # about 75 held, 100 at the peak (per-key tables, int32 counts, marks

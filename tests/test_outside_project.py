@@ -5,14 +5,13 @@ with the one-line add-on (``ADDONS``)."""
 
 from __future__ import annotations
 
-import os
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from _crawl import run_crawl
-from test_components import ARTICLE_P1, ARTICLE_P2, PNG, article_page
+from _crawl import make_project, run_project_crawl
+from components import PNG
+from pages import ARTICLE_P1, ARTICLE_P2, gazette_article
 
 SETTINGS = """
 BOT_NAME = "outside"
@@ -94,30 +93,15 @@ class BrokenExtractor(Extractor):
 '''
 
 
-def make_project(root: Path, settings: str = SETTINGS) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "scrapy.cfg").write_text("[settings]\ndefault = outside.settings\n")
-    package = root / "outside"
-    (package / "spiders").mkdir(parents=True)
-    (package / "__init__.py").write_text("")
-    (package / "settings.py").write_text(settings)
-    (package / "broken.py").write_text(BROKEN_EXTRACTOR)
-    (package / "spiders" / "__init__.py").write_text(textwrap.dedent(SPIDERS))
-    return root
+def make_outside_project(root: Path, settings: str = SETTINGS) -> Path:
+    return make_project(root, "outside", settings, {"broken.py": BROKEN_EXTRACTOR, "spiders/__init__.py": SPIDERS})
 
 
 def crawl(project: Path, spider: str, base: str, **settings: str) -> tuple[list[dict], str]:
     """``scrapy crawl <spider> -O ...`` in *project*, with only the installed package, as a user would have it."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_") and k != "PYTHONPATH"}
-    result = run_crawl(
-        spider,
-        project / "out",
-        project=project,
-        env=env,
-        args={"base": base},
-        settings={"LOG_LEVEL": "INFO", **settings},
+    result = run_project_crawl(
+        spider, project / "out", project, args={"base": base}, settings={"LOG_LEVEL": "INFO", **settings}
     )
-    assert "Traceback" not in result.log, result.log[-3000:]
     return result.items, result.log
 
 
@@ -125,7 +109,7 @@ def crawl(project: Path, spider: str, base: str, **settings: str) -> tuple[list[
 def test_outside_project(tmp_path, local_site, settings):
     base = local_site(
         {
-            "/article": (200, {"Content-Type": "text/html; charset=utf-8"}, article_page()),
+            "/article": (200, {"Content-Type": "text/html; charset=utf-8"}, gazette_article()),
             "/photo.png": (200, {"Content-Type": "image/png"}, PNG),
             # 181 characters of text: under the default WEBCLEAN_MIN_TEXT_CHARS (200).
             "/short": (
@@ -135,7 +119,7 @@ def test_outside_project(tmp_path, local_site, settings):
             ),
         }
     )
-    project = make_project(tmp_path / "project", settings)
+    project = make_outside_project(tmp_path / "project", settings)
 
     items, log = crawl(project, "raw", base)
     assert len(items) == 1, items  # the PNG has no text, /short is under 200 chars
@@ -160,8 +144,8 @@ def test_outside_project(tmp_path, local_site, settings):
 
 
 def test_swallowed_extraction_errors_are_logged_in_the_crawl(tmp_path, local_site):
-    base = local_site({"/article": (200, {"Content-Type": "text/html"}, article_page())})
-    project = make_project(tmp_path / "project", ADDON_SETTINGS)
+    base = local_site({"/article": (200, {"Content-Type": "text/html"}, gazette_article())})
+    project = make_outside_project(tmp_path / "project", ADDON_SETTINGS)
     items, log = crawl(
         project, "meta", base, WEBCLEAN_EXTRACTOR="outside.broken.BrokenExtractor", WEBCLEAN_OFFLOAD="thread"
     )

@@ -1,18 +1,20 @@
-"""A tiny HTTP server on 127.0.0.1 for the offline demo and the spider tests.
+"""A tiny HTTP server on 127.0.0.1 for the offline demo.
 
-It serves fixed routes (``path -> Route``) from a background thread, records
-every requested path in :attr:`LocalSite.hits`, and answers 404 for anything
-else. Files loaded with :meth:`LocalSite.add_directory` may contain the
-placeholder ``{{BASE}}``, replaced by the server's own ``http://127.0.0.1:PORT``
-so sitemaps, feeds and canonical links can carry absolute URLs although the
-port is only known once the server is bound.
+It serves fixed routes (``path -> Route``) from a background thread and
+answers 404 for anything else. Files loaded with :meth:`LocalSite.add_directory`
+may contain the placeholder ``{{BASE}}``, replaced by the server's own
+``http://127.0.0.1:PORT`` so sitemaps, feeds and canonical links can carry
+absolute URLs although the port is only known once the server is bound.
+
+The request handler is split into :meth:`SiteHandler.send_head` and
+:meth:`SiteHandler.send_route`, and :class:`LocalSite` names its handler
+class, so that a richer server (the tests' one, with fault injection) can
+build on this one instead of copying it.
 """
 
 from __future__ import annotations
 
 import mimetypes
-import socket
-import struct
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -38,39 +40,25 @@ CONTENT_TYPES = {
 
 @dataclass
 class Route:
-    """One response: body, Content-Type (``None``: none sent), status and extra headers (``Location``...).
-
-    Two faults for crawl tests: *delay* seconds of silence before the
-    response (a server that hangs; cut short when the site stops), and
-    *reset_after*: send the headers (with the full ``Content-Length``) and
-    only that many body bytes, then reset the connection (TCP RST).
-    """
+    """One response: body, Content-Type (``None``: none sent), status and extra headers (``Location``...)."""
 
     body: bytes = b""
     content_type: str | None = "text/html; charset=utf-8"
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
-    delay: float = 0.0
-    reset_after: int | None = None
-
-    @classmethod
-    def redirect(cls, location: str, status: int = 301) -> Route:
-        return cls(b"", "text/html", status, {"Location": location})
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
+class SiteHandler(BaseHTTPRequestHandler):
+    """Answers each GET with the route of its path (or with the path without its query), else 404."""
+
+    server: SiteServer
     protocol_version = "HTTP/1.1"
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        site = self.server.site
-        with site.lock:
-            site.hits.append(self.path)
-        route = site.routes.get(self.path) or site.routes.get(self.path.split("?", 1)[0])
-        if route is None:
-            route = Route(NOT_FOUND, status=404)
-        if route.delay and site.stopping.wait(route.delay):
-            return  # the site is stopping
+        self.send_route(self.server.site.route(self.path))
+
+    def send_head(self, route: Route) -> None:
+        """The status line and headers, with the full ``Content-Length`` of the route's body."""
         self.send_response(route.status)
         if route.content_type is not None:
             self.send_header("Content-Type", route.content_type)
@@ -78,20 +66,16 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in route.headers.items():
             self.send_header(name, value)
         self.end_headers()
-        if route.reset_after is None:
-            self.wfile.write(route.body)
-            return
-        self.wfile.write(route.body[: route.reset_after])
-        self.wfile.flush()
-        # SO_LINGER with a zero timeout: close() sends RST instead of FIN.
-        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        self.close_connection = True
 
-    def log_message(self, format: str, *args: object) -> None:  # keep test and demo output clean
+    def send_route(self, route: Route) -> None:
+        self.send_head(route)
+        self.wfile.write(route.body)
+
+    def log_message(self, format: str, *args: object) -> None:  # keep the demo's output clean
         pass
 
 
-class _Server(ThreadingHTTPServer):
+class SiteServer(ThreadingHTTPServer):
     daemon_threads = True
     site: LocalSite
 
@@ -108,13 +92,12 @@ class LocalSite:
     Use as a context manager, or call :meth:`start` and :meth:`stop`.
     """
 
+    #: The request handler class (a subclass may serve routes differently).
+    handler: type[SiteHandler] = SiteHandler
+
     def __init__(self, routes: dict[str, Route] | None = None, *, host: str = "127.0.0.1", port: int = 0) -> None:
         self.routes: dict[str, Route] = dict(routes or {})
-        self.hits: list[str] = []
-        self.lock = threading.Lock()
-        #: Set by :meth:`stop`: releases handlers waiting out a :attr:`Route.delay`.
-        self.stopping = threading.Event()
-        self._server = _Server((host, port), _Handler)
+        self._server = SiteServer((host, port), self.handler)
         self._server.site = self
         self._thread: threading.Thread | None = None
 
@@ -131,25 +114,21 @@ class LocalSite:
     def url(self, path: str = "/") -> str:
         return self.base_url + path
 
+    def route(self, path: str) -> Route:
+        """The route serving *path*: its own, else that of the path without its query, else a 404."""
+        return self.routes.get(path) or self.routes.get(path.split("?", 1)[0]) or Route(NOT_FOUND, status=404)
+
     def add(
         self,
         path: str,
         body: bytes | str,
         content_type: str | None = "text/html; charset=utf-8",
         status: int = 200,
-        *,
-        delay: float = 0.0,
-        reset_after: int | None = None,
         **headers: str,
     ) -> None:
-        """Serve *body* at *path*; ``{{BASE}}`` in it becomes :attr:`base_url`.
-
-        *delay* and *reset_after* inject faults (see :class:`Route`).
-        """
+        """Serve *body* at *path*; ``{{BASE}}`` in it becomes :attr:`base_url`."""
         data = body.encode("utf-8") if isinstance(body, str) else body
-        self.routes[path] = Route(
-            data.replace(BASE_PLACEHOLDER, self.base_url.encode()), content_type, status, headers, delay, reset_after
-        )
+        self.routes[path] = Route(data.replace(BASE_PLACEHOLDER, self.base_url.encode()), content_type, status, headers)
 
     def add_directory(self, root: str | Path) -> None:
         """Serve every file below *root*; ``dir/index.html`` is also served as ``dir/``."""
@@ -172,7 +151,6 @@ class LocalSite:
         return self
 
     def stop(self) -> None:
-        self.stopping.set()
         if self._thread is not None:
             self._server.shutdown()
             self._thread.join(timeout=5)

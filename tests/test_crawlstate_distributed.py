@@ -1,0 +1,136 @@
+"""Distributed crawls: ``news`` workers sharing one real ``redis-server`` (scrapy-redis).
+
+Each test starts its own Redis (``redis_url`` fixture: own port, own
+directory) and real ``scrapy crawl`` subprocesses against the local news
+site of ``pages.build_news_site`` (the ``news_site`` fixture).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from _crawl import read_items, start_crawl
+from pages import ARTICLES
+
+redis = pytest.importorskip("redis")
+
+
+def assert_article_set(site, items, log=""):
+    counts = Counter(item["url"] for item in items)
+    assert sorted(counts) == sorted(site.url(a) for a in ARTICLES), log[-3000:]
+    assert max(counts.values()) == 1, counts
+
+
+def test_two_workers_emit_each_article_once(news_site, redis_url, tmp_path):
+    args = {"start_urls": news_site.url("/")}
+    settings = {"WEBCLEAN_REDIS_URL": redis_url, "DOWNLOAD_DELAY": 0.05, "LOG_LEVEL": "INFO"}
+    outs = [tmp_path / f"worker{i}.jsonl" for i in range(2)]
+    workers = [start_crawl("news", tmp_path, output=out, args=args, settings=settings) for out in outs]
+    logs = [worker.finish().log for worker in workers]
+    assert_article_set(news_site, read_items(*outs), "\n".join(logs))
+    assert "webclean_scrapy.crawlstate.distributed.RedisScheduler" in logs[0]
+    # The state was shared: scrapy-redis's queue and dupefilter, and the emitted keys.
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    emitted = client.hgetall("news:emitted")
+    assert sum(key.startswith("text:") for key in emitted) == len(ARTICLES)
+    assert client.scard("news:dupefilter") > len(ARTICLES)
+    assert client.zcard("news:requests") == 0
+    assert not list(client.scan_iter("news:inflight:*"))  # finished workers leave no ledger
+
+
+def test_worker_killed_and_restarted_loses_nothing(news_site, redis_url, tmp_path):
+    """Worker A is killed (``kill -9``) with requests in flight and items claimed; B carries on;
+    A restarted with its JOBDIR queues its taken requests again and releases its unwritten claims."""
+    args = {"start_urls": news_site.url("/")}
+    slow = {
+        "WEBCLEAN_REDIS_URL": redis_url,
+        "DOWNLOAD_DELAY": 0.25,
+        "RANDOMIZE_DOWNLOAD_DELAY": False,
+        "LOG_LEVEL": "INFO",
+    }
+    job_a, job_b = tmp_path / "job-a", tmp_path / "job-b"
+    a1, a2, b = tmp_path / "a1.jsonl", tmp_path / "a2.jsonl", tmp_path / "b.jsonl"
+    worker_a = start_crawl("news", tmp_path, output=a1, args=args, settings={**slow, "JOBDIR": str(job_a)})
+    worker_a.kill_after_items(2)
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    in_flight = sum(client.hlen(key) for key in client.scan_iter("news:inflight:*"))
+    assert in_flight > 0  # A had taken requests it never finished
+    worker_b = start_crawl("news", tmp_path, output=b, args=args, settings={**slow, "JOBDIR": str(job_b)})
+    restarted = start_crawl("news", tmp_path, output=a2, args=args, settings={**slow, "JOBDIR": str(job_a)})
+    logs = [worker_b.finish().log, restarted.finish().log]
+    assert "restarted after a crash" in logs[1]
+    assert "requests it had taken before it stopped are queued again" in logs[1], logs[1][-3000:]
+    assert_article_set(news_site, read_items(a1, a2, b), "\n".join(logs))
+    assert not list(client.scan_iter("news:inflight:*"))
+
+
+def test_bad_redis_url_is_a_clear_error(news_site, tmp_path):
+    crawl = start_crawl(
+        "news",
+        tmp_path,
+        args={"start_urls": news_site.url("/")},
+        settings={"WEBCLEAN_REDIS_URL": "http://127.0.0.1:1/"},
+    )
+    assert crawl.wait() != 0
+    assert "WEBCLEAN_REDIS_URL must be a redis://" in crawl.log
+
+
+def test_two_harvest_workers_take_each_result_once(search_site, redis_url, tmp_path):
+    args = {
+        "query": "the",
+        "max_results": 6,
+        "engine": "searxng",
+        "search_url": search_site.url("/search"),
+        "search_robots": "ignore",
+    }
+    outs = [tmp_path / f"harvest{i}.jsonl" for i in range(2)]
+    workers = [
+        start_crawl("harvest", tmp_path, output=out, args=args, settings={"WEBCLEAN_REDIS_URL": redis_url})
+        for out in outs
+    ]
+    logs = [worker.finish().log for worker in workers]
+    b = search_site.base_url
+    items = sorted(read_items(*outs), key=lambda item: item["rank"])
+    # The single-process crawl's result (test_harvest_searxng), split between the workers.
+    assert [(i["rank"], i["url"]) for i in items] == [
+        (1, f"{b}/r/one"),
+        (4, f"{b}/r/four"),
+        (5, f"{b}/r/five"),
+        (6, f"{b}/r/six"),
+    ], "\n".join(logs)
+    for name in ("one", "four", "five", "six"):
+        assert search_site.hits.count(f"/r/{name}") == 1, search_site.hits
+
+
+def test_redis_store_claims_atomically_and_releases_only_its_own(redis_url, tmp_path):
+    import json
+
+    from webclean_scrapy.crawlstate.emitted import RedisEmittedStore
+    from webclean_scrapy.crawlstate.jobdir import JobDir
+
+    server = redis.Redis.from_url(redis_url, decode_responses=True)
+    a, b = RedisEmittedStore(server, "t:emitted", "A"), RedisEmittedStore(server, "t:emitted", "B")
+    assert a.claim(["url:1", "text:x"])
+    assert not b.claim(["url:2", "text:x"])  # one key known: nothing of it is recorded
+    assert b.seen(["text:x"]) and not b.seen(["url:2"]) and not b.seen([])
+    assert b.claim(["url:2", "text:y"])
+    assert a.claim(["url:3", "text:z"])
+    assert server.hgetall("t:emitted") == {
+        "url:1": "A",
+        "text:x": "A",
+        "url:2": "B",
+        "text:y": "B",
+        "url:3": "A",
+        "text:z": "A",
+    }
+    # A was killed after writing only its first item; restarted, it releases the other claim, not B's.
+    out = tmp_path / "a.jsonl"
+    out.write_text(json.dumps({"keys": ["url:1", "text:x"]}) + "\n", encoding="utf-8")
+    JobDir(tmp_path / "job").record_output(out)
+    crashed = JobDir(tmp_path / "job")
+    assert crashed.crashed
+    a.open(crashed, lambda item: item["keys"])
+    assert server.hgetall("t:emitted") == {"url:1": "A", "text:x": "A", "url:2": "B", "text:y": "B"}
+    assert a.claim(["url:3", "text:z"])

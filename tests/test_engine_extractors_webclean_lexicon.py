@@ -1,0 +1,127 @@
+"""The markup lexicon (``webclean.lexicon``): the per-container sums score
+every block exactly as its definition (the words of :func:`block_words`)."""
+
+from __future__ import annotations
+
+import gzip
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pages import sample_page
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.extractors.webclean import MarkupLexicon, block_words, load_model
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+PAGE = sample_page("lexicon-page.html")
+
+
+def reference_scores(lexicon: MarkupLexicon, doc: Document) -> np.ndarray:
+    return np.array([lexicon.score_words(words) for words in block_words(doc)])
+
+
+def test_words_name_each_level_of_the_markup() -> None:
+    doc = Document.from_html(PAGE)
+    words = dict(zip(doc.block_columns.texts, block_words(doc)))
+    quoted = words["A quoted line."]
+    # The holder's tag; the parent's tag and words; the grandparent's words; the ancestors' above.
+    assert quoted == [
+        "0Tp",
+        "1Tdiv", "1c:wp", "1c:block", "1c:quote",
+        "2c:post", "2c:entry", "2c:content", "2i:articlebody",
+        "ai:page", "ac:single", "ac:post",
+    ]  # fmt: skip
+    # Digits split words and one-letter pieces are dropped ("card-12" is "card").
+    assert words["Another post"][:3] == ["0Tli", "0c:card", "0c:card"]
+    assert words["Text straight in the body."] == ["0Tbody", "0c:single", "0c:post", "1Thtml"]
+
+
+def test_per_container_sums_are_the_definition() -> None:
+    doc = Document.from_html(PAGE)
+    vocabulary = sorted({w for words in block_words(doc) for w in words})
+    rng = random.Random(7)
+    lexicon = MarkupLexicon({w: rng.uniform(-2, 2) for w in vocabulary if rng.random() < 0.8}, -0.4)
+    assert np.allclose(lexicon.block_scores(doc), reference_scores(lexicon, doc), rtol=0, atol=1e-12)
+    # A word without weight still counts in the block's number of words.
+    assert lexicon.score_words(["unknown"]) == pytest.approx(-0.4)
+    assert lexicon.score_words(["0Tdiv", "unknown"]) == pytest.approx(-0.4 + lexicon.weights.get("0Tdiv", 0) / 2**0.5)
+
+
+def test_the_compiled_sums_are_the_reference() -> None:
+    """``_features.lexicon_sums`` and ``lexicon_tag_weights`` give exactly
+    what their Python references give, memo cold and warm."""
+    pytest.importorskip("webclean_scrapy.engine._features")
+    doc = Document.from_html(PAGE)
+    vocabulary = sorted({w for words in block_words(doc) for w in words})
+    rng = random.Random(11)
+    weights = {w: rng.uniform(-2, 2) for w in vocabulary}
+    compiled = MarkupLexicon(weights, 0.25).block_scores(doc)
+    assert np.array_equal(compiled, MarkupLexicon(weights, 0.25).block_scores(doc, compiled=False))
+    warm = MarkupLexicon(weights, 0.25)
+    warm.block_scores(doc, compiled=False)
+    assert np.array_equal(warm.block_scores(doc), compiled)
+
+
+def test_the_compiled_value_sums_are_the_reference() -> None:
+    """A value the memo has not seen is read in C (``_features.value_sums``):
+    the same words as the reference's ``[a-z]{2,}`` over the lower-cased
+    value, so the same rows, bit for bit, for values with digits, single
+    letters, other scripts and letters that lower-case to ASCII (the Kelvin
+    sign, the dotted capital I)."""
+    pytest.importorskip("webclean_scrapy.engine._features")
+    values = [
+        "", "a", "ab", "post-12345 card_item", "ÀBC déf ghi", "İstanbul-Card", "\u212aelvin-box",
+        "main\tnav\nbar  x", "日本語 header", "UPPER lower MiXeD", "z" * 300, "ab1cd2ef",
+    ]  # fmt: skip
+    vocabulary = {"ab", "card", "item", "post", "box", "nav", "bar", "header", "upper", "lower", "mixed", "cd", "ef"}
+    rng = random.Random(5)
+    weights = {
+        f"{level}{initial}:{word}": rng.uniform(-2, 2) for level in "012a" for initial in "cir" for word in vocabulary
+    }
+    compiled, reference = MarkupLexicon(weights, 0.1), MarkupLexicon(weights, 0.1)
+    html = "".join(
+        f'<div class="{v}" id="{v}x" role="{v}" itemprop="{v}"><p>{i} words</p></div>' for i, v in enumerate(values)
+    )
+    doc = Document.from_html(f"<html><body>{html}</body></html>")
+    assert np.array_equal(compiled.block_scores(doc), reference.block_scores(doc, compiled=False))
+    assert compiled._sums == reference._sums and len(compiled._sums["class"]) == len(values)
+    for name, rows in reference._sums.items():
+        for value, row in rows.items():
+            assert compiled._sums[name][value] == row and all(type(x) is float for x in compiled._sums[name][value])
+
+
+def test_clearing_the_memos_forgets_the_lexicons_sums() -> None:
+    from webclean_scrapy.engine.extractors.webclean import clear_keyword_memos
+
+    lexicon = load_model().lexicon
+    doc = Document.from_html(PAGE)
+    scores = lexicon.block_scores(doc)
+    assert lexicon._sums
+    clear_keyword_memos()
+    assert not lexicon._sums
+    assert np.array_equal(lexicon.block_scores(doc), scores)
+
+
+def test_a_page_without_blocks_scores_nothing() -> None:
+    doc = Document.from_html("<html><body><div class='x'></div></body></html>")
+    assert load_model().lexicon.block_scores(doc).shape == (0,)
+
+
+def test_the_shipped_lexicon_scores_like_its_definition_on_real_pages() -> None:
+    if not DATA.is_dir():
+        pytest.skip("no annotated pages at ../shared/data")
+    lexicon = load_model().lexicon
+    assert lexicon.weights and all(w[0] in "012a" for w in lexicon.weights)
+    paths = sorted(DATA.glob("*/html/*.html.gz"))[::97]
+    for path in paths:
+        doc = Document.from_html(gzip.decompress(path.read_bytes()))
+        scores = lexicon.block_scores(doc)
+        assert np.allclose(scores, reference_scores(lexicon, doc), rtol=0, atol=1e-9), path
+        assert np.array_equal(scores, lexicon.block_scores(doc, compiled=False)), path
+        # Each memo made from cold: the compiled one and the reference's hold the same rows.
+        compiled, reference = MarkupLexicon(lexicon.weights, lexicon.bias), MarkupLexicon(lexicon.weights, lexicon.bias)
+        assert np.array_equal(compiled.block_scores(doc), reference.block_scores(doc, compiled=False)), path
+        assert compiled._sums == reference._sums, path

@@ -1,0 +1,95 @@
+"""The compiled attribute screen scans exactly as the regular expression does."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from pages import attribute_bomb, og_article
+from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.html.screen import _SCAN, MAX_ATTRIBUTES_PER_ELEMENT, scan_pattern, screen_markup
+
+_screen = pytest.importorskip("webclean_scrapy.engine.html._screen")
+
+PIECES = [
+    *(bytes([c]) for c in b'<>/="\' \t\n\x0b\x0caBx-!?\x00'),
+    b"<!--", b"-->", b"--", b"<script", b"<SCRIPT", b"</script", b"</ScRiPt", b"<style", b"</style",
+    b"<div", b"</div>", b" a=1", b' b="q"', b" c='r'", b"\xc3\xa9", b"<a", b"<p ", b" d", b"<!x", b"<?pi",
+    b"scripts", b"<scriptx",
+]  # fmt: skip
+
+
+def reference(pattern, body: bytes, start: int):
+    match = pattern.match(body, start)
+    return None if match.group(1) is None else (match.end(1), match.end())
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3, 5])
+def test_same_cuts_as_the_regular_expression_on_generated_markup(limit: int) -> None:
+    pattern = scan_pattern(limit)
+    rng = random.Random(limit)
+    found = 0
+    for _ in range(20000):
+        body = b"".join(rng.choice(PIECES) for _ in range(rng.randint(0, 40)))
+        start = rng.randrange(len(body)) if body and rng.random() < 0.2 else 0
+        expected = reference(pattern, body, start)
+        assert _screen.scan(body, start, limit) == expected, (body, start)
+        found += expected is not None
+    assert found > 1000  # the overloaded case is exercised, not only the clean one
+
+
+def test_the_shipped_limit() -> None:
+    assert _SCAN.pattern == scan_pattern(MAX_ATTRIBUTES_PER_ELEMENT).pattern
+    tag = b"<div " + b" ".join(b"a%d=1" % i for i in range(MAX_ATTRIBUTES_PER_ELEMENT + 5)) + b">text</div>"
+    body = b"<p>before</p><script>var s = '<div a b c>';</script>" + tag
+    assert _screen.scan(body, 0, MAX_ATTRIBUTES_PER_ELEMENT) == reference(_SCAN, body, 0) is not None
+    screened, reasons = screen_markup(body)
+    assert reasons == ("attributes",) and screened.endswith(b">text</div>") and b"a1004=1" not in screened
+    assert _screen.scan(b"", 0, 3) is None and screen_markup(b"<p>plain</p>") == (b"<p>plain</p>", ())
+
+
+def test_screen_cuts_overloaded_elements_only():
+    bomb = attribute_bomb(5_000).encode()
+    screened, reasons = screen_markup(bomb)
+    assert reasons == ("attributes",)
+    doc = Document.from_html(bomb)
+    assert doc.screened == ("attributes",)
+    assert len(doc.root.xpath("//div")[0].attrib) == MAX_ATTRIBUTES_PER_ELEMENT
+    assert "inside the bomb" in doc.block_columns.text() and "Bombed story" in doc.title
+    # Ordinary pages come back as they were, not copied.
+    page = og_article("Plain").encode()
+    assert screen_markup(page) == (page, ())
+    assert Document.from_html(page).screened == ()
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        # no blanks between quoted attributes: still separate attributes to libxml2
+        "<div " + "".join(f'a{i}="1"' for i in range(3_000)) + ">x</div>",
+        # unquoted and valueless attributes
+        "<p " + " ".join(f"a{i}" for i in range(3_000)) + ">x</p>",
+        # an overloaded tag right after a comment and a script holding "<" and quotes
+        '<!-- <b \'" --><script>if (a<b) { s = "\'" }</script><i ' + " ".join(f"b{i}=2" for i in range(3_000)) + ">",
+    ],
+)
+def test_screen_sees_through_quotes_and_separators(markup):
+    screened, reasons = screen_markup(markup.encode())
+    assert reasons == ("attributes",)
+    assert len(screened) < len(markup)
+
+
+@pytest.mark.parametrize(
+    "markup",
+    [
+        # "<" followed by many words inside a script, a comment, a quoted value: not tags
+        "<script>var x = 1; if (i<n) {" + " y" * 3_000 + "}</script><p>text</p>",
+        "<!-- <b" + " c" * 3_000 + " -->",
+        '<img alt="<svg' + " d" * 3_000 + '">',
+        # many attributes, but within the bound
+        "<div " + " ".join(f"a{i}=1" for i in range(MAX_ATTRIBUTES_PER_ELEMENT)) + ">x</div>",
+    ],
+)
+def test_screen_leaves_ordinary_markup_alone(markup):
+    assert screen_markup(markup.encode()) == (markup.encode(), ())
