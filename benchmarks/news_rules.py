@@ -29,7 +29,7 @@ spider must still take for stories.
 
 ``wcxb-dev`` is not a news crawl -- its ``article`` pages include service
 and reference pages -- so the figures compare rule sets; they are not the
-spider's coverage of a news site (``tests/test_news_coverage.py`` is).
+spider's coverage of a news site (``tests/test_spiders_news.py`` is).
 Exits 0 with a message when the data is absent.
 """
 

@@ -34,7 +34,7 @@ Protocol (deterministic: fixed seeds, ``deterministic=True``, one thread):
   often, stored compactly (:func:`~webclean_scrapy.engine.trees.ensemble_to_json`,
   thresholds shortened to the fewest digits that keep every training
   value on its side). Its in-sample accuracy on every third page (what
-  ``tests/test_page_type.py`` re-scores) is pinned in the model's ``meta``.
+  ``tests/test_engine_page_type.py`` re-scores) is pinned in the model's ``meta``.
 """
 
 from __future__ import annotations

@@ -137,7 +137,8 @@ def test_scrapy_copies_the_mark_to_a_redirected_request_and_the_copy_trusts_noth
 def test_the_old_true_mark_trusts_nothing(caplog):
     """``meta[META_TRUSTED_HOST] = True`` (the mark before it held the URL) is refused, with a WARNING."""
     crawler = get_crawler()
-    crawler.settings.frozen = False  # as in tests/test_guard.py: get_crawler() insists on a reactor
+    # As in tests/test_downloadermiddlewares_guard.py: get_crawler() insists on a reactor.
+    crawler.settings.frozen = False
     crawler.settings.set("TWISTED_REACTOR_ENABLED", False)  # no reactor touched: nothing connects
     crawler.stats.open_spider()
     guard = AddressGuardMiddleware.from_crawler(crawler)

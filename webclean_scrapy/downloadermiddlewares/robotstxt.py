@@ -8,7 +8,7 @@ gets the parser, every other one gets ``None``, which means "no robots.txt",
 so they are **fetched even where robots.txt forbids them**. Any crawl whose
 first requests to a host come several at once hits it: several start URLs
 on one site, or a scrapy-redis worker that joins a crawl and takes a batch
-of queued requests at once (found by ``tests/test_distributed.py``).
+of queued requests at once (found by ``tests/test_crawlstate_distributed.py``).
 
 The fix is the one older Scrapy used: each waiter gets its own ``Deferred``
 fired with the result, which is passed on unchanged.

@@ -19,7 +19,7 @@ trying at each position only the alternatives that start with its two
 characters. The alternatives are the regular expression's own, expanded by
 ``keywords.literal_alternatives`` from its parse; the regular expressions
 stay the references and the fallbacks (``keywords._python_token_keywords``,
-``features._python_token_groups``), and ``tests/test_features_compiled.py``
+``features._python_token_groups``), and ``tests/test_engine_extractors_webclean_features.py``
 compares both.
 """
 

@@ -18,7 +18,7 @@ the Python functions they replace (``attribute_names``,
 in ``page_type.reference``; ``container_codes`` in the ``webclean``
 extractor's ``keywords``; ``_python_structure_keys``, ``_depths``,
 ``_heading_levels`` in its ``features``) stay the references and the
-fallbacks, and ``tests/test_signals.py`` compares both.
+fallbacks, and ``tests/test_engine_page_type_signals.py`` compares both.
 """
 
 from cpython.dict cimport PyDict_SetItem, PyDict_Size

@@ -207,7 +207,7 @@ cdef inline Py_ssize_t space_length(const unsigned char* s, Py_ssize_t i, Py_ssi
 
     Whitespace is what ``str.split()`` splits on (``str.isspace``): ASCII
     \\t-\\r, \\x1c-\\x1f and space; U+0085, U+00A0, U+1680, U+2000-U+200A,
-    U+2028, U+2029, U+202F, U+205F and U+3000 (``tests/test_compiled_walk.py``
+    U+2028, U+2029, U+202F, U+205F and U+3000 (``tests/test_engine_html_walk.py``
     checks this against every code point). Each starts with an ASCII or a
     lead byte, never a continuation byte, so a scan byte by byte finds them
     where the UTF-8 decoder does, invalid bytes around them included.

@@ -49,7 +49,7 @@ def _compiled(base: Any) -> Any:
     sample's bytes was most of a detection's time. Everything else,
     scoring included, is py3langid's own, and the automaton's counts are
     the ones its ``visit_counts`` makes, so the results are the same
-    (``tests/test_language.py`` compares them). *base* itself when the
+    (``tests/test_engine_text_language.py`` compares them). *base* itself when the
     module was not built or this py3langid keeps its tables otherwise."""
     try:
         import webclean_scrapy.engine.text._langid as compiled

@@ -621,7 +621,7 @@ class _GroupMemo(dict):
     (bounded): ``memo[words]`` computes a string it has not seen (from its
     tokens' memoised bits), so a page's strings are looked up by one ``map``
     in C. The build without a C compiler's; ``_features.GroupMemo`` is the
-    compiled one (the same values: ``tests/test_features_compiled.py``)."""
+    compiled one (the same values: ``tests/test_engine_extractors_webclean_features.py``)."""
 
     def __missing__(self, words: str) -> int:
         return remember(self, words, _python_group_bits(words), _GROUP_MEMO_SIZE)

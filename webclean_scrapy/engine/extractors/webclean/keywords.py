@@ -515,7 +515,7 @@ def _keyword_matcher() -> object:
 #: :data:`_KEYWORD_RE`'s scan, compiled when it was built: its ``fold`` of
 #: a lower-cased class/id string gives the evidence bits and best rank that
 #: :func:`_token_keywords` gives token by token (the same values:
-#: ``tests/test_features_compiled.py``). ``None`` without a C compiler, or
+#: ``tests/test_engine_extractors_webclean_features.py``). ``None`` without a C compiler, or
 #: if the patterns ever use more than :func:`literal_alternatives` reads:
 #: :func:`container_codes` then runs its reference.
 _KEYWORD_MATCHER: Any = None
