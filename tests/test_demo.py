@@ -107,3 +107,29 @@ def test_demo_pages_classify_as_intended():
         teasers = " ".join(Selector(text=html).css("main ::text").getall())  # generous: all of <main>
         verdict = classify(PageSignals.from_selector(Selector(text=html), "http://h" + path, teasers))
         assert not verdict.is_article, (path, verdict)
+
+
+def demo_site_furniture() -> set[str]:
+    """The demo site's advert lines (the label and each advert's text) and
+    share bars, read from its pages as a browser shows them."""
+    from lxml import html as lxml_html
+
+    lines: set[str] = set()
+    for page in site_dir().rglob("*.html"):
+        root = lxml_html.fromstring(page.read_bytes())
+        for box in root.xpath('//*[contains(concat(" ", @class, " "), " advert ")]'):
+            lines.update(" ".join(t.split()) for t in box.xpath(".//text()") if t.strip())
+        for bar in root.xpath('//*[contains(concat(" ", @class, " "), " share ")]'):
+            lines.add(" ".join(bar.text_content().split()))
+    return lines
+
+
+def test_demo_items_are_free_of_adverts_and_share_bars(demo_run):
+    _, items = demo_run
+    furniture = demo_site_furniture()
+    assert "Advertisement" in furniture and "Share: Post Email" in furniture
+    assert any(line.startswith("Spring service offer") for line in furniture)
+    for item in items:
+        kept = set(item["text"].splitlines())
+        assert not kept & furniture, (item["url"], sorted(kept & furniture))
+        assert item["title"] not in kept, item["url"]

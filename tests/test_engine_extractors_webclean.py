@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -688,3 +690,134 @@ def test_a_hub_read_as_an_article_reads_its_metadata_as_an_article(monkeypatch):
         assert read("listing", 0.3, release_tree) == ("article", "Harbour Wire Service")
         assert read("listing", 0.0, release_tree) == ("listing", None)
         assert read("article", 0.9, release_tree) == ("article", "Harbour Wire Service")
+
+
+# -- the article-body convention (:mod:`webclean.convention`) -------------------------
+
+FIGURE = (
+    '<figure><img src="/flood.jpg" alt=""><figcaption>Volunteers stack sandbags against the doors of the old '
+    "market hall on Wednesday morning, as the water keeps rising in the lower town.</figcaption></figure>"
+)
+
+
+def convention_page(before: str = "", inside: str = "") -> str:
+    """An article whose body holds *inside* after its second paragraph, *before* between the headline and the body."""
+    paragraphs = "".join(f"<p>{p}</p>" for p in DAILY_PARAGRAPHS[:2])
+    rest = "".join(f"<p>{p}</p>" for p in DAILY_PARAGRAPHS[2:])
+    return f"""<!DOCTYPE html><html lang="en"><head><title>Flood in the lower town | Daily Example</title></head>
+    <body><header><a href="/">Daily Example</a></header>
+      <main><article><h1>Flood in the lower town</h1>{before}
+        <div class="story-body">{paragraphs}{inside}{rest}</div>
+      </article></main></body></html>"""
+
+
+def kept_lines(html: str, **options: Any) -> list[str]:
+    return extract(html, extractor="webclean", **options).text.splitlines()
+
+
+def test_the_headline_is_the_title_not_the_text():
+    html = convention_page()
+    result = extract(html, extractor="webclean")
+    assert result.title == "Flood in the lower town"
+    assert "Flood in the lower town" not in result.text.splitlines()
+    assert result.text.splitlines()[0] == DAILY_PARAGRAPHS[0]
+    assert kept_lines(html, include_title=True)[0] == "Flood in the lower town"
+
+
+def test_a_figure_caption_is_kept_unless_the_strict_convention_is_asked_for():
+    html = convention_page(inside=FIGURE)
+    caption = "Volunteers stack sandbags"
+    assert any(line.startswith(caption) for line in kept_lines(html))
+    assert any(line.startswith(caption) for line in kept_lines(html, include_captions=True))
+    strict = kept_lines(html, include_captions=False)
+    assert not any(line.startswith(caption) for line in strict)
+    for paragraph in DAILY_PARAGRAPHS:
+        assert paragraph in strict
+
+
+def test_a_credit_line_is_dropped_unless_captions_are_asked_for():
+    html = convention_page(inside='<p class="pic">(Image: GETTY)</p><p>Photo: Jane Doe, AP</p>')
+    options: dict[str, Any]
+    for options in ({}, {"include_captions": False}):
+        kept = kept_lines(html, **options)
+        assert "(Image: GETTY)" not in kept and "Photo: Jane Doe, AP" not in kept
+    kept = kept_lines(html, include_captions=True)
+    assert "(Image: GETTY)" in kept and "Photo: Jane Doe, AP" in kept
+
+
+def test_furniture_lines_are_dropped_and_prose_about_them_is_not():
+    prose = "Advertisement revenue fell by a third, the paper said, and it will read more letters on air."
+    html = convention_page(
+        inside=f"<p>ADVERTISEMENT</p><p>Continue Reading Below</p><p>{prose}</p><p>Share: Post Email</p>"
+    )
+    kept = kept_lines(html)
+    assert "ADVERTISEMENT" not in kept and "Continue Reading Below" not in kept and "Share: Post Email" not in kept
+    assert prose in kept and DAILY_PARAGRAPHS[2] in kept
+
+
+def test_an_advert_box_named_by_its_label_is_dropped():
+    advert = "Fenwick Garden Centre: seed potatoes, onion sets and fruit bushes now in stock at low prices."
+    box = f'<div class="box"><span>Advertisement</span><p>{advert}</p></div>'
+    kept = kept_lines(convention_page(inside=box))
+    assert advert not in kept and DAILY_PARAGRAPHS[3] in kept
+
+
+def test_the_rules_in_words():
+    from webclean_scrapy.engine.extractors.webclean import convention
+
+    assert convention.credit_line("(Image: GETTY)") and convention.credit_line("Foto: dpa")
+    assert convention.credit_line("The mayor at the levee on Tuesday. Photograph: Jane Doe/Reuters")
+    assert not convention.credit_line("The photo shows the levee before the flood, taken in 1962.")
+    assert convention.furniture_line("Anzeige") and convention.furniture_line("Publicité")
+    assert convention.furniture_line("Реклама") and convention.furniture_line("Most read")
+    assert convention.furniture_line("Share: Post Email") and convention.furniture_line("Facebook Twitter Email")
+    assert not convention.furniture_line("Read more about the levee in our archive of flood coverage.")
+    assert convention.byline_text("By Owen Pritchard · 7 March 2025")
+    assert convention.byline_text("PUBLISHED: 10:48, Tue, Nov 19, 2019 | UPDATED: 11:02, Tue, Nov 19, 2019")
+    assert convention.byline_text("Tue, Nov 19, 2019 10:48 GMT")
+    assert not convention.byline_text("By then, the roads had closed.")
+    assert not convention.byline_text("Versions: 00 01 02 03 04")
+    title = [convention.words("Flood in the lower town | Daily Example")]
+    assert convention.repeats_title(convention.words("Flood in the lower town"), title)
+    assert not convention.repeats_title(convention.words("Flood"), title)
+
+
+def test_a_byline_before_the_body_is_dropped_when_the_rule_applies():
+    from webclean_scrapy.engine.extractors.webclean import convention
+
+    html = convention_page(before='<p class="by">By Jane Doe</p>')
+    doc = Document.from_html(html)
+    kept = np.arange(len(doc.block_columns))
+    drops = convention.convention_drops(doc, kept, rules=convention.RULES)
+    assert [doc.block_columns.texts[i] for i in kept[drops["byline"]]] == ["By Jane Doe"]
+
+
+def test_text_markdown_and_html_follow_the_same_blocks():
+    html = convention_page(inside=FIGURE + "<p>ADVERTISEMENT</p>")
+    result = extract(html, extractor="webclean", output=["markdown", "html"], include_captions=False)
+    for dropped in ("Volunteers stack sandbags", "ADVERTISEMENT", "Flood in the lower town"):
+        assert dropped not in result.text and dropped not in result.markdown and dropped not in result.html
+    assert DAILY_PARAGRAPHS[2] in result.markdown and DAILY_PARAGRAPHS[2] in result.html
+
+
+def test_convention_options_are_checked_and_passed_through():
+    from webclean_scrapy.settings import WebcleanSettings
+
+    with pytest.raises(ExtractionError):
+        get_extractor("webclean", include_title="yes")
+    with pytest.raises(ValueError, match="include_captions"):
+        WebcleanSettings(extractor_options={"include_captions": "no"})
+    assert get_extractor("webclean", include_captions=None).options["include_captions"] is None
+    options = {"include_title": True, "include_captions": True}
+    assert WebcleanSettings(extractor_options=options).extractor_options == options
+    assert get_extractor("webclean", **options).options["include_title"] is True
+
+
+def test_the_trace_names_the_convention_rule():
+    trace = Trace()
+    doc = Document.from_html(convention_page(inside="<p>ADVERTISEMENT</p>"))
+    kept = webclean.content_indexes(doc, trace=trace)
+    texts = doc.block_columns.texts
+    assert "ADVERTISEMENT" not in [texts[i] for i in kept]
+    assert trace.reasons[texts.index("ADVERTISEMENT")] == "convention: furniture"
+    assert np.flatnonzero(trace.kept).tolist() == kept

@@ -85,13 +85,16 @@ def one_of(*choices: Any) -> Rule:
     return rule
 
 
-def boolean() -> Rule:
-    """``True`` or ``False`` (``0`` and ``1`` accepted); not a string, which is always truthy."""
+def boolean(*, optional: bool = False) -> Rule:
+    """``True`` or ``False`` (``0`` and ``1`` accepted); not a string, which is always truthy;
+    ``None`` too if *optional* (an option whose default is a rule of its own)."""
 
     def rule(value: Any) -> Any:
+        if value is None and optional:
+            return None
         if isinstance(value, bool) or (isinstance(value, Integral) and value in (0, 1)):
             return bool(value)
-        raise OptionError("must be true or false")
+        raise OptionError("must be true or false" + (" or None" if optional else ""))
 
     return rule
 

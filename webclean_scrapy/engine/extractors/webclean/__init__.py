@@ -44,6 +44,7 @@ from webclean_scrapy.engine.extraction import Extractor
 from webclean_scrapy.engine.extractors import register
 from webclean_scrapy.engine.extractors.webclean.consensus import consensus_probabilities, structural_groups
 from webclean_scrapy.engine.extractors.webclean.continuity import kept_runs, mostly_unlinked
+from webclean_scrapy.engine.extractors.webclean.convention import follow_convention
 from webclean_scrapy.engine.extractors.webclean.features import (
     BLOCK_FEATURES,
     LEXICON_AT,
@@ -343,6 +344,8 @@ def content_indexes(
     deduplicate: int | None = None,
     comments: bool = False,
     trace: Trace | None = None,
+    include_title: bool = False,
+    include_captions: bool | None = None,
 ) -> list[int]:
     """The indexes of the content blocks of *doc*, in document order.
 
@@ -353,9 +356,13 @@ def content_indexes(
     thresholds (*threshold* ``None``), a page predicted a listing or a
     collection whose kept text is nearly free of links is extracted under
     the article policy (:func:`reads_as_article`), and *doc* says so
-    (:func:`read_as_article`).
+    (:func:`read_as_article`). With the shipped thresholds the
+    article-body convention (:mod:`.convention`) then drops the headline repeated at the start
+    (unless *include_title*), furniture lines ("Advertisement", a share
+    bar) and, on an article, photo credits; *include_captions* ``False``
+    drops figure captions too, ``True`` keeps captions and credits.
     *trace*: see :class:`WebcleanExtractor`."""
-    return _content_blocks(doc, threshold, deduplicate, comments, trace).tolist()
+    return _content_blocks(doc, threshold, deduplicate, comments, trace, include_title, include_captions).tolist()
 
 
 def _content_blocks(
@@ -364,6 +371,8 @@ def _content_blocks(
     deduplicate: int | None = None,
     comments: bool = False,
     trace: Trace | None = None,
+    include_title: bool = False,
+    include_captions: bool | None = None,
 ) -> np.ndarray:
     """:func:`content_indexes` as an array (what :meth:`WebcleanExtractor.extract_text`
     joins without making a Python int per kept block)."""
@@ -390,7 +399,34 @@ def _content_blocks(
         kept = _kept_under(doc, page, scores, "article", threshold, deduplicate, comments, trace)
     elif rereads and trace is not None:  # the first reading went untraced: trace it now
         kept = _kept_under(doc, page, scores, kind, threshold, deduplicate, comments, trace)
-    return kept
+    if threshold is not None:  # a hand-set threshold asks for the model's own selection
+        return kept
+    article = as_article or kind == "article"
+    return _under_convention(doc, kept, include_title, include_captions, article, trace)
+
+
+def _under_convention(
+    doc: Document,
+    kept: np.ndarray,
+    include_title: bool,
+    include_captions: bool | None,
+    article: bool,
+    trace: Trace | None,
+) -> np.ndarray:
+    """*kept* under the article-body convention (:func:`.convention.follow_convention`):
+    the model was fitted on golds that disagree on headlines, captions and
+    bylines, so what the convention leaves out is dropped after it chose.
+    *trace* keeps what is left and gives each dropped block its rule as its reason."""
+    followed, dropped = follow_convention(doc, kept, include_title, include_captions, article)
+    if trace is not None and dropped:
+        trace.keep(followed)
+        reasons = trace.reasons
+        if reasons is not None:
+            for rule, indexes in dropped.items():
+                for i in indexes.tolist():
+                    reasons[i] = f"convention: {rule}"
+        trace.fact("convention", {rule: len(indexes) for rule, indexes in dropped.items()})
+    return followed
 
 
 def _kept_under(
@@ -571,8 +607,9 @@ class WebcleanExtractor(Extractor):
     name = "webclean"
     #: ``threshold``: minimum content probability of a kept block (``None``:
     #: the tuned values shipped with the model, one per predicted page
-    #: type, with the fallback, the small-page rule and the runs of
-    #: :mod:`.continuity` that go with them). Lower keeps more text.
+    #: type, with the fallback, the small-page rule, the runs of
+    #: :mod:`.continuity` and the article-body convention of
+    #: :mod:`.convention` that go with them). Lower keeps more text.
     #: ``deduplicate``: drop a block whose exact text was already kept when
     #: it is shorter than this many characters -- a caption shown twice, a
     #: repeated "Share" bar, a mobile copy of a menu. ``None`` (default): the
@@ -585,11 +622,27 @@ class WebcleanExtractor(Extractor):
     #: ``comments``: do not let a readers' comment area count against its
     #: blocks (by default the model decides, and it drops comment threads
     #: under articles, as today's benchmarks do, while keeping forum posts).
-    defaults = {"threshold": None, "deduplicate": None, "comments": False}
+    #: ``include_title``: keep the headline when the text repeats it at its
+    #: start (by default it is dropped: it is the extraction's ``title``).
+    #: ``include_captions``: ``True`` keeps figure captions and photo
+    #: credits, ``False`` drops both (the strict article-body convention);
+    #: ``None`` (default) drops an article's credit lines ("Photo: ...",
+    #: "(Image: GETTY)") and keeps its figure captions, which half the
+    #: annotated sets count as text (:mod:`.convention`, which also drops
+    #: furniture lines such as "Advertisement" or a share bar).
+    defaults = {
+        "threshold": None,
+        "deduplicate": None,
+        "comments": False,
+        "include_title": False,
+        "include_captions": None,
+    }
     rules = {
         "threshold": number(0, optional=True),
         "deduplicate": integer(-1, optional=True),
         "comments": boolean(),
+        "include_title": boolean(),
+        "include_captions": boolean(optional=True),
     }
 
     def extract_text(self, doc: Document, trace: Trace | None = None) -> str:
@@ -601,9 +654,16 @@ class WebcleanExtractor(Extractor):
         page type with its probabilities, and as confidence the page's
         highest block probability."""
         o = self.options
-        return doc.block_columns.text(
-            _content_blocks(doc, o["threshold"], o["deduplicate"], bool(o["comments"]), trace)
+        kept = _content_blocks(
+            doc,
+            o["threshold"],
+            o["deduplicate"],
+            bool(o["comments"]),
+            trace,
+            bool(o["include_title"]),
+            o["include_captions"],
         )
+        return doc.block_columns.text(kept)
 
     def reported_page_type(self, doc: Document, predicted: str) -> str:
         """``article`` for a page predicted a listing or a collection that
