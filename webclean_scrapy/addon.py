@@ -32,6 +32,15 @@ spider's ``custom_settings`` are loaded, and before any component is built):
 * with ``WEBCLEAN_CONTACT`` set, names the project and that contact in the
   User-Agent (:func:`user_agent`), unless ``USER_AGENT`` was chosen: it
   replaces Scrapy's default and webclean's own contact-less one only;
+* lists :class:`~webclean_scrapy.pipelines.item_class.ItemClassPipeline` in ``ITEM_PIPELINES`` at
+  :data:`~webclean_scrapy.pipelines.item_class.ITEM_CLASS_ORDER`, after the filters (off unless
+  ``WEBCLEAN_ITEM_CLASS`` is set: items then leave as that class, ``zyte_common_items.Article``...);
+* with scrapy-poet installed, lists :class:`~webclean_scrapy.contrib.poet.WebcleanProvider` in
+  ``SCRAPY_POET_PROVIDERS`` (the page objects of :mod:`webclean_scrapy.contrib.poet`) and has
+  scrapy-poet's fingerprinter wrap webclean's (:meth:`Addon._register_poet`); scrapy-poet runs
+  when the project also lists ``scrapy_poet.Addon``;
+* with ``WEBCLEAN_ITEM_CLASS`` set, unpins a ``FEED_EXPORT_FIELDS`` that lists the ``CleanedPage``
+  fields (``PROJECT_SETTINGS``'), so the export writes the chosen class's fields;
 * writes every ``WEBCLEAN_*`` default (:data:`webclean_scrapy.settings.DEFAULTS`)
   at ``"addon"`` priority, so ``crawler.settings`` holds the values in force,
   and any project, spider or ``-s`` value overrides them.
@@ -42,7 +51,8 @@ working without the add-on: the components fall back to the same defaults.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import importlib.util
+from typing import TYPE_CHECKING, Any
 
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as ScrapyRobotsTxtMiddleware
 from scrapy.settings import SETTINGS_PRIORITIES
@@ -55,7 +65,9 @@ from webclean_scrapy.downloadermiddlewares.guard import GUARD_ORDER, AddressGuar
 from webclean_scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from webclean_scrapy.downloadermiddlewares.warc import WarcRecorder
 from webclean_scrapy.fingerprint import TrackingParamsFingerprinter
+from webclean_scrapy.items import FIELD_ORDER
 from webclean_scrapy.pipelines import LanguageFilterPipeline, MinTextFilterPipeline, WebcleanPipeline
+from webclean_scrapy.pipelines.item_class import ITEM_CLASS_ORDER, ItemClassPipeline
 from webclean_scrapy.settings import WebcleanSettings, default_settings
 
 if TYPE_CHECKING:
@@ -85,9 +97,15 @@ DOWNLOADER_MIDDLEWARE_ORDERS: dict[type, int] = {
 }
 
 #: Orders of the item pipelines: extraction first, then the length filter, then the
-#: language filter (left out while ``WEBCLEAN_LANGUAGES`` is empty).
+#: language filter (left out while ``WEBCLEAN_LANGUAGES`` is empty), then the
+#: conversion to ``WEBCLEAN_ITEM_CLASS`` (left out without it).
 #: ``NearDuplicatePipeline`` is not here: it drops items, so a project opts in to it.
-PIPELINE_ORDERS: dict[type, int] = {WebcleanPipeline: 300, MinTextFilterPipeline: 400, LanguageFilterPipeline: 410}
+PIPELINE_ORDERS: dict[type, int] = {
+    WebcleanPipeline: 300,
+    MinTextFilterPipeline: 400,
+    LanguageFilterPipeline: 410,
+    ItemClassPipeline: ITEM_CLASS_ORDER,
+}
 
 _ADDON_PRIORITY = SETTINGS_PRIORITIES["addon"]
 
@@ -101,6 +119,14 @@ def user_agent(contact: str | None = None) -> str:
     reach whoever runs the crawl (robots.txt etiquette); the bare product
     token without a contact."""
     return f"{DEFAULT_USER_AGENT} (+{contact})" if contact else DEFAULT_USER_AGENT
+
+
+def _is_poet_fingerprinter(value: Any) -> bool:
+    """Whether *value* (a class or its path) is scrapy-poet's fingerprinter, which must not wrap itself."""
+    name = (
+        value if isinstance(value, str) else f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', '')}"
+    )
+    return name.startswith("scrapy_poet.")
 
 
 class Addon:
@@ -121,6 +147,8 @@ class Addon:
         if (settings.getpriority("REQUEST_FINGERPRINTER_CLASS") or 0) < _ADDON_PRIORITY:
             settings.set("REQUEST_FINGERPRINTER_CLASS", TrackingParamsFingerprinter, "addon")
         self._set_user_agent(settings)
+        self._register_poet(settings)
+        self._unpin_export_fields(settings)
         for name, value in default_settings().items():
             settings.set(name, value, "addon")
 
@@ -134,6 +162,42 @@ class Addon:
         priority = settings.getpriority("USER_AGENT") or 0
         if priority <= SETTINGS_PRIORITIES["default"] or settings.get("USER_AGENT") == DEFAULT_USER_AGENT:
             settings.set("USER_AGENT", user_agent(contact), max(priority, _ADDON_PRIORITY))
+
+    @staticmethod
+    def _unpin_export_fields(settings: BaseSettings) -> None:
+        """With ``WEBCLEAN_ITEM_CLASS`` set, drop a ``FEED_EXPORT_FIELDS`` that pins the
+        :class:`~webclean_scrapy.items.CleanedPage` fields (``PROJECT_SETTINGS`` does): an
+        ``Article`` has none of them but ``url``, and the export would be empty. The
+        exporters then write each item's own fields, in its class's order."""
+        if WebcleanSettings.from_settings(settings).item_class is None:
+            return
+        fields = settings.get("FEED_EXPORT_FIELDS")
+        if fields is not None and list(fields) == list(FIELD_ORDER):
+            settings.set("FEED_EXPORT_FIELDS", None, settings.getpriority("FEED_EXPORT_FIELDS") or "addon")
+
+    @staticmethod
+    def _register_poet(settings: BaseSettings) -> None:
+        """With scrapy-poet installed: list :class:`~webclean_scrapy.contrib.poet.WebcleanProvider`
+        in ``SCRAPY_POET_PROVIDERS`` (what :class:`~webclean_scrapy.contrib.poet.CleanedWebPage`
+        needs), and make webclean's fingerprinter the one scrapy-poet's wraps.
+
+        Only settings: scrapy-poet itself runs when the project lists ``scrapy_poet.Addon`` in
+        ``ADDONS`` (an add-on cannot enable another one). Its fingerprinter replaces
+        ``REQUEST_FINGERPRINTER_CLASS`` and delegates to
+        ``SCRAPY_POET_REQUEST_FINGERPRINTER_BASE_CLASS``, set here to the fingerprinter
+        in force (:class:`~webclean_scrapy.fingerprint.TrackingParamsFingerprinter`
+        unless the project chose another) unless the project set it.
+        """
+        if importlib.util.find_spec("scrapy_poet") is None:
+            return
+        from webclean_scrapy.contrib.poet import PROVIDER_ORDER, WebcleanProvider
+
+        settings.setdefault_in_component_priority_dict("SCRAPY_POET_PROVIDERS", WebcleanProvider, PROVIDER_ORDER)
+        if settings.get("SCRAPY_POET_REQUEST_FINGERPRINTER_BASE_CLASS") is None:
+            base = settings.get("REQUEST_FINGERPRINTER_CLASS")
+            if _is_poet_fingerprinter(base):  # scrapy-poet's add-on ran first
+                base = TrackingParamsFingerprinter
+            settings.set("SCRAPY_POET_REQUEST_FINGERPRINTER_BASE_CLASS", base, "addon")
 
     @staticmethod
     def _replace_robots_middleware(settings: BaseSettings) -> None:

@@ -10,13 +10,17 @@ of how an item was filled, set ``FEED_EXPORT_FIELDS = list(FIELD_ORDER)``
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 import scrapy
+from itemadapter import ItemAdapter
+from scrapy.utils.misc import load_object
 
 from webclean_scrapy.downloadermiddlewares.extraction import META_CANONICAL_URL, META_FORMATS, META_KEEP_HTML, META_KEY
 from webclean_scrapy.engine.extraction import extraction_fields
+from webclean_scrapy.errors import install_hint
 
 if TYPE_CHECKING:
     from scrapy.http import Response
@@ -143,19 +147,46 @@ class CleanedPage(scrapy.Item):
             extraction = meta.get(META_KEY)
         if keep_html is None:
             keep_html = bool(meta.get(META_KEEP_HTML, False))
+        return cls.from_extraction(
+            response.url,
+            extraction,
+            status=response.status,
+            html_bytes=len(response.body),
+            formats=meta.get(META_FORMATS, ()),
+            canonical_url=meta.get(META_CANONICAL_URL),
+            html=getattr(response, "text", None) if keep_html else _MISSING,
+            **extra,
+        )
+
+    @classmethod
+    def from_extraction(
+        cls,
+        url: str,
+        extraction: Extraction | None,
+        *,
+        status: int,
+        html_bytes: int,
+        formats: Iterable[str] = (),
+        canonical_url: str | None = None,
+        html: str | None = _MISSING,
+        **extra: Any,
+    ) -> CleanedPage:
+        """Build the item of the page at *url* from its *extraction* (``None``: empty text).
+
+        What :meth:`from_response` does with a Scrapy response, for callers holding
+        the parts (the page objects of :mod:`webclean_scrapy.contrib.poet`).
+        *canonical_url* defaults to the extraction's, then *url*; *html* (the
+        raw page) is set only when given; *formats* are ``WEBCLEAN_FORMATS``.
+        """
         values: dict[str, Any] = {
-            "url": response.url,
-            "canonical_url": (
-                meta.get(META_CANONICAL_URL)
-                or (extraction.canonical_url if extraction is not None else None)
-                or response.url
-            ),
-            "status": response.status,
+            "url": url,
+            "canonical_url": (canonical_url or (extraction.canonical_url if extraction is not None else None) or url),
+            "status": status,
             "fetched_at": utc_timestamp(),
-            **extraction_fields(extraction, meta.get(META_FORMATS, ()), html_bytes=len(response.body)),
+            **extraction_fields(extraction, formats, html_bytes=html_bytes),
         }
-        if keep_html:
-            values["html"] = getattr(response, "text", None)
+        if html is not _MISSING:
+            values["html"] = html
         item = cls()
         for key in FIELD_ORDER:  # set in export order (see the module docstring)
             if key in values:
@@ -176,3 +207,75 @@ def _meta(response: Response) -> dict[str, Any]:
         return response.meta
     except AttributeError:
         return {}
+
+
+#: ``WEBCLEAN_ITEM_CLASS`` values (besides ``None``) that keep every item as its
+#: component made it: :class:`CleanedPage` from the spiders, the item's own
+#: class from :class:`~webclean_scrapy.pipelines.WebcleanPipeline`.
+KEEP_ITEM_CLASS = ("", "default")
+
+
+def _is_zyte(cls: type) -> bool:
+    """A zyte-common-items class (or a subclass), recognised without importing the library."""
+    return any(base.__module__.split(".")[0] == "zyte_common_items" for base in cls.__mro__)
+
+
+def load_item_class(value: str | type | None) -> type | None:
+    """The class ``WEBCLEAN_ITEM_CLASS`` names: ``None`` to keep items as they are
+    (``None``, ``""``, ``"default"``), ``dict``, or the class at a dotted path (or
+    the class itself): ``"zyte_common_items.Article"``, ``"myproject.items.Page"``.
+
+    Raises :class:`ValueError` for a path that names no item class, and
+    :class:`ImportError` with the ``[zyte]`` install hint for a
+    zyte-common-items class without the library.
+    """
+    if value is None or (isinstance(value, str) and value.strip().lower() in KEEP_ITEM_CLASS):
+        return None
+    if isinstance(value, str):
+        path = value.strip()
+        if path == "dict":
+            return dict
+        try:
+            cls = load_object(path)
+        except ImportError as exc:
+            if path.split(".")[0] == "zyte_common_items":
+                raise ImportError(
+                    f"WEBCLEAN_ITEM_CLASS={path!r} needs zyte-common-items: {install_hint('zyte')}"
+                ) from exc
+            raise ValueError(f"WEBCLEAN_ITEM_CLASS={path!r}: {exc}") from exc
+        except (NameError, ValueError) as exc:
+            raise ValueError(f"WEBCLEAN_ITEM_CLASS={path!r}: {exc}") from exc
+    else:
+        cls = value
+    if cls is dict:
+        return dict
+    if not isinstance(cls, type) or (not _is_zyte(cls) and ItemAdapter.get_field_names_from_class(cls) is None):
+        raise ValueError(
+            f"WEBCLEAN_ITEM_CLASS={value!r} is not an item class (dict, scrapy.Item, dataclass, attrs or pydantic)"
+        )
+    if _is_zyte(cls):
+        from webclean_scrapy.contrib.zyte import is_zyte_class
+
+        if not is_zyte_class(cls):
+            raise ValueError(
+                f"WEBCLEAN_ITEM_CLASS={value!r}: of zyte-common-items, webclean fills Article and PageContent"
+            )
+    return cls
+
+
+def convert_item(item: Mapping[str, Any], cls: type) -> Any:
+    """A cleaned page (a :class:`CleanedPage`, or a mapping with its field names) as an item of *cls*.
+
+    ``dict``: a plain dict of the same fields. zyte-common-items ``Article``
+    and ``PageContent`` (and subclasses): built by :mod:`webclean_scrapy.contrib.zyte`.
+    Any other item class: built from the fields of the page it declares, by
+    keyword (fields the page lacks keep the class's defaults).
+    """
+    if cls is dict:
+        return dict(item)
+    if _is_zyte(cls):
+        from webclean_scrapy.contrib.zyte import to_zyte_item
+
+        return to_zyte_item(item, cls)
+    declared = ItemAdapter.get_field_names_from_class(cls) or ()
+    return cls(**{name: item[name] for name in declared if name in item})

@@ -98,6 +98,12 @@ class WebcleanSettings:
     #: How site owners reach whoever runs the crawl (a URL or ``mailto:``), named in the
     #: webclean User-Agent by the add-on (:func:`webclean_scrapy.addon.user_agent`).
     contact: str | None = None
+    #: The class of the items a crawl emits (:func:`webclean_scrapy.items.load_item_class`):
+    #: ``None`` keeps them as made (``CleanedPage``...); ``"zyte_common_items.Article"``,
+    #: ``"zyte_common_items.PageContent"``, ``"dict"`` or a dotted path (or the class itself):
+    #: converted by :class:`~webclean_scrapy.pipelines.item_class.ItemClassPipeline`, which
+    #: loads the class when the crawl starts (a bad path fails then, naming the setting).
+    item_class: str | None = None
 
     def __post_init__(self) -> None:
         # Normalised here so that WebcleanSettings(...) built in code gets the same rules as settings.

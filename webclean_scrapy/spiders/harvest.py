@@ -240,9 +240,11 @@ class HarvestSpider(WebcleanSpider):
 
     def emitted_keys(self, item: Any) -> list[str] | None:
         """The result an item came from, as far as an item read back from a job's output tells
-        (its URL: a result that redirected is fetched again after a crash)."""
+        (its URL: a result that redirected is fetched again after a crash). Items written as
+        zyte-common-items (``WEBCLEAN_ITEM_CLASS``) carry no ``rank``: their body field marks them."""
         url = item.get("url")
-        return [result_key(canonical_key(url))] if url and item.get("rank") is not None else None
+        ours = item.get("rank") is not None or "articleBody" in item or "itemMain" in item
+        return [result_key(canonical_key(url))] if url and ours else None
 
 
 def result_key(url_key: str) -> str:

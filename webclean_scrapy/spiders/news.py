@@ -433,13 +433,18 @@ class NewsSpider(WebcleanSpider):
         return item
 
     def emitted_keys(self, item: Any) -> list[str] | None:
-        """Its fetched and canonical URL keys and its text fingerprint (also for items read back from a job's outputs)."""
-        url, canonical, text = item.get("url"), item.get("canonical_url"), item.get("text")
+        """Its fetched and canonical URL keys and its text fingerprint (also for items read back from a job's outputs).
+
+        Items written as zyte-common-items (``WEBCLEAN_ITEM_CLASS``) are read by their
+        own field names: ``canonicalUrl``, ``articleBody`` or ``itemMain``, ``headline``.
+        """
+        url = item.get("url")
+        canonical = item.get("canonical_url") or item.get("canonicalUrl")
+        text = next((item[name] for name in ("text", "articleBody", "itemMain") if name in item), None)
+        title = item.get("title") or item.get("headline") or ""
         if not url or text is None:
             return None
-        return emitted_keys(
-            (canonical_key(url), canonical_key(canonical or url)), content_fingerprint(text, item.get("title") or "")
-        )
+        return emitted_keys((canonical_key(url), canonical_key(canonical or url)), content_fingerprint(text, title))
 
     def defer(self, key: str, item: CleanedPage, response: Response) -> None:
         """Keep *item* until its canonical URL *key* is answered; its request stays in a
