@@ -275,3 +275,187 @@ def test_cli_formats_and_output_dir(tmp_path):
     assert proc.stdout.count("# Pool approved\n") == 1
     proc = _cli("extract", "a/news.html", "--format", "pdf", cwd=tmp_path)
     assert proc.returncode == 2 and "invalid choice" in proc.stderr
+
+
+# -- inline markup: links, formatting, images ------------------------------------
+
+MARKUP_PAGE = f"""<html><head><base href="https://cdn.example.org/docs/"></head><body>
+<nav><a href="/">Home</a></nav><article>
+<h1>Budget <em>approved</em></h1>
+<p>{PROSE} See the <a href="budget.html">budget [draft]</a>, the
+<a href="https://other.example.net/x?a=1&amp;b=(2)">other site</a>, a <a href="javascript:void(0)">script</a>,
+the <a href="#top">top</a> and an <a href="">empty one</a>; it passed by a <strong>narrow <em>margin</em></strong>,
+with <em>emphasis <b>and</b> more</em>, <code>x = a*b</code> and un<em>believ</em>able words.</p>
+<ul><li>Item with <a href="/one">the first link</a> inside it</li>
+<li><a href="two">Second</a> and <a href="../three">third</a> links</li></ul>
+<table><tr><th>Name</th><th>Page</th></tr>
+<tr><td>Alpha</td><td><a href="/alpha">alpha | page</a></td></tr>
+<tr><td>Beta</td><td><b>beta</b> <a href="/beta">page</a></td></tr></table>
+<figure><img src="/img/chart.png" alt="A [chart]"><figcaption>Figure 1: the chart of the budget</figcaption></figure>
+<p>An icon <img src="icon.png" alt="icon"> in a line, and a lazy one <img src="data:image/gif;base64,R0lGOD"
+data-src="lazy.png" alt="lazy">.</p>
+<p>{PROSE}</p>
+</article></body></html>"""
+
+
+def _links(markdown: str) -> list[tuple[str, str]]:
+    """(text, target) of every link markdown-it-py reads in *markdown*."""
+    found = []
+    for token in parser().parse(markdown):
+        children = token.children or []
+        for n, child in enumerate(children):
+            if child.type == "link_open":
+                end = next(i for i in range(n, len(children)) if children[i].type == "link_close")
+                text = "".join(c.content for c in children[n + 1 : end] if c.type in ("text", "code_inline"))
+                found.append((text, child.attrs["href"]))
+    return found
+
+
+def _inline_types(markdown: str) -> list[str]:
+    return [c.type for t in parser().parse(markdown) for c in t.children or () if c.type.endswith("_open")]
+
+
+def test_links_are_absolute_and_read_back():
+    result = extract(
+        MARKUP_PAGE, url="https://www.example.org/news/page", extractor="baseline", output="markdown", links=True
+    )
+    links = _links(result.markdown)
+    assert links == [
+        ("Home", "https://cdn.example.org/"),
+        ("budget [draft]", "https://cdn.example.org/docs/budget.html"),
+        ("other site", "https://other.example.net/x?a=1&b=%282%29"),
+        ("the first link", "https://cdn.example.org/one"),
+        ("Second", "https://cdn.example.org/docs/two"),
+        ("third", "https://cdn.example.org/three"),
+        ("alpha | page", "https://cdn.example.org/alpha"),
+        ("page", "https://cdn.example.org/beta"),
+    ]
+    # javascript:, fragment-only and empty targets stay their text; no emphasis, no images
+    assert "a script, the top and an empty one;" in markdown_text(result.markdown)
+    assert "em_open" not in _inline_types(result.markdown) and "![" not in result.markdown
+    # lists and tables keep their structure with links inside
+    assert "- Item with [the first link](https://cdn.example.org/one) inside it" in result.markdown
+    assert table_shapes(result.markdown) == [[2, 2, 2]]
+    # every word of the text, in order
+    assert Text(markdown_text(result.markdown)).tokens == Text(result.text).tokens
+    assert result.text == extract(MARKUP_PAGE, url="https://www.example.org/news/page", extractor="baseline").text
+
+
+def test_links_without_base_href_resolve_against_the_url():
+    page = f'<html><body><article><p>{PROSE} <a href="/a">A link</a> and <a href="b">b link</a>.</p></article></body></html>'
+    markdown = extract(page, url="https://site.example/dir/page.html", output="markdown", links=True).markdown
+    assert _links(markdown) == [("A link", "https://site.example/a"), ("b link", "https://site.example/dir/b")]
+    # without any URL the targets are kept as written
+    assert _links(extract(page, output="markdown", links=True).markdown) == [("A link", "/a"), ("b link", "b")]
+
+
+def test_a_link_around_a_block_links_the_block():
+    page = f'<html><body><article><p>{PROSE}</p><a href="/card"><div>The card title</div></a></article></body></html>'
+    markdown = extract(page, url="https://site.example/", extractor="baseline", output="markdown", links=True).markdown
+    assert ("The card title", "https://site.example/card") in _links(markdown)
+
+
+def test_formatting_nests_and_reads_back():
+    result = extract(MARKUP_PAGE, extractor="baseline", output="markdown", formatting=True)
+    markdown = result.markdown
+    assert "# Budget *approved*" in markdown
+    assert "a **narrow *margin***," in markdown
+    assert "*emphasis **and** more*" in markdown
+    assert "`x = a*b`" in markdown
+    assert "unbelievable" in markdown  # emphasis inside a word is left out: not every reader sees it
+    tokens = parser().parse(markdown)
+    strong = [
+        "".join(c.content for c in t.children[i + 1 : i + 2])
+        for t in tokens
+        for i, c in enumerate(t.children or ())
+        if c.type == "strong_open"
+    ]
+    assert strong[:3] == ["narrow ", "and", "beta"]
+    assert "link_open" not in _inline_types(markdown)
+    assert Text(markdown_text(markdown)).tokens == Text(result.text).tokens
+
+
+def test_images_are_absolute_with_their_alt():
+    result = extract(
+        MARKUP_PAGE, url="https://www.example.org/", extractor="baseline", output=["markdown", "html"], images=True
+    )
+    images = [
+        ("".join(alt.content for alt in c.children or ()), c.attrs["src"])
+        for t in parser().parse(result.markdown)
+        for c in t.children or ()
+        if c.type == "image"
+    ]
+    assert images == [
+        ("A [chart]", "https://cdn.example.org/img/chart.png"),
+        ("icon", "https://cdn.example.org/docs/icon.png"),
+        ("lazy", "https://cdn.example.org/docs/lazy.png"),
+    ]
+    assert result.markdown.index("![A \\[chart\\]]") < result.markdown.index("Figure 1: the chart")
+    root = lxml_html.fragment_fromstring(result.html, create_parent="div")
+    assert [img.get("src") for img in root.iter("img")][0] == "https://cdn.example.org/img/chart.png"
+    assert Text(markdown_text(result.markdown)).tokens == Text(result.text).tokens
+
+
+def test_html_output_keeps_the_same_inline_markup():
+    result = extract(MARKUP_PAGE, extractor="baseline", output="html", links=True, formatting=True)
+    root = lxml_html.fragment_fromstring(result.html, create_parent="div")
+    assert root.find(".//h1/em").text == "approved"
+    assert root.find(".//strong/em").text == "margin"
+    assert [a.get("href") for a in root.iter("a")][:2] == [
+        "https://cdn.example.org/",
+        "https://cdn.example.org/docs/budget.html",
+    ]
+    assert root.find(".//td/a").text == "alpha | page"
+    assert root.find(".//code").text == "x = a*b"
+
+
+def test_default_output_has_no_inline_markup():
+    """Off by default: the Markdown and HTML are the block structure alone, as before the options."""
+    plain = extract(MARKUP_PAGE, url="https://www.example.org/", extractor="baseline", output=["markdown", "html"])
+    assert "](" not in plain.markdown and "**" not in plain.markdown and "`" not in plain.markdown
+    assert "<a " not in plain.html and "<em>" not in plain.html and "<img" not in plain.html
+    off = extract(
+        MARKUP_PAGE, url="https://www.example.org/", extractor="baseline", output=["markdown", "html"], links=False
+    )
+    assert (off.markdown, off.html) == (plain.markdown, plain.html)
+    on = extract(
+        MARKUP_PAGE,
+        url="https://www.example.org/",
+        extractor="baseline",
+        output="markdown",
+        links=True,
+        formatting=True,
+        images=True,
+    )
+    assert on.text == plain.text
+
+
+def test_markup_on_every_extractor_keeps_every_word():
+    for name in available_extractors():
+        result = extract(
+            MARKUP_PAGE,
+            url="https://www.example.org/",
+            extractor=name,
+            output="markdown",
+            links=True,
+            formatting=True,
+            images=True,
+        )
+        assert Text(markdown_text(result.markdown)).tokens == Text(result.text).tokens, name
+
+
+def test_cli_markdown_links(tmp_path):
+    (tmp_path / "page.html").write_text(MARKUP_PAGE, encoding="utf-8")
+    proc = _cli("extract", "page.html", "-e", "baseline", "--format", "md", "--links", "--formatting", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert ("the first link", "https://cdn.example.org/one") in _links(proc.stdout)  # <base href>: absolute
+    assert "**narrow *margin***" in proc.stdout
+    proc = _cli("extract", "page.html", "--links", cwd=tmp_path)
+    assert proc.returncode == 2 and "--format md" in proc.stderr
+
+
+def test_deeply_nested_inline_markup_is_capped(caplog):
+    page = f"<html><body><article><p>{PROSE} {'<b><i><a href=/x>' * 3000}deep words{'</a></i></b>' * 3000}</p></article></body></html>"
+    result = extract(page, url="https://site.example/", output="markdown", links=True, formatting=True)
+    assert "could not structure" not in caplog.text
+    assert "[" in result.markdown and Text(markdown_text(result.markdown)).tokens == Text(result.text).tokens

@@ -201,6 +201,23 @@ def test_formats_fill_only_the_fields_asked_for(make_crawler):
     assert dict_item["markdown"] == page["markdown"] and "content_html" not in dict_item
 
 
+@pytest.mark.parametrize("offload", ["process", "none"])
+def test_markdown_links_setting_puts_links_into_items(make_crawler, offload):
+    """WEBCLEAN_MARKDOWN_LINKS: the links reach the items' Markdown (and clean HTML), made absolute,
+    through worker processes too; the text does not change."""
+    crawler = make_crawler(
+        **PLUMBING, WEBCLEAN_OFFLOAD=offload, WEBCLEAN_FORMATS=["markdown", "html"], WEBCLEAN_MARKDOWN_LINKS=True
+    )
+    page = exported(CleanedPage.from_response(through_middleware(crawler, BASE, ["/article"])["/article"]))
+    assert f"- [Section 0]({BASE}/section/0)\n" in page["markdown"]
+    assert f'<a href="{BASE}/section/0">Section 0</a>' in page["content_html"]
+    dict_item = through_pipeline(crawler, raw_items(response_for(BASE, "/article")))[0]
+    assert dict_item["markdown"] == page["markdown"]
+    plain = make_crawler(**PLUMBING, WEBCLEAN_OFFLOAD="none", WEBCLEAN_FORMATS=["markdown"])
+    before = exported(CleanedPage.from_response(through_middleware(plain, BASE, ["/article"])["/article"]))
+    assert "](" not in before["markdown"] and before["text"] == page["text"]
+
+
 def test_formats_setting_is_validated():
     from scrapy.settings import Settings
 

@@ -22,7 +22,7 @@ import typing
 from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from webclean_scrapy.engine.formats import check_formats
+from webclean_scrapy.engine.formats import Markup, check_formats
 from webclean_scrapy.errors import ExtractionError
 
 if TYPE_CHECKING:
@@ -95,6 +95,11 @@ class WebcleanSettings:
     #: Formats rendered besides the text ("markdown", "html"): item fields markdown / content_html
     #: (:mod:`webclean_scrapy.engine.render`); validated, "text" dropped.
     formats: tuple[str, ...] = ()
+    #: Inline markup kept in those formats (off: the block structure alone): links made
+    #: absolute, emphasis and inline code, images (:class:`webclean_scrapy.engine.formats.Markup`).
+    markdown_links: bool = False
+    markdown_formatting: bool = False
+    markdown_images: bool = False
     #: How site owners reach whoever runs the crawl (a URL or ``mailto:``), named in the
     #: webclean User-Agent by the add-on (:func:`webclean_scrapy.addon.user_agent`).
     contact: str | None = None
@@ -153,6 +158,11 @@ class WebcleanSettings:
             object.__setattr__(self, "contact", contact)
         if self.enabled:
             self.check_extractor()
+
+    @property
+    def markup(self) -> Markup:
+        """``WEBCLEAN_MARKDOWN_LINKS``, ``_FORMATTING`` and ``_IMAGES`` as the renderer takes them."""
+        return Markup(self.markdown_links, self.markdown_formatting, self.markdown_images)
 
     def check_extractor(self) -> None:
         """Build the configured extractor once, so a bad name or option value

@@ -39,6 +39,7 @@ from webclean_scrapy.cli.common import (
 from webclean_scrapy.cli.progress import Progress, want_progress
 from webclean_scrapy.engine.document import Document, built_page
 from webclean_scrapy.engine.extraction import Extractor, extraction_fields
+from webclean_scrapy.engine.formats import NO_MARKUP, Markup
 from webclean_scrapy.engine.render import extract_formats
 from webclean_scrapy.errors import ExtractionError
 from webclean_scrapy.offload.worker import build_extractor, init_worker, worker_state
@@ -76,14 +77,18 @@ def iter_inputs(paths: Sequence[str]) -> Iterator[str]:
 @dataclass(frozen=True)
 class BatchWorker:
     """What ``extract_record`` works with in a process (:func:`~webclean_scrapy.offload.worker.init_worker`):
-    the extractor and the formats rendered besides the text (``--format``)."""
+    the extractor, the formats rendered besides the text (``--format``) and
+    their inline markup (``--links``, ``--formatting``, ``--images``)."""
 
     extractor: Extractor
     formats: tuple[str, ...] = ()
+    markup: Markup = NO_MARKUP
 
     @classmethod
-    def build(cls, name: str, options: dict[str, Any], formats: tuple[str, ...] = ()) -> BatchWorker:
-        return cls(build_extractor(name, options), formats)
+    def build(
+        cls, name: str, options: dict[str, Any], formats: tuple[str, ...] = (), markup: Markup = NO_MARKUP
+    ) -> BatchWorker:
+        return cls(build_extractor(name, options), formats, markup)
 
 
 def extract_record(
@@ -104,7 +109,7 @@ def extract_record(
     else:
         factory = lambda: Document.from_html(data, url=url, encoding=content_type)  # noqa: E731
     with built_page(factory) as doc:
-        result = extract_formats(worker.extractor, doc, worker.formats)
+        result = extract_formats(worker.extractor, doc, worker.formats, worker.markup)
         chars_in = len(doc.source)
     record: dict[str, Any] = {"source": source}
     if url is not None:
@@ -270,9 +275,13 @@ class PageWriter:
 def run(args: argparse.Namespace) -> int:
     """Extract every input of *args*; the exit status of :mod:`webclean_scrapy.cli.batch`."""
     formats = OUTPUT_FORMATS[args.format][1]
+    markup = Markup(args.links, args.formatting, args.images)
+    if markup and not formats:
+        error("--links, --formatting and --images shape the Markdown: use them with --format md")
+        return EXIT_USAGE
     try:
         options = parse_options(args.option or [])
-        init_worker(BatchWorker.build, args.extractor, options, formats)
+        init_worker(BatchWorker.build, args.extractor, options, formats, markup)
         paths = _listed_paths(args)
     except (ValueError, ExtractionError) as exc:  # InputListError is a ValueError
         error(str(exc))
@@ -331,7 +340,7 @@ def run(args: argparse.Namespace) -> int:
             with ProcessPoolExecutor(
                 max_workers=args.jobs,
                 initializer=init_worker,
-                initargs=(BatchWorker.build, args.extractor, options, formats),
+                initargs=(BatchWorker.build, args.extractor, options, formats, markup),
             ) as pool:
                 for result in bounded_map(pool, _extract_safely, tasks, window=8 * args.jobs):
                     if not emit(*result):
@@ -418,6 +427,17 @@ def add_arguments(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         help="jsonl (%(default)s): a JSON record per page; txt: the text; md: the text as Markdown "
         "(headings, lists, tables, code, quotes). Without --output-dir, pages follow each "
         "other on stdout (or -o), text and Markdown pages separated by a blank line",
+    )
+    extract.add_argument(
+        "--links",
+        action="store_true",
+        help="with --format md: keep links as [text](url), the URL made absolute (page URL or <base href>)",
+    )
+    extract.add_argument(
+        "--formatting", action="store_true", help="with --format md: keep *emphasis*, **strong** and `inline code`"
+    )
+    extract.add_argument(
+        "--images", action="store_true", help="with --format md: keep images as ![alt](url), the URL made absolute"
     )
     extract.add_argument(
         "--output-dir",

@@ -8,7 +8,7 @@ from typing import Any
 from webclean_scrapy.engine.document import Document, built_page
 from webclean_scrapy.engine.extraction import Extraction, Extractor
 from webclean_scrapy.engine.extractors import get_extractor
-from webclean_scrapy.engine.formats import check_formats
+from webclean_scrapy.engine.formats import Markup, check_formats
 from webclean_scrapy.engine.render import extract_formats
 
 
@@ -18,6 +18,10 @@ def extract(
     extractor: str | type[Extractor] = "default",
     encoding: str | None = None,
     output: str | Iterable[str] = "text",
+    *,
+    links: bool = False,
+    formatting: bool = False,
+    images: bool = False,
     **options: Any,
 ) -> Extraction:
     """Extract the main text of one page.
@@ -34,6 +38,12 @@ def extract(
     filled): ``"markdown"`` fills :attr:`Extraction.markdown`, ``"html"``
     :attr:`Extraction.html` (clean HTML), a list asks for several. Both
     render the blocks the extractor kept (:mod:`webclean_scrapy.engine.render`).
+    *links*, *formatting* and *images* (trafilatura's ``include_links``,
+    ``include_formatting``, ``include_images``) keep those inline elements
+    in both: ``[text](absolute url)``, ``*em*``/``**strong**``/`` `code` ``,
+    ``![alt](absolute src)`` (:class:`~webclean_scrapy.engine.formats.Markup`);
+    off, the outputs are the block structure alone. They are not extractor
+    options: an extractor parameter of one of these names cannot be given here.
 
     Raises :class:`~webclean_scrapy.errors.NotHTMLError` (an
     :class:`~webclean_scrapy.errors.ExtractionError`) for binary input;
@@ -42,4 +52,4 @@ def extract(
     formats = check_formats(output)
     method = get_extractor(extractor, **options)
     with built_page(lambda: Document.from_html(html, url=url, encoding=encoding)) as doc:
-        return extract_formats(method, doc, formats)
+        return extract_formats(method, doc, formats, Markup(links, formatting, images))

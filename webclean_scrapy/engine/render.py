@@ -30,7 +30,18 @@ second time:
 Every character of the text output is in both (Markdown escapes what would
 be read as syntax), and in the same order, so the text read back from the
 Markdown keeps the plain text's shingles (``benchmarks/markdown_fidelity.py``).
-Links and emphasis are not rendered: blocks do not record inline markup.
+
+Blocks do not record inline markup, so by default neither output has any.
+Asked for (:class:`~webclean_scrapy.engine.formats.Markup`: ``links``,
+``formatting``, ``images``), it is read from the elements that hold the
+kept blocks (:class:`_InlineReader`): each holder's inline content is
+walked by the walk's rules (structural tags cut it, dropped and hidden
+subtrees are skipped), cut into the same strings, and a block's links,
+emphasis, code and images are kept only when that string's text *is* the
+block's text; otherwise the block stays plain. Emphasis is written only at
+word boundaries (``*`` between two letters is not read as emphasis by
+every reader), link and image addresses are made absolute against the
+page's ``<base href>`` or URL.
 
 A table is a *data* table, rendered as a table, when it has two columns
 or more, holds no nested table, list, heading, code or quote, no cell
@@ -41,17 +52,21 @@ its cells' blocks are rendered as the flow they are.
 from __future__ import annotations
 
 import html as html_module
+import itertools
 import logging
 import re
-from collections.abc import Iterable, Sequence
+import string
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
+from urllib.parse import urljoin
 
 import numpy as np
 from lxml import etree
 
-from webclean_scrapy.engine.document import Document
-from webclean_scrapy.engine.formats import check_formats
-from webclean_scrapy.engine.html.tags import DROPPED_TAGS, HEADING_TAGS
+from webclean_scrapy.engine.document import _HIDDEN_STYLE, Document
+from webclean_scrapy.engine.formats import NO_MARKUP, Markup, check_formats
+from webclean_scrapy.engine.html.tags import BREAK_TAGS, DROPPED_TAGS, HEADING_TAGS, STRUCTURAL_TAGS
 from webclean_scrapy.engine.trace import Trace
 
 if TYPE_CHECKING:
@@ -107,26 +122,36 @@ def kept_blocks(doc: Document, text: str, trace: Trace | None = None) -> list[in
     return indexes
 
 
-def extract_formats(extractor: Extractor, doc: Document, formats: Iterable[str] = ()) -> Extraction:
+def extract_formats(
+    extractor: Extractor, doc: Document, formats: Iterable[str] = (), markup: Markup = NO_MARKUP
+) -> Extraction:
     """Run *extractor* on *doc*, and fill the extraction's ``markdown`` and
-    ``html`` for those of *formats* asked for (``"text"`` is always filled)."""
+    ``html`` for those of *formats* asked for (``"text"`` is always filled),
+    with the inline *markup* asked for."""
     wanted = check_formats(formats)
     if not wanted:
         return extractor.extract(doc)
     trace = Trace() if extractor.traceable else None
     extraction = extractor.extract(doc, trace=trace)
-    add_formats(extraction, doc, wanted, trace)
+    add_formats(extraction, doc, wanted, trace, markup)
     return extraction
 
 
-def add_formats(extraction: Extraction, doc: Document, formats: Iterable[str], trace: Trace | None = None) -> None:
+def add_formats(
+    extraction: Extraction,
+    doc: Document,
+    formats: Iterable[str],
+    trace: Trace | None = None,
+    markup: Markup = NO_MARKUP,
+) -> None:
     """Fill *extraction*'s ``markdown``/``html`` for *formats*, from the
-    blocks of *doc* it kept (*trace*: the extractor's record, if any)."""
+    blocks of *doc* it kept (*trace*: the extractor's record, if any), with
+    the inline *markup* asked for."""
     wanted = check_formats(formats)
     if not wanted:
         return
     try:
-        nodes = content_tree(doc, kept_blocks(doc, extraction.text, trace), extraction.text)
+        nodes = content_tree(doc, kept_blocks(doc, extraction.text, trace), extraction.text, markup)
     except Exception as exc:  # the text is the contract: never lose it to its formatting
         logger.warning(
             "webclean: could not structure %s (%s: %s); its text's lines are its paragraphs",
@@ -144,14 +169,38 @@ def add_formats(extraction: Extraction, doc: Document, formats: Iterable[str], t
 # -- the tree ------------------------------------------------------------------
 
 
+class Span:
+    """An inline element of a block's text: ``kind`` is ``a`` (``url``),
+    ``em``, ``strong``, ``code`` (``children``: text and spans) or ``img``
+    (``url``, ``alt``)."""
+
+    __slots__ = ("kind", "url", "alt", "children")
+
+    def __init__(self, kind: str, url: str | None = None, alt: str = "") -> None:
+        self.kind = kind
+        self.url = url
+        self.alt = alt
+        self.children: Inline = []
+
+    def __repr__(self) -> str:
+        return f"<Span {self.kind} {self.url or ''} {self.children!r}>"
+
+
+#: A block's text with its inline markup: strings and :class:`Span` objects.
+Inline = list[str | Span]
+
+
 class Node:
     """One piece of the content: ``kind`` is ``p``, ``h`` (``level``),
     ``list`` (``ordered``), ``li``, ``quote``, ``code`` or ``table``
-    (``rows`` of :class:`Cell`, ``caption``)."""
+    (``rows`` of :class:`Cell`, ``caption``). ``inline``: the text with
+    its inline markup, when asked for (``None``: the plain ``text``)."""
 
-    __slots__ = ("kind", "text", "children", "level", "ordered", "rows", "caption")
+    __slots__ = ("kind", "text", "children", "level", "ordered", "rows", "caption", "inline")
 
-    def __init__(self, kind: str, text: str = "", level: int = 0, ordered: bool = False) -> None:
+    def __init__(
+        self, kind: str, text: str = "", level: int = 0, ordered: bool = False, inline: Inline | None = None
+    ) -> None:
         self.kind = kind
         self.text = text
         self.children: list[Node] = []
@@ -159,31 +208,37 @@ class Node:
         self.ordered = ordered
         self.rows: list[list[Cell]] = []
         self.caption = ""
+        self.inline = inline
 
     def __repr__(self) -> str:
         return f"<Node {self.kind} {self.text[:30]!r} children={len(self.children)}>"
 
 
 class Cell:
-    """A table cell: its kept text, whether it is a header cell, its spans."""
+    """A table cell: its kept text, whether it is a header cell, its spans
+    (and its ``inline`` markup, when asked for)."""
 
-    __slots__ = ("text", "header", "colspan", "rowspan")
+    __slots__ = ("text", "header", "colspan", "rowspan", "inline")
 
-    def __init__(self, text: str, header: bool, colspan: int = 1, rowspan: int = 1) -> None:
+    def __init__(
+        self, text: str, header: bool, colspan: int = 1, rowspan: int = 1, inline: Inline | None = None
+    ) -> None:
         self.text = text
         self.header = header
         self.colspan = colspan
         self.rowspan = rowspan
+        self.inline = inline
 
 
-def content_tree(doc: Document, kept: Sequence[int] | None, text: str = "") -> list[Node]:
-    """The kept blocks as a list of top-level :class:`Node` objects.
+def content_tree(doc: Document, kept: Sequence[int] | None, text: str = "", markup: Markup = NO_MARKUP) -> list[Node]:
+    """The kept blocks as a list of top-level :class:`Node` objects, with
+    the inline *markup* asked for.
 
     *kept* ``None`` (the text is not made of blocks): *text*'s lines as paragraphs.
     """
     if kept is None:
         return [Node("p", line) for line in text.split("\n") if line]
-    return _TreeBuilder(doc, kept).build()
+    return _TreeBuilder(doc, kept, _InlineReader(doc, markup) if markup else None).build()
 
 
 def _span(value: str | None) -> int:
@@ -227,8 +282,11 @@ class _TreeBuilder:
     nodes of its structural ancestors (lists, items, quotes), as a paragraph,
     a heading, or the whole code block / data table it belongs to."""
 
-    def __init__(self, doc: Document, kept: Sequence[int]) -> None:
+    def __init__(self, doc: Document, kept: Sequence[int], reader: _InlineReader | None = None) -> None:
         self.doc = doc
+        self.reader = reader
+        self._figures: dict[int, int] = {}
+        self._figures_done: set[int] = set()
         self.kept = list(kept)
         self.kept_mask = np.zeros(len(doc.block_columns), dtype=bool)
         self.kept_mask[self.kept] = True
@@ -310,6 +368,52 @@ class _TreeBuilder:
         texts = self.doc.block_columns.texts
         return separator.join(texts[b] for b in self.blocks_of(index) if self.kept_mask[b])
 
+    def inline(self, block: int) -> Inline | None:
+        """*block*'s text with its inline markup (``None``: none asked for)."""
+        return None if self.reader is None else self.reader.inline(block)
+
+    def kept_inline(self, index: int) -> Inline | None:
+        """The inline markup of :meth:`kept_text` (blocks joined by a space)."""
+        if self.reader is None:
+            return None
+        joined: Inline = []
+        for block in self.blocks_of(index):
+            if self.kept_mask[block]:
+                joined.extend([" ", *self.reader.inline(block)] if joined else self.reader.inline(block))
+        return joined
+
+    def paragraph(self, block: int) -> Node:
+        return Node("p", self.doc.block_columns.texts[block], inline=self.inline(block))
+
+    def figure(self, holder: int) -> int:
+        """The ``<figure>`` container around *holder* (-1: none)."""
+        known = self._figures.get(holder)
+        if known is None:
+            known, at = -1, holder
+            while at > 0:
+                if self.tags[at] == "figure":
+                    known = at
+                    break
+                at = self.parents[at]
+            self._figures[holder] = known
+        return known
+
+    def figure_images(self, holder: int) -> Node | None:
+        """The images of the figure around *holder*, as a paragraph, the
+        first time one of its blocks is kept (:class:`_InlineReader` leaves
+        them out of its blocks)."""
+        figure = self.figure(holder)
+        if figure < 0 or figure in self._figures_done or self.reader is None:
+            return None
+        self._figures_done.add(figure)
+        images = self.reader.figure_images(self.doc.element(figure))
+        if not images:
+            return None
+        inline: Inline = []
+        for image in images:
+            inline.extend([" ", image] if inline else [image])
+        return Node("p", "", inline=inline)
+
     # -- the walk -----------------------------------------------------------
     def build(self) -> list[Node]:
         top = Node("root")
@@ -329,6 +433,10 @@ class _TreeBuilder:
             for index in contexts[depth:]:
                 self._open(stack, index)
             parent = stack[-1][1]
+            if self.reader is not None and self.reader.markup.images:
+                images = self.figure_images(int(holders[block]))
+                if images is not None:
+                    self._add(parent, images)
             if leaf >= 0 and self.tags[leaf] == "table":
                 nodes = self._table(leaf)
                 done_until = int(self.lasts[leaf])
@@ -339,12 +447,14 @@ class _TreeBuilder:
                 heading_leaf, heading = last_heading
                 if heading_leaf == leaf and heading is not None and parent.children and parent.children[-1] is heading:
                     heading.text += " " + texts[block]
+                    if heading.inline is not None:
+                        heading.inline.extend([" ", *(self.inline(block) or ())])
                     continue
-                node = Node("h", texts[block], level=int(self.tags[leaf][1]))
+                node = Node("h", texts[block], level=int(self.tags[leaf][1]), inline=self.inline(block))
                 last_heading = (leaf, node)
                 nodes = [node]
             else:
-                nodes = [Node("p", texts[block])]
+                nodes = [self.paragraph(block)]
             for node in nodes:
                 self._add(parent, node)
         return top.children
@@ -412,7 +522,11 @@ class _TreeBuilder:
                     (
                         i,
                         Cell(
-                            self.kept_text(i), tag == "th", _span(element.get("colspan")), _span(element.get("rowspan"))
+                            self.kept_text(i),
+                            tag == "th",
+                            _span(element.get("colspan")),
+                            _span(element.get("rowspan")),
+                            self.kept_inline(i),
                         ),
                     )
                 )
@@ -433,13 +547,13 @@ class _TreeBuilder:
 
     def _flow(self, index: int) -> list[Node]:
         """A table's kept blocks as paragraphs, in document order."""
-        texts = self.doc.block_columns.texts
-        return [Node("p", texts[b]) for b in self.blocks_of(index) if self.kept_mask[b]]
+        return [self.paragraph(b) for b in self.blocks_of(index) if self.kept_mask[b]]
 
 
-def grid(rows: list[list[Cell]]) -> list[list[str]]:
-    """The table's rows as equal-length lists of cell texts: a cell spanning
-    several columns or rows fills the others with ``""``."""
+def grid(rows: list[list[Cell]], text: Callable[[Cell], str] = lambda cell: cell.text) -> list[list[str]]:
+    """The table's rows as equal-length lists of cell texts (*text*: what
+    a cell's text is written as): a cell spanning several columns or rows
+    fills the others with ``""``."""
     out: list[list[str]] = []
     pending: dict[int, int] = {}  # column -> rows still covered by a rowspan above
     for cells in rows:
@@ -458,13 +572,303 @@ def grid(rows: list[list[Cell]]) -> list[list[str]]:
                 break
             cell = queue.pop(0)
             for extra in range(cell.colspan):
-                line.append(cell.text if extra == 0 else "")
+                line.append(text(cell) if extra == 0 else "")
                 if cell.rowspan > 1:
                     pending[column] = cell.rowspan - 1
                 column += 1
         out.append(line)
     width = max((len(line) for line in out), default=0)
     return [line + [""] * (width - len(line)) for line in out]
+
+
+# -- inline markup ---------------------------------------------------------------
+
+#: Inline elements kept as markup, and what each becomes.
+_LINK_TAGS = {"a": "a"}
+_FORMATTING_TAGS = {
+    "em": "em",
+    "i": "em",
+    "strong": "strong",
+    "b": "strong",
+    "code": "code",
+    "kbd": "code",
+    "samp": "code",
+    "tt": "code",
+}
+#: Link and image targets that are not addresses to follow.
+_NOT_TARGETS = ("javascript:", "vbscript:", "data:")
+#: Characters browsers remove from an address before reading it.
+_URL_DROPPED = re.compile(r"[\t\n\r]")
+_WHITESPACE = re.compile(r"(\s+)")
+#: Lazy-loading pages put the image's address here and a placeholder in ``src``.
+_LAZY_SOURCES = ("data-src", "data-lazy-src", "data-original")
+
+
+def base_url(doc: Document) -> str:
+    """The address the page's relative links are read against: its first
+    ``<base href>`` resolved against its URL, else its URL ("" if unknown)."""
+    url = doc.url or ""
+    root = doc.element(0)
+    for base in root.iter("base"):
+        href = _URL_DROPPED.sub("", base.get("href") or "").strip()
+        if href:
+            try:
+                return urljoin(url, href)
+            except ValueError:
+                break
+    return url
+
+
+def resolve_url(base: str, value: str | None) -> str | None:
+    """*value* (an ``href`` or ``src``) made absolute against *base*; ``None``
+    for an empty, fragment-only, ``javascript:`` or ``data:`` target."""
+    value = _URL_DROPPED.sub("", value or "").strip()
+    if not value or value.startswith("#") or value.lower().startswith(_NOT_TARGETS):
+        return None
+    try:
+        return urljoin(base, value) if base else value
+    except ValueError:  # a malformed address (urllib's IPv6 check)
+        return None
+
+
+class _InlineReader:
+    """The inline markup of a page's blocks (:class:`Span` trees), read from
+    the element of each block's holder once for all its blocks."""
+
+    def __init__(self, doc: Document, markup: Markup) -> None:
+        self.doc = doc
+        self.markup = markup
+        reveal = bool(getattr(doc, "revealed", False))
+        # The walk's rules (document.py): a revealing walk reads <noscript> as a container.
+        self.reveal = reveal
+        self.structural = STRUCTURAL_TAGS | {"noscript"} if reveal else STRUCTURAL_TAGS
+        self.dropped = DROPPED_TAGS - {"noscript"} if reveal else DROPPED_TAGS
+        self.kinds = {**(_LINK_TAGS if markup.links else {}), **(_FORMATTING_TAGS if markup.formatting else {})}
+        self.base = base_url(doc) if markup.links or markup.images else ""
+        self.parents = doc.container_columns.parents
+        self.holders = doc.block_columns.holders
+        self.texts = doc.block_columns.texts
+        self._blocks: dict[int, Inline | None] = {}
+        self._taken: set[etree._Element] = set()  # images a figure's paragraph already shows
+
+    def inline(self, block: int) -> Inline:
+        """*block*'s text with its markup, or as plain text when the markup
+        read does not give the block's text exactly."""
+        if block not in self._blocks:
+            self._read(int(self.holders[block]))
+        found = self._blocks.get(block)
+        return found if found is not None else [self.texts[block]]
+
+    def hidden(self, element: etree._Element) -> bool:
+        if element.tag in self.dropped:
+            return True
+        if self.reveal:
+            return False
+        style = element.get("style")
+        return element.get("hidden") is not None or (style is not None and _HIDDEN_STYLE.search(style) is not None)
+
+    def image(self, element: etree._Element) -> Span | None:
+        src = element.get("src")
+        if not src or src.strip().lower().startswith("data:"):
+            src = next((element.get(name) for name in _LAZY_SOURCES if element.get(name)), None)
+        url = resolve_url(self.base, src)
+        if url is None:
+            return None
+        return Span("img", url, " ".join((element.get("alt") or "").split()))
+
+    def figure_images(self, figure: etree._Element) -> list[Span]:
+        """The visible images of a ``<figure>``."""
+        images = []
+        for element in figure.iter("img"):
+            at = element
+            while at is not None and at is not figure and not self.hidden(at):
+                at = at.getparent()
+            if at is figure:
+                self._taken.add(element)
+                image = self.image(element)
+                if image is not None:
+                    images.append(image)
+        return images
+
+    def _read(self, holder: int) -> None:
+        doc = self.doc
+        first = int(doc.container_columns.first_blocks[holder])
+        last = int(doc.container_columns.last_blocks[holder])
+        blocks = (np.flatnonzero(self.holders[first : last + 1] == holder) + first).tolist() if first >= 0 else []
+        for block in blocks:
+            self._blocks[block] = None
+        element = doc.element(holder)
+        segments = self._segments(element, self._wrappers(holder, element))
+        if len(segments) != len(blocks):
+            return
+        for block, tokens in zip(blocks, segments):
+            inline = _tidy(_inline_tree(tokens))
+            # (an image between two spaces keeps both: the text has one)
+            if " ".join(_plain(inline).split()) == self.texts[block]:
+                self._blocks[block] = inline
+
+    def _wrappers(self, holder: int, element: etree._Element) -> list[tuple[str, str | None]]:
+        """The inline elements between *holder*'s element and its parent
+        container's (a link around a ``<div>``), outermost first."""
+        if not self.kinds or holder <= 0:
+            return []
+        parent = self.doc.element(int(self.parents[holder]))
+        wrappers = []
+        at = element.getparent()
+        while at is not None and at is not parent:
+            kind = self.kinds.get(at.tag) if isinstance(at.tag, str) else None
+            if kind is not None:
+                wrappers.append((kind, resolve_url(self.base, at.get("href")) if kind == "a" else None))
+            at = at.getparent()
+        return wrappers[::-1]
+
+    def _segments(self, root: etree._Element, wrappers: list[tuple[str, str | None]]) -> list[list]:
+        """The strings the walk cuts *root*'s own text into (those holding
+        text), each as tokens: text, ``("o", id, kind, url)`` opening a
+        span, ``("c", id)`` closing it, and image :class:`Span` objects."""
+        segments: list[list] = []
+        opened: list[tuple[etree._Element | None, tuple]] = [
+            (None, ("o", -1 - n, kind, url)) for n, (kind, url) in enumerate(wrappers)
+        ]
+        tokens: list = [token for _, token in opened]
+        has_text = False
+        kinds, structural, images = self.kinds, self.structural, self.markup.images
+        skipped = None
+        ids = itertools.count()
+
+        def cut() -> None:
+            nonlocal tokens, has_text
+            if has_text:
+                tokens.extend(("c", token[1]) for _, token in reversed(opened))
+                segments.append(tokens)
+            tokens = [token for _, token in opened]
+            has_text = False
+
+        walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
+        for event, el in walker:
+            if event == "start":
+                if el is not root:
+                    tag = el.tag
+                    if tag in structural:
+                        cut()
+                    if self.hidden(el) or (tag in structural and tag not in BREAK_TAGS):
+                        walker.skip_subtree()
+                        skipped = el
+                        continue
+                    kind = kinds.get(tag)
+                    if kind is not None and len(opened) < MAX_NESTING:  # deeper: its text, unmarked
+                        url = resolve_url(self.base, el.get("href")) if kind == "a" else None
+                        token = ("o", next(ids), kind, url)
+                        opened.append((el, token))
+                        tokens.append(token)
+                    elif tag == "img" and images and el not in self._taken:
+                        image = self.image(el)
+                        if image is not None:
+                            tokens.append(image)
+                text = el.text
+                if text:
+                    tokens.append(text)
+                    has_text = has_text or not text.isspace()
+                continue
+            if event == "end":
+                if el is skipped:
+                    skipped = None
+                elif len(opened) > len(wrappers) and el is opened[-1][0]:
+                    tokens.append(("c", opened.pop()[1][1]))
+            tail = el.tail
+            if tail and el is not root:
+                tokens.append(tail)
+                has_text = has_text or not tail.isspace()
+        cut()
+        return segments
+
+
+def _inline_tree(tokens: list) -> Inline:
+    """*tokens* (:meth:`_InlineReader._segments`) as a tree, whitespace
+    collapsed as the walk collapses it and moved out of the spans (``*a*
+    b``, not ``*a *b``); spans around no content are left out."""
+    out: list = []
+    pending: list[tuple] = []  # spans opened with no content yet
+    space = started = False
+
+    def content(item: str | Span) -> None:
+        nonlocal space, started
+        if space and started:
+            out.append(" ")
+        out.extend(pending)
+        pending.clear()
+        out.append(item)
+        space, started = False, True
+
+    for token in tokens:
+        if isinstance(token, str):
+            for n, piece in enumerate(_WHITESPACE.split(token)):
+                if n % 2:
+                    space = True
+                elif piece:
+                    content(piece)
+        elif isinstance(token, Span):
+            content(token)
+        elif token[0] == "o":
+            pending.append(token)
+        else:
+            at = next((n for n, opening in enumerate(pending) if opening[1] == token[1]), -1)
+            if at >= 0:
+                del pending[at]
+            else:
+                out.append(token)
+    root: Inline = []
+    stack = [root]
+    for item in out:
+        if isinstance(item, str):
+            top = stack[-1]
+            if top and isinstance(top[-1], str):
+                top[-1] += item
+            else:
+                top.append(item)
+        elif isinstance(item, Span):
+            stack[-1].append(item)
+        elif item[0] == "o":
+            span = Span(item[2], item[3])
+            stack[-1].append(span)
+            stack.append(span.children)
+        else:
+            stack.pop()
+    return root
+
+
+def _plain(inline: Inline) -> str:
+    return "".join(item if isinstance(item, str) else _plain(item.children) for item in inline)
+
+
+def _tidy(inline: Inline, em: bool = False, strong: bool = False, link: bool = False) -> Inline:
+    """Spans that say nothing unwrapped: links without a target or inside
+    a link (libxml2 nests them), emphasis inside the same emphasis, markup
+    inside code (a link that is all of a code span goes around it)."""
+    out: Inline = []
+    for item in inline:
+        if isinstance(item, str) or item.kind == "img":
+            out.append(item)
+            continue
+        kind = item.kind
+        if kind == "code":
+            only = item.children[0] if len(item.children) == 1 else None
+            if isinstance(only, Span) and only.kind == "a" and only.url is not None and not link:
+                code = Span("code")
+                code.children = [_plain(only.children)]
+                only.children = [code]
+                out.append(only)
+            else:
+                item.children = [_plain(item.children)]
+                out.append(item)
+            continue
+        children = _tidy(item.children, em or kind == "em", strong or kind == "strong", link or kind == "a")
+        if (kind == "a" and (item.url is None or link)) or (kind == "em" and em) or (kind == "strong" and strong):
+            out.extend(children)
+        else:
+            item.children = children
+            out.append(item)
+    return out
 
 
 # -- Markdown --------------------------------------------------------------------
@@ -499,6 +903,72 @@ def _cell(text: str) -> str:
     return escape_markdown(text).replace("|", "\\|")
 
 
+#: Characters of a Markdown link destination written as %-escapes
+#: (``|``: the destination may be in a table row).
+_URL_ESCAPES = str.maketrans({" ": "%20", "(": "%28", ")": "%29", "<": "%3C", ">": "%3E", "\\": "%5C", "|": "%7C"})
+
+
+def _md_url(url: str) -> str:
+    return url.translate(_URL_ESCAPES)
+
+
+def _boundary(char: str) -> bool:
+    """Whether emphasis may start after / end before *char*: CommonMark
+    reads ``*`` as emphasis there whatever the emphasised text starts or ends
+    with (the start or end of the text, a space, a punctuation mark). Not
+    next to another ``*``: delimiter runs would merge (``**a****b**``)."""
+    if not char or char.isspace():
+        return True
+    return char != "*" and (char in string.punctuation or unicodedata.category(char).startswith("P"))
+
+
+def _lead(item: str | Span, escape: Callable[[str], str]) -> str:
+    """The first character *item* is written with (a span: its mark)."""
+    if isinstance(item, str):
+        return escape(item)[:1]
+    return {"a": "[", "img": "!", "code": "`"}.get(item.kind, "*")
+
+
+def _md_inline(inline: Inline, escape: Callable[[str], str], before: str = "", after: str = "") -> str:
+    """*inline* as Markdown, its text written by *escape*; *before* and
+    *after*: the characters around it."""
+    out: list[str] = []
+    for n, item in enumerate(inline):
+        if isinstance(item, str):
+            out.append(escape(item))
+            continue
+        kind = item.kind
+        if kind == "img":
+            alt = escape(item.alt) if item.alt else ""
+            out.append(f"![{alt}]({_md_url(item.url or '')})")
+        elif kind == "a":
+            inner = _md_inline(item.children, escape, "[", "]")
+            out.append(f"[{inner}]({_md_url(item.url or '')})" if inner else inner)
+        elif kind == "code":
+            code = _plain(item.children)
+            longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+            if longest > 1 or (escape is _cell and "|" in code):  # a fence, or a cell's pipe: as text
+                out.append(escape(code))
+            else:
+                fence = "`" * (longest + 1)
+                pad = " " if code.startswith(("`", " ")) or code.endswith(("`", " ")) else ""
+                out.append(f"{fence}{pad}{code}{pad}{fence}")
+        else:
+            mark = "*" if kind == "em" else "**"
+            inner = _md_inline(item.children, escape)  # a run opening both reads as nested: ***a***
+            previous = "".join(out)[-1:] or before
+            following = _lead(inline[n + 1], escape) if n + 1 < len(inline) else after
+            if inner and _boundary(previous) and _boundary(following):
+                out.append(f"{mark}{inner}{mark}")
+            else:
+                out.append(inner)
+    return "".join(out)
+
+
+def _text_md(text: str, inline: Inline | None, escape: Callable[[str], str] = escape_markdown) -> str:
+    return escape(text) if inline is None else _md_inline(inline, escape)
+
+
 def _fence(code: str) -> str:
     longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
     return "`" * max(3, longest + 1)
@@ -507,21 +977,21 @@ def _fence(code: str) -> str:
 def _md_lines(node: Node) -> list[str]:
     kind = node.kind
     if kind == "p":
-        return [escape_markdown(node.text)]
+        return [_text_md(node.text, node.inline)]
     if kind == "h":
-        return ["#" * node.level + " " + escape_markdown(node.text)]
+        return ["#" * node.level + " " + _text_md(node.text, node.inline)]
     if kind == "code":
         fence = _fence(node.text)
         return [fence, *node.text.split("\n"), fence]
     if kind == "table":
-        table = grid(node.rows)
+        table = grid(node.rows, lambda cell: _text_md(cell.text, cell.inline, _cell))
         if not table or not table[0]:
             return []
         lines = [escape_markdown(node.caption), ""] if node.caption else []
         header, *body = table
-        lines.append("| " + " | ".join(map(_cell, header)) + " |")
+        lines.append("| " + " | ".join(header) + " |")
         lines.append("|" + "|".join(" --- " for _ in header) + "|")
-        lines.extend("| " + " | ".join(map(_cell, row)) + " |" for row in body)
+        lines.extend("| " + " | ".join(row) + " |" for row in body)
         return lines
     if kind == "quote":
         return [("> " + line) if line else ">" for line in _md_join(node.children)]
@@ -566,12 +1036,30 @@ def _esc(text: str) -> str:
     return html_module.escape(text, quote=False)
 
 
+def _html_inline(inline: Inline) -> str:
+    out: list[str] = []
+    for item in inline:
+        if isinstance(item, str):
+            out.append(_esc(item))
+        elif item.kind == "img":
+            out.append(f'<img src="{html_module.escape(item.url or "")}" alt="{html_module.escape(item.alt)}">')
+        elif item.kind == "a":
+            out.append(f'<a href="{html_module.escape(item.url or "")}">{_html_inline(item.children)}</a>')
+        else:
+            out.append(f"<{item.kind}>{_html_inline(item.children)}</{item.kind}>")
+    return "".join(out)
+
+
+def _text_html(text: str, inline: Inline | None) -> str:
+    return _esc(text) if inline is None else _html_inline(inline)
+
+
 def _html(node: Node, out: list[str]) -> None:
     kind = node.kind
     if kind == "p":
-        out.append(f"<p>{_esc(node.text)}</p>")
+        out.append(f"<p>{_text_html(node.text, node.inline)}</p>")
     elif kind == "h":
-        out.append(f"<h{node.level}>{_esc(node.text)}</h{node.level}>")
+        out.append(f"<h{node.level}>{_text_html(node.text, node.inline)}</h{node.level}>")
     elif kind == "code":
         out.append(f"<pre><code>{_esc(node.text)}</code></pre>")
     elif kind == "table":
@@ -587,7 +1075,7 @@ def _html(node: Node, out: list[str]) -> None:
                     for name, value in (("colspan", cell.colspan), ("rowspan", cell.rowspan))
                     if value > 1
                 )
-                cells.append(f"<{tag}{spans}>{_esc(cell.text)}</{tag}>")
+                cells.append(f"<{tag}{spans}>{_text_html(cell.text, cell.inline)}</{tag}>")
             out.append("<tr>" + "".join(cells) + "</tr>")
         out.append("</table>")
     elif kind == "quote":
@@ -600,7 +1088,8 @@ def _html(node: Node, out: list[str]) -> None:
         out.append(f"<{tag}>")
         for item in node.children:
             if len(item.children) == 1 and item.children[0].kind == "p":
-                out.append(f"<li>{_esc(item.children[0].text)}</li>")
+                only = item.children[0]
+                out.append(f"<li>{_text_html(only.text, only.inline)}</li>")
             else:
                 inner: list[str] = []
                 for child in item.children:
@@ -613,8 +1102,9 @@ def _html(node: Node, out: list[str]) -> None:
 
 
 def to_html(nodes: list[Node]) -> str:
-    """An HTML fragment of a :func:`content_tree`: block elements only, no attributes
-    but the tables' ``colspan``/``rowspan``."""
+    """An HTML fragment of a :func:`content_tree`: block elements, no attributes
+    but the tables' ``colspan``/``rowspan``; with inline markup asked for,
+    ``a`` (``href``), ``em``, ``strong``, ``code`` and ``img`` (``src``, ``alt``) too."""
     out: list[str] = []
     for node in nodes:
         _html(node, out)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from webclean_scrapy.engine.document import Document, built_page
+from webclean_scrapy.engine.formats import NO_MARKUP, Markup
 from webclean_scrapy.engine.html.screen import screen_markup
 from webclean_scrapy.engine.render import add_formats, extract_formats
 from webclean_scrapy.engine.text.encoding import decoded_alike, double_encoded
@@ -46,15 +47,16 @@ def _run(
     outline: bool = False,
     explain: ExplainPolicy | None = None,
     formats: tuple[str, ...] = (),
+    markup: Markup = NO_MARKUP,
 ) -> PageResult:
     start = time.perf_counter()
     report, failed = None, False
     with built_page(doc_factory) as doc:
         if explain is None:
-            extraction = extract_formats(extractor, doc, formats)
+            extraction = extract_formats(extractor, doc, formats, markup)
         else:
             extraction, trace = explain.extract(extractor, doc)
-            add_formats(extraction, doc, formats, trace)
+            add_formats(extraction, doc, formats, trace, markup)
         canonical = doc.canonical_url
         page = page_outline(doc, extraction) if outline else None
         screened = doc.screened
@@ -104,6 +106,7 @@ def extract_response(
     outline: bool = False,
     explain: ExplainPolicy | None = None,
     formats: tuple[str, ...] = (),
+    markup: Markup = NO_MARKUP,
 ) -> PageResult:
     """Extract from a response, reusing Scrapy's parsed tree (parsed here if not yet).
 
@@ -125,13 +128,14 @@ def extract_response(
         or not decoded_alike(response.body, header, response.encoding, response.url)
         or double_encoded(response.body)
     ):
-        return extract_markup(extractor, response.body, response.url, header, outline, explain, formats)
+        return extract_markup(extractor, response.body, response.url, header, outline, explain, formats, markup)
     return _run(
         extractor,
         lambda: Document(response.selector.root, url=response.url, source=response.text),
         outline,
         explain,
         formats,
+        markup,
     )
 
 
@@ -143,13 +147,17 @@ def extract_markup(
     outline: bool = False,
     explain: ExplainPolicy | None = None,
     formats: tuple[str, ...] = (),
+    markup: Markup = NO_MARKUP,
 ) -> PageResult:
     """Extract from raw bytes (decoded with *content_type*'s charset) or a str;
-    *formats* (``WEBCLEAN_FORMATS``) are rendered here too, in the worker.
+    *formats* (``WEBCLEAN_FORMATS``) are rendered here too, in the worker,
+    with their inline *markup* (``WEBCLEAN_MARKDOWN_LINKS`` and the others).
 
     *extractor* ``None`` means this worker process's extractor
     (:func:`~webclean_scrapy.offload.worker.worker_state`). Raises
     :class:`~webclean_scrapy.errors.NotHTMLError` for binary bytes.
     """
     method = extractor if extractor is not None else worker_state()
-    return _run(method, lambda: Document.from_html(html, url=url, encoding=content_type), outline, explain, formats)
+    return _run(
+        method, lambda: Document.from_html(html, url=url, encoding=content_type), outline, explain, formats, markup
+    )

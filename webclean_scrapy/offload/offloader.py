@@ -75,6 +75,8 @@ class Offloader:
         self.explain: ExplainPolicy | None = None
         #: ``WEBCLEAN_FORMATS``: rendered in the worker, with the extraction.
         self.formats = tuple(settings.formats)
+        #: ``WEBCLEAN_MARKDOWN_LINKS``/``_FORMATTING``/``_IMAGES``: the inline markup of those formats.
+        self.markup = settings.markup
         if settings.explain_dir:
             from webclean_scrapy.explain.crawl import ExplainPolicy
 
@@ -181,7 +183,7 @@ class Offloader:
         when ``WEBCLEAN_OUTLINE`` is on (its raw bytes go to worker processes)."""
         if self.in_process:
             return await self._submit(
-                extract_response, self.extractor, response, self.outline, self.explain, self.formats
+                extract_response, self.extractor, response, self.outline, self.explain, self.formats, self.markup
             )
         # Scrapy's charset order (explicit, header, BOM, <meta>) with encoding.py's corrections, in the worker.
         return await self._submit(
@@ -193,6 +195,7 @@ class Offloader:
             self.outline,
             self.explain,
             self.formats,
+            self.markup,
             label=response.url,
         )
 
@@ -210,6 +213,7 @@ class Offloader:
             self.outline,
             self.explain,
             self.formats,
+            self.markup,
             label=url or "a page",
         )
 
