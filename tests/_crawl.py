@@ -164,6 +164,19 @@ def run_crawl(spider: str, tmp_path: Path, *, timeout: float = 300, **options: A
     return start_crawl(spider, tmp_path, **options).finish(timeout)
 
 
+def refused_crawl(spider: str, tmp_path: Path, *, args: dict[str, Any], message: str) -> str:
+    """Run ``scrapy crawl <spider>`` with arguments it must refuse; assert it exits non-zero with
+    *message* in its log once and no traceback; the log."""
+    crawl = start_crawl(spider, tmp_path, args=args, settings={"LOG_LEVEL": "DEBUG"})
+    code = crawl.wait(timeout=120)
+    log = crawl.log
+    assert code != 0, log[-3000:]
+    assert log.count(message) == 1, log[-3000:]
+    assert "Traceback" not in log and "Task exception was never retrieved" not in log, log[-3000:]
+    assert not crawl.output.exists() or not crawl.output.read_text(encoding="utf-8").strip()
+    return log
+
+
 def read_items(*paths: Path) -> list[dict[str, Any]]:
     """The items of JSON lines files (missing files hold none)."""
     items = []

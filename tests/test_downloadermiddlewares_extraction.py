@@ -28,7 +28,12 @@ from components import (
 )
 from pages import ARTICLE_P1, ARTICLE_P2, ARTICLE_P3, gazette_article
 from webclean_scrapy import Extraction
-from webclean_scrapy.downloadermiddlewares.extraction import WebcleanMiddleware, extraction_of
+from webclean_scrapy.downloadermiddlewares.extraction import (
+    PageExtractions,
+    WebcleanMiddleware,
+    extraction_of,
+    same_markup,
+)
 from webclean_scrapy.items import FIELD_ORDER, CleanedPage
 
 assert len(ROUTES["/huge"][2]) > MAX_HTML_BYTES > len(ROUTES["/deep"][2])
@@ -215,3 +220,41 @@ def test_components_honour_webclean_enabled(make_crawler, component):
         build_from_crawler(cls, make_crawler(WEBCLEAN_ENABLED=False))
     enabled = build_from_crawler(cls, make_crawler(WEBCLEAN_OFFLOAD="none", WEBCLEAN_MIN_TEXT_CHARS=7))
     assert enabled.settings.min_text_chars == 7
+
+
+def _html_response(body: bytes, content_type: str = "text/html; charset=utf-8") -> HtmlResponse:
+    url = BASE + "/page"
+    return HtmlResponse(url, body=body, headers={"Content-Type": content_type}, request=scrapy.Request(url))
+
+
+def test_same_markup_is_the_body_or_the_text_read_as_the_extraction_reads_it():
+    utf8 = _html_response(gazette_article("Caf\u00e9").encode("utf-8"))
+    assert same_markup(utf8.text, utf8) and same_markup(utf8.body, utf8)
+    assert same_markup(str(utf8.text + " ")[:-1], utf8)  # equal, not the same object
+    assert not same_markup(utf8.text + " ", utf8) and not same_markup(utf8.body + b" ", utf8)
+    assert not same_markup(None, utf8) and not same_markup(["a"], utf8)
+    # Declared nowhere, ASCII: Scrapy reads cp1252, the extraction UTF-8; the same text.
+    ascii_page = _html_response(b"<html><body><p>" + ARTICLE_P1.encode() + b"</p></body></html>", "text/html")
+    assert ascii_page.encoding == "cp1252" and same_markup(ascii_page.text, ascii_page)
+    # Declared nowhere, not UTF-8: Scrapy's text may be another reading than the extraction's
+    # (here cp1250's "crčme"), which only detection tells; the bytes are detected alike both ways.
+    legacy = _html_response("<p>Caf\u00e9 cr\u00e8me</p>".encode("cp1252"), "text/html")
+    assert not same_markup(legacy.text, legacy) and same_markup(legacy.body, legacy)
+    # The charset in the header only: the pipeline, given the bare bytes, would not see it.
+    header_only = _html_response("<p>Caf\u00e9 cr\u00e8me</p>".encode("cp1252"), "text/html; charset=windows-1252")
+    assert same_markup(header_only.text, header_only) and not same_markup(header_only.body, header_only)
+
+
+def test_page_extractions_hold_live_responses_only_and_at_most_their_limit():
+    pages = PageExtractions(limit=2)
+    responses = [_html_response(b"<p>one</p>"), _html_response(b"<p>two</p>"), _html_response(b"<p>three</p>")]
+    for response in responses:
+        response.meta["webclean"] = Extraction(title="", text=response.text, extractor="webclean")
+        pages.add(response)
+    del response
+    assert len(pages) == 2  # the oldest went
+    assert pages.extraction_for(responses[0].text, responses[0].url) == (False, None)
+    assert pages.extraction_for(responses[2].text, responses[2].url) == (True, responses[2].meta["webclean"])
+    assert pages.extraction_for(responses[2].text, BASE + "/elsewhere") == (False, None)
+    del responses[2]
+    assert len(pages) == 1  # gone with its response

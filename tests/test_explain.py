@@ -15,7 +15,7 @@ from _chromium import CHROMIUM, Chromium
 from _crawl import webclean_command
 from components import BASE, through_middleware
 from pages import gazette_article, sample_page
-from webclean_scrapy import Document, get_extractor
+from webclean_scrapy import Document, extract, get_extractor
 from webclean_scrapy.demo import site_dir
 from webclean_scrapy.downloadermiddlewares.extraction import extraction_of
 from webclean_scrapy.engine.trace import Trace
@@ -135,6 +135,50 @@ def test_punctuation_fallback_trace_is_the_fallbacks():
     get_extractor("punctuation").extract(Document.from_html(html), trace)
     assert trace.method == "punctuation" and "density fallback" in trace.facts["punctuation"]
     assert "lengths" in trace.series  # density's own record
+
+
+@pytest.mark.parametrize("name", ["webclean", "density", "ttr", "baseline"])
+def test_report_counts_the_kept_text_as_extract_does(name):
+    html, url = demo_page(DEMO_ARTICLES[1])
+    report = explain(html, url=url, extractor=name)
+    text = extract(html, url=url, extractor=name).text
+    # The page's visible text written the same way: what the baseline extractor outputs.
+    everything = extract(html, url=url, extractor="baseline").text
+    assert report.kept_chars == len(text) > 0 and report.total_chars == len(everything) > 0
+    assert len(text) != len(text) - text.count(" ") - text.count("\n")  # whitespace counts
+    summary = lxml_html.fromstring(report.html()).xpath("string(//ul[@class='summary'])")
+    assert f"{len(text):,} of {len(everything):,} characters" in summary
+
+
+def _decisions(report) -> dict[str, str]:
+    """The "How ... decided" table of a rendered report, label -> value."""
+    tree = lxml_html.fromstring(report.html())
+    table = tree.xpath("//section[h2[starts-with(., 'How')]]//table")[0]
+    return {row.xpath("string(th)"): row.xpath("string(td)") for row in table.xpath(".//tr")}
+
+
+def test_report_says_how_webclean_decided_in_plain_words():
+    article = explain(sample_page("page-type-article.html"), url="https://news.example/2025/03/story")
+    facts = article.trace.facts  # the data, as the extractor computed it
+    assert facts["switch cost"] == 2.0 and facts["threshold for article pages"] == 0.4
+    assert facts["veto chrome (not applied on article pages) matches blocks"] == [8]
+    rows = _decisions(article)
+    assert rows["page type the rules follow"] == "article"
+    assert rows["dropped whatever the model says, on article pages"] == "readers' comment areas"
+    assert rows["navigation-like blocks dropped"] == "not applied on article pages; it would drop block 8"
+    assert rows["gaps bridged between kept paragraphs"].startswith("strong (switch cost 2): a block a little under")
+    assert rows["content probability a block needs to be kept"].startswith(
+        "0.40 (on article pages): the model rates each block from 0 (boilerplate) to 1 (main text)"
+    )
+    assert rows["repeated text dropped"] == "a block that repeats a kept block's text, when under 100 characters"
+    assert rows["character encoding"] == "none: the page was given as text"
+    listing = _decisions(explain(sample_page("page-type-docs.html"), url="https://news.example/a"))
+    assert listing["blocks of the same layout decided together"].startswith("on listing pages (weight 1)")
+    assert listing["repeated text dropped"] == "every block that repeats a kept block's text"
+    assert listing["small page"] == "under 200 characters of text in all: kept whole"
+    # No internal name is shown.
+    shown = " ".join(f"{k} {v}" for k, v in (rows | listing).items())
+    assert not re.search(r"veto|switch cost\b(?! \d)|comment_area|chrome\b|vetoes", shown), shown
 
 
 def test_untraceable_extractor_is_explained_from_its_output():
@@ -388,4 +432,5 @@ def test_report_shows_a_hub_read_as_an_article(monkeypatch):
     assert report.extraction.page_type == "article" and report.page_type == "listing"
     page = render(report)
     assert "<b>page type</b>article (predicted listing)" in page
-    assert "read as an article (predicted listing)" in page
+    assert "read as an article (predicted listing)" in report.facts  # the data, by its name
+    assert "<th>read as an article</th><td>predicted a listing page, but at most 10% of the text kept is links" in page

@@ -14,6 +14,7 @@ from scrapy.exceptions import DropItem
 from scrapy.http import Response, TextResponse
 from scrapy.utils.misc import build_from_crawler
 
+from _crawl import make_project, run_crawl
 from components import (
     BASE,
     EXTRACTOR,
@@ -25,7 +26,7 @@ from components import (
     through_middleware,
     webclean_stats,
 )
-from pages import ARTICLE_P1
+from pages import ARTICLE_P1, gazette_article
 from webclean_scrapy.items import FIELD_ORDER, CleanedPage
 from webclean_scrapy.pipelines import MinTextFilterPipeline, WebcleanPipeline
 
@@ -243,3 +244,86 @@ def test_adapter_sees_declared_fields_only():
         "text",
         "language",
     }
+
+
+# -- one extraction per page: the pipeline reuses the middleware's -------------
+REUSE_SETTINGS = """
+BOT_NAME = "reuse"
+SPIDER_MODULES = ["reuse.spiders"]
+ROBOTSTXT_OBEY = False
+ADDONS = {"webclean_scrapy.Addon": 0}
+WEBCLEAN_MIN_TEXT_CHARS = 0
+"""
+
+REUSE_SPIDER = '''
+import scrapy
+
+
+class PagesSpider(scrapy.Spider):
+    """The pattern README shows: the raw HTML in an item, for the pipeline to clean."""
+
+    name = "pages"
+
+    async def start(self):
+        for path in self.paths.split(","):
+            yield scrapy.Request(self.base + path)
+
+    def parse(self, response):
+        html = response.body if self.html == "body" else response.text
+        yield {"url": response.url, "html": html}
+        if response.url.endswith("/edited"):  # HTML that is not the response's: extracted by the pipeline
+            yield {"url": response.url, "html": response.text.replace("Old bridge", "New bridge")}
+'''
+
+#: An article; a legacy-charset page (declared in the header and the page);
+#: a page declaring no charset (ASCII, which Scrapy reads as cp1252); the
+#: article again, whose spider also yields an edited copy of its HTML.
+REUSE_ROUTES = {
+    "/article": (200, {"Content-Type": "text/html; charset=utf-8"}, gazette_article()),
+    "/legacy": (
+        200,
+        {"Content-Type": "text/html; charset=windows-1252"},
+        gazette_article("Caf\u00e9 cr\u00e8me on the bridge")
+        .replace('charset="utf-8"', 'charset="windows-1252"')
+        .encode("cp1252"),
+    ),
+    "/plain": (200, {"Content-Type": "text/html"}, gazette_article("Plain page").replace('<meta charset="utf-8">', "")),
+    "/edited": (200, {"Content-Type": "text/html; charset=utf-8"}, gazette_article()),
+}
+
+
+def _by_url(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(items, key=lambda item: (item["url"], item["title"]))
+
+
+@pytest.mark.parametrize("html", ["text", "body"])
+def test_a_page_is_extracted_once_with_the_middleware_and_the_pipeline_on(tmp_path, local_site, html):
+    base = local_site(REUSE_ROUTES)
+    project = make_project(tmp_path / "project", "reuse", REUSE_SETTINGS, {"spiders/__init__.py": REUSE_SPIDER})
+    args = {"base": base, "paths": ",".join(REUSE_ROUTES), "html": html}
+    both = run_crawl("pages", tmp_path / "both", project=project, args=args)
+    pipeline_only = run_crawl(
+        "pages",
+        tmp_path / "pipeline",
+        project=project,
+        args=args,
+        settings={
+            "DOWNLOADER_MIDDLEWARES": {"webclean_scrapy.downloadermiddlewares.extraction.WebcleanMiddleware": None}
+        },
+    )
+
+    # Each page once, by the middleware; the edited copy, which is no response's HTML, by the pipeline.
+    pages = len(REUSE_ROUTES)
+    assert both.stat("webclean/pages/extracted") == pages + 1, both.prefixed("webclean/")
+    edited = len(gazette_article().replace("Old bridge", "New bridge").encode("utf-8"))
+    bodies = sum(len(body if isinstance(body, bytes) else body.encode("utf-8")) for _, _, body in REUSE_ROUTES.values())
+    assert both.stat("webclean/bytes/html_in") == bodies + edited
+    # The same items as the pipeline alone makes, every field, none lost.
+    assert len(both.items) == pages + 1
+    assert _by_url(both.items) == _by_url(pipeline_only.items)
+    assert pipeline_only.stat("webclean/pages/extracted") == pages + 1
+    for item in both.items:
+        assert "html" not in item and item["text_chars"] == len(item["text"]) > 0
+        assert ARTICLE_P1 in item["text"] and item["extractor"] == "webclean"
+    titles = {item["title"] for item in both.items}
+    assert {"Caf\u00e9 cr\u00e8me on the bridge", "Plain page", "New bridge to close for repairs"} <= titles

@@ -12,7 +12,7 @@ from scrapy.http import HtmlResponse, TextResponse
 from scrapy.settings import Settings
 from scrapy.utils.test import get_reactor_settings
 
-from _crawl import run_crawl
+from _crawl import refused_crawl, run_crawl
 from http_server import TestSite
 from pages import sample_bytes, topic_page
 from webclean_scrapy.spiders.engines import HtmlResultsEngine, SearchEngineError, SearxngEngine, get_engine
@@ -261,3 +261,17 @@ def test_a_result_page_the_worker_cannot_read_is_counted_and_ends_the_paging():
     assert out == [] and response._cached_selector is None
     assert spider.crawler.stats.get_value("harvest/bad_search_pages") == 1
     assert spider.crawler.stats.get_value("harvest/results_seen") is None
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({}, "the harvest spider needs -a query=WORDS"),
+        ({"query": "the", "engine": "nope"}, "unknown search engine 'nope'"),
+        ({"query": "the", "max_results": "-3"}, "-a max_results= must be > 0, got -3"),
+    ],
+    ids=["query", "engine", "max_results"],
+)
+def test_a_bad_argument_stops_scrapy_crawl_in_one_line(tmp_path, args, message):
+    log = refused_crawl("harvest", tmp_path, args=args, message=message)
+    assert "ERROR: Cannot start the harvest spider: " + message in log

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from parsel import Selector
 
-from _crawl import Crawl, run_crawl, start_crawl
+from _crawl import Crawl, refused_crawl, run_crawl, start_crawl
 from http_server import TestSite
 from pages import (
     A1,
@@ -58,6 +58,21 @@ def test_canonical_key_and_site():
     assert canonical_key("http://ex.com/a?page=2") != canonical_key("http://ex.com/a?page=3")
     assert site_of("https://WWW.Example.com:8080/x") == "example.com"
     assert site_of("https://blog.example.com/") == "blog.example.com"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"start_urls": "not-a-url"}, "-a start_urls: not an http(s) URL: 'not-a-url'"),
+        ({"start_urls": "https://news.example/", "max_pages": "zero"}, "-a max_pages= must be an integer, got 'zero'"),
+        ({"start_urls_file": "no-such-file.txt"}, "-a start_urls_file: cannot read no-such-file.txt:"),
+        ({}, "the news spider needs -a start_urls=URL"),
+    ],
+    ids=["url", "max_pages", "file", "none"],
+)
+def test_a_bad_argument_stops_scrapy_crawl_in_one_line(tmp_path, args, message):
+    log = refused_crawl("news", tmp_path, args=args, message=message)
+    assert f"ERROR: Cannot start the news spider: {message}" in log
 
 
 def test_read_start_urls(tmp_path):

@@ -38,18 +38,34 @@ the tree the extraction parsed: a spider that reads them instead of calling
 The meta keys are this module's contract with spiders and items, named by
 its ``META_*`` constants (:data:`META_KEY`, :data:`META_SKIP`...).
 
+A page is extracted once whichever components are on: a spider that yields
+``{"url": response.url, "html": response.text}`` (or ``response.body``) gets
+its item filled by :class:`~webclean_scrapy.pipelines.WebcleanPipeline` from
+the extraction made here, not from a second one. The middleware lists the
+responses it extracted in the crawl's :class:`PageExtractions` (weak
+references: an entry goes with its response, which Scrapy holds until the
+items of its callback are through the pipelines), and the pipeline reuses a
+response's extraction when the item's URL is the response's and its HTML is
+the response's body or text, read in the charset the extraction read it in
+(:func:`same_markup`). Any other item is extracted by the pipeline, as before.
+
 Extraction runs off the reactor thread (:mod:`webclean_scrapy.offload`).
 """
 
 from __future__ import annotations
 
+import codecs
 import logging
+import weakref
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from scrapy.http import HtmlResponse, TextResponse
 
 from webclean_scrapy.downloadermiddlewares.compression import is_truncated
-from webclean_scrapy.engine.text.encoding import looks_binary
+from webclean_scrapy.engine.html.parsing import parser_bytes
+from webclean_scrapy.engine.text.encoding import double_encoded, html_encoding, is_plain_utf8, looks_binary
+from webclean_scrapy.offload.jobs import response_content_type
 from webclean_scrapy.offload.offloader import Offloader
 from webclean_scrapy.settings import WebcleanComponent, WebcleanSettings
 from webclean_scrapy.stats import WebcleanStats
@@ -109,6 +125,110 @@ def is_html_response(response: Response) -> bool:
     return False
 
 
+#: Extracted responses :class:`PageExtractions` lists at most (only live ones are
+#: listed: past this, the oldest entries go and their items are extracted again).
+REUSABLE_PAGES = 4096
+
+
+@lru_cache(maxsize=64)
+def _reads_ascii_as_ascii(encoding: str) -> bool:
+    """Whether *encoding* decodes every ASCII byte as that ASCII character."""
+    ascii_bytes = bytes(range(128))
+    try:
+        return codecs.decode(ascii_bytes, encoding) == ascii_bytes.decode("ascii")
+    except (LookupError, UnicodeDecodeError):
+        return False
+
+
+def same_markup(html: Any, response: Response) -> bool:
+    """Whether *html*, an item's HTML, is what the middleware extracted of
+    *response*: its body, or its text decoded in the charset the extraction
+    decoded the body in.
+
+    The pipeline extracts ``bytes`` without the response's Content-Type and
+    a ``str`` as it stands, so the body counts only when its Content-Type
+    changes nothing of its reading, and the text only when Scrapy read it
+    in the extraction's charset (or the body is ASCII, which every such
+    charset reads alike); a page whose charset only detection could tell is
+    not checked here, on the reactor thread: its item is extracted again."""
+    if not isinstance(response, TextResponse):
+        return False
+    body = response.body
+    header = response_content_type(response)
+    if isinstance(html, bytes):
+        return (html is body or html == body) and html_encoding(body, header) == html_encoding(body, None)
+    if not isinstance(html, str):
+        return False
+    text = response.text
+    if html is not text and html != text:
+        return False
+    encoding = html_encoding(body, header)
+    if encoding is None:  # declared nowhere: UTF-8 if it is, else what detection finds
+        if not is_plain_utf8(body):
+            return False
+        encoding = "utf-8"
+    if encoding != response.encoding and not (body.isascii() and _reads_ascii_as_ascii(response.encoding)):
+        return False
+    # A str is read back from UTF-8 decoded twice whatever its charset; bytes only when they are UTF-8.
+    return encoding == "utf-8" or not double_encoded(parser_bytes(html))
+
+
+class PageExtractions:
+    """The crawl's extracted responses, by URL, for the pipeline to reuse
+    (:meth:`extraction_for`): one per crawler (:meth:`for_crawler`), shared
+    by :class:`WebcleanMiddleware`, which adds to it, and
+    :class:`~webclean_scrapy.pipelines.WebcleanPipeline`. It holds weak
+    references only, so it keeps no response alive, and at most
+    :data:`REUSABLE_PAGES` of them."""
+
+    def __init__(self, limit: int = REUSABLE_PAGES) -> None:
+        self.limit = limit
+        self._by_url: dict[str, list[weakref.ref[Response]]] = {}
+        self._count = 0
+
+    @classmethod
+    def for_crawler(cls, crawler: Crawler) -> PageExtractions:
+        pages = getattr(crawler, "_webclean_pages", None)
+        if pages is None:
+            pages = cls()
+            crawler._webclean_pages = pages  # type: ignore[attr-defined]  # per-crawl state
+        return pages
+
+    def __len__(self) -> int:
+        return self._count
+
+    def add(self, response: Response) -> None:
+        """List *response*, whose ``meta["webclean"]`` is set."""
+        url = response.url
+        self._by_url.setdefault(url, []).append(weakref.ref(response, lambda ref: self._forget(url, ref)))
+        self._count += 1
+        while self._count > self.limit:
+            oldest = next(iter(self._by_url))
+            self._forget(oldest, self._by_url[oldest][0])
+
+    def _forget(self, url: str, ref: weakref.ref[Response]) -> None:
+        refs = self._by_url.get(url)
+        if refs is None or ref not in refs:
+            return
+        refs.remove(ref)
+        self._count -= 1
+        if not refs:
+            del self._by_url[url]
+
+    def extraction_for(self, html: Any, url: Any) -> tuple[bool, Extraction | None]:
+        """``(True, extraction)`` when a listed response of *url* has *html* as
+        its markup (:func:`same_markup`): its ``meta["webclean"]``, ``None`` if
+        it could not be extracted (too large, an error). ``(False, None)``
+        otherwise: the item is to be extracted."""
+        if not isinstance(url, str):
+            return False, None
+        for ref in list(self._by_url.get(url, ())):
+            response = ref()
+            if response is not None and same_markup(html, response):
+                return True, extraction_of(response)
+        return False, None
+
+
 def log_extraction_error(crawler: Crawler, url: str | None, exc: BaseException) -> None:
     """The WARNING for an extraction error that the crawl swallows (the page goes on without text).
 
@@ -133,6 +253,7 @@ class WebcleanMiddleware(WebcleanComponent):
         super().__init__(crawler, settings)
         self.stats = WebcleanStats(crawler.stats)
         self.offloader = Offloader.for_crawler(crawler, settings)
+        self.pages = PageExtractions.for_crawler(crawler)
 
     # *spider*: optional, as Scrapy no longer passes it (it warns only where it is required).
     async def process_response(self, request: Request, response: Response, spider: Spider | None = None) -> Response:
@@ -156,6 +277,7 @@ class WebcleanMiddleware(WebcleanComponent):
         if len(response.body) > self.settings.max_html_bytes:
             self.stats.skipped("too_large")
             meta[META_KEY] = None
+            self.pages.add(response)
             return response
         try:
             result = await self.offloader.extract_response(response)  # type: ignore[arg-type]
@@ -163,6 +285,7 @@ class WebcleanMiddleware(WebcleanComponent):
             self.stats.error(exc)
             log_extraction_error(self.crawler, response.url, exc)
             meta[META_KEY] = None
+            self.pages.add(response)
             return response
         extraction = result.extraction
         if is_truncated(response):  # cut in transfer: what the page holds is only its start
@@ -170,6 +293,7 @@ class WebcleanMiddleware(WebcleanComponent):
         meta[META_KEY] = extraction
         meta[META_CANONICAL_URL] = result.canonical_url
         meta[META_OUTLINE] = result.outline
+        self.pages.add(response)
         self.stats.screened(result.screened)
         self.stats.extracted(len(response.body), extraction.text, result.seconds, extraction.truncated)
         self.stats.explained(result.report, result.report_failed)

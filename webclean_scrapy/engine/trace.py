@@ -44,8 +44,11 @@ class Trace:
         the most specific cause first (a veto before "below threshold").
 
     Per page: ``threshold`` (the score a unit must reach, when the method
-    has one), ``facts`` (named values shown as they are: the page type's
-    threshold, the vetoes that apply, the region chosen...), ``series``
+    has one), ``facts`` (named values as the method computed them: the page
+    type's threshold, the vetoes that apply, the region chosen...), with
+    ``wording`` (how a report says a fact to someone who does not know the
+    method's internals: a plain label and the value in words, see
+    :meth:`fact`), ``series``
     (the arrays a figure draws, e.g. ``ttr`` / ``smoothed``), and
     ``confidence`` (how sure the method is that the page has main content
     at all, in ``[0, 1]``, or ``None`` when the method has no such number).
@@ -60,6 +63,7 @@ class Trace:
         "kept",
         "reasons",
         "facts",
+        "wording",
         "series",
         "confidence",
         "method",
@@ -75,6 +79,7 @@ class Trace:
         self.kept: np.ndarray | None = None
         self.reasons: list[str] | None = None
         self.facts: dict[str, Any] = {}
+        self.wording: dict[str, tuple[str, str | None]] = {}
         self.series: dict[str, Any] = {}
         self.confidence: float | None = None
 
@@ -116,8 +121,16 @@ class Trace:
             if not reasons[i]:
                 reasons[i] = text
 
-    def fact(self, name: str, value: Any) -> None:
+    def fact(self, name: str, value: Any, label: str | None = None, said: str | None = None) -> None:
+        """Record the page-level value *name* (``facts[name] = value``).
+
+        *label* and *said* are how a report puts it to a user: a plain
+        label for the value, and the value in words (``None``: the value
+        as it is), both in :attr:`wording`; the name and value stay as
+        the method computed them, for code and tests."""
         self.facts[name] = value
+        if label is not None or said is not None:
+            self.wording[name] = (label or name, said)
 
     # -- what readers use ---------------------------------------------------
     def __len__(self) -> int:

@@ -135,13 +135,10 @@ def gather_explanation(
     if trace.unit == "line":
         texts = trace.texts or []
         for i, text in enumerate(texts):
-            units.append(
-                Unit(i, text, bool(kept[i]), scores[i] if scores else None, reasons[i], "", len(text) - text.count(" "))
-            )
+            units.append(Unit(i, text, bool(kept[i]), scores[i] if scores else None, reasons[i], "", len(text)))
     else:
         memo: dict[int, str] = {}
         holders = blocks.holders.tolist()
-        chars = blocks.chars.tolist()
         for i, text in enumerate(blocks.texts):
             if i >= len(kept):
                 break
@@ -153,19 +150,28 @@ def gather_explanation(
                     scores[i] if scores else None,
                     reasons[i],
                     container_path(doc, holders[i], memo),
-                    chars[i],
+                    len(text),
                 )
             )
-    total = int(blocks.chars.sum()) if len(blocks) else 0
-    kept_chars = sum(unit.chars for unit in units if unit.kept)
+    # Counted as `extract` counts: the characters of its text, and of the page's
+    # whole visible text written the same way (every block, one per line).
+    texts = blocks.texts
+    total = sum(map(len, texts)) + len(texts) - 1 if len(texts) else 0
     facts: dict[str, Any] = {}
+    wording: dict[str, tuple[str, str | None]] = {}
     if doc.encoding:
         facts["encoding"] = doc.encoding
+        wording["encoding"] = (
+            "character encoding",
+            "none: the page was given as text" if doc.encoding == "unicode" else None,
+        )
     if doc.canonical_url:
         facts["canonical URL"] = doc.canonical_url
     if doc.revealed:
         facts["revealed"] = "under 500 visible characters: <noscript> and hidden subtrees were read too"
+        wording["revealed"] = ("hidden text read", None)
     facts.update(trace.facts)
+    wording.update(trace.wording)
     return Explanation(
         extraction=extraction,
         trace=trace,
@@ -176,8 +182,9 @@ def gather_explanation(
         page_type_probabilities={name: float(p) for name, p in zip(PAGE_TYPES, probabilities)},
         metadata=_metadata(doc),
         facts=facts,
+        wording=wording,
         total_chars=total,
-        kept_chars=kept_chars,
+        kept_chars=len(extraction.text),
         traced=traced,
     )
 

@@ -26,6 +26,7 @@ class Unit:
     #: The containers from the root to the one holding the block
     #: (``tag#id.class``), ``""`` for source lines.
     path: str
+    #: The characters of its text (``len(text)``, as ``webclean extract`` counts them).
     chars: int
 
 
@@ -45,7 +46,14 @@ class ExplanationRecord:
     page_type_probabilities: dict[str, float]
     metadata: list[tuple[str, str]]
     facts: dict[str, Any] = field(default_factory=dict)
-    #: The page's visible characters (all blocks) and those of the kept units.
+    #: How the report says a fact to a user, by fact name: a plain label and the
+    #: value in words (``None``: the value as it is); see
+    #: :meth:`Trace.fact <webclean_scrapy.engine.trace.Trace.fact>`.
+    wording: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    #: The characters of the page's visible text, all of its blocks one per line
+    #: (as :meth:`BlockColumns.text <webclean_scrapy.engine.columns.BlockColumns.text>`
+    #: writes them), and of the extracted text (``len(extraction.text)``): counted
+    #: as ``webclean extract`` counts, whitespace and line breaks included.
     total_chars: int = 0
     kept_chars: int = 0
     #: ``False`` when the extractor records no trace (a custom one): the
@@ -72,5 +80,5 @@ class ExplanationRecord:
 
     @property
     def kept_share(self) -> float:
-        """Kept characters over all visible characters of the page."""
+        """The extracted text's characters over those of the page's visible text."""
         return self.kept_chars / self.total_chars if self.total_chars else 0.0

@@ -92,7 +92,10 @@ def _summary(report: ExplanationRecord) -> str:
         ("page type", report.page_type_label),
         ("language", report.extraction.language or "–"),
         (f"kept {report.trace.unit}s", f"{kept} of {len(report.units)}"),
-        ("kept text", f"{report.kept_chars:,} of {report.total_chars:,} chars ({100 * report.kept_share:.0f}%)"),
+        (
+            "kept text",
+            f"{report.kept_chars:,} of {report.total_chars:,} characters ({100 * report.kept_share:.0f}%)",
+        ),
         ("confidence", _number(report.confidence) if report.confidence is not None else "not scored"),
     ]
     if report.trace.threshold is not None:
@@ -110,6 +113,17 @@ def _page_types(report: ExplanationRecord) -> str:
             f"<span>{probability:.3f}</span>"
         )
     return "<div class=types>" + "".join(rows) + "</div>"
+
+
+def _decisions(report: ExplanationRecord) -> str:
+    """The "How ... decided" table: each fact in the words the extractor gave it for users."""
+    if not report.facts:
+        return "<p class=note>No page-level values recorded.</p>"
+    rows = []
+    for name, value in report.facts.items():
+        label, said = report.wording.get(name, (name, None))
+        rows.append((label, value if said is None else said))
+    return _table(rows)
 
 
 def _table(rows: list[tuple[str, Any]]) -> str:
@@ -203,13 +217,15 @@ def render(report: ExplanationRecord) -> str:
 <h1>{_e(title)}</h1>
 <p class=url>{_e(extraction.url or "(no URL given)")}</p>
 {_summary(report)}
+<p class=note>Kept text: the characters of the text as extracted (what <code>webclean extract</code> outputs),
+of the page's visible text written the same way, one block per line.</p>
 </header>
 <main>
 <div class=columns>
 <section><h2>Page type</h2>
 {_page_types(report)}</section>
 <section><h2>How {_e(report.extractor)} decided</h2>
-{_table(list(report.facts.items())) if report.facts else "<p class=note>No page-level values recorded.</p>"}
+{_decisions(report)}
 </section>
 </div>
 {_figure(report)}

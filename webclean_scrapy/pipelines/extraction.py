@@ -19,6 +19,16 @@ The contract between spiders and :class:`WebcleanPipeline`:
 Binary, oversized or unextractable HTML never loses the item: it continues
 with empty ``text`` and a ``webclean/*`` stat (an extractor error is also
 logged at WARNING with the item's URL).
+
+A page is extracted once, whichever components are on: when
+:class:`~webclean_scrapy.downloadermiddlewares.extraction.WebcleanMiddleware`
+already extracted the response the item was made from -- the item's ``url``
+is the response's and its HTML is ``response.body`` or ``response.text``, as
+in ``{"url": response.url, "html": response.text}`` -- the pipeline fills the
+same fields from that extraction
+(:meth:`PageExtractions.extraction_for <webclean_scrapy.downloadermiddlewares.extraction.PageExtractions.extraction_for>`)
+instead of extracting the HTML again, and the page counts once in
+``webclean/pages/extracted`` and ``webclean/bytes/html_in``.
 """
 
 from __future__ import annotations
@@ -28,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
-from webclean_scrapy.downloadermiddlewares.extraction import log_extraction_error
+from webclean_scrapy.downloadermiddlewares.extraction import PageExtractions, log_extraction_error
 from webclean_scrapy.engine.extraction import extraction_fields
 from webclean_scrapy.engine.text.encoding import looks_binary
 from webclean_scrapy.offload.offloader import Offloader
@@ -56,6 +66,7 @@ class WebcleanPipeline(WebcleanComponent):
         super().__init__(crawler, settings)
         self.stats = WebcleanStats(crawler.stats)
         self.offloader = Offloader.for_crawler(crawler, settings)
+        self.pages = PageExtractions.for_crawler(crawler)
 
     async def process_item(self, item: Any, spider: Any = None) -> Any:
         adapter = ItemAdapter(item)
@@ -66,7 +77,10 @@ class WebcleanPipeline(WebcleanComponent):
         elif html is None:
             self.stats.skipped("no_html")
         else:
-            extraction = await self._extract(html, adapter.get("url"))
+            url = adapter.get("url")
+            extracted, extraction = self.pages.extraction_for(html, url)
+            if not extracted:  # not a response the middleware extracted
+                extraction = await self._extract(html, url)
             size = len(html) if isinstance(html, (bytes, bytearray)) else len(html.encode("utf-8", "replace"))
             text = extraction.text if extraction is not None else ""
             _set_declared(

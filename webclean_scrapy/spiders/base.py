@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
+import logging
 import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -30,6 +32,48 @@ if TYPE_CHECKING:
     from twisted.python.failure import Failure
     from typing_extensions import Self  # typing.Self: Python 3.11
 
+logger = logging.getLogger(__name__)
+
+
+class SpiderArgumentError(ValueError):
+    """A spider argument (``-a name=value``) that cannot be used: ``scrapy crawl``
+    reports it in one ERROR line and exits with status 1 (:func:`refuse_start`)."""
+
+
+def refuse_start(crawler: Crawler, spider: str, error: BaseException) -> None:
+    """Report *error*, about to stop *spider* before its crawl starts, in one line.
+
+    Scrapy has no clean way out of a spider's ``from_crawler``: the exception
+    fails the crawl's task (``scrapy crawl`` exits 1), and asyncio then prints
+    it with its traceback as "Task exception was never retrieved", some
+    thirty lines around the message. The message is logged here once, as an
+    ERROR, and the task's exception is marked retrieved when the task ends,
+    so that asyncio prints nothing more; whoever awaits the task still gets
+    the exception. (Under a Twisted reactor without asyncio, Twisted still
+    logs the failed Deferred.)"""
+    logger.error(
+        "Cannot start the %(spider)s spider: %(error)s",
+        {"spider": spider, "error": error},
+        extra={"crawler": crawler},
+    )
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no running event loop
+        return
+    if task is None:
+        return
+
+    def retrieve(done: asyncio.Task[Any]) -> None:
+        if done.cancelled():
+            return
+        raised = done.exception()  # retrieved: asyncio prints nothing
+        if raised is not None and raised is not error:  # another error: reported as asyncio would
+            done.get_loop().call_exception_handler(
+                {"message": "Task exception was never retrieved", "exception": raised, "future": done}
+            )
+
+    task.add_done_callback(retrieve)
+
 
 def parse_bool(value: Any) -> bool:
     """A spider argument (``-a x=1``) as a bool: 1/true/yes/on are true."""
@@ -43,9 +87,9 @@ def parse_positive_int(name: str, value: Any, *, allow_zero: bool = False) -> in
     try:
         number = int(value)
     except (TypeError, ValueError):
-        raise ValueError(f"-a {name}= must be an integer, got {value!r}") from None
+        raise SpiderArgumentError(f"-a {name}= must be an integer, got {value!r}") from None
     if number < 0 or (number == 0 and not allow_zero):
-        raise ValueError(f"-a {name}= must be {'>= 0' if allow_zero else '> 0'}, got {number}")
+        raise SpiderArgumentError(f"-a {name}= must be {'>= 0' if allow_zero else '> 0'}, got {number}")
     return number
 
 
@@ -86,15 +130,15 @@ def parse_url(value: Any, name: str) -> str:
         if "://" not in url:
             host = urlsplit("https://" + url).hostname or ""
             if not ("." in host.strip(".") or host == "localhost" or _is_ip(host)):
-                raise ValueError(error + " (a URL without a scheme needs a domain name, like news.example)")
+                raise SpiderArgumentError(error + " (a URL without a scheme needs a domain name, like news.example)")
             url = "https://" + url
         parts = urlsplit(url)
         host = parts.hostname or ""
         parts.port  # noqa: B018 -- raises ValueError for a port that is not a number
     except ValueError as exc:
-        raise ValueError(str(exc) if str(exc).startswith(error) else error) from None
+        raise SpiderArgumentError(str(exc) if str(exc).startswith(error) else error) from None
     if parts.scheme not in ("http", "https") or not host or not (_HOST_NAME.match(host) or _is_ip(host)):
-        raise ValueError(error)
+        raise SpiderArgumentError(error)
     return url
 
 
@@ -154,7 +198,11 @@ class WebcleanSpider(scrapy.Spider):
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         configure_crawl_state(crawler.settings)
-        spider = super().from_crawler(crawler, *args, **kwargs)
+        try:
+            spider = super().from_crawler(crawler, *args, **kwargs)
+        except SpiderArgumentError as exc:  # one line, no traceback (refuse_start)
+            refuse_start(crawler, cls.name, exc)
+            raise
         crawler.signals.connect(spider.request_dropped, signal=signals.request_dropped)
         spider.emitted = open_store(crawler, spider.name)
         # Now, before the scheduler exists: a restarted Redis worker must release

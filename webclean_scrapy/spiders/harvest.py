@@ -36,8 +36,14 @@ from webclean_scrapy.fingerprint import canonical_key
 from webclean_scrapy.items import CleanedPage
 from webclean_scrapy.offload.offloader import Offloader
 from webclean_scrapy.settings import WebcleanSettings
-from webclean_scrapy.spiders.base import WebcleanSpider, is_html, parse_positive_int
-from webclean_scrapy.spiders.engines import SearchEngine, get_engine, read_result_page
+from webclean_scrapy.spiders.base import (
+    SpiderArgumentError,
+    WebcleanSpider,
+    is_html,
+    parse_positive_int,
+    refuse_start,
+)
+from webclean_scrapy.spiders.engines import SearchEngine, SearchEngineError, get_engine, read_result_page
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -86,18 +92,21 @@ class HarvestSpider(WebcleanSpider):
     ) -> None:
         super().__init__(**kwargs)
         if not query or not str(query).strip():
-            raise ValueError("the harvest spider needs -a query=WORDS")
+            raise SpiderArgumentError("the harvest spider needs -a query=WORDS")
         self.query = str(query).strip()
         self.max_results = parse_positive_int("max_results", max_results)
         self.max_search_pages = parse_positive_int("max_search_pages", max_search_pages)
         self.engine_name = engine
         self.search_url = search_url
         if search_robots not in ("obey", "ignore"):
-            raise ValueError(f"-a search_robots= must be 'obey' or 'ignore', got {search_robots!r}")
+            raise SpiderArgumentError(f"-a search_robots= must be 'obey' or 'ignore', got {search_robots!r}")
         self.ignore_search_robots = search_robots == "ignore"
         self.save_dir = Path(save_html) if save_html else None
         if self.save_dir is not None:
-            self.save_dir.mkdir(parents=True, exist_ok=True)
+            try:
+                self.save_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise SpiderArgumentError(f"-a save_html: cannot create {save_html}: {exc.strerror or exc}") from None
         self.engine: SearchEngine | None = None
         self._offloader: Offloader | None = None
         self.taken = 0
@@ -106,7 +115,11 @@ class HarvestSpider(WebcleanSpider):
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         spider = super().from_crawler(crawler, *args, **kwargs)
-        spider.engine = get_engine(spider.engine_name, crawler.settings, spider.search_url)
+        try:
+            spider.engine = get_engine(spider.engine_name, crawler.settings, spider.search_url)
+        except SearchEngineError as exc:  # -a engine= / -a search_url=, or the settings naming engines
+            refuse_start(crawler, cls.name, exc)
+            raise
         return spider
 
     async def start(self) -> AsyncIterator[scrapy.Request]:

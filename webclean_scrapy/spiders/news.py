@@ -46,7 +46,14 @@ from webclean_scrapy.engine.page_type.articles import (
 )
 from webclean_scrapy.fingerprint import canonical_key, site_of, strip_tracking
 from webclean_scrapy.items import CleanedPage
-from webclean_scrapy.spiders.base import WebcleanSpider, is_html, parse_bool, parse_positive_int, parse_url
+from webclean_scrapy.spiders.base import (
+    SpiderArgumentError,
+    WebcleanSpider,
+    is_html,
+    parse_bool,
+    parse_positive_int,
+    parse_url,
+)
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -84,11 +91,15 @@ def read_start_urls(start_urls: str | Iterable[str] | None, start_urls_file: str
     elif start_urls:
         urls.extend(start_urls)
     if start_urls_file:
-        lines = Path(start_urls_file).read_text(encoding="utf-8").splitlines()
+        try:
+            lines = Path(start_urls_file).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise SpiderArgumentError(f"-a start_urls_file: cannot read {start_urls_file}: {reason}") from None
         urls.extend(line.split("#", 1)[0].strip() for line in lines)
     result = [strip_tracking(parse_url(url, "-a start_urls")) for url in filter(None, urls)]
     if not result:
-        raise ValueError("the news spider needs -a start_urls=URL[,URL...] or -a start_urls_file=PATH")
+        raise SpiderArgumentError("the news spider needs -a start_urls=URL[,URL...] or -a start_urls_file=PATH")
     return result
 
 

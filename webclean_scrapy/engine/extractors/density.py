@@ -119,7 +119,12 @@ def _trace_region(
                 why = f"{side} the region: more than c2={c2} strings from it"
             trace.reason(slice(int(firsts[i]), int(lasts[i]) + 1), why)
     trace.fact("longest string (chars)", sizes[best])
-    trace.fact("cutoff = c1 x longest", round(cutoff, 1))
+    trace.fact(
+        "cutoff = c1 x longest",
+        round(cutoff, 1),
+        "length a string needs to join the region",
+        f"{cutoff:.1f} characters (c1 × the longest string)",
+    )
     trace.fact("region (blocks)", f"{first}..{last}")
     trace.series.update(positions=places, lengths=sizes, region=(left, right), longest=best)
     trace.confidence = None

@@ -376,7 +376,12 @@ class TTRExtractor(Extractor):
             if trace is not None:
                 cut = float(o["coefficient"] * sigma)
                 trace.score(smoothed, "smoothed text-to-tag ratio", cut)
-                trace.fact("threshold = coefficient x deviation", round(cut, 2))
+                trace.fact(
+                    "threshold = coefficient x deviation",
+                    round(cut, 2),
+                    "text-to-tag ratio a line needs to be kept",
+                    f"{cut:.2f} (the coefficient × the standard deviation of the smoothed ratios)",
+                )
                 trace.reason(mask, f"smoothed TTR above the threshold {cut:.2f}")
                 trace.reason(~mask, f"smoothed TTR at or below the threshold {cut:.2f}")
             return mask

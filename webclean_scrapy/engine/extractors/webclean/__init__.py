@@ -145,6 +145,27 @@ def _veto_masks(page: PageColumns) -> np.ndarray:
     )
 
 
+#: How a report names each of :data:`VETOES` to a user: what it drops...
+VETO_WORDS = {
+    "comment_area": "readers' comment areas",
+    "widget": "form widget labels (buttons, options, legends)",
+    "hidden": "blocks the page's classes mark hidden",
+    "chrome": "navigation-like link blocks (share bars, tag lists, related links)",
+}
+#: ... and in a few words.
+VETO_NOUNS = {
+    "comment_area": "readers' comments",
+    "widget": "form widget labels",
+    "hidden": "hidden blocks",
+    "chrome": "navigation-like blocks",
+}
+
+
+def _bridging(switch_cost: float) -> str:
+    """A switch cost (:func:`.continuity.kept_runs`) in a word, for a report."""
+    return "strong" if switch_cost >= 2 else "moderate" if switch_cost >= 1 else "light"
+
+
 #: With ``comments=True``, a comment-area block of at least this many
 #: characters, mostly not links, is kept whatever the model says.
 COMMENT_MIN_CHARS = 80
@@ -242,7 +263,13 @@ def _under_policy(
     if weight > 0:
         probabilities = consensus_probabilities(probabilities, structural_groups(doc), page.chars, weight)
         if trace is not None:
-            trace.fact(f"group consensus on {kind} pages", weight)
+            trace.fact(
+                f"group consensus on {kind} pages",
+                weight,
+                "blocks of the same layout decided together",
+                f"on {kind} pages (weight {weight:g}): blocks built alike, such as a listing's cards, "
+                + ("share one probability" if weight >= 1 else "have their probabilities drawn together"),
+            )
     else:
         probabilities = probabilities.copy()
     masks = _veto_masks(page)
@@ -273,12 +300,20 @@ def _trace_vetoes(
 ) -> None:
     """Record the model's view of the page before the vetoes apply."""
     trace.series["model"] = probabilities.copy()
-    trace.fact("page type", kind)
-    trace.fact(f"vetoes applied on {kind} pages", ", ".join(applied) or "none")
+    trace.fact("page type", kind, "page type the rules follow")
+    trace.fact(
+        f"vetoes applied on {kind} pages",
+        ", ".join(applied) or "none",
+        f"dropped whatever the model says, on {kind} pages",
+        "; ".join(VETO_WORDS[reason] for reason in applied) or "nothing",
+    )
     if holding != applied:
         trace.fact(
             "vetoes gave way",
             f"{', '.join(applied)} would leave under {VETOES_YIELD_BELOW:.0%} of what the model keeps",
+            "blocks dropped whatever the model says: set aside on this page",
+            f"dropping {'; '.join(VETO_WORDS[reason] for reason in applied)} would leave under "
+            f"{VETOES_YIELD_BELOW:.0%} of the text the model keeps",
         )
     if comments:
         in_area = masks[VETOES.index("comment_area")]
@@ -291,9 +326,13 @@ def _trace_vetoes(
     for reason in VETOES:
         if reason not in holding and masks[VETOES.index(reason)].any():
             why = "gave way on this page" if reason in applied else f"not applied on {kind} pages"
+            matching = np.flatnonzero(masks[VETOES.index(reason)]).tolist()[:50]
             trace.fact(
                 f"veto {reason} ({why}) matches blocks",
-                np.flatnonzero(masks[VETOES.index(reason)]).tolist()[:50],
+                matching,
+                f"{VETO_NOUNS[reason]} dropped",
+                ("set aside on this page" if reason in applied else f"not applied on {kind} pages")
+                + f"; it would drop block{'s' if len(matching) > 1 else ''} {', '.join(map(str, matching))}",
             )
 
 
@@ -395,6 +434,9 @@ def _content_blocks(
                 f"read as an article (predicted {kind})",
                 f"kept text at most {HUB_LINK_SHARE_MAX:.0%} links, article probability "
                 f"{types[PAGE_TYPES.index('article')]:.2f}",
+                "read as an article",
+                f"predicted a {kind} page, but at most {HUB_LINK_SHARE_MAX:.0%} of the text kept is links "
+                f"(article probability {types[PAGE_TYPES.index('article')]:.2f}): the article rules apply",
             )
         kept = _kept_under(doc, page, scores, "article", threshold, deduplicate, comments, trace)
     elif rereads and trace is not None:  # the first reading went untraced: trace it now
@@ -447,10 +489,22 @@ def _kept_under(
     repeats = model.deduplicate_for(kind) if deduplicate is None else deduplicate
     probabilities = _under_policy(doc, page, scores, kind, comments, trace, cut)
     if trace is not None:
-        trace.fact("threshold" if threshold is not None else f"threshold for {kind} pages", cut)
+        trace.fact(
+            "threshold" if threshold is not None else f"threshold for {kind} pages",
+            cut,
+            "content probability a block needs to be kept",
+            f"{cut:.2f} ({'the threshold option' if threshold is not None else f'on {kind} pages'}): the model "
+            "rates each block from 0 (boilerplate) to 1 (main text) and keeps those rated at least this",
+        )
         trace.fact(
             f"repeats dropped on {kind} pages" if deduplicate is None else "repeats dropped",
             "none" if repeats < 0 else f"under {repeats} characters" if repeats else "every one",
+            "repeated text dropped",
+            "none: a block that repeats a kept block's text is kept too"
+            if repeats < 0
+            else f"a block that repeats a kept block's text, when under {repeats} characters"
+            if repeats
+            else "every block that repeats a kept block's text",
         )
     return select_blocks(
         page.texts,
@@ -552,7 +606,13 @@ def select_blocks(
             trace.fact("small page", f"under {FALLBACK_MIN_CHARS} characters of text in all: kept whole")
             trace.reason(unique_list, "small page: every block the vetoes leave")
         if runs is not None:
-            trace.fact("switch cost", switch_cost)
+            trace.fact(
+                "switch cost",
+                switch_cost,
+                "gaps bridged between kept paragraphs",
+                f"{_bridging(switch_cost)} (switch cost {switch_cost:g}): a block a little under the threshold "
+                "between kept ones is kept, and one a little over it alone among dropped ones is dropped",
+            )
             trace.reason(np.flatnonzero(runs & ~reaching), "continuity: below the threshold, kept within a run")
             trace.reason(
                 np.flatnonzero(reaching & ~runs), "continuity: at or above the threshold, dropped outside the runs"
@@ -562,6 +622,9 @@ def select_blocks(
                 "fallback",
                 f"no block reached {cut}: kept those at or above {fell_back:.3f}, "
                 "half the best prose block's probability",
+                "no block reached the threshold",
+                f"kept the blocks rated at least {fell_back:.3f}, half the best paragraph's probability, "
+                "so that a short article does not come out empty",
             )
             trace.reason(unique_list, "fallback: at least half the best prose block's probability")
             trace.reason(slice(None), "below the fallback's cut")
