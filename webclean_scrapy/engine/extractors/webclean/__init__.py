@@ -447,6 +447,16 @@ def _content_blocks(
     return _under_convention(doc, kept, include_title, include_captions, article, trace)
 
 
+#: How the report names each convention rule (:mod:`.convention`).
+_CONVENTION_WORDS = {
+    "caption": "figure captions",
+    "credit": "photo credits",
+    "headline": "headline repeated from the title",
+    "furniture": "advert, share and read-more lines",
+    "byline": "bylines and datelines",
+}
+
+
 def _under_convention(
     doc: Document,
     kept: np.ndarray,
@@ -467,7 +477,13 @@ def _under_convention(
             for rule, indexes in dropped.items():
                 for i in indexes.tolist():
                     reasons[i] = f"convention: {rule}"
-        trace.fact("convention", {rule: len(indexes) for rule, indexes in dropped.items()})
+        counts = {rule: len(indexes) for rule, indexes in dropped.items()}
+        trace.fact(
+            "convention",
+            counts,
+            "left out as not article body",
+            ", ".join(f"{_CONVENTION_WORDS.get(rule, rule)}: {count}" for rule, count in counts.items()),
+        )
     return followed
 
 
