@@ -821,3 +821,13 @@ def test_the_trace_names_the_convention_rule():
     assert "ADVERTISEMENT" not in [texts[i] for i in kept]
     assert trace.reasons[texts.index("ADVERTISEMENT")] == "convention: furniture"
     assert np.flatnonzero(trace.kept).tolist() == kept
+
+
+def test_share_bar_vocabularies_are_disjoint():
+    # share_bar counts each word in the first vocabulary that holds it.
+    from webclean_scrapy.engine.extractors.webclean import convention
+
+    vocabularies = (convention._SHARE_NETWORKS, convention._SHARE_OPENERS, convention._SHARE_FILLERS)
+    for i, first in enumerate(vocabularies):
+        for second in vocabularies[i + 1 :]:
+            assert not first & second
