@@ -30,7 +30,6 @@ when asked for (:attr:`Document.blocks`, :attr:`Document.containers`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import cached_property, lru_cache
@@ -57,6 +56,7 @@ from webclean_scrapy.engine.html.tags import (
     DESCRIPTIVE_ATTRIBUTES,
     DROPPED_TAGS,
     HEADING_TAGS,
+    HIDDEN_STYLE,
     STRUCTURAL_TAGS,
 )
 from webclean_scrapy.engine.html.walk import walk as python_walk
@@ -93,8 +93,6 @@ __all__ = [
     "weigh_cjk_characters",
 ]
 
-
-_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 
 #: Each tag's part in the walk, as the compiled walk reads it: 1 structural
 #: (opens a container), 2 break, 3 dropped, 4 dropped and structural, 5 ``a``.
@@ -233,7 +231,7 @@ class _ElementFinder:
             _walk_function(root)(
                 root,
                 _REVEAL_KINDS if self.reveal else _WALK_KINDS,
-                _HIDDEN_STYLE.search,
+                HIDDEN_STYLE.search,
                 _DESCRIPTIVE_BYTES,
                 _MARK_BYTES,
                 elements,
@@ -400,7 +398,7 @@ class Document:
         texts, anchor_texts, block_numbers, mark_numbers, tags, attributes, container_numbers, concealed, *freed = walk(
             root,
             _REVEAL_KINDS if reveal else _WALK_KINDS,
-            _HIDDEN_STYLE.search,
+            HIDDEN_STYLE.search,
             _DESCRIPTIVE_BYTES,
             _MARK_BYTES,
             None,

@@ -64,9 +64,9 @@ from urllib.parse import urljoin
 import numpy as np
 from lxml import etree
 
-from webclean_scrapy.engine.document import _HIDDEN_STYLE, Document
+from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.formats import NO_MARKUP, Markup, check_formats
-from webclean_scrapy.engine.html.tags import BREAK_TAGS, DROPPED_TAGS, HEADING_TAGS, STRUCTURAL_TAGS
+from webclean_scrapy.engine.html.tags import BREAK_TAGS, DROPPED_TAGS, HEADING_TAGS, HIDDEN_STYLE, STRUCTURAL_TAGS
 from webclean_scrapy.engine.trace import Trace
 
 if TYPE_CHECKING:
@@ -665,7 +665,7 @@ class _InlineReader:
         if self.reveal:
             return False
         style = element.get("style")
-        return element.get("hidden") is not None or (style is not None and _HIDDEN_STYLE.search(style) is not None)
+        return element.get("hidden") is not None or (style is not None and HIDDEN_STYLE.search(style) is not None)
 
     def image(self, element: etree._Element) -> Span | None:
         src = element.get("src")

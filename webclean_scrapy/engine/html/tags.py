@@ -8,6 +8,8 @@ of them.
 
 from __future__ import annotations
 
+import re
+
 #: Tags that open a new string (Arias et al.: "structural tags such as <p>,
 #: <table>, <br>, <div>, <h1>...") extended with HTML5 sectioning and list
 #: elements. Text between two of them is one :class:`~webclean_scrapy.engine.views.Block`.
@@ -37,3 +39,7 @@ DROPPED_TAGS: frozenset[str] = frozenset(
 )
 
 HEADING_TAGS: frozenset[str] = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+#: An inline style that hides its element: the walk drops such a subtree, and the renderer
+#: leaves it out of a block's links and emphasis, by this one rule.
+HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
