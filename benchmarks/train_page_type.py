@@ -128,15 +128,21 @@ def _signals_of(job: tuple[str, str | None]) -> tuple[np.ndarray, list[str], flo
     return vector, sorted(tokens), time.perf_counter() - start
 
 
+def signal_sources() -> list[Path]:
+    """The signals' own code, and the parse and walk they read: a cached
+    page's signals go stale with any of them."""
+    package = Path(page_type.__file__).parent
+    engine = package.parent
+    return [
+        *sorted(package.glob("*.py")),
+        *sorted(package.glob("*.pyx")),
+        *(engine / name for name in ("_signals.pyx", "document.py", "html/parsing.py", "html/elements.py", "html/walk.py")),
+    ]
+
+
 def compute_signals(directory: Path, rows: list[dict], use_cache: bool):
     """Structure matrix, token lists and per-page seconds of :func:`page_signals` (walk excluded)."""
-    package = Path(page_type.__file__).parent
-    # The signals' own code, and the parse and walk they read (a cached page's signals go stale with either).
-    sources = [
-        *sorted(package.glob("*.py")),
-        *(package.parent / name for name in ("document.py", "parsing.py", "elements.py")),
-    ]
-    code = b"".join(path.read_bytes() for path in sources)
+    code = b"".join(path.read_bytes() for path in signal_sources())
     key = hashlib.sha256(code + json.dumps([r["id"] for r in rows]).encode()).hexdigest()[:16]
     cache = CACHE_DIR / f"signals-{key}.pkl"
     if use_cache and cache.exists():
@@ -306,6 +312,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-cache", action="store_true", help="recompute the page signals")
     parser.add_argument("--quick", action="store_true", help="no grid search: the first configuration")
     parser.add_argument("--dry-run", action="store_true", help="report only, do not write the model")
+    parser.add_argument(
+        "--oof", type=Path, help="also write the out-of-fold probabilities, truths and domains (.npz)"
+    )
     args = parser.parse_args(argv)
 
     directory = args.data / DATASET
@@ -337,6 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     splits = folds(y, groups, FOLDS, SEED)
     predicted = {name: np.empty(len(y), dtype=int) for name in ("gbdt", "gbdt_structure", "logistic", "tokens")}
     chosen: list[tuple[int, int, float]] = []
+    oof = np.zeros((len(y), len(PAGE_TYPES)))
     for fold, (train, test) in enumerate(splits):
         assert not set(groups[train]) & set(groups[test])
         token_model = tokens.fit(train, y)
@@ -351,7 +361,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         best = max(grid, key=lambda c: (scores[c], -grid.index(c)))
         chosen.append(best)
-        predicted["gbdt"][test] = fit_gbdt(X_train, y[train], best).predict(X_test).argmax(axis=1)
+        oof[test] = fit_gbdt(X_train, y[train], best).predict(X_test)
+        predicted["gbdt"][test] = oof[test].argmax(axis=1)
         predicted["gbdt_structure"][test] = fit_gbdt(S[train], y[train], best).predict(S[test]).argmax(axis=1)
         predicted["logistic"][test] = fit_logistic(S[train], y[train]).predict(logistic_transform(S[test]))
         predicted["tokens"][test] = T_test[:, : len(PAGE_TYPES)].argmax(axis=1)
@@ -377,6 +388,8 @@ def main(argv: list[str] | None = None) -> int:
         "Reference: GBDT on the structure features only, same folds", y, predicted["gbdt_structure"]
     )
     results["tokens"] = report("Reference: token model alone, same folds", y, predicted["tokens"])
+    if args.oof:
+        np.savez(args.oof, probabilities=oof, truth=y, domains=groups)
 
     final = Counter(chosen).most_common(1)[0][0]
     everything = np.arange(len(y))

@@ -601,7 +601,7 @@ def kept_under(page: dict, probabilities: np.ndarray, policy: Policy, article: P
         return []
     reasons, threshold, deduplicate, switch_cost, weight = policy
     scores = with_consensus(page, probabilities, weight)
-    reasons = webclean.vetoes_that_hold(scores, page["veto_masks"], reasons, threshold, page["chars"])
+    reasons = webclean.vetoes_that_hold(scores, page["veto_masks"], reasons, threshold, page["chars"], page["anchors"])
     if reasons:
         scores = scores.copy()
         for reason in reasons:

@@ -350,3 +350,16 @@ def test_hub_policies_count_the_other_hubs_pages(monkeypatch):
     assert thresholds(1.0) == {"article": 0.4, "listing": 0.5, "forum": 0.5}
     # At a quarter each, the forums' pages move the listings' choice one step.
     assert thresholds(0.25) == {"article": 0.4, "listing": 0.25, "forum": 0.55}
+
+
+def test_the_page_type_signals_cache_reads_files_that_exist():
+    """The cache key of ``train_page_type.py`` hashes the code the signals come from: a
+    moved module must not break the script (a missing path raises before any page is read)."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import train_page_type
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    sources = train_page_type.signal_sources()
+    assert all(path.is_file() for path in sources), [str(p) for p in sources if not p.is_file()]
+    assert {"document.py", "walk.py", "_signals.pyx", "signals.py"} <= {path.name for path in sources}

@@ -131,6 +131,7 @@ def test_from_response_without_middleware():
         "detected_language": None,
         "language_confidence": None,
         "page_type": "forum",
+        "page_type_confidence": None,
         "truncated": False,
         "author": None,
         "date": None,

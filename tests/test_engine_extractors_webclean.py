@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pages import DAILY_NAV, DAILY_PARAGRAPHS, DAILY_RELATED, daily_article
+from pages import DAILY_NAV, DAILY_PARAGRAPHS, DAILY_RELATED, daily_article, sample_page
 from webclean_scrapy import extract
 from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.extractors import get_extractor, resolve_extractor_class, webclean
@@ -465,6 +465,21 @@ def test_vetoes_that_hold_give_way_when_they_would_leave_almost_nothing():
     assert webclean.vetoes_that_hold(probabilities, comments, (), 0.75, chars) == ()
 
 
+def test_vetoes_hold_when_what_they_leave_is_a_paragraph_of_prose():
+    import numpy as np
+
+    chars = np.array([90, 500, 500, 10])
+    probabilities = np.array([0.6, 0.8, 0.9, 0.1])
+    comments = np.array([[False, True, True, False]])
+    everything = ("comment_area",)
+    # They would leave 90 of 1,090 characters, under 10%: a 90-character paragraph is still an article...
+    unlinked = np.zeros(4, dtype=np.int64)
+    assert webclean.vetoes_that_hold(probabilities, comments, everything, 0.5, chars, unlinked) == everything
+    # ... and a 90-character link is not.
+    linked = np.array([90, 0, 0, 0])
+    assert webclean.vetoes_that_hold(probabilities, comments, everything, 0.5, chars, linked) == ()
+
+
 def test_thread_in_comment_markup_is_kept_when_the_veto_would_leave_nothing(monkeypatch):
     """A discussion whose posts are marked up as a comment list, on a page
     no forum markup announces: the comment-area veto would leave only the
@@ -724,15 +739,14 @@ def test_the_headline_is_the_title_not_the_text():
     assert kept_lines(html, include_title=True)[0] == "Flood in the lower town"
 
 
-def test_a_figure_caption_is_kept_unless_the_strict_convention_is_asked_for():
+def test_a_figure_caption_is_dropped_unless_captions_are_asked_for():
     html = convention_page(inside=FIGURE)
     caption = "Volunteers stack sandbags"
-    assert any(line.startswith(caption) for line in kept_lines(html))
     assert any(line.startswith(caption) for line in kept_lines(html, include_captions=True))
-    strict = kept_lines(html, include_captions=False)
-    assert not any(line.startswith(caption) for line in strict)
-    for paragraph in DAILY_PARAGRAPHS:
-        assert paragraph in strict
+    for options in ({}, {"include_captions": False}):
+        kept = kept_lines(html, **options)
+        assert not any(line.startswith(caption) for line in kept)
+        assert all(paragraph in kept for paragraph in DAILY_PARAGRAPHS)
 
 
 def test_a_credit_line_is_dropped_unless_captions_are_asked_for():
@@ -807,7 +821,8 @@ def test_convention_options_are_checked_and_passed_through():
         get_extractor("webclean", include_title="yes")
     with pytest.raises(ValueError, match="include_captions"):
         WebcleanSettings(extractor_options={"include_captions": "no"})
-    assert get_extractor("webclean", include_captions=None).options["include_captions"] is None
+    with pytest.raises(ExtractionError, match="include_captions"):
+        get_extractor("webclean", include_captions=None)
     options = {"include_title": True, "include_captions": True}
     assert WebcleanSettings(extractor_options=options).extractor_options == options
     assert get_extractor("webclean", **options).options["include_title"] is True
@@ -831,3 +846,61 @@ def test_share_bar_vocabularies_are_disjoint():
     for i, first in enumerate(vocabularies):
         for second in vocabularies[i + 1 :]:
             assert not first & second
+
+
+# -- never empty, never the wrong block ------------------------------------------------
+
+NEWS_URL = "https://www.northgategazette.example/news/2024/05/03/new-crossing-station-road"
+CROSSING = (
+    "A new pedestrian crossing will be built on Station Road this summer, next to the primary school, "
+    "after a petition signed by more than 600 parents.",
+    "Work is due to begin on 22 July and take four weeks. The road will stay open, with temporary traffic lights.",
+)
+
+
+@pytest.mark.parametrize(
+    "name, url, body",
+    [
+        (
+            "short-paywalled-article.html",
+            "https://www.valleytimes.example/news/mill-lane-flats-plan-rejected-4412",
+            ("Plans for 48 flats on the former dairy site in Mill Lane have been refused",),
+        ),
+        (
+            "short-municipal-news.html",
+            "https://www.talheim.example/aktuelles/neue-oeffnungszeiten-buergerbuero",
+            ("Ab dem 1. April ist das Bürgerbüro im Rathaus", "Die Gemeindeverwaltung bittet um Verständnis"),
+        ),
+    ],
+)
+def test_a_short_article_comes_out_with_its_text(name, url, body):
+    """A few hundred characters of body beside a larger frame (menus, teasers, an address footer)."""
+    text = extract(sample_page(name), url=url).text
+    assert all(part in text for part in body), text
+    assert "Registered in England" not in text and "Rathausplatz 1" not in text
+    assert sum(len(part) for part in body) < len(text) < 700
+
+
+def test_a_short_article_under_a_long_comment_thread_is_the_article():
+    html = sample_page("article-under-comment-thread.html")
+    text = extract(html, url=NEWS_URL).text
+    assert all(paragraph in text for paragraph in CROSSING)
+    assert "hours ago" not in text and "potholes" not in text
+    with_comments = extract(html, url=NEWS_URL, comments=True).text
+    assert all(paragraph in with_comments for paragraph in CROSSING) and "potholes" in with_comments
+
+
+def test_a_teaser_section_after_the_body_is_not_the_article():
+    html = sample_page("article-over-teaser-cards.html")
+    text = extract(html, url=NEWS_URL).text
+    assert all(paragraph in text for paragraph in CROSSING)
+    assert "More from Northgate" not in text and "engineering works" not in text and "sourdough" not in text
+
+
+def test_teaser_headings_in_words():
+    from webclean_scrapy.engine.extractors.webclean import convention
+
+    for heading in ("More from Northgate", "Related stories", "Lesen Sie auch", "Читайте также", "Most read"):
+        assert convention.teaser_heading(heading), heading
+    assert not convention.teaser_heading("More from the council on Tuesday, when the budget is set.")
+    assert not convention.teaser_heading("Results")

@@ -79,6 +79,39 @@ def test_clear_pages_get_their_type(html, url, expected):
     assert kind == expected, dict(zip(PAGE_TYPES, probabilities.round(3)))
 
 
+@pytest.mark.parametrize("html, url, expected", CASES, ids=[case[2] for case in CASES])
+def test_extraction_reports_the_type_with_its_probability(html, url, expected):
+    result = extract(html, url=url)
+    probabilities = page_type_of(Document.from_html(html, url=url))[1]
+    assert result.page_type == expected
+    assert result.page_type_confidence == pytest.approx(probabilities[PAGE_TYPES.index(expected)], abs=1e-4)
+    assert 0.5 < result.page_type_confidence <= 1
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<html></html>",
+        "<html><body><p>Loading</p></body></html>",
+        "<html><head><title>Home</title></head><body><div id=app></div><script>start()</script></body></html>",
+    ],
+)
+def test_a_near_empty_page_nothing_names_has_no_type(html):
+    result = extract(html, url="https://example.com/")
+    assert (result.page_type, result.page_type_confidence) == (None, None)
+
+
+def test_a_near_empty_page_its_address_names_keeps_its_type():
+    # A thread drawn by scripts: no text, but the forum software and the /t/ path say what it is.
+    html = (
+        '<html><head><title>Starter not rising</title><meta name="generator" content="Discourse 3.2"></head>'
+        '<body><div id="main-outlet"></div><script src="/assets/discourse.js"></script></body></html>'
+    )
+    result = extract(html, url="https://forum.breadlovers.example/t/starter-not-rising/4521")
+    assert result.text == ""
+    assert result.page_type == "forum" and result.page_type_confidence >= 0.7
+
+
 @pytest.mark.parametrize(
     "html",
     [

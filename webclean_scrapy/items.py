@@ -69,7 +69,10 @@ class CleanedPage(scrapy.Item):
         (:mod:`webclean_scrapy.engine.page_type`; :attr:`Extraction.page_type
         <webclean_scrapy.engine.extraction.Extraction.page_type>`, which reports a
         predicted hub the extractor reads as an article an ``article``);
-        ``None`` if no extraction ran.
+        ``None`` if no extraction ran, or for a near-empty page nothing names.
+    ``page_type_confidence``
+        The classifier's probability for ``page_type``, in [0, 1]; ``None``
+        with no page type.
     ``truncated``
         ``True`` when ``text`` comes from part of the page only: the body was
         cut in transfer (Scrapy's ``dataloss`` flag, or a compressed body
@@ -109,6 +112,7 @@ class CleanedPage(scrapy.Item):
     detected_language = scrapy.Field()
     language_confidence = scrapy.Field()
     page_type = scrapy.Field()
+    page_type_confidence = scrapy.Field()
     truncated = scrapy.Field()
     author = scrapy.Field()
     date = scrapy.Field()

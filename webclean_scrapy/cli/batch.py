@@ -110,8 +110,8 @@ class RunSummary:
         self.chars_out += len(text)
         if not text:
             self.empty += 1
-        if record.get("page_type"):
-            self.page_types[record["page_type"]] += 1
+        # A near-empty page nothing names has no type; the summary counts it as "none".
+        self.page_types[record.get("page_type") or "none"] += 1
 
     def failure(self) -> None:
         """Count one page that could not be read or extracted."""

@@ -11,7 +11,7 @@ from webclean_scrapy.engine.document import PRUNE_TREE_ABOVE, RELEASE_TREE_ABOVE
 from webclean_scrapy.engine.html.elements import TREE_READS
 from webclean_scrapy.engine.metadata import METADATA_FIELDS, Metadata, metadata_of
 from webclean_scrapy.engine.options import OptionError, Rule
-from webclean_scrapy.engine.page_type import page_type_of
+from webclean_scrapy.engine.page_type import PAGE_TYPES, page_type_of
 from webclean_scrapy.engine.text.language import detect_language
 from webclean_scrapy.errors import ExtractionError
 
@@ -22,6 +22,15 @@ if TYPE_CHECKING:
 #: The :class:`Extraction` metadata fields that items and ``webclean extract``
 #: records carry under the same names (``title`` and ``canonical_url`` have
 #: their own places), derived from :data:`~webclean_scrapy.engine.metadata.METADATA_FIELDS`.
+#: A page whose visible text (every block, a CJK character counting for two)
+#: is shorter than this is near-empty ...
+NEAR_EMPTY_CHARS = 100
+#: ... and gets no page type when the classifier gives its choice less than
+#: this: with no text, only the URL, declared types and markup can say what
+#: a page is (a script-drawn forum thread under ``/t/`` still says so), and a
+#: bare page's choice is a guess (0.4 to 0.55).
+UNNAMED_BELOW = 0.7
+
 ITEM_METADATA_FIELDS: tuple[str, ...] = tuple(
     name for name in METADATA_FIELDS if name not in ("title", "canonical_url")
 )
@@ -48,7 +57,13 @@ class Extraction:
     #: collection which the ``webclean`` extractor reads as an article
     #: (:func:`~webclean_scrapy.engine.extractors.webclean.reads_as_article`) is
     #: reported an ``article`` (:meth:`Extractor.reported_page_type`).
+    #: ``None`` for a page with next to no visible text that nothing else
+    #: (URL, declared types, markup) names: :data:`NEAR_EMPTY_CHARS`,
+    #: :data:`UNNAMED_BELOW`.
     page_type: str | None = None
+    #: The classifier's probability for :attr:`page_type`, in [0, 1]; low
+    #: when the extractor read a hub as an article; ``None`` with no page type.
+    page_type_confidence: float | None = None
     #: ``True`` when ``text`` is known to come from part of the page only:
     #: the markup nests past libxml2's limit beyond repair
     #: (:attr:`Document.truncated <webclean_scrapy.engine.document.Document.truncated>`),
@@ -117,6 +132,7 @@ _EMPTY_FIELDS: dict[str, Any] = {
     "detected_language": None,
     "language_confidence": None,
     "page_type": None,
+    "page_type_confidence": None,
     "truncated": None,
     **dict.fromkeys(ITEM_METADATA_FIELDS),
 }
@@ -212,7 +228,7 @@ class Extractor:
             doc.prune_tree(*TREE_READS, larger_than=RELEASE_TREE_ABOVE)
         try:
             metadata_of(doc)  # read now, while the tree is there; asked again below for the reported type
-            page_type = page_type_of(doc)[0]
+            page_type, probabilities = page_type_of(doc)
             language = doc.language
         finally:
             doc.release_tree(larger_than=RELEASE_TREE_ABOVE)
@@ -222,6 +238,9 @@ class Extractor:
             trace.method = self.name
             text = self.extract_text(doc, trace=trace)  # type: ignore[call-arg]
         page_type = self.reported_page_type(doc, page_type)
+        confidence_of_type: float | None = round(float(probabilities[PAGE_TYPES.index(page_type)]), 4)
+        if confidence_of_type < UNNAMED_BELOW and int(doc.block_columns.lengths.sum()) < NEAR_EMPTY_CHARS:
+            page_type, confidence_of_type = None, None
         meta = metadata_of(doc, page_type)  # its author rule follows the reported type (memoised: no tree)
         detected, confidence = detect_language(text)
         # Every Metadata field (tags copied: the Metadata may be cached with the document).
@@ -236,6 +255,7 @@ class Extractor:
             url=doc.url,
             language=language,
             page_type=page_type,
+            page_type_confidence=confidence_of_type,
             truncated=doc.truncated,
             detected_language=detected,
             language_confidence=confidence,

@@ -177,10 +177,18 @@ COMMENT_MIN_CHARS = 80
 #: "hidden" is the page's own convention (a forum thread predicted an
 #: article, a tabbed service page), not boilerplate.
 VETOES_YIELD_BELOW = 0.1
+#: ... unless what they leave holds a paragraph of prose this long: a short
+#: article under a long comment thread is still the article.
+VETOES_HOLD_PROSE = 80
 
 
 def vetoes_that_hold(
-    probabilities: np.ndarray, masks: np.ndarray, applied: tuple[str, ...], cut: float, chars: np.ndarray
+    probabilities: np.ndarray,
+    masks: np.ndarray,
+    applied: tuple[str, ...],
+    cut: float,
+    chars: np.ndarray,
+    anchors: np.ndarray | None = None,
 ) -> tuple[str, ...]:
     """The vetoes of *applied* that apply on this page: all of them, or none
     when together they would rule out all but :data:`VETOES_YIELD_BELOW` of
@@ -194,7 +202,12 @@ def vetoes_that_hold(
     if not before:
         return applied
     vetoed = np.logical_or.reduce([masks[VETOES.index(reason)] for reason in applied])
-    return applied if int(chars[kept & ~vetoed].sum()) >= VETOES_YIELD_BELOW * before else ()
+    left = kept & ~vetoed
+    if int(chars[left].sum()) >= VETOES_YIELD_BELOW * before:
+        return applied
+    if anchors is not None and bool((left & (chars >= VETOES_HOLD_PROSE) & mostly_unlinked(anchors, chars)).any()):
+        return applied
+    return ()
 
 
 def block_probabilities(
@@ -280,7 +293,7 @@ def _under_policy(
         probabilities[in_area & (page.chars >= COMMENT_MIN_CHARS) & mostly_unlinked(page.anchors, page.chars)] = 1.0
         applied = tuple(reason for reason in applied if reason != "comment_area")
     cut = model.threshold_for(kind) if threshold is None else threshold
-    holding = vetoes_that_hold(probabilities, masks, applied, cut, page.chars)
+    holding = vetoes_that_hold(probabilities, masks, applied, cut, page.chars, page.anchors)
     if trace is not None:
         _trace_vetoes(trace, probabilities, masks, applied, holding, kind, comments, page)
     for reason in holding:
@@ -384,7 +397,7 @@ def content_indexes(
     comments: bool = False,
     trace: Trace | None = None,
     include_title: bool = False,
-    include_captions: bool | None = None,
+    include_captions: bool = False,
 ) -> list[int]:
     """The indexes of the content blocks of *doc*, in document order.
 
@@ -398,8 +411,8 @@ def content_indexes(
     (:func:`read_as_article`). With the shipped thresholds the
     article-body convention (:mod:`.convention`) then drops the headline repeated at the start
     (unless *include_title*), furniture lines ("Advertisement", a share
-    bar) and, on an article, photo credits; *include_captions* ``False``
-    drops figure captions too, ``True`` keeps captions and credits.
+    bar), a section of teasers after the body and, on an article, figure
+    captions and photo credits (*include_captions* keeps those).
     *trace*: see :class:`WebcleanExtractor`."""
     return _content_blocks(doc, threshold, deduplicate, comments, trace, include_title, include_captions).tolist()
 
@@ -411,7 +424,7 @@ def _content_blocks(
     comments: bool = False,
     trace: Trace | None = None,
     include_title: bool = False,
-    include_captions: bool | None = None,
+    include_captions: bool = False,
 ) -> np.ndarray:
     """:func:`content_indexes` as an array (what :meth:`WebcleanExtractor.extract_text`
     joins without making a Python int per kept block)."""
@@ -461,7 +474,7 @@ def _under_convention(
     doc: Document,
     kept: np.ndarray,
     include_title: bool,
-    include_captions: bool | None,
+    include_captions: bool,
     article: bool,
     trace: Trace | None,
 ) -> np.ndarray:
@@ -703,25 +716,23 @@ class WebcleanExtractor(Extractor):
     #: under articles, as today's benchmarks do, while keeping forum posts).
     #: ``include_title``: keep the headline when the text repeats it at its
     #: start (by default it is dropped: it is the extraction's ``title``).
-    #: ``include_captions``: ``True`` keeps figure captions and photo
-    #: credits, ``False`` drops both (the strict article-body convention);
-    #: ``None`` (default) drops an article's credit lines ("Photo: ...",
-    #: "(Image: GETTY)") and keeps its figure captions, which half the
-    #: annotated sets count as text (:mod:`.convention`, which also drops
-    #: furniture lines such as "Advertisement" or a share bar).
+    #: ``include_captions``: keep an article's figure captions and photo
+    #: credits ("Photo: ...", "(Image: GETTY)"); by default both are
+    #: dropped, as the article-body convention has it (:mod:`.convention`,
+    #: which also drops furniture lines such as "Advertisement" or a share bar).
     defaults = {
         "threshold": None,
         "deduplicate": None,
         "comments": False,
         "include_title": False,
-        "include_captions": None,
+        "include_captions": False,
     }
     rules = {
         "threshold": number(0, optional=True),
         "deduplicate": integer(-1, optional=True),
         "comments": boolean(),
         "include_title": boolean(),
-        "include_captions": boolean(optional=True),
+        "include_captions": boolean(),
     }
 
     def extract_text(self, doc: Document, trace: Trace | None = None) -> str:
@@ -740,7 +751,7 @@ class WebcleanExtractor(Extractor):
             bool(o["comments"]),
             trace,
             bool(o["include_title"]),
-            o["include_captions"],
+            bool(o["include_captions"]),
         )
         return doc.block_columns.text(kept)
 

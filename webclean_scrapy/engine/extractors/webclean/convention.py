@@ -23,7 +23,7 @@ extractor applies by default:
   "Anzeige", "Continue reading below", "Read more", "Most read"), a share
   bar ("Share: Post Email", "Facebook Twitter Email"), and the blocks of a
   small box an advert label names;
-* ``caption`` (on articles, with ``include_captions=False``): a block
+* ``caption`` (on articles): a block
   inside ``<figcaption>``, inside a small ``<figure>`` (not in a code
   listing, a table, a quote or a list), or inside a container whose
   class/id names a caption or a credit;
@@ -50,15 +50,14 @@ import numpy as np
 from webclean_scrapy.engine.document import Document
 
 #: The rules, each measured on its own (docs/WEBCLEAN.md, "What counts as main text").
-RULES: tuple[str, ...] = ("caption", "credit", "headline", "furniture", "byline")
+RULES: tuple[str, ...] = ("caption", "credit", "headline", "furniture", "teasers", "byline")
 #: The rules applied by default: those that raise precision on today's
-#: articles at no cost beyond noise on any annotated set, and the headline,
-#: which follows the convention whatever the older golds say. Figure
-#: captions (kept by Readability's gold on half its pages, by Dragnet's and
-#: CleanPortalEval's in caption boxes) are dropped on request
-#: (``include_captions=False``); bylines and datelines (kept by Dragnet's
-#: and L3S-GN1's golds) only when asked for by name.
-APPLIED_RULES: tuple[str, ...] = ("credit", "headline", "furniture")
+#: articles at no cost beyond noise on any annotated set, and the headline
+#: and figure captions, which follow the convention whatever the older golds
+#: say (Readability's gold keeps captions on half its pages, CleanPortalEval's
+#: in caption boxes); bylines and datelines (kept by Dragnet's and L3S-GN1's
+#: golds) only when asked for by name.
+APPLIED_RULES: tuple[str, ...] = ("caption", "credit", "headline", "furniture", "teasers")
 
 # -- shared helpers ------------------------------------------------------------
 
@@ -285,6 +284,12 @@ FURNITURE_LINES: frozenset[str] = frozenset(
         "newsletter", "newsletter sign up", "sign up", "subscribe", "subscribe now",
         "get the newsletter", "newsletter abonnieren", "jetzt abonnieren", "abonnez vous",
         "inscrivez vous à notre newsletter", "suscríbete", "suscribete", "iscriviti alla newsletter",
+        # paywall prompts
+        "subscribe to keep reading", "subscribe to continue reading", "subscribe to read more",
+        "subscribe to read the full article", "subscribe now log in", "subscribe or log in",
+        "already a subscriber", "already a subscriber log in", "already a subscriber sign in",
+        "log in", "sign in", "log in to continue", "sign in to continue", "jetzt weiterlesen",
+        "abonnieren und weiterlesen", "déjà abonné", "déjà abonné connectez vous", "ya eres suscriptor",
         # comments and printing
         "print", "print this article", "print article", "email this article", "comments",
         "leave a comment", "view comments", "show comments", "post a comment", "add a comment",
@@ -377,6 +382,89 @@ FURNITURE_MAX_CHARS = 160
 def furniture_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
     """Per kept block: whether it is a furniture line or in an advert's box."""
     return ad_boxes(doc)[kept] | _short_ones(doc, kept, FURNITURE_MAX_CHARS, furniture_line)
+
+
+# -- teaser sections -----------------------------------------------------------------
+
+#: Headings that open a section of teasers for other pages: "Related stories",
+#: "Most read", "More from <the site>".
+TEASER_HEADINGS: frozenset[str] = frozenset(
+    {
+        "read next", "read this next", "up next", "what to read next", "most read", "most popular",
+        "most viewed", "popular", "popular now", "trending", "trending now", "more stories", "more news",
+        "latest", "latest news", "latest stories", "latest articles", "top stories", "editor s picks",
+        "editors picks", "related", "related articles", "related stories", "related content",
+        "related posts", "related news", "related reading", "you may also like", "you might also like",
+        "you may be interested in", "recommended", "recommended for you", "recommended stories",
+        "don t miss", "also read", "read also", "more on this story", "more on this topic",
+        "mehr zum thema", "lesen sie auch", "auch interessant", "meistgelesen", "meistgelesene artikel",
+        "das könnte sie auch interessieren", "weitere artikel", "lire aussi", "à lire aussi",
+        "a lire aussi", "les plus lus", "sur le même sujet", "à lire également", "articles similaires",
+        "lea también", "lee también", "más leídas", "mas leidas", "lo más leído", "noticias relacionadas",
+        "te puede interesar", "también te puede interesar", "leggi anche", "più letti", "i più letti",
+        "articoli correlati", "potrebbe interessarti", "lees ook", "meest gelezen", "meer nieuws",
+        "gerelateerde artikelen", "leia também", "mais lidas", "notícias relacionadas",
+        "czytaj także", "zobacz też", "zobacz także", "najczęściej czytane", "powiązane artykuły",
+        "читайте также", "по теме", "похожие статьи", "самое читаемое", "новости по теме", "популярное",
+        "相关文章", "相关阅读", "関連記事", "おすすめ記事", "관련 기사",
+    }
+)  # fmt: skip
+#: ... and those that name what follows: "More from Northgate", "Mehr aus Berlin".
+_TEASER_OPENINGS = re.compile(
+    r"^(?:more|latest|most read|top stories) (?:from|in|on|about)\b|^(?:mehr|neues|weitere) (?:aus|zu|von)\b|"
+    r"^(?:plus|d autres articles) (?:de|d|sur)\b|^más (?:de|sobre)\b|^altro da\b|^meer (?:uit|over)\b|"
+    r"^(?:ещё|еще|больше) (?:из|о)\b"
+)
+#: A teaser heading comes after this many characters of kept text: the body has begun.
+TEASERS_AFTER_CHARS = 200
+#: Its section links to other pages: at least this share of the characters
+#: after the heading is link text, in at least this many blocks.
+TEASER_LINK_SHARE = 0.15
+TEASER_MIN_LINKS = 2
+
+
+def teaser_heading(text: str) -> bool:
+    """Whether *text* is a heading that opens teasers for other pages."""
+    line = words(text)
+    if not line or len(line) > FURNITURE_MAX_WORDS:
+        return False
+    joined = " ".join(line)
+    return joined in TEASER_HEADINGS or bool(_TEASER_OPENINGS.match(joined))
+
+
+def teaser_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
+    """Per kept block: whether it lies in a section of teasers after the
+    body. The section is the box its heading opens (the nearest container
+    around the heading whose first block is the heading and which holds
+    more), and it must link out: teasers are links to other pages. A
+    heading in no such box is left to the furniture lines."""
+    drops = np.zeros(len(kept), dtype=bool)
+    blocks, containers = doc.block_columns, doc.container_columns
+    lengths = blocks.lengths[kept]
+    before = np.cumsum(lengths) - lengths
+    candidates = np.flatnonzero((before >= TEASERS_AFTER_CHARS) & (blocks.chars[kept] <= FURNITURE_MAX_CHARS))
+    end = -1
+    for position in candidates.tolist():
+        i = int(kept[position])
+        if i <= end or not teaser_heading(blocks.texts[i]):
+            continue
+        box = int(blocks.holders[i])
+        for _ in range(CAPTION_DEPTH):
+            if box < 0 or int(containers.first_blocks[box]) != i:
+                box = -1
+                break
+            if int(containers.last_blocks[box]) > i:
+                break
+            box = int(containers.parents[box])
+        if box < 0 or int(containers.last_blocks[box]) <= i:
+            continue
+        last = int(containers.last_blocks[box])
+        chars, anchors = blocks.chars[i + 1 : last + 1], blocks.anchor_chars[i + 1 : last + 1]
+        if int(np.count_nonzero(anchors)) < TEASER_MIN_LINKS or anchors.sum() < TEASER_LINK_SHARE * chars.sum():
+            continue
+        drops |= (kept >= i) & (kept <= last)
+        end = last
+    return drops
 
 
 # -- bylines and datelines -------------------------------------------------------
@@ -481,7 +569,7 @@ def convention_drops(
     doc: Document,
     kept: np.ndarray,
     include_title: bool = False,
-    include_captions: bool | None = None,
+    include_captions: bool = False,
     article: bool = True,
     rules: tuple[str, ...] = APPLIED_RULES,
 ) -> dict[str, np.ndarray]:
@@ -489,23 +577,23 @@ def convention_drops(
     kept block (*kept*: indexes in document order) saying whether the rule
     drops it (each rule looks at all of *kept*, so a rule's own effect can
     be measured alone). *include_title* keeps the headline.
-    *include_captions* ``True`` keeps captions and credit lines, ``False``
-    drops both (the strict article-body convention), ``None`` applies the
-    caption rules *rules* names. Captions and credits are only dropped on
+    *include_captions* keeps captions and credit lines. Captions and credits are only dropped on
     an *article*: on a collection or a listing a figure's caption is the
     item's own text (a gallery's works, a catalogue's products)."""
     if not len(kept):
         return {}
     drops: dict[str, np.ndarray] = {}
-    captions = article and include_captions is not True
-    if captions and ("caption" in rules or include_captions is False):
+    captions = article and not include_captions
+    if captions and "caption" in rules:
         drops["caption"] = caption_drops(doc, kept)
-    if captions and ("credit" in rules or include_captions is False):
+    if captions and "credit" in rules:
         drops["credit"] = credit_drops(doc, kept)
     if "headline" in rules and not include_title:
         drops["headline"] = headline_drops(doc, kept)
     if "furniture" in rules:
         drops["furniture"] = furniture_drops(doc, kept)
+    if article and "teasers" in rules:
+        drops["teasers"] = teaser_drops(doc, kept)
     if "byline" in rules:
         drops["byline"] = byline_drops(doc, kept)
     return drops
@@ -515,7 +603,7 @@ def follow_convention(
     doc: Document,
     kept: np.ndarray,
     include_title: bool = False,
-    include_captions: bool | None = None,
+    include_captions: bool = False,
     article: bool = True,
     rules: tuple[str, ...] = APPLIED_RULES,
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
