@@ -88,6 +88,8 @@ from webclean_scrapy.engine import page_type  # noqa: E402
 from webclean_scrapy.engine.document import Document  # noqa: E402
 from webclean_scrapy.engine.extractors import webclean  # noqa: E402
 from webclean_scrapy.engine.extractors.webclean.consensus import consensus_probabilities, structural_groups  # noqa: E402
+from webclean_scrapy.engine.extractors.webclean.continuity import mostly_unlinked  # noqa: E402
+from webclean_scrapy.engine.extractors.webclean.convention import APPLIED_RULES, convention_drops  # noqa: E402
 from webclean_scrapy.engine.page_type import PAGE_TYPES, page_signals  # noqa: E402
 from webclean_scrapy.engine.trees import from_lightgbm  # noqa: E402
 from webclean_scrapy.evaluation.intervals import (  # noqa: E402
@@ -200,6 +202,47 @@ def labels_and_weights(block_tokens: list[list[str]], gold_tokens: list[str]) ->
     return labels.astype(float), (sizes + 0.5) / (int(bounds[-1]) or 1)
 
 
+#: Fit on the golds as they are (``--raw-golds``) instead of normalised to the
+#: convention (:func:`convention_target`); the figures are scored on the golds as they are either way.
+RAW_GOLDS = False
+
+
+def convention_target(doc: Document, labels: np.ndarray, article: bool) -> np.ndarray:
+    """The fitting target of a page: its gold's block labels normalised to
+    the article-body convention the extractor states (docs/WEBCLEAN.md,
+    "What counts as main text"), so that sets whose golds keep what the
+    convention leaves out do not teach the model "sometimes". Deterministic,
+    the same for every set, and used only as the fitting target:
+
+    * the blocks of the gold that the convention pass would drop from them
+      (:func:`~webclean_scrapy.engine.extractors.webclean.convention.convention_drops`,
+      the applied rules: the headline repeated at the start, furniture lines,
+      a teaser section after the body and, on an *article* (every page of the
+      older sets, the gold type on ``wcxb-dev``), figure captions and photo
+      credits) are not content;
+    * readers' comments (blocks in a comment area) are not content on an
+      *article* whose other content blocks hold a paragraph of prose, as the
+      comment-area veto has it (``vetoes_that_hold``).
+    """
+    content = np.flatnonzero(labels > 0)
+    if not len(content):
+        return labels
+    target = labels.copy()
+    drops = convention_drops(doc, content, article=article, rules=APPLIED_RULES)
+    if drops:
+        dropped = np.logical_or.reduce(list(drops.values()))
+        if not dropped.all():
+            target[content[dropped]] = 0.0
+    if article:
+        blocks = doc.block_columns
+        comments = webclean.veto_masks(doc)[webclean.VETOES.index("comment_area")]
+        left = (target > 0) & ~comments
+        prose = left & (blocks.lengths >= webclean.VETOES_HOLD_PROSE) & mostly_unlinked(blocks.anchor_lengths, blocks.lengths)
+        if prose.any():
+            target[comments] = 0.0
+    return target
+
+
 def aligned_tokens(page_tokens: list[str], gold_tokens: list[str]) -> np.ndarray:
     """Which of *page_tokens* an order-preserving alignment with
     *gold_tokens* matches (difflib's longest common runs, applied
@@ -243,6 +286,7 @@ def load_page(job: tuple[str, str, dict]) -> dict | None:
     record.update(
         rows=webclean.block_features(doc).astype(np.float32),
         labels=labels,
+        target=convention_target(doc, labels, row.get("page_type") in (None, "article")),
         weights=weights,
         texts=texts,
         chars=doc.block_columns.lengths.copy(),
@@ -285,7 +329,7 @@ def design(pages: list[dict], with_rows: bool = True) -> tuple[np.ndarray | None
     weights = np.concatenate([p["weights"] * page_scale(p, scale, by_type) for p in used])
     return (
         np.vstack([model_rows(p) for p in used]) if with_rows else None,
-        np.concatenate([p["labels"] for p in used]),
+        np.concatenate([p["labels"] if RAW_GOLDS else p["target"] for p in used]),
         weights / weights.mean(),
     )
 
@@ -798,6 +842,79 @@ def cross_validate(
     return best, policies, scores(pages, kept_blocks)
 
 
+def print_targets(pages: list[dict]) -> None:
+    """How much of each set's gold the convention takes out of the fitting
+    target (:func:`convention_target`): pages touched, and the share of the
+    gold's content weight (tokens) relabelled."""
+    for name in DATASETS:
+        members = [p for p in pages if p["dataset"] == name and p["n"]]
+        if not members:
+            continue
+        content = sum(float(p["weights"][p["labels"] > 0].sum()) for p in members)
+        moved = sum(float(p["weights"][p["labels"] != p["target"]].sum()) for p in members)
+        touched = sum(bool((p["labels"] != p["target"]).any()) for p in members)
+        print(
+            f"fitting target {name}: {touched} of {len(members)} pages normalised, "
+            f"{100 * moved / (content or 1):.1f}% of the gold's content tokens",
+            flush=True,
+        )
+
+
+def leave_one_dataset_out(pages: list[dict]) -> dict[str, float]:
+    """The figures of each dataset scored by a block model fitted on the
+    *other* datasets only: annotators the model never learnt from, which
+    is what a held-out set made by other people sees. The global threshold
+    and the page types' policies of each held-out set are chosen on the
+    other sets' out-of-set probabilities, and so is the markup lexicon.
+    The page-type classifier, which learns from ``wcxb-dev``'s gold types
+    only (never from any set's text gold), types every page as in the
+    grouped protocol's last step: ``wcxb-dev``'s pages out of fold by
+    domain, the older sets' by the classifier of all ``wcxb-dev``; so when
+    ``wcxb-dev`` is held out, its pages' policies are the defaults under the
+    other sets' threshold (no ``wcxb-dev`` page chooses them)."""
+    datasets = sorted({p["dataset"] for p in pages})
+    assign_page_types(pages, [])
+    out: list[np.ndarray] = [np.zeros(0)] * len(pages)
+    kinds = [PAGE_TYPES[int(np.argmax(p["types"]))] for p in pages]
+    for page, kind in zip(pages, kinds):
+        page["predicted"], page["predicted_types"] = kind, page["types"]
+    for name in datasets:
+        start = time.time()
+        train = [p for p in pages if p["dataset"] != name]
+        test = [i for i, p in enumerate(pages) if p["dataset"] == name]
+        assign_lexicon(train, [pages[i] for i in test])
+        model = fit(train)
+        for i in test:
+            out[i] = probabilities_of(model, pages[i])
+        print(f"  {name} held out: {len(test)} pages ({time.time() - start:.0f} s)", flush=True)
+    kept_blocks: list[list[int]] = [[] for _ in pages]
+    for name in datasets:
+        others = [i for i, p in enumerate(pages) if p["dataset"] != name]
+        table = {
+            float(t): objective(
+                scores(
+                    [pages[i] for i in others],
+                    [kept_under(pages[i], out[i], default_policy(kinds[i], float(t))) for i in others],
+                )
+            )
+            for t in THRESHOLDS
+        }
+        threshold = steadiest(table)
+        policies = choose_policies(pages, out, kinds, others, threshold)
+        for i, page in enumerate(pages):
+            if page["dataset"] == name:
+                kept_blocks[i] = kept_under(page, out[i], policies[kinds[i]], policies["article"])
+        print(f"  {name}: threshold {threshold:.3f} chosen on the other sets", flush=True)
+    print("leave one dataset out, with 95% intervals (domains resampled):", flush=True)
+    for name, intervals in cross_validated_intervals(pages, kept_blocks).items():
+        own = intervals.pop("webclean")
+        line = f"  {name:28s} {own.value:.4f} [{own.low:.4f}, {own.high:.4f}] ({own.pages} pages)"
+        for peer, gap in intervals.items():
+            line += f"; gap to {peer} {gap.value:+.4f} [{gap.low:+.4f}, {gap.high:+.4f}]"
+        print(line, flush=True)
+    return scores(pages, kept_blocks)
+
+
 #: The pages :func:`repeated_cross_validation`'s worker processes read:
 #: inherited when they fork, never pickled (they are gigabytes).
 _SHARED_PAGES: list[dict] = []
@@ -1047,7 +1164,21 @@ def train(argv: list[str] | None = None) -> int:
         "print each figure's mean and add a line to benchmarks/report_splits.jsonl; writes no model. Run it once "
         "a change is chosen, never to choose one",
     )
+    parser.add_argument(
+        "--by-dataset",
+        action="store_true",
+        help="leave one dataset out instead: fit on the other sets, score each set (writes no model)",
+    )
+    parser.add_argument(
+        "--raw-golds",
+        action="store_true",
+        help="fit on the golds as they are, not normalised to the article-body convention (scored on them either way)",
+    )
     args = parser.parse_args(argv)
+    global RAW_GOLDS
+    RAW_GOLDS = args.raw_golds
+    if args.by_dataset and (args.repeats > 1 or args.fold_seed is not None or args.report_splits):
+        parser.error("--by-dataset has one split, the datasets: give no --repeats, --fold-seed or --report-splits")
     if args.repeats > 1 and args.fold_seed is not None:
         parser.error("--repeats runs the default split and R-1 more fold seeds: give one or the other")
     if args.report_splits and (args.repeats > 1 or args.fold_seed is not None):
@@ -1069,13 +1200,14 @@ def train(argv: list[str] | None = None) -> int:
         return 0
     if args.cache and args.cache.exists():
         pages = pickle.loads(args.cache.read_bytes())
-        if any(page["n"] and "groups" not in page for page in pages):
-            print(f"{args.cache} was written by an older load_page (no structural groups): delete it and run again")
+        if any(page["n"] and ("groups" not in page or "target" not in page) for page in pages):
+            print(f"{args.cache} was written by an older load_page (no groups or targets): delete it and run again")
             return 2
     else:
         pages = load_pages(args.data, args.limit, args.jobs)
         if args.cache:
             args.cache.write_bytes(pickle.dumps(pages, protocol=pickle.HIGHEST_PROTOCOL))
+    print_targets(pages)
     page_types = Counter(p["page_type"] for p in pages if p["page_type"])
     if len(page_types) < 2:
         # The page-type classifier, refitted in every fold, needs two types at
@@ -1090,6 +1222,14 @@ def train(argv: list[str] | None = None) -> int:
         attach_peer_scores(pages, args.data, args.compare, args.limit, args.jobs)
     if args.report_splits:
         return report_splits(pages, args)
+    if args.by_dataset:
+        print("leaving one dataset out: each set scored by a model fitted on the others", flush=True)
+        figures = leave_one_dataset_out(pages)
+        for name, value in sorted(figures.items()):
+            print(f"  {name:28s} {value:.4f}")
+        if args.report:
+            args.report.write_text(json.dumps({"leave_one_dataset_out": figures}, indent=1) + "\n")
+        return 0
     print(f"cross-validating: {args.folds} folds grouped by domain", flush=True)
     threshold, policies, figures = cross_validate(
         pages,

@@ -363,3 +363,60 @@ def test_the_page_type_signals_cache_reads_files_that_exist():
     sources = train_page_type.signal_sources()
     assert all(path.is_file() for path in sources), [str(p) for p in sources if not p.is_file()]
     assert {"document.py", "walk.py", "_signals.pyx", "signals.py"} <= {path.name for path in sources}
+
+
+def test_the_fitting_target_follows_the_article_convention():
+    """A gold that keeps the headline, a figure caption, an advert label and
+    the readers' comments: the fitting target keeps the body only, on an
+    article; a page that is not an article keeps its caption."""
+    from webclean_scrapy.engine.document import Document
+
+    train_webclean = _train_module()
+    body = [
+        "The council approved the new cycle lanes on River Road after a two-hour debate on Tuesday evening.",
+        "Work starts in March and the lanes should open before the summer holidays, the council said.",
+    ]
+    html = (
+        "<html><head><title>Cycle lanes approved</title></head><body><article><h1>Cycle lanes approved</h1>"
+        f"<p>{body[0]}</p><figure><img src='/a.jpg'><figcaption>River Road at dawn, looking north</figcaption>"
+        f"</figure><p>Advertisement</p><p>{body[1]}</p></article><ol class='comment-list'>"
+        "<li class='comment'><p>About time too, the junction at the bridge has been dangerous for years.</p></li>"
+        "</ol></body></html>"
+    )
+    doc = Document.from_html(html)
+    texts = doc.block_columns.texts
+    labels = np.ones(len(texts))
+    target = train_webclean.convention_target(doc, labels, article=True)
+    assert [t for t, keep in zip(texts, target) if keep] == body
+    kept = [t for t, keep in zip(texts, train_webclean.convention_target(doc, labels, article=False)) if keep]
+    assert "River Road at dawn, looking north" in kept and "Cycle lanes approved" not in kept
+    assert train_webclean.convention_target(doc, np.zeros(len(texts)), article=True).sum() == 0
+
+
+def test_leave_one_dataset_out_scores_each_set_by_the_others(monkeypatch, tmp_path, capsys):
+    train_webclean = _train_module()
+    for name in ("wcxb-dev", "cleaneval"):
+        _dataset(tmp_path, name, ["article", "forum"] * 3 if name == "wcxb-dev" else [""] * 6)
+    fitted: list[set[str]] = []
+    real_fit = train_webclean.fit
+
+    def fit(pages):
+        fitted.append({p["dataset"] for p in pages})
+        return real_fit(pages)
+
+    def page_types(train, test):  # the classifier needs words seen on ten domains: these pages have none
+        for page in [*train, *test]:
+            page["types"] = np.eye(len(train_webclean.PAGE_TYPES))[0]
+
+    monkeypatch.setattr(train_webclean, "assign_page_types", page_types)
+    monkeypatch.setattr(train_webclean, "fit", fit)
+    report = tmp_path / "lodo.json"
+    assert train_webclean.main(["--data", str(tmp_path), "--by-dataset", "--jobs", "1", "--report", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert fitted == [{"wcxb-dev"}, {"cleaneval"}]  # each set held out, fitted on the other
+    assert "cleaneval held out: 6 pages" in out and "wcxb-dev held out: 6 pages" in out
+    assert "fitting target cleaneval:" in out
+    figures = json.loads(report.read_text())["leave_one_dataset_out"]
+    assert {"cleaneval", "wcxb-dev"} <= set(figures) and all(0 <= v <= 1 for v in figures.values())
+    refused = _train("--data", str(tmp_path), "--by-dataset", "--repeats", "2")
+    assert refused.returncode == 2 and "--by-dataset" in refused.stderr

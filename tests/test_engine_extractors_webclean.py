@@ -904,3 +904,15 @@ def test_teaser_headings_in_words():
         assert convention.teaser_heading(heading), heading
     assert not convention.teaser_heading("More from the council on Tuesday, when the budget is set.")
     assert not convention.teaser_heading("Results")
+
+
+def test_a_news_category_page_is_a_listing_of_its_items():
+    """Teaser cards are the content of a listing: the page is not read as one article, and its
+    text is the items' titles and teasers, without the pagination or the site's navigation."""
+    result = extract(sample_page("news-category-listing.html"), url="https://www.northgategazette.example/news/local/")
+    assert result.page_type == "listing" and result.page_type_confidence > 0.5
+    lines = result.text.splitlines()
+    assert "Town council agrees budget for summer festival" in lines
+    assert "Swimming pool reopens after roof repairs" in lines
+    assert sum("The library will now stay open" in line for line in lines) == 1
+    assert "Next page" not in result.text and "Letters" not in lines

@@ -466,6 +466,7 @@ _CONVENTION_WORDS = {
     "credit": "photo credits",
     "headline": "headline repeated from the title",
     "furniture": "advert, share and read-more lines",
+    "teasers": "teaser sections for other pages",
     "byline": "bylines and datelines",
 }
 
