@@ -19,7 +19,9 @@ scrapy-redis 0.9.1 works on current Scrapy with two thin adaptations:
   and removed once Scrapy has entirely finished with it (its callback ran,
   its items went through the pipelines and feeds, its new requests were
   queued). A worker restarted with the same ``JOBDIR`` puts its leftover
-  in-flight requests back in the queue.
+  in-flight requests back in the queue. A worker whose shared queue is empty
+  does not close while another worker is busy (:mod:`~webclean_scrapy.crawlstate.workers`):
+  that one may still queue links.
 
 The spiders need no Redis-specific base class (scrapy-redis's
 ``RedisSpider`` reads start URLs from Redis with ``start_requests``, which
@@ -34,9 +36,14 @@ import logging
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from scrapy import signals
+from scrapy.exceptions import DontCloseSpider
+from scrapy.utils.asyncio import create_looping_call
+
 from webclean_scrapy.crawlstate.emitted import META_HOLD
 from webclean_scrapy.crawlstate.jobdir import JobDir
 from webclean_scrapy.crawlstate.redis import SETTING, redis_key, worker_id
+from webclean_scrapy.crawlstate.workers import MARK_FUNCTION, BusyMarks
 from webclean_scrapy.errors import install_hint
 from webclean_scrapy.settings import WebcleanSettings
 
@@ -55,14 +62,19 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Move the first member of sorted set KEYS[1] into hash KEYS[2] under field ARGV[1]; return it.
-_POP_TO_LEDGER = """
+#: Pop the first member of sorted set KEYS[1] and return it; record it in hash KEYS[2] under field
+#: ARGV[1] unless that is empty (the ledger); mark worker ARGV[2] busy in KEYS[3] for ARGV[3] ms.
+_POP = (
+    MARK_FUNCTION
+    + """
 local r = redis.call('ZRANGE', KEYS[1], 0, 0)
 if #r == 0 then return false end
 redis.call('ZREMRANGEBYRANK', KEYS[1], 0, 0)
-redis.call('HSET', KEYS[2], ARGV[1], r[1])
+if ARGV[1] ~= '' then redis.call('HSET', KEYS[2], ARGV[1], r[1]) end
+mark(KEYS[3], ARGV[2], ARGV[3])
 return r[1]
 """
+)
 
 
 def configure_settings(settings: BaseSettings) -> None:
@@ -120,10 +132,16 @@ class RedisScheduler(Scheduler):
         self.ledger_key = redis_key(self.crawler.settings, spider.name, f"inflight:{self.worker}")
         # Without a JOBDIR nobody would recover this worker's ledger: do not keep one.
         self.ledger = self.jobdir is not None and isinstance(self.queue, PriorityQueue)
-        self._pop = self.server.register_script(_POP_TO_LEDGER)
+        self._pop = self.server.register_script(_POP)
         self._taken: dict[str, Request] = {}  # ledger field -> request, until Scrapy is done with it
         if self.ledger:
             self._requeue_leftovers()
+        timeout = WebcleanSettings.from_crawler(self.crawler).redis_idle_timeout
+        self.busy = BusyMarks(self.server, redis_key(self.crawler.settings, spider.name, "busy"), self.worker, timeout)
+        self._waiting = False
+        self.crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
+        self._ticker = create_looping_call(self._tick)
+        self._ticker.start(min(1.0, timeout / 3), now=False)
 
     def _requeue_leftovers(self) -> None:
         leftovers = self.server.hgetall(self.ledger_key)
@@ -140,6 +158,11 @@ class RedisScheduler(Scheduler):
     def close(self, reason: str) -> None:
         """A finished worker drops its ledger; one stopped early (SIGINT, ``CLOSESPIDER_*``)
         queues what it had taken again, for the other workers."""
+        ticker = getattr(self, "_ticker", None)
+        if ticker is not None and ticker.running:
+            ticker.stop()
+        if getattr(self, "busy", None) is not None:
+            self.busy.clear()
         if getattr(self, "ledger", False):
             if reason == "finished":
                 self.server.delete(self.ledger_key)
@@ -148,11 +171,12 @@ class RedisScheduler(Scheduler):
         super().close(reason)
 
     def flush(self) -> None:
-        """Also drop the emitted keys and ledgers (``SCHEDULER_FLUSH_ON_START``: a fresh crawl)."""
+        """Also drop the emitted keys, busy marks and ledgers (``SCHEDULER_FLUSH_ON_START``: a fresh crawl)."""
         super().flush()
         name = self.spider.name
         keys = [
             redis_key(self.crawler.settings, name, "emitted"),
+            redis_key(self.crawler.settings, name, "busy"),
             *self.server.scan_iter(redis_key(self.crawler.settings, name, "inflight:*")),
         ]
         self.server.delete(*keys)
@@ -169,18 +193,53 @@ class RedisScheduler(Scheduler):
         return True
 
     def next_request(self) -> Request | None:
-        if not self.ledger:
+        if not isinstance(self.queue, PriorityQueue):  # scrapy-redis's list queues: no ledger
             request = self.queue.pop(self.idle_before_close)
-        else:
-            self._sweep_ledger()
-            field = uuid.uuid4().hex
-            data = self._pop(keys=[self.queue.key, self.ledger_key], args=[field])
-            request = self.queue._decode_request(data) if data else None
             if request is not None:
+                self.busy.mark()
+        else:
+            if self.ledger:
+                self._sweep_ledger()
+            field = uuid.uuid4().hex if self.ledger else ""
+            data = self._pop(
+                keys=[self.queue.key, self.ledger_key, self.busy.key], args=[field, self.worker, self.busy.ttl_ms]
+            )
+            request = self.queue._decode_request(data) if data else None
+            if request is not None and self.ledger:
                 self._taken[field] = request
-        if request is not None and self.stats:
-            self.stats.inc_value("scheduler/dequeued/redis")
+        if request is not None:
+            self._waiting = False
+            if self.stats:
+                self.stats.inc_value("scheduler/dequeued/redis")
         return request
+
+    def _spider_idle(self) -> None:
+        """Nothing to do here: close only if no other worker is busy (it may still queue links)."""
+        self.busy.clear()
+        others = self.busy.others_busy()
+        if not others and not len(self.queue):
+            return
+        if not self._waiting:
+            logger.info("the shared queue is empty; waiting for %d busy workers, which may queue more", others)
+            if self.stats:
+                self.stats.inc_value("webclean/redis/waits_for_workers")
+        self._waiting = True
+        raise DontCloseSpider
+
+    def _tick(self) -> None:
+        """Renew the busy mark while the engine works; while waiting for others, look at the queue again."""
+        engine = getattr(self.crawler, "engine", None)
+        try:
+            idle = engine.spider_is_idle() if engine is not None else True
+        except RuntimeError:  # the spider is closing
+            return
+        if not idle:
+            self.busy.mark()
+        if self._waiting:
+            # Scrapy's own look comes every 5 s only: the others' links would all be taken by then.
+            nextcall = getattr(getattr(engine, "_slot", None), "nextcall", None)
+            if nextcall is not None:
+                nextcall.schedule()
 
     def _sweep_ledger(self) -> None:
         """Drop the ledger entries of the requests Scrapy is done with.
