@@ -217,6 +217,15 @@ class WebcleanSpider(scrapy.Spider):
         if spider is self and is_redirect_loop(request):
             self.inc(self.errors_key)
             self.inc(f"{self.errors_key}/redirect_loop")
+            self.log_redirect_loop(request)
+
+    def log_redirect_loop(self, request: scrapy.Request) -> None:
+        """One WARNING per redirect loop: Scrapy drops it silently (dupefilter) or at DEBUG (max redirections)."""
+        chain = [*(request.meta.get("redirect_urls") or ()), request.url]
+        self.logger.warning(
+            "Redirect loop: %(url)s leads back to itself (%(chain)s); dropped",
+            {"url": chain[0], "chain": " -> ".join(chain)},
+        )
 
     def _close_emitted(self) -> None:
         self.emitted.close()
@@ -238,11 +247,13 @@ class WebcleanSpider(scrapy.Spider):
         class name; requests dropped on purpose (robots.txt, offsite:
         :class:`~scrapy.exceptions.IgnoreRequest`) are ``ignored``, except
         requests refused by the address guard (``blocked_address``, also after
-        a redirect or meta refresh) and redirect loops (``redirect_loop``).
+        a redirect or meta refresh) and redirect loops (``redirect_loop``, also logged).
         """
         reason = failure_reason(failure)
         self.inc(key)
         self.inc(f"{key}/{reason}")
+        if reason == "redirect_loop":
+            self.log_redirect_loop(failure.request)  # type: ignore[attr-defined]  # Scrapy sets Failure.request
 
     def log_failure(self, failure: Failure) -> None:
         """Log a failed request the way Scrapy would have without our errback, once.
