@@ -18,7 +18,7 @@ from scrapy.utils.log import logformatter_adapter
 
 from webclean_scrapy.addon import Addon
 from webclean_scrapy.crawlstate.emitted import EmittedStore, open_store
-from webclean_scrapy.crawlstate.jobdir import JobDir
+from webclean_scrapy.crawlstate.jobdir import JobDir, JobDirFeedError
 from webclean_scrapy.crawlstate.jobdir import configure_settings as configure_jobdir
 from webclean_scrapy.downloadermiddlewares.extraction import META_KEY
 from webclean_scrapy.downloadermiddlewares.guard import BlockedAddressError
@@ -197,10 +197,10 @@ class WebcleanSpider(scrapy.Spider):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
-        configure_crawl_state(crawler.settings)
         try:
+            configure_crawl_state(crawler.settings)
             spider = super().from_crawler(crawler, *args, **kwargs)
-        except SpiderArgumentError as exc:  # one line, no traceback (refuse_start)
+        except (SpiderArgumentError, JobDirFeedError) as exc:  # one line, no traceback (refuse_start)
             refuse_start(crawler, cls.name, exc)
             raise
         crawler.signals.connect(spider.request_dropped, signal=signals.request_dropped)
