@@ -8,7 +8,8 @@ end of the test.
 
 ``make_crawler`` builds crawlers for in-process component tests;
 ``register_extractor`` registers extractors for one test only; ``redis_url``
-starts a real ``redis-server``. End-to-end crawls go through ``_crawl.py``.
+starts a real ``redis-server``, ``redis_server`` gives one the test kills, restarts
+and pauses (:class:`RedisProcess`). End-to-end crawls go through ``_crawl.py``.
 
 Markers ``compiled_walk`` and ``compiled_trees``: the test needs the compiled
 document walk (``webclean_scrapy.engine.html._walk``) or tree evaluator
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -88,53 +90,88 @@ def local_site() -> Iterator[Callable[[Routes], str]]:
         site.stop()
 
 
-@pytest.fixture
-def redis_url(tmp_path) -> Iterator[str]:
-    """A real ``redis-server`` for this test only: its own port on 127.0.0.1 and its own directory."""
+class RedisProcess:
+    """A real ``redis-server`` on its own port of 127.0.0.1 and its own directory, which a test can
+    kill (``kill -9``), restart on the same port (with its append-only file, if *appendonly*), and
+    pause (``SIGSTOP``) and resume (``SIGCONT``)."""
+
+    def __init__(self, binary: str, data: Path, *, appendonly: bool = False) -> None:
+        import redis
+
+        self.redis = redis
+        self.binary, self.data, self.appendonly = binary, data, appendonly
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> RedisProcess:
+        command = [self.binary, "--bind", "127.0.0.1", "--port", str(self.port), "--dir", str(self.data)]
+        command += ["--save", "", "--appendonly", "yes" if self.appendonly else "no", "--protected-mode", "no"]
+        self.proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = self.redis.Redis.from_url(self.url)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                client.ping()  # also fails while an append-only file is still loading
+                break
+            except self.redis.ConnectionError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.proc.kill()
+                    pytest.fail(f"redis-server did not start on port {self.port}")
+                time.sleep(0.05)
+        client.close()
+        return self
+
+    def kill(self) -> None:
+        """``kill -9``: nothing is saved but what the append-only file already holds."""
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait(timeout=30)
+        self.proc = None
+
+    def pause(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGCONT)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGCONT)  # a paused server cannot terminate
+            self.proc.terminate()
+            self.proc.wait(timeout=30)
+            self.proc = None
+
+
+def _redis_process(tmp_path: Path, *, appendonly: bool) -> RedisProcess:
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.skip("redis-server is not installed (Debian package redis-server; .ci/run installs it)")
-    redis = pytest.importorskip("redis")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    pytest.importorskip("redis")
     data = tmp_path / "redis"
     data.mkdir()
-    proc = subprocess.Popen(
-        [
-            binary,
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--dir",
-            str(data),
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--protected-mode",
-            "no",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            client.ping()
-            break
-        except redis.ConnectionError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"redis-server did not start on port {port}")
-            time.sleep(0.05)
-    client.close()
-    yield url
-    proc.terminate()
-    proc.wait(timeout=30)
+    return RedisProcess(binary, data, appendonly=appendonly)
+
+
+@pytest.fixture
+def redis_url(tmp_path) -> Iterator[str]:
+    """A real ``redis-server`` for this test only: its own port on 127.0.0.1 and its own directory."""
+    server = _redis_process(tmp_path, appendonly=False).start()
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture
+def redis_server(tmp_path) -> Iterator[RedisProcess]:
+    """A :class:`RedisProcess` with an append-only file (``--appendonly yes``), not started: the test
+    starts, kills, restarts, pauses it."""
+    server = _redis_process(tmp_path, appendonly=True)
+    yield server
+    server.stop()
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ from webclean_scrapy.downloadermiddlewares.extraction import WebcleanMiddleware
 from webclean_scrapy.fingerprint import TrackingParamsFingerprinter
 from webclean_scrapy.pipelines import MinTextFilterPipeline, WebcleanPipeline
 from webclean_scrapy.settings import DEFAULTS, WebcleanSettings, default_workers, setting_name
+from webclean_scrapy.shutdown import ForcedShutdownExitCode
 from webclean_scrapy.spiders import PROJECT_SETTINGS, HarvestSpider, NewsSpider
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -69,6 +70,7 @@ def test_addon_enables_every_component_and_default():
     names = [type(p) for p in pipelines(crawler)]
     assert names.index(WebcleanPipeline) < names.index(MinTextFilterPipeline)  # extract, then filter
     assert isinstance(crawler.request_fingerprinter, TrackingParamsFingerprinter)
+    assert ForcedShutdownExitCode in crawler.settings.getwithbase("EXTENSIONS")
 
     addon = SETTINGS_PRIORITIES["addon"]
     for name, value in DEFAULTS.items():

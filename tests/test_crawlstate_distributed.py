@@ -7,12 +7,15 @@ site of ``pages.build_news_site`` (the ``news_site`` fixture).
 
 from __future__ import annotations
 
+import time
 from collections import Counter
+from dataclasses import asdict
 
 import pytest
 
 from _crawl import read_items, start_crawl
-from pages import ARTICLES
+from http_server import FaultyRoute, TestSite
+from pages import ARTICLES, build_news_site
 
 redis = pytest.importorskip("redis")
 
@@ -134,3 +137,33 @@ def test_redis_store_claims_atomically_and_releases_only_its_own(redis_url, tmp_
     a.open(crashed, lambda item: item["keys"])
     assert server.hgetall("t:emitted") == {"url:1": "A", "text:x": "A", "url:2": "B", "text:y": "B"}
     assert a.claim(["url:3", "text:z"])
+
+
+def test_workers_started_together_all_work(redis_url, tmp_path):
+    """The second worker opens while the first still waits for robots.txt and the home page, the
+    shared queue empty: it waits for the first (busy in Redis) instead of finishing with nothing."""
+    site = TestSite()
+    build_news_site(site)
+    for path in ("/", "/robots.txt"):  # slow: the second worker opens while the first waits for them
+        site.routes[path] = FaultyRoute(**asdict(site.routes[path]), delay=3.0)
+    settings = {
+        "WEBCLEAN_REDIS_URL": redis_url,
+        "CONCURRENT_REQUESTS": 2,  # the first takes both start requests, and leaves links in the queue later
+        "DOWNLOAD_DELAY": 0.1,
+        "RANDOMIZE_DOWNLOAD_DELAY": False,
+        "LOG_LEVEL": "INFO",
+    }
+    outs = [tmp_path / f"together{i}.jsonl" for i in range(2)]
+    with site:
+        args = {"start_urls": site.url("/")}
+        first = start_crawl("news", tmp_path, output=outs[0], args=args, settings=settings)
+        while "/" not in site.hits or "/robots.txt" not in site.hits:
+            assert first.proc.poll() is None, first.log[-3000:]
+            time.sleep(0.02)
+        second = start_crawl("news", tmp_path, output=outs[1], args=args, settings=settings)
+        results = [first.finish(), second.finish()]
+    logs = "\n".join(result.log for result in results)
+    assert all(result.items for result in results), ([len(result.items) for result in results], logs[-3000:])
+    assert_article_set(site, read_items(*outs), logs)
+    assert "waiting for 1 busy workers" in results[1].log
+    assert all(result.stats.get("finish_reason") == "finished" for result in results)

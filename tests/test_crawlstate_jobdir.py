@@ -133,3 +133,32 @@ def test_items_are_in_the_file_at_once_and_fsynced_by_another_thread(tmp_path, m
     assert out.read_bytes() == b"".join(lines)
     assert file.closed
     storage.store(file)  # closing twice is harmless
+
+
+@pytest.mark.parametrize(
+    ("feed", "options", "why"),
+    [
+        (
+            "out.jsonl.gz",
+            {"format": "jsonlines", "postprocessing": ["scrapy.extensions.postprocessing.GzipPlugin"]},
+            "it is post-processed (GzipPlugin): the compressor buffers items a crash would lose",
+        ),
+        ("out.csv", {"format": "csv"}, "its format, 'csv', is not JSON lines"),
+    ],
+    ids=["gzip", "csv"],
+)
+def test_jobdir_refuses_a_feed_it_cannot_read_back(news_site, tmp_path, feed, options, why):
+    """Killed, a gzip feed lost the items in its compressor and the resumed run wrote them all again:
+    with JOBDIR such a feed is refused before anything is fetched, in one ERROR line saying what to do."""
+    hits = len(news_site.hits)
+    settings = {"JOBDIR": str(tmp_path / "job"), "FEEDS": {str(tmp_path / feed): options}, "LOG_LEVEL": "INFO"}
+    crawl = start_crawl("news", tmp_path, args={"start_urls": news_site.url("/")}, settings=settings)
+    code = crawl.wait(timeout=120)
+    log = crawl.log
+    assert code != 0, log[-3000:]
+    lines = [line for line in log.splitlines() if "cannot make a crash-safe job output" in line]
+    assert len(lines) == 1 and "] ERROR: Cannot start the news spider: JOBDIR is set" in lines[0], log[-3000:]
+    assert why in lines[0] and "Write a plain JSON lines feed with JOBDIR (-O out.jsonl)" in lines[0]
+    assert "Traceback" not in log and "Task exception was never retrieved" not in log, log[-3000:]
+    assert len(news_site.hits) == hits  # nothing fetched
+    assert not (tmp_path / feed).exists() and not read_items(crawl.output)

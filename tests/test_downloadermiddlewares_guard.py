@@ -390,6 +390,7 @@ def test_harvest_refuses_loopback_results(public_site, secret_site, tmp_path):
     assert blocked["webclean/blocked"] >= 9 and blocked["webclean/blocked"] == blocked["webclean/blocked/loopback"]
     assert result.stat("harvest/failed/blocked_address") == 9, result.prefixed("harvest/")
     assert result.stat("harvest/failed/redirect_loop") == 1
+    assert result.log.count("] WARNING: Redirect loop: ") == 1, result.log[-3000:]
     assert result.stat("harvest/failed") == 10
     # Logged once per host, not per request.
     assert result.log.count("webclean: refused http://127.0.0.1:") == 1, result.log[-3000:]
@@ -429,6 +430,8 @@ def test_news_redirects_and_refresh_to_refused_addresses_are_counted(public_site
     # The second start URL, the redirect and the meta refresh are refused; the loop is counted.
     assert news.get("news/errors/blocked_address") == 3, result.stats
     assert news.get("news/errors/redirect_loop") == 1, news
+    loops = f"] WARNING: Redirect loop: {p.url('/loop1')} leads back to itself"
+    assert result.log.count(loops) == 1, result.log[-3000:]
     assert news.get("news/errors") == 4, news
     assert result.stat("webclean/blocked/loopback") >= 3
     assert secret_site.hits == []

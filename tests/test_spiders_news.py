@@ -529,6 +529,9 @@ def test_each_failure_is_logged_once_at_scrapys_level(faulty_site, fault_crawl):
     assert not [line for line in err.splitlines() if HUGE in line and "ERROR" in line]
     assert "Traceback" not in err and "Spider error" not in err
     assert len(log_lines(err, "ERROR", "Error downloading")) == 2
+    # The redirect loop, which Scrapy drops silently: one WARNING naming its URL.
+    loops = log_lines(err, "WARNING", "Redirect loop")
+    assert len(loops) == 1 and f"Redirect loop: {faulty_site.url(LOOP)} leads back to itself" in loops[0], loops
 
 
 def test_retried_failures_are_logged_by_retry_middleware_only(faulty_site, tmp_path):

@@ -86,6 +86,9 @@ class WebcleanSettings:
     explain_dir: str | None = None  # write `webclean explain` reports of doubtful pages here
     explain_below: float = 0.5  # ... those whose confidence is below this (or whose text is empty)
     redis_url: str | None = None  # set: distributed crawl on scrapy-redis (docs/DISTRIBUTED.md)
+    #: Seconds a busy worker's mark lives in Redis: a worker whose shared queue is empty waits
+    #: while another one holds a live mark (:mod:`webclean_scrapy.crawlstate.workers`).
+    redis_idle_timeout: float = 30.0
     #: LanguageFilterPipeline keeps only these (ISO 639-1, lower-cased here); empty: no filter.
     languages: list[str] = field(default_factory=list)
     near_duplicate_threshold: float = 0.6  # NearDuplicatePipeline: estimated Jaccard of word shingles
@@ -136,6 +139,10 @@ class WebcleanSettings:
             raise ValueError(f"WEBCLEAN_EXPLAIN_BELOW must be between 0 and 1, got {self.explain_below}")
         if self.redis_url is not None and not str(self.redis_url).startswith(("redis://", "rediss://", "unix://")):
             raise ValueError(f"WEBCLEAN_REDIS_URL must be a redis://, rediss:// or unix:// URL, got {self.redis_url!r}")
+        if not self.redis_idle_timeout > 0:
+            raise ValueError(
+                f"WEBCLEAN_REDIS_IDLE_TIMEOUT must be a positive number of seconds, got {self.redis_idle_timeout}"
+            )
         object.__setattr__(self, "languages", [str(code).strip().lower() for code in self.languages])
         if not 0 < self.near_duplicate_threshold <= 1:
             raise ValueError(

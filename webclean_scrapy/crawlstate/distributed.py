@@ -19,7 +19,9 @@ scrapy-redis 0.9.1 works on current Scrapy with two thin adaptations:
   and removed once Scrapy has entirely finished with it (its callback ran,
   its items went through the pipelines and feeds, its new requests were
   queued). A worker restarted with the same ``JOBDIR`` puts its leftover
-  in-flight requests back in the queue.
+  in-flight requests back in the queue. A worker whose shared queue is empty
+  does not close while another worker is busy (:mod:`~webclean_scrapy.crawlstate.workers`):
+  that one may still queue links.
 
 The spiders need no Redis-specific base class (scrapy-redis's
 ``RedisSpider`` reads start URLs from Redis with ``start_requests``, which
@@ -30,17 +32,31 @@ worker already queued.
 
 from __future__ import annotations
 
+import importlib
 import logging
+import time
 import uuid
+from collections import deque
 from typing import TYPE_CHECKING, Any
+
+from scrapy import signals
+from scrapy.exceptions import DontCloseSpider
+from scrapy.utils.asyncio import create_looping_call
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from twisted.internet.task import deferLater
 
 from webclean_scrapy.crawlstate.emitted import META_HOLD
 from webclean_scrapy.crawlstate.jobdir import JobDir
+from webclean_scrapy.crawlstate.outage import RedisOutage, redis_errors
+from webclean_scrapy.crawlstate.pageretry import ORDER as RETRY_ORDER
+from webclean_scrapy.crawlstate.pageretry import RedisPageRetryMiddleware
 from webclean_scrapy.crawlstate.redis import SETTING, redis_key, worker_id
+from webclean_scrapy.crawlstate.workers import MARK_FUNCTION, BusyMarks
 from webclean_scrapy.errors import install_hint
 from webclean_scrapy.settings import WebcleanSettings
 
 try:
+    from scrapy_redis import connection
     from scrapy_redis.dupefilter import RFPDupeFilter
     from scrapy_redis.queue import PriorityQueue
     from scrapy_redis.scheduler import Scheduler
@@ -51,28 +67,39 @@ if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
+    from twisted.internet.defer import Deferred
     from typing_extensions import Self  # typing.Self: Python 3.11
 
 logger = logging.getLogger(__name__)
 
-#: Move the first member of sorted set KEYS[1] into hash KEYS[2] under field ARGV[1]; return it.
-_POP_TO_LEDGER = """
+#: The finish reason of a worker that found Redis emptied of the crawl's state.
+STATE_LOST = "webclean_redis_state_lost"
+
+#: Pop the first member of sorted set KEYS[1] and return it; record it in hash KEYS[2] under field
+#: ARGV[1] unless that is empty (the ledger); mark worker ARGV[2] busy in KEYS[3] for ARGV[3] ms.
+_POP = (
+    MARK_FUNCTION
+    + """
 local r = redis.call('ZRANGE', KEYS[1], 0, 0)
 if #r == 0 then return false end
 redis.call('ZREMRANGEBYRANK', KEYS[1], 0, 0)
-redis.call('HSET', KEYS[2], ARGV[1], r[1])
+if ARGV[1] ~= '' then redis.call('HSET', KEYS[2], ARGV[1], r[1]) end
+mark(KEYS[3], ARGV[2], ARGV[3])
 return r[1]
 """
+)
 
 
 def configure_settings(settings: BaseSettings) -> None:
-    """With ``WEBCLEAN_REDIS_URL`` set: scrapy-redis's scheduler and dupefilter on that server.
+    """With ``WEBCLEAN_REDIS_URL`` set: scrapy-redis's scheduler and dupefilter on that server, and
+    :class:`~webclean_scrapy.crawlstate.pageretry.RedisPageRetryMiddleware`.
 
     Set at ``spider`` priority, so the command line (``-s SCHEDULER=...``) still wins.
     """
     url = WebcleanSettings.from_settings(settings).redis_url
     if url is None:
         return
+    settings.setdefault_in_component_priority_dict("SPIDER_MIDDLEWARES", RedisPageRetryMiddleware, RETRY_ORDER)
     for name, value in (
         ("SCHEDULER", "webclean_scrapy.crawlstate.distributed.RedisScheduler"),
         ("DUPEFILTER_CLASS", "webclean_scrapy.crawlstate.distributed.RedisDupeFilter"),
@@ -103,27 +130,85 @@ class RedisDupeFilter(RFPDupeFilter):
 
 
 class RedisScheduler(Scheduler):
-    """scrapy-redis's scheduler, adapted to Scrapy 2.19 and made safe against a killed worker."""
+    """scrapy-redis's scheduler, adapted to Scrapy 2.19 and made safe against a killed worker and a Redis outage.
+
+    While Redis is unreachable (:mod:`~webclean_scrapy.crawlstate.outage`) the
+    scheduler keeps the requests it is given in memory (:attr:`_pending`), in
+    order, and queues them once Redis answers; it reports pending requests
+    meanwhile, so the engine never takes the worker for finished.
+    """
 
     crawler: Crawler
 
     @classmethod
+    def from_settings(cls, settings: BaseSettings) -> Self:
+        """scrapy-redis's, without its ``ping``: a worker started during an outage waits in :meth:`open`."""
+        kwargs: dict[str, Any] = {
+            "persist": settings.getbool("SCHEDULER_PERSIST"),
+            "flush_on_start": settings.getbool("SCHEDULER_FLUSH_ON_START"),
+            "idle_before_close": settings.getint("SCHEDULER_IDLE_BEFORE_CLOSE"),
+        }
+        for name, setting in (
+            ("queue_key", "SCHEDULER_QUEUE_KEY"),
+            ("queue_cls", "SCHEDULER_QUEUE_CLASS"),
+            ("dupefilter_key", "SCHEDULER_DUPEFILTER_KEY"),
+            ("dupefilter_cls", "DUPEFILTER_CLASS"),
+            ("serializer", "SCHEDULER_SERIALIZER"),
+        ):
+            if settings.get(setting):
+                kwargs[name] = settings.get(setting)
+        if isinstance(kwargs.get("serializer"), str):
+            kwargs["serializer"] = importlib.import_module(kwargs["serializer"])
+        return cls(server=connection.from_settings(settings), **kwargs)
+
+    @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        scheduler = super().from_crawler(crawler)
+        scheduler = cls.from_settings(crawler.settings)
+        scheduler.stats = crawler.stats
         scheduler.crawler = crawler
+        scheduler.outage = RedisOutage.of(crawler)
+        scheduler.errors = redis_errors()
+        scheduler._pending = deque()  # (request, already through the dupefilter), while Redis is away
+        scheduler.state_lost = False
         return scheduler
 
-    def open(self, spider: Spider) -> None:
+    def open(self, spider: Spider) -> Deferred[None]:
+        """Open once Redis answers (a worker started during an outage waits for it, retrying with backoff)."""
+        return deferred_from_coro(self._open(spider))
+
+    async def _open(self, spider: Spider) -> None:
+        from twisted.internet import reactor
+
+        while True:
+            try:
+                self.server.ping()
+                break
+            except self.errors as exc:
+                self.outage.failed(exc)
+                await maybe_deferred_to_future(deferLater(reactor, max(0.0, self.outage.next_try - time.monotonic())))
+        self.outage.succeeded()
         super().open(spider)
         self.jobdir = JobDir.of(self.crawler)
         self.worker = worker_id(self.crawler)
         self.ledger_key = redis_key(self.crawler.settings, spider.name, f"inflight:{self.worker}")
+        self.run_key = redis_key(self.crawler.settings, spider.name, "run")
+        # The run marker: gone mid-run means Redis lost its data (restarted without persistence).
+        self.server.set(self.run_key, f"{time.time():.0f} {self.worker}", nx=True)
         # Without a JOBDIR nobody would recover this worker's ledger: do not keep one.
         self.ledger = self.jobdir is not None and isinstance(self.queue, PriorityQueue)
-        self._pop = self.server.register_script(_POP_TO_LEDGER)
+        self._pop = self.server.register_script(_POP)
         self._taken: dict[str, Request] = {}  # ledger field -> request, until Scrapy is done with it
+        emitted = getattr(spider, "emitted", None)
+        if emitted is not None:  # claims this worker never wrote, before its leftovers are queued again
+            emitted.open_pending()
         if self.ledger:
             self._requeue_leftovers()
+        timeout = WebcleanSettings.from_crawler(self.crawler).redis_idle_timeout
+        self.busy = BusyMarks(self.server, redis_key(self.crawler.settings, spider.name, "busy"), self.worker, timeout)
+        self._waiting = False
+        self.crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
+        self._ticker = create_looping_call(self._tick)
+        self._ticker.start(min(1.0, timeout / 3), now=False)
 
     def _requeue_leftovers(self) -> None:
         leftovers = self.server.hgetall(self.ledger_key)
@@ -140,47 +225,204 @@ class RedisScheduler(Scheduler):
     def close(self, reason: str) -> None:
         """A finished worker drops its ledger; one stopped early (SIGINT, ``CLOSESPIDER_*``)
         queues what it had taken again, for the other workers."""
-        if getattr(self, "ledger", False):
-            if reason == "finished":
-                self.server.delete(self.ledger_key)
-            else:
-                self._requeue_leftovers()
+        ticker = getattr(self, "_ticker", None)
+        if ticker is not None and ticker.running:
+            ticker.stop()
+        if not hasattr(self, "busy") or self.state_lost:
+            return  # never opened, or nothing of this run left in Redis to tidy
+        try:
+            self._flush_pending()
+            self.busy.clear()
+            if self.ledger:
+                if reason == "finished":
+                    self.server.delete(self.ledger_key)
+                else:
+                    self._requeue_leftovers()
+        except self.errors as exc:
+            logger.error(
+                "%s is unreachable as the worker closes: %d requests it could not queue are lost (%s)",
+                self.outage.where,
+                len(self._pending),
+                exc,
+            )
         super().close(reason)
 
     def flush(self) -> None:
-        """Also drop the emitted keys and ledgers (``SCHEDULER_FLUSH_ON_START``: a fresh crawl)."""
+        """Also drop the emitted keys, busy marks, run marker and ledgers (``SCHEDULER_FLUSH_ON_START``)."""
         super().flush()
         name = self.spider.name
         keys = [
             redis_key(self.crawler.settings, name, "emitted"),
+            redis_key(self.crawler.settings, name, "busy"),
+            redis_key(self.crawler.settings, name, "run"),
             *self.server.scan_iter(redis_key(self.crawler.settings, name, "inflight:*")),
         ]
         self.server.delete(*keys)
 
+    # -- queueing, also while Redis is away ------------------------------------------
     def enqueue_request(self, request: Request) -> bool:
-        if not request.dont_filter and self.df.request_seen(request):
-            self.df.log(request, self.spider)
-            if self.stats:
-                self.stats.inc_value("dupefilter/filtered")
+        if self.state_lost:
             return False
-        self.queue.push(request)
+        if self.outage.down or self._pending:  # in order: behind those still waiting
+            self._pending.append((request, False))
+            return True
+        try:
+            return self._enqueue(request, checked=False)
+        except self.errors as exc:
+            self.outage.failed(exc)
+            return True
+
+    def _enqueue(self, request: Request, *, checked: bool) -> bool:
+        """Through the dupefilter (unless *checked*) into the queue; kept in :attr:`_pending` if Redis fails."""
+        try:
+            if not checked and not request.dont_filter and self.df.request_seen(request):
+                self.df.log(request, self.spider)
+                if self.stats:
+                    self.stats.inc_value("dupefilter/filtered")
+                return False
+            checked = True
+            self.queue.push(request)
+        except self.errors:
+            self._pending.appendleft((request, checked))
+            raise
         if self.stats:
             self.stats.inc_value("scheduler/enqueued/redis")
         return True
 
+    def _flush_pending(self) -> None:
+        """Queue the requests kept during an outage; one a dupefilter drops now is reported dropped."""
+        if self._pending:
+            count = len(self._pending)
+            while self._pending:
+                request, checked = self._pending.popleft()
+                if not self._enqueue(request, checked=checked):
+                    self.crawler.signals.send_catch_log(signals.request_dropped, request=request, spider=self.spider)
+            logger.info("%d requests kept while %s was unreachable are queued", count, self.outage.where)
+
+    def has_pending_requests(self) -> bool:
+        if self._pending or self.outage.down:
+            return not self.state_lost  # Redis may hold more: not finished
+        try:
+            return len(self) > 0
+        except self.errors as exc:
+            self.outage.failed(exc)
+            return True
+
     def next_request(self) -> Request | None:
-        if not self.ledger:
-            request = self.queue.pop(self.idle_before_close)
-        else:
-            self._sweep_ledger()
-            field = uuid.uuid4().hex
-            data = self._pop(keys=[self.queue.key, self.ledger_key], args=[field])
-            request = self.queue._decode_request(data) if data else None
-            if request is not None:
-                self._taken[field] = request
-        if request is not None and self.stats:
-            self.stats.inc_value("scheduler/dequeued/redis")
+        if self.state_lost or not self.outage.may_try():
+            return None
+        try:
+            if self.outage.down and not self._check_run_marker():
+                return None
+            self._flush_pending()
+            request = self._next_request()
+        except self.errors as exc:
+            self.outage.failed(exc)
+            return None
+        self.outage.succeeded()
         return request
+
+    def _next_request(self) -> Request | None:
+        if not isinstance(self.queue, PriorityQueue):  # scrapy-redis's list queues: no ledger
+            request = self.queue.pop(self.idle_before_close)
+            if request is not None:
+                self.busy.mark()
+        else:
+            if self.ledger:
+                self._sweep_ledger()
+            field = uuid.uuid4().hex if self.ledger else ""
+            data = self._pop(
+                keys=[self.queue.key, self.ledger_key, self.busy.key], args=[field, self.worker, self.busy.ttl_ms]
+            )
+            request = self.queue._decode_request(data) if data else None
+            if request is not None and self.ledger:
+                self._taken[field] = request
+        if request is not None:
+            self._waiting = False
+            if self.stats:
+                self.stats.inc_value("scheduler/dequeued/redis")
+        return request
+
+    # -- the run marker ----------------------------------------------------------
+    def _check_run_marker(self) -> bool:
+        """Whether Redis still holds this crawl's state; if not, stop the worker (:meth:`_state_lost`)."""
+        if self.server.exists(self.run_key):
+            return True
+        self._state_lost()
+        return False
+
+    def _state_lost(self) -> None:
+        """Redis came back empty: queue, dupefilter and emitted keys are gone, so going on would fetch and emit
+        again what the crawl already did. Stop, and say how to recover (docs/DISTRIBUTED.md)."""
+        if self.state_lost:
+            return
+        self.state_lost = True
+        logger.error(
+            "%s lost this crawl's state (the run marker %s is gone: restarted without persistence, or flushed): "
+            "the worker stops (finish reason %s). See docs/DISTRIBUTED.md, 'Redis lost its data'",
+            self.outage.where,
+            self.run_key,
+            STATE_LOST,
+        )
+        if self.stats:
+            self.stats.set_value("webclean/redis/state_lost", 1)
+        deferred_from_coro(self.crawler.engine.close_spider_async(reason=STATE_LOST))
+
+    # -- idle workers --------------------------------------------------------------
+    def others_working(self) -> bool:
+        """Whether the crawl may still go on elsewhere: requests queued, another worker busy, or Redis away.
+
+        The ``news`` spider keeps a page variant until its canonical URL is answered, which another
+        worker may be doing: it emits the variant only once this is false.
+        """
+        if self.outage.down or self.state_lost:
+            return not self.state_lost
+        try:
+            return bool(len(self.queue) or self.busy.others_busy())
+        except self.errors as exc:
+            self.outage.failed(exc)
+            return True
+
+    def _spider_idle(self) -> None:
+        """Nothing to do here: close only if no other worker is busy (it may still queue links)."""
+        if self.state_lost:
+            return
+        try:
+            self.busy.clear()
+            others = self.busy.others_busy()
+            if not others and not len(self.queue):
+                return
+        except self.errors as exc:
+            self.outage.failed(exc)
+            raise DontCloseSpider from None
+        if not self._waiting:
+            logger.info("the shared queue is empty; waiting for %d busy workers, which may queue more", others)
+            if self.stats:
+                self.stats.inc_value("webclean/redis/waits_for_workers")
+        self._waiting = True
+        raise DontCloseSpider
+
+    def _tick(self) -> None:
+        """Every second: renew the busy mark while the engine works, check the run marker; while waiting
+        (for other workers, or for Redis), have the engine look at the queue again."""
+        engine = getattr(self.crawler, "engine", None)
+        if self.state_lost or engine is None:
+            return
+        if not self.outage.down:
+            try:
+                if not self._check_run_marker():
+                    return
+                if not engine.spider_is_idle():
+                    self.busy.mark()
+            except self.errors as exc:
+                self.outage.failed(exc)
+            except RuntimeError:  # the spider is closing
+                return
+        if self._waiting or self.outage.down:
+            # Scrapy's own look comes every 5 s only: the others' links would all be taken by then.
+            nextcall = getattr(getattr(engine, "_slot", None), "nextcall", None)
+            if nextcall is not None:
+                nextcall.schedule()
 
     def _sweep_ledger(self) -> None:
         """Drop the ledger entries of the requests Scrapy is done with.

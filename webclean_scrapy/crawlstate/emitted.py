@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from webclean_scrapy.crawlstate.jobdir import JobDir
+from webclean_scrapy.crawlstate.outage import redis_errors
 from webclean_scrapy.settings import WebcleanSettings
 
 if TYPE_CHECKING:
@@ -55,6 +56,9 @@ class EmittedStore:
 
     def open(self, jobdir: JobDir | None, keys_of: KeysOf) -> None:
         """Seed the store from the job's earlier outputs (see the module docstring)."""
+
+    def open_pending(self) -> None:
+        """Finish :meth:`open` if it had to wait (Redis unreachable): called once it answers."""
 
     def close(self) -> None:
         pass
@@ -114,6 +118,7 @@ class RedisEmittedStore(EmittedStore):
         self.server = server
         self.key = key
         self.owner = owner
+        self._pending_open: tuple[JobDir, KeysOf] | None = None
         self._claim = server.register_script(_CLAIM)
         self._release = server.register_script(_RELEASE)
 
@@ -126,9 +131,27 @@ class RedisEmittedStore(EmittedStore):
         return bool(self._claim(keys=[self.key], args=[self.owner, *keys]))
 
     def open(self, jobdir: JobDir | None, keys_of: KeysOf) -> None:
-        """After a crash of this worker, release its claims that did not reach its outputs."""
+        """After a crash of this worker, release its claims that did not reach its outputs.
+
+        With Redis unreachable, that waits for :meth:`open_pending` (the scheduler calls it once Redis
+        answers, before it queues the worker's leftover requests again).
+        """
         if jobdir is None or not jobdir.crashed:
             return
+        self._pending_open = (jobdir, keys_of)
+        try:
+            self.open_pending()
+        except redis_errors():
+            logger.info("Redis unreachable: the claims of worker %s are released once it answers", self.owner)
+
+    def open_pending(self) -> None:
+        pending = self._pending_open
+        if pending is None:
+            return
+        self._release_unwritten(*pending)
+        self._pending_open = None
+
+    def _release_unwritten(self, jobdir: JobDir, keys_of: KeysOf) -> None:
         written: set[str] = set()
         for item in jobdir.previous_items():
             written.update(keys_of(item) or ())

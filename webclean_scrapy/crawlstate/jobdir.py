@@ -41,6 +41,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
@@ -286,10 +287,49 @@ class JobDirExtension:
         self.jobdir.close()
 
 
+#: Feed formats whose files a resumed job reads back (:meth:`JobDir.previous_items`).
+READABLE_FORMATS = ("jsonlines", "jsonl")
+
+
+class JobDirFeedError(ValueError):
+    """A local feed a ``JOBDIR`` job could not read back after a crash: refused before the crawl starts."""
+
+
+def check_feeds(settings: BaseSettings) -> None:
+    """Refuse the local feeds of a ``JOBDIR`` job that a resumed run could not read back.
+
+    A post-processed feed (``GzipPlugin``...) keeps items in the compressor's buffer, so ``kill -9``
+    loses them, and its file is not JSON lines: the resumed run, which knows what the job emitted
+    only by reading its outputs back, would write every item again. Other formats (CSV, XML, a JSON
+    array) are not read back either.
+    """
+    for uri, options in settings.getdict("FEEDS").items():
+        uri = str(uri)
+        if urlsplit(uri).scheme not in ("", "file") and not (len(uri) > 1 and uri[1] == ":"):  # not C:\...
+            continue
+        options = options or {}
+        if options.get("postprocessing"):
+            plugins = ", ".join(getattr(p, "__name__", str(p)).rsplit(".", 1)[-1] for p in options["postprocessing"])
+            why = f"it is post-processed ({plugins}): the compressor buffers items a crash would lose"
+        elif str(options.get("format", "")).lower() not in READABLE_FORMATS:
+            why = f"its format, {options.get('format')!r}, is not JSON lines: a resumed run cannot read it back"
+        else:
+            continue
+        raise JobDirFeedError(
+            f"JOBDIR is set, and the feed {uri} cannot make a crash-safe job output: {why}, so a "
+            "resumed run would emit its items again. Write a plain JSON lines feed with JOBDIR "
+            "(-O out.jsonl) and compress or convert it after the crawl."
+        )
+
+
 def configure_settings(settings: BaseSettings) -> None:
-    """With ``JOBDIR`` set: durable local feeds and :class:`JobDirExtension` (the project's own choices win)."""
+    """With ``JOBDIR`` set: durable local feeds and :class:`JobDirExtension` (the project's own choices win).
+
+    Raises :class:`JobDirFeedError` for a local feed the job could not read back (:func:`check_feeds`).
+    """
     if not settings.get("JOBDIR"):
         return
+    check_feeds(settings)
     settings.setdefault_in_component_priority_dict("EXTENSIONS", JobDirExtension, 0)
     storages = dict(settings.getdict("FEED_STORAGES"))
     for scheme in ("", "file"):

@@ -18,7 +18,7 @@ from scrapy.utils.log import logformatter_adapter
 
 from webclean_scrapy.addon import Addon
 from webclean_scrapy.crawlstate.emitted import EmittedStore, open_store
-from webclean_scrapy.crawlstate.jobdir import JobDir
+from webclean_scrapy.crawlstate.jobdir import JobDir, JobDirFeedError
 from webclean_scrapy.crawlstate.jobdir import configure_settings as configure_jobdir
 from webclean_scrapy.downloadermiddlewares.extraction import META_KEY
 from webclean_scrapy.downloadermiddlewares.guard import BlockedAddressError
@@ -197,10 +197,10 @@ class WebcleanSpider(scrapy.Spider):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
-        configure_crawl_state(crawler.settings)
         try:
+            configure_crawl_state(crawler.settings)
             spider = super().from_crawler(crawler, *args, **kwargs)
-        except SpiderArgumentError as exc:  # one line, no traceback (refuse_start)
+        except (SpiderArgumentError, JobDirFeedError) as exc:  # one line, no traceback (refuse_start)
             refuse_start(crawler, cls.name, exc)
             raise
         crawler.signals.connect(spider.request_dropped, signal=signals.request_dropped)
@@ -217,6 +217,15 @@ class WebcleanSpider(scrapy.Spider):
         if spider is self and is_redirect_loop(request):
             self.inc(self.errors_key)
             self.inc(f"{self.errors_key}/redirect_loop")
+            self.log_redirect_loop(request)
+
+    def log_redirect_loop(self, request: scrapy.Request) -> None:
+        """One WARNING per redirect loop: Scrapy drops it silently (dupefilter) or at DEBUG (max redirections)."""
+        chain = [*(request.meta.get("redirect_urls") or ()), request.url]
+        self.logger.warning(
+            "Redirect loop: %(url)s leads back to itself (%(chain)s); dropped",
+            {"url": chain[0], "chain": " -> ".join(chain)},
+        )
 
     def _close_emitted(self) -> None:
         self.emitted.close()
@@ -238,11 +247,13 @@ class WebcleanSpider(scrapy.Spider):
         class name; requests dropped on purpose (robots.txt, offsite:
         :class:`~scrapy.exceptions.IgnoreRequest`) are ``ignored``, except
         requests refused by the address guard (``blocked_address``, also after
-        a redirect or meta refresh) and redirect loops (``redirect_loop``).
+        a redirect or meta refresh) and redirect loops (``redirect_loop``, also logged).
         """
         reason = failure_reason(failure)
         self.inc(key)
         self.inc(f"{key}/{reason}")
+        if reason == "redirect_loop":
+            self.log_redirect_loop(failure.request)  # type: ignore[attr-defined]  # Scrapy sets Failure.request
 
     def log_failure(self, failure: Failure) -> None:
         """Log a failed request the way Scrapy would have without our errback, once.

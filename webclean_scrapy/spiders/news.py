@@ -492,10 +492,14 @@ class NewsSpider(WebcleanSpider):
 
         A safety net (the canonical request may have been dropped by another
         component): items can only leave through a callback, so a ``data:``
-        request carries them out.
+        request carries them out. In a distributed crawl another worker may be
+        fetching the canonical URL: the variants wait until no other worker works.
         """
         if not self._fallbacks:
             return
+        others_working = getattr(self.crawler.engine.scheduler, "others_working", None)
+        if others_working is not None and others_working():
+            raise DontCloseSpider
         self.crawler.engine.crawl(
             scrapy.Request("data:,", callback=self.flush_fallbacks, dont_filter=True, meta={META_SKIP: True})
         )
