@@ -26,7 +26,7 @@ from webclean_scrapy.downloadermiddlewares.extraction import WebcleanMiddleware
 from webclean_scrapy.fingerprint import TrackingParamsFingerprinter
 from webclean_scrapy.pipelines import MinTextFilterPipeline, WebcleanPipeline
 from webclean_scrapy.settings import DEFAULTS, WebcleanSettings, default_workers, setting_name
-from webclean_scrapy.shutdown import ForcedShutdownExitCode
+from webclean_scrapy.extensions.shutdown import ForcedShutdownExitCode
 from webclean_scrapy.spiders import PROJECT_SETTINGS, HarvestSpider, NewsSpider
 
 README = Path(__file__).resolve().parent.parent / "README.md"

@@ -41,7 +41,7 @@ spider's ``custom_settings`` are loaded, and before any component is built):
   when the project also lists ``scrapy_poet.Addon``;
 * with ``WEBCLEAN_ITEM_CLASS`` set, unpins a ``FEED_EXPORT_FIELDS`` that lists the ``CleanedPage``
   fields (``PROJECT_SETTINGS``'), so the export writes the chosen class's fields;
-* enables the extension :class:`~webclean_scrapy.shutdown.ForcedShutdownExitCode` (a forced
+* enables the extension :class:`~webclean_scrapy.extensions.shutdown.ForcedShutdownExitCode` (a forced
   shutdown, the second Ctrl-C, makes ``scrapy crawl`` exit 1 instead of 0);
 * writes every ``WEBCLEAN_*`` default (:data:`webclean_scrapy.settings.DEFAULTS`)
   at ``"addon"`` priority, so ``crawler.settings`` holds the values in force,
@@ -71,7 +71,7 @@ from webclean_scrapy.items import FIELD_ORDER
 from webclean_scrapy.pipelines import LanguageFilterPipeline, MinTextFilterPipeline, WebcleanPipeline
 from webclean_scrapy.pipelines.item_class import ITEM_CLASS_ORDER, ItemClassPipeline
 from webclean_scrapy.settings import WebcleanSettings, default_settings
-from webclean_scrapy.shutdown import ForcedShutdownExitCode
+from webclean_scrapy.extensions.shutdown import ForcedShutdownExitCode
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings

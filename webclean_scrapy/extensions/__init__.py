@@ -1,0 +1,1 @@
+"""Scrapy extensions: crawl-wide behaviour that is neither a middleware nor a pipeline."""
