@@ -646,3 +646,25 @@ def attribute_bomb(count: int) -> str:
     # Quoted ">" inside the values must not hide the attributes from the screen.
     attributes = " ".join(f'data-a{i}=">"' for i in range(count))
     return og_article("Bombed story", extra=f"<div {attributes}>inside the bomb</div>")
+
+
+def build_archive_site(site: TestSite, count: int = 60, per_page: int = 5) -> list[str]:
+    """A news site of *count* articles, listed *per_page* a page by paginated section hubs (the sections
+    of the courier's menu); the article paths. Deep: crawl it with ``max_depth`` above ``count / per_page / 3 + 1``."""
+    sections = ["/section/world/", "/section/science/", "/tag/energy/"]
+    words = ["harbour", "library", "bridge", "orchard", "tramway", "museum", "reservoir", "market"]
+    articles = [f"/2024/06/{i:03d}/plans-for-the-{words[i % len(words)]}-number-{i}/" for i in range(count)]
+    for i, path in enumerate(articles):
+        topic = f"the {words[i % len(words)]} project number {i}"
+        site.add(path, courier_article(f"Council weighs {topic}", story_paragraphs(topic, f"Ward {i}", "Ada Byrne")))
+    for s, section in enumerate(sections):
+        mine = articles[s :: len(sections)]
+        pages = [mine[k : k + per_page] for k in range(0, len(mine), per_page)]
+        for n, listed in enumerate(pages):
+            path = section if n == 0 else f"{section}page/{n + 1}/"
+            more = [f"{section}page/{n + 2}/"] if n + 1 < len(pages) else []
+            site.add(path, courier_hub(f"{section.strip('/')} page {n + 1}", [*listed, *more]))
+    site.add("/", courier_hub("Valley Courier archive", sections))
+    for path in ("/about/", "/privacy/"):
+        site.add(path, courier_hub(path.strip("/"), []))
+    return articles

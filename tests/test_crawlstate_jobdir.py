@@ -51,14 +51,15 @@ def test_kill_9_and_resume_emits_every_article_once(news_site, tmp_path, same_ou
 
 
 def test_graceful_resume_after_finish_emits_nothing_again(news_site, tmp_path):
-    """A finished job run again: Scrapy's own JOBDIR resume, and the emitted set comes from the outputs."""
+    """A finished job run again: its queue is empty and every request seen; the emitted set comes from the outputs."""
     job = tmp_path / "job"
     args = {"start_urls": news_site.url("/")}
     settings = {"JOBDIR": str(job), "LOG_LEVEL": "INFO"}
     start_crawl("news", tmp_path, output=tmp_path / "a.jsonl", args=args, settings=settings).finish()
     assert len(read_items(tmp_path / "a.jsonl")) == len(ARTICLES)
-    # Forget Scrapy's fingerprints: every page is fetched again, yet no article is emitted twice.
-    (job / "requests.seen").unlink()
+    # Forget the queue and its fingerprints: every page is fetched again, yet no article is emitted twice.
+    for path in (job / "webclean").glob("requests.sqlite*"):
+        path.unlink()
     log = start_crawl("news", tmp_path, output=tmp_path / "b.jsonl", args=args, settings=settings).finish().log
     assert read_items(tmp_path / "b.jsonl") == [], log[-3000:]
     assert "did not stop cleanly" not in log

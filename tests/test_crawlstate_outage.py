@@ -90,14 +90,22 @@ def test_redis_killed_and_restarted_with_its_append_only_file(site, redis_server
 
 
 def test_redis_paused(site, redis_server, tmp_path):
-    """``SIGSTOP`` for a few seconds, then ``SIGCONT``: the workers' calls wait, nothing is lost or repeated."""
+    """``SIGSTOP`` for about 10 s, then ``SIGCONT``: the workers' calls time out within seconds, each worker
+    says so in one WARNING while Redis is still frozen, and nothing is lost or repeated (calls that timed out
+    run once Redis wakes up: their retries must not drop what they did)."""
     redis_server.start()
     workers = start_workers(site, redis_server.url, tmp_path)
     wait_for(lambda: A5 in site.hits, workers, "request for the slow article")
     redis_server.pause()
-    time.sleep(3)
-    redis_server.resume()
-    assert_clean_finish(site, workers)
+    paused = time.monotonic()
+    try:
+        wait_for(lambda: all(WARNING in w.log for w in workers), workers, "outage warning during the pause", 10)
+        time.sleep(max(0.0, paused + 10 - time.monotonic()))  # frozen 10 s: several timed-out calls each
+    finally:
+        redis_server.resume()
+    logs = assert_clean_finish(site, workers)
+    for log in logs:
+        assert log.count(WARNING) == 1 and log.count(BACK) == 1, log[-3000:]
 
 
 def test_worker_started_during_an_outage_waits_for_redis(site, redis_server, tmp_path):

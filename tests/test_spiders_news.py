@@ -343,6 +343,47 @@ def test_news_probes_common_sitemap_paths(tmp_path):
     assert {"/sitemap.xml", "/sitemap_index.xml", "/news-sitemap.xml", "/sitemap-news.xml"} <= set(site.hits)
 
 
+def test_large_feed_and_sitemap_are_read_off_the_reactor_and_capped(tmp_path):
+    # Megabytes of XML listing tens of thousands of URLs: parsed in a worker process, and only the
+    # first WEBCLEAN_MAX_FEED_LINKS entries of each are followed (none of the rest is ever fetched).
+    count = 40_000
+    site = TestSite()
+    stories = {A1: "the new harbour wall", A2: "the otter survey", A3: "the library hours"}
+    for path, topic in stories.items():
+        site.add(path, courier_article(f"News about {topic}", story_paragraphs(topic, "Eastport", "Ada Byrne")))
+    feed_head = '<link rel="alternate" type="application/rss+xml" href="/feed.xml">'
+    site.add("/", courier_hub("Home", [], extra_head=feed_head))
+    site.add("/robots.txt", "User-agent: *\nSitemap: {{BASE}}/sitemap.xml\n", "text/plain")
+    items = "".join(f"<item><link>{{{{BASE}}}}/gone/feed-{i}/</link></item>" for i in range(count))
+    site.add(
+        "/feed.xml",
+        f'<?xml version="1.0"?><rss version="2.0"><channel><item><link>{{{{BASE}}}}{A1}</link></item>'
+        f"<item><link>{{{{BASE}}}}{A2}?utm_source=rss</link></item>{items}</channel></rss>",
+        "application/rss+xml",
+    )
+    urls = "".join(f"<url><loc>{{{{BASE}}}}/gone/sitemap-{i}/</loc></url>" for i in range(count))
+    site.add(
+        "/sitemap.xml",
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{{{{BASE}}}}{A3}</loc></url><url><loc>{{{{BASE}}}}{A1}</loc></url>{urls}</urlset>",
+        "application/xml",
+    )
+    assert len(site.routes["/feed.xml"].body) > 2_000_000
+    with site:
+        result = run_crawl(
+            "news", tmp_path, args={"start_urls": site.url("/")}, settings={"WEBCLEAN_MAX_FEED_LINKS": 2}
+        )
+        hits = list(site.hits)
+    assert sorted(i["url"] for i in result.items) == sorted(site.url(path) for path in stories), result.stats
+    assert result.stat("news/feed_urls") == 2 and result.stat("news/sitemap_urls") == 2
+    assert result.stat("news/feeds/truncated") == count
+    assert result.stat("news/sitemaps/truncated") == count
+    assert not [hit for hit in hits if hit.startswith("/gone/")]
+    # Read by the extraction workers (another process), not on the reactor thread.
+    assert result.stat("news/listings/off_reactor") == 2
+    assert result.log.count("more URLs than WEBCLEAN_MAX_FEED_LINKS") == 1, result.log[-3000:]
+
+
 def test_project_lists_both_spiders(monkeypatch):
     """What ``scrapy list`` lists from the repository root: scrapy.cfg's project, its SPIDER_MODULES."""
     import sys

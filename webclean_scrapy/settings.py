@@ -77,6 +77,8 @@ class WebcleanSettings:
     offload: str = "process"  # measured: docs/BENCHMARKS.md
     #: Seconds per page in a worker process; ``0`` (read as ``None``): no limit.
     page_timeout: float | None = 30.0
+    #: news spider: URLs read from one feed or sitemap at most; the rest are counted, not followed.
+    max_feed_links: int = 50_000
     outline: bool = False  # also return each page's links, feeds, article signals (news spider: on)
     search_engines: dict[str, Any] = field(default_factory=dict)  # harvest spider: HTML result-page engines
     searxng_url: str | None = None  # harvest spider: default SearXNG endpoint
@@ -128,6 +130,8 @@ class WebcleanSettings:
             raise ValueError(f"WEBCLEAN_WORKERS must be at least 1, got {self.workers}")
         if self.max_html_bytes < 0 or self.min_text_chars < 0:
             raise ValueError("WEBCLEAN_MAX_HTML_BYTES and WEBCLEAN_MIN_TEXT_CHARS must not be negative")
+        if self.max_feed_links < 1:
+            raise ValueError(f"WEBCLEAN_MAX_FEED_LINKS must be at least 1, got {self.max_feed_links}")
         if self.page_timeout is not None:
             if self.page_timeout == 0:
                 object.__setattr__(self, "page_timeout", None)

@@ -50,7 +50,7 @@ from webclean_scrapy.crawlstate.jobdir import JobDir
 from webclean_scrapy.crawlstate.outage import RedisOutage, redis_errors
 from webclean_scrapy.crawlstate.pageretry import ORDER as RETRY_ORDER
 from webclean_scrapy.crawlstate.pageretry import RedisPageRetryMiddleware
-from webclean_scrapy.crawlstate.redis import SETTING, redis_key, worker_id
+from webclean_scrapy.crawlstate.redis import CLIENT_PARAMS, SETTING, redis_key, worker_id
 from webclean_scrapy.crawlstate.workers import MARK_FUNCTION, BusyMarks
 from webclean_scrapy.errors import install_hint
 from webclean_scrapy.settings import WebcleanSettings
@@ -107,6 +107,8 @@ def configure_settings(settings: BaseSettings) -> None:
         ("REDIS_URL", url),
     ):
         settings.set(name, value, priority="spider")
+    # Merged over scrapy-redis's own defaults (30 s timeouts) by scrapy-redis.
+    settings.set("REDIS_PARAMS", {**CLIENT_PARAMS, **settings.getdict("REDIS_PARAMS")}, priority="spider")
 
 
 class RedisDupeFilter(RFPDupeFilter):
@@ -272,10 +274,12 @@ class RedisScheduler(Scheduler):
             self.outage.failed(exc)
             return True
 
-    def _enqueue(self, request: Request, *, checked: bool) -> bool:
+    def _enqueue(self, request: Request, *, checked: bool | None) -> bool:
         """Through the dupefilter (unless *checked*) into the queue; kept in :attr:`_pending` if Redis fails."""
         try:
-            if not checked and not request.dont_filter and self.df.request_seen(request):
+            if checked is None:  # a check that failed may have recorded the fingerprint: record, do not drop
+                self.df.request_seen(request)
+            elif not checked and not request.dont_filter and self.df.request_seen(request):
                 self.df.log(request, self.spider)
                 if self.stats:
                     self.stats.inc_value("dupefilter/filtered")
@@ -283,7 +287,8 @@ class RedisScheduler(Scheduler):
             checked = True
             self.queue.push(request)
         except self.errors:
-            self._pending.appendleft((request, checked))
+            # A timed-out call may still have run: retried as "checked maybe" (None), never dropped as seen.
+            self._pending.appendleft((request, True if checked else None))
             raise
         if self.stats:
             self.stats.inc_value("scheduler/enqueued/redis")
@@ -319,8 +324,24 @@ class RedisScheduler(Scheduler):
         except self.errors as exc:
             self.outage.failed(exc)
             return None
+        if self.outage.down and self.ledger:
+            self._requeue_orphans()
         self.outage.succeeded()
         return request
+
+    def _requeue_orphans(self) -> None:
+        """Queue again the ledger entries this worker does not hold: pops whose reply a timeout lost
+        (the server ran them once it woke up), which would otherwise go with the ledger at the end."""
+        orphans = {
+            field: data
+            for field, data in self.server.hgetall(self.ledger_key).items()
+            if (field.decode() if isinstance(field, bytes) else field) not in self._taken
+        }
+        for field, data in orphans.items():
+            self.queue.push(self.queue._decode_request(data))
+            self.server.hdel(self.ledger_key, field)
+        if orphans and self.stats:
+            self.stats.inc_value("webclean/redis/requeued_after_outage", len(orphans))
 
     def _next_request(self) -> Request | None:
         if not isinstance(self.queue, PriorityQueue):  # scrapy-redis's list queues: no ledger

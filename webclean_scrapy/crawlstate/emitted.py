@@ -119,16 +119,35 @@ class RedisEmittedStore(EmittedStore):
         self.key = key
         self.owner = owner
         self._pending_open: tuple[JobDir, KeysOf] | None = None
+        self._uncertain: set[str] = set()  # keys of claims a Redis error left undecided
         self._claim = server.register_script(_CLAIM)
         self._release = server.register_script(_RELEASE)
 
     def seen(self, keys: Iterable[str]) -> bool:
         keys = list(keys)
-        return bool(keys) and any(self.server.hmget(self.key, keys))
+        if not keys:
+            return False
+        owners = self.server.hmget(self.key, keys)
+        return any(owner and not self._mine_maybe(key, owner) for key, owner in zip(keys, owners))
+
+    def _mine_maybe(self, key: str, owner: str) -> bool:
+        """Whether *key* may be held by a claim of this worker whose reply a Redis error lost."""
+        return owner == self.owner and key in self._uncertain
 
     def claim(self, keys: Iterable[str]) -> bool:
+        """A claim whose reply a timeout lost may have run: on the page's retry, keys all held by
+        that undecided claim of this worker mean it went through."""
         keys = sorted(set(keys))
-        return bool(self._claim(keys=[self.key], args=[self.owner, *keys]))
+        try:
+            claimed = bool(self._claim(keys=[self.key], args=[self.owner, *keys]))
+        except redis_errors():
+            self._uncertain.update(keys)
+            raise
+        if not claimed and self._uncertain.intersection(keys):
+            owners = self.server.hmget(self.key, keys)
+            claimed = all(self._mine_maybe(key, owner) for key, owner in zip(keys, owners))
+        self._uncertain.difference_update(keys)
+        return claimed
 
     def open(self, jobdir: JobDir | None, keys_of: KeysOf) -> None:
         """After a crash of this worker, release its claims that did not reach its outputs.

@@ -22,12 +22,17 @@ What this module adds when ``JOBDIR`` is set (see ``docs/DISTRIBUTED.md``):
   (:mod:`webclean_scrapy.crawlstate.emitted` reads them back). One write per item, so
   an item is either in an output and never emitted again, or not in any and
   emitted by the resumed run: exactly once, whatever instant the kill hit.
+* **A crash-safe request queue.** The scheduler is
+  :class:`~webclean_scrapy.crawlstate.sqlqueue.SqliteScheduler` (unless the
+  project chose another): queue and seen fingerprints in one SQLite
+  database, a request deleted only once its response was processed, so a
+  resumed run fetches again only what was in flight at the kill.
 * **Crash detection.** ``JOBDIR/webclean/running`` exists while a run is
   active and is removed when the spider closes. A run that finds it knows
-  its predecessor was killed: Scrapy's request queue and fingerprints are
-  then inconsistent, so they are set aside (``*.crashed``) and the crawl
-  starts again from its start URLs; already written articles come out as
-  duplicates, not items. After a graceful stop Scrapy's own resume is kept.
+  its predecessor was killed. With Scrapy's own scheduler (a project's
+  choice), its request queue and fingerprints are then inconsistent, so
+  they are set aside (``*.crashed``) and the crawl starts again from its
+  start URLs; already written articles come out as duplicates, not items.
 """
 
 from __future__ import annotations
@@ -63,6 +68,7 @@ STATE_DIR = "webclean"
 #: Scrapy's scheduler state in ``JOBDIR``, untrustworthy after a crash.
 SCHEDULER_STATE = ("requests.seen", "requests.queue")
 DURABLE_STORAGE = "webclean_scrapy.crawlstate.jobdir.DurableFileFeedStorage"
+PERSISTENT_SCHEDULER = "webclean_scrapy.crawlstate.sqlqueue.SqliteScheduler"
 
 
 def _fsync_append(path: Path, line: str) -> None:
@@ -70,6 +76,13 @@ def _fsync_append(path: Path, line: str) -> None:
         f.write(line + "\n")
         f.flush()
         os.fsync(f.fileno())
+
+
+def scrapy_scheduler(settings: BaseSettings) -> bool:
+    """Whether the crawl's ``SCHEDULER`` is Scrapy's own (which keeps its queue in ``JOBDIR`` files)."""
+    scheduler = settings.get("SCHEDULER")
+    name = scheduler if isinstance(scheduler, str) else f"{scheduler.__module__}.{scheduler.__qualname__}"
+    return name == "scrapy.core.scheduler.Scheduler"
 
 
 class JobDir:
@@ -106,9 +119,8 @@ class JobDir:
             return None
         existing = getattr(crawler, "_webclean_jobdir", None)
         if existing is None:
-            # With the Redis scheduler the queue lives in Redis; JOBDIR's is unused.
-            distributed = WebcleanSettings.from_settings(crawler.settings).redis_url is not None
-            existing = cls(path, reset_scheduler=not distributed)
+            # Only Scrapy's own scheduler keeps a queue in JOBDIR that a crash leaves inconsistent.
+            existing = cls(path, reset_scheduler=scrapy_scheduler(crawler.settings))
             crawler._webclean_jobdir = existing  # type: ignore[attr-defined]
         return existing
 
@@ -323,7 +335,8 @@ def check_feeds(settings: BaseSettings) -> None:
 
 
 def configure_settings(settings: BaseSettings) -> None:
-    """With ``JOBDIR`` set: durable local feeds and :class:`JobDirExtension` (the project's own choices win).
+    """With ``JOBDIR`` set: durable local feeds, :class:`JobDirExtension` and, without Redis, the crash-safe
+    :data:`PERSISTENT_SCHEDULER` (the project's own choices win).
 
     Raises :class:`JobDirFeedError` for a local feed the job could not read back (:func:`check_feeds`).
     """
@@ -331,6 +344,9 @@ def configure_settings(settings: BaseSettings) -> None:
         return
     check_feeds(settings)
     settings.setdefault_in_component_priority_dict("EXTENSIONS", JobDirExtension, 0)
+    distributed = WebcleanSettings.from_settings(settings).redis_url is not None
+    if not distributed and settings.getpriority("SCHEDULER") == 0:  # Scrapy's default, not the project's choice
+        settings.set("SCHEDULER", PERSISTENT_SCHEDULER, priority="spider")
     storages = dict(settings.getdict("FEED_STORAGES"))
     for scheme in ("", "file"):
         storages.setdefault(scheme, DURABLE_STORAGE)

@@ -25,6 +25,13 @@ SETTING = "WEBCLEAN_REDIS_URL"
 KEY_FORMAT = "%(spider)s:%(what)s"
 
 
+#: Client options of every Redis connection of a crawl (scrapy-redis's ``REDIS_PARAMS`` too). Redis
+#: calls block the reactor thread: a frozen server must fail them within seconds, so that the outage
+#: handling (:mod:`~webclean_scrapy.crawlstate.outage`) warns and retries, rather than after 30 s in
+#: silence. A call that timed out may still run once the server wakes: the callers retry idempotently.
+CLIENT_PARAMS: dict[str, Any] = {"socket_timeout": 2.0, "socket_connect_timeout": 2.0, "retry_on_timeout": False}
+
+
 def redis_key(settings: BaseSettings, spider: str, what: str) -> str:
     return KEY_FORMAT % {"spider": spider, "what": what}
 
@@ -36,9 +43,7 @@ def redis_server(settings: BaseSettings) -> Any:
     url = WebcleanSettings.from_settings(settings).redis_url
     if url is None:
         raise ValueError(f"{SETTING} is not set")
-    return redis.Redis.from_url(
-        url, decode_responses=True, socket_timeout=30, socket_connect_timeout=30, retry_on_timeout=True
-    )
+    return redis.Redis.from_url(url, decode_responses=True, **CLIENT_PARAMS)
 
 
 def worker_id(crawler: Crawler) -> str:

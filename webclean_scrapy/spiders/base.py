@@ -23,6 +23,7 @@ from webclean_scrapy.crawlstate.jobdir import configure_settings as configure_jo
 from webclean_scrapy.downloadermiddlewares.extraction import META_KEY
 from webclean_scrapy.downloadermiddlewares.guard import BlockedAddressError
 from webclean_scrapy.fingerprint import canonical_key
+from webclean_scrapy.offload.offloader import Offloader
 from webclean_scrapy.settings import WebcleanSettings
 
 if TYPE_CHECKING:
@@ -189,6 +190,7 @@ class WebcleanSpider(scrapy.Spider):
     #: memory, or in Redis when ``WEBCLEAN_REDIS_URL`` is set; seeded from the
     #: job's outputs when ``JOBDIR`` is set.
     emitted: EmittedStore
+    _offloader: Offloader | None = None
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -210,6 +212,14 @@ class WebcleanSpider(scrapy.Spider):
         spider.emitted.open(JobDir.of(crawler), spider.emitted_keys)
         crawler.signals.connect(spider._close_emitted, signal=signals.spider_closed)
         return spider
+
+    @property
+    def offloader(self) -> Offloader:
+        """The crawl's :class:`~webclean_scrapy.offload.Offloader` (the middleware's), on first use:
+        CPU work on a response's bytes goes there, off the reactor thread."""
+        if self._offloader is None:
+            self._offloader = Offloader.for_crawler(self.crawler, WebcleanSettings.from_crawler(self.crawler))
+        return self._offloader
 
     def request_dropped(self, request: scrapy.Request, spider: scrapy.Spider) -> None:
         """A redirect loop ends in the scheduler's dupefilter, which drops the

@@ -34,8 +34,6 @@ from webclean_scrapy.downloadermiddlewares.extraction import META_SKIP
 from webclean_scrapy.downloadermiddlewares.guard import trust_endpoint
 from webclean_scrapy.fingerprint import canonical_key
 from webclean_scrapy.items import CleanedPage
-from webclean_scrapy.offload.offloader import Offloader
-from webclean_scrapy.settings import WebcleanSettings
 from webclean_scrapy.spiders.base import (
     SpiderArgumentError,
     WebcleanSpider,
@@ -108,7 +106,6 @@ class HarvestSpider(WebcleanSpider):
             except OSError as exc:
                 raise SpiderArgumentError(f"-a save_html: cannot create {save_html}: {exc.strerror or exc}") from None
         self.engine: SearchEngine | None = None
-        self._offloader: Offloader | None = None
         self.taken = 0
         self._seen: set[str] = set()
 
@@ -141,13 +138,6 @@ class HarvestSpider(WebcleanSpider):
             dont_filter=True,
         )
         return trust_endpoint(request)
-
-    @property
-    def offloader(self) -> Offloader:
-        """The crawl's :class:`~webclean_scrapy.offload.Offloader` (the middleware's), on first use."""
-        if self._offloader is None:
-            self._offloader = Offloader.for_crawler(self.crawler, WebcleanSettings.from_crawler(self.crawler))
-        return self._offloader
 
     async def parse_search(self, response: Response) -> AsyncIterator[scrapy.Request]:
         assert self.engine is not None

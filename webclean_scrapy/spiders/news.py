@@ -6,6 +6,11 @@ Discovery, from each start URL's site:
   (:data:`COMMON_SITEMAP_PATHS`). Sitemap indexes, news sitemaps and gzip
   sitemaps are read with Scrapy's own :class:`~scrapy.utils.sitemap.Sitemap`.
 * RSS/Atom feeds announced by ``<link rel="alternate">`` in the pages.
+
+Feeds and sitemaps are parsed where pages are extracted, never on the
+reactor thread (:mod:`webclean_scrapy.offload.listings`), and each gives at
+most ``WEBCLEAN_MAX_FEED_LINKS`` URLs (stats ``news/feeds/truncated``,
+``news/sitemaps/truncated`` count the rest).
 * In-site links of every page (articles and hubs alike), up to
   ``DEPTH_LIMIT``. A site is a host with or without ``www.``.
 
@@ -27,12 +32,10 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 import scrapy
-from lxml import etree
 from scrapy import signals
 from scrapy.exceptions import CloseSpider, DontCloseSpider
 from scrapy.http import TextResponse
-from scrapy.utils.gz import gunzip
-from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
+from scrapy.utils.sitemap import sitemap_urls_from_robots
 
 from webclean_scrapy.crawlstate.emitted import META_HOLD
 from webclean_scrapy.downloadermiddlewares.extraction import META_CANONICAL_URL, META_SKIP, extraction_of, outline_of
@@ -46,6 +49,8 @@ from webclean_scrapy.engine.page_type.articles import (
 )
 from webclean_scrapy.fingerprint import canonical_key, site_of, strip_tracking
 from webclean_scrapy.items import CleanedPage
+from webclean_scrapy.offload.listings import Listing, feed_root, feed_urls, read_feed, read_sitemap, worker_name
+from webclean_scrapy.settings import WebcleanSettings
 from webclean_scrapy.spiders.base import (
     SpiderArgumentError,
     WebcleanSpider,
@@ -71,10 +76,6 @@ DEFAULT_MAX_DEPTH = 4
 PRIORITY_DISCOVERY = 20
 PRIORITY_LISTED = 10
 PRIORITY_CANONICAL = 15
-
-_XML_PARSER = etree.XMLParser(
-    recover=True, resolve_entities=False, no_network=True, remove_comments=True, remove_pis=True
-)
 
 #: Meta keys this spider sets on its requests.
 META_URL_KEY = "news_key"
@@ -149,6 +150,8 @@ class NewsSpider(WebcleanSpider):
         self._hubs: set[str] = set()  # keys of pages judged hubs (never a story's canonical)
         self._holding: dict[str, scrapy.Request] = {}  # canonical key -> request of that variant (META_HOLD)
         self._feeds: set[str] = set()
+        self.max_feed_links = 0  # WEBCLEAN_MAX_FEED_LINKS, read in from_crawler
+        self._truncation_logged = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
@@ -159,6 +162,7 @@ class NewsSpider(WebcleanSpider):
         elif settings.getpriority("DEPTH_LIMIT") == 0:  # still Scrapy's default
             settings.set("DEPTH_LIMIT", DEFAULT_MAX_DEPTH, priority="spider")
         crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
+        spider.max_feed_links = WebcleanSettings.from_settings(settings).max_feed_links
         return spider
 
     # -- start ------------------------------------------------------------
@@ -210,15 +214,27 @@ class NewsSpider(WebcleanSpider):
 
         *headlines*: URL -> the headline a listing gave it (see :meth:`headlines`).
         """
+        return self.follow_keyed(((url, None) for url in urls), response, priority=priority, headlines=headlines)
+
+    def follow_keyed(
+        self,
+        links: Iterable[tuple[str, str | None]],
+        response: Response,
+        *,
+        priority: int = 0,
+        headlines: dict[str, str] | None = None,
+    ) -> Iterator[scrapy.Request]:
+        """:meth:`follow` for ``(url, canonical key)`` pairs (``None``: computed here); a feed's or
+        sitemap's keys come from the worker that read it, not from the reactor thread."""
         if not self.within_depth(response):
             return
-        for url in urls:
+        for url, key in links:
             if not self.budget_left():
                 return
             if not self.in_site(url):
                 self.inc("offsite_links")
                 continue
-            if canonical_key(url) in self._requested:
+            if (key or canonical_key(url)) in self._requested:
                 continue
             yield self.page_request(url, priority=priority, headline=(headlines or {}).get(url))
 
@@ -255,43 +271,57 @@ class NewsSpider(WebcleanSpider):
         self.count_failure(failure, "discovery_errors")
         self.log_failure(failure)
 
-    def sitemap_body(self, response: Response) -> bytes | None:
-        body = response.body
-        if body[:2] == b"\x1f\x8b":
-            try:
-                body = gunzip(body, max_size=self.crawler.settings.getint("DOWNLOAD_MAXSIZE"))
-            except Exception:  # truncated, corrupt or too large once inflated
-                return None
-        head = body[:512].lstrip().lower()
-        return body if head.startswith(b"<") and not head.startswith((b"<!doctype html", b"<html")) else None
+    async def read_listing(self, func: Any, response: Response, *args: Any) -> Listing | None:
+        """*func* (:mod:`webclean_scrapy.offload.listings`) on the response's bytes, where pages are
+        extracted; ``None`` when that failed (over ``WEBCLEAN_PAGE_TIMEOUT``, a crashed worker)."""
+        try:
+            listing = await self.offloader.run(
+                func, response.body, response.url, self.max_feed_links, *args, label=response.url
+            )
+        except Exception as exc:
+            self.logger.warning("Could not read the feed or sitemap %s: %s: %s", response.url, type(exc).__name__, exc)
+            return None
+        if listing is not None and listing.worker != worker_name():
+            self.inc("listings/off_reactor")
+        return listing
 
-    def parse_sitemap(self, response: Response) -> Iterator[scrapy.Request]:
-        body = self.sitemap_body(response)
+    def count_truncated(self, key: str, response: Response, listing: Listing) -> None:
+        """Count the entries a listing held past ``WEBCLEAN_MAX_FEED_LINKS``; log the first such listing."""
+        if not listing.truncated:
+            return
+        self.inc(key, listing.truncated)
+        if not self._truncation_logged:
+            self._truncation_logged = True
+            self.logger.warning(
+                "%s lists %d more URLs than WEBCLEAN_MAX_FEED_LINKS (%d): only the first %d are followed "
+                "(this is logged once; stats %s count the rest)",
+                response.url,
+                listing.truncated,
+                self.max_feed_links,
+                self.max_feed_links,
+                "news/feeds/truncated and news/sitemaps/truncated",
+            )
+
+    async def parse_sitemap(self, response: Response) -> AsyncIterator[scrapy.Request]:
         probe = response.meta.get("news_probe", False)
-        if body is None:
+        listing = await self.read_listing(read_sitemap, response, self.crawler.settings.getint("DOWNLOAD_MAXSIZE"))
+        if listing is None:
             self.inc("sitemap_probes_missed" if probe else "malformed_sitemaps")
             return
-        locs: list[str] = []
-        try:
-            sitemap = Sitemap(body)
-            kind = sitemap.type
-            if kind in ("sitemapindex", "urlset"):
-                locs = [entry["loc"] for entry in sitemap if entry.get("loc")]
-        except Exception:  # lxml gives up on some garbage even with recover=True
-            kind = None
-        if kind not in ("sitemapindex", "urlset"):
+        if listing.kind not in ("sitemapindex", "urlset"):
             self.inc("malformed_sitemaps")
             return
         self.inc("sitemaps")
-        locs = [strip_tracking(response.urljoin(loc)) for loc in locs]
-        if kind == "sitemapindex":
-            for loc in locs:
+        self.count_truncated("sitemaps/truncated", response, listing)
+        if listing.kind == "sitemapindex":
+            for loc, _ in listing.links:
                 if self.in_site(loc):
                     yield self.sitemap_request(loc)
             return
-        self.inc("sitemap_urls", len(locs))
+        self.inc("sitemap_urls", len(listing.links))
         listed_by_site(response)
-        yield from self.follow(locs, response, priority=PRIORITY_LISTED)
+        for request in self.follow_keyed(listing.links, response, priority=PRIORITY_LISTED):
+            yield request
 
     # -- feeds ------------------------------------------------------------------
     def discover_feeds(self, feeds: Iterable[str]) -> Iterator[scrapy.Request]:
@@ -307,15 +337,17 @@ class NewsSpider(WebcleanSpider):
                 meta={META_SKIP: True},
             )
 
-    def parse_feed(self, response: Response) -> Iterator[scrapy.Request]:
-        links = feed_links(response.body)
-        if links is None:
+    async def parse_feed(self, response: Response) -> AsyncIterator[scrapy.Request]:
+        listing = await self.read_listing(read_feed, response)
+        if listing is None or listing.kind is None:
             self.inc("malformed_feeds")
             return
         self.inc("feeds")
-        self.inc("feed_urls", len(links))
+        self.inc("feed_urls", len(listing.links))
+        self.count_truncated("feeds/truncated", response, listing)
         listed_by_site(response)
-        yield from self.follow((response.urljoin(u) for u in links), response, priority=PRIORITY_LISTED)
+        for request in self.follow_keyed(listing.links, response, priority=PRIORITY_LISTED):
+            yield request
 
     # -- pages ------------------------------------------------------------------
     def parse_page(self, response: Response) -> Iterator[Any]:
@@ -541,24 +573,10 @@ def listed_by_site(response: Response) -> None:
 
 
 def feed_links(body: bytes) -> list[str] | None:
-    """Item links of an RSS 0.9x/1.0/2.0 or Atom feed; ``None`` if *body* is not a feed.
-
-    Parsed with entity resolution and network access off (no XXE, no
-    billion laughs), in recover mode so one bad entry does not lose the rest.
-    """
-    if not body.strip():
+    """Item links of an RSS 0.9x/1.0/2.0 or Atom feed; ``None`` if *body* is not a feed
+    (:func:`~webclean_scrapy.offload.listings.feed_root`; the crawl reads feeds with
+    :func:`~webclean_scrapy.offload.listings.read_feed`, in a worker)."""
+    parsed = feed_root(body)
+    if parsed is None:
         return None
-    try:
-        root = etree.fromstring(body, parser=_XML_PARSER)
-    except etree.XMLSyntaxError:
-        return None
-    if root is None or not isinstance(root.tag, str):
-        return None
-    kind = etree.QName(root).localname.lower()
-    if kind in ("rss", "rdf"):
-        links = root.xpath("//*[local-name()='item']/*[local-name()='link']/text()")
-    elif kind == "feed":
-        links = root.xpath("//*[local-name()='entry']/*[local-name()='link'][not(@rel) or @rel='alternate']/@href")
-    else:
-        return None
-    return [str(link).strip() for link in links if str(link).strip()]
+    return [link.strip() for link in feed_urls(*parsed) if link.strip()]
