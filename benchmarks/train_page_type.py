@@ -136,7 +136,10 @@ def signal_sources() -> list[Path]:
     return [
         *sorted(package.glob("*.py")),
         *sorted(package.glob("*.pyx")),
-        *(engine / name for name in ("_signals.pyx", "document.py", "html/parsing.py", "html/elements.py", "html/walk.py")),
+        *(
+            engine / name
+            for name in ("_signals.pyx", "document.py", "html/parsing.py", "html/elements.py", "html/walk.py")
+        ),
     ]
 
 
@@ -312,9 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-cache", action="store_true", help="recompute the page signals")
     parser.add_argument("--quick", action="store_true", help="no grid search: the first configuration")
     parser.add_argument("--dry-run", action="store_true", help="report only, do not write the model")
-    parser.add_argument(
-        "--oof", type=Path, help="also write the out-of-fold probabilities, truths and domains (.npz)"
-    )
+    parser.add_argument("--oof", type=Path, help="also write the out-of-fold probabilities, truths and domains (.npz)")
     args = parser.parse_args(argv)
 
     directory = args.data / DATASET

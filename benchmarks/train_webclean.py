@@ -237,7 +237,11 @@ def convention_target(doc: Document, labels: np.ndarray, article: bool) -> np.nd
         blocks = doc.block_columns
         comments = webclean.veto_masks(doc)[webclean.VETOES.index("comment_area")]
         left = (target > 0) & ~comments
-        prose = left & (blocks.lengths >= webclean.VETOES_HOLD_PROSE) & mostly_unlinked(blocks.anchor_lengths, blocks.lengths)
+        prose = (
+            left
+            & (blocks.lengths >= webclean.VETOES_HOLD_PROSE)
+            & mostly_unlinked(blocks.anchor_lengths, blocks.lengths)
+        )
         if prose.any():
             target[comments] = 0.0
     return target

@@ -23,10 +23,10 @@ import webclean_scrapy
 from webclean_scrapy.addon import MIDDLEWARE_ORDER, Addon
 from webclean_scrapy.downloadermiddlewares.charset import CharsetMiddleware
 from webclean_scrapy.downloadermiddlewares.extraction import WebcleanMiddleware
+from webclean_scrapy.extensions.shutdown import ForcedShutdownExitCode
 from webclean_scrapy.fingerprint import TrackingParamsFingerprinter
 from webclean_scrapy.pipelines import MinTextFilterPipeline, WebcleanPipeline
 from webclean_scrapy.settings import DEFAULTS, WebcleanSettings, default_workers, setting_name
-from webclean_scrapy.extensions.shutdown import ForcedShutdownExitCode
 from webclean_scrapy.spiders import PROJECT_SETTINGS, HarvestSpider, NewsSpider
 
 README = Path(__file__).resolve().parent.parent / "README.md"

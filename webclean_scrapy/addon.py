@@ -66,12 +66,12 @@ from webclean_scrapy.downloadermiddlewares.extraction import WebcleanMiddleware
 from webclean_scrapy.downloadermiddlewares.guard import GUARD_ORDER, AddressGuardMiddleware
 from webclean_scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from webclean_scrapy.downloadermiddlewares.warc import WarcRecorder
+from webclean_scrapy.extensions.shutdown import ForcedShutdownExitCode
 from webclean_scrapy.fingerprint import TrackingParamsFingerprinter
 from webclean_scrapy.items import FIELD_ORDER
 from webclean_scrapy.pipelines import LanguageFilterPipeline, MinTextFilterPipeline, WebcleanPipeline
 from webclean_scrapy.pipelines.item_class import ITEM_CLASS_ORDER, ItemClassPipeline
 from webclean_scrapy.settings import WebcleanSettings, default_settings
-from webclean_scrapy.extensions.shutdown import ForcedShutdownExitCode
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings

@@ -141,6 +141,8 @@ class RedisScheduler(Scheduler):
     """
 
     crawler: Crawler
+    #: Set when Redis lost this crawl's state (the run marker is gone): the worker stops.
+    state_lost: bool
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Self:

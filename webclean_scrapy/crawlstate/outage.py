@@ -98,7 +98,9 @@ class RedisOutage:
         else:
             logger.debug("%s did not answer for %.1f s", self.where, lasted)
         if self.stats is not None:
-            self.stats.inc_value("webclean/redis/outage_seconds", round(lasted, 3))
+            # A float total: inc_value is typed for counts.
+            total = self.stats.get_value("webclean/redis/outage_seconds", 0.0) + lasted
+            self.stats.set_value("webclean/redis/outage_seconds", round(total, 3))
         self.since = None
         self.warned = False
 

@@ -238,10 +238,12 @@ class Extractor:
             trace.method = self.name
             text = self.extract_text(doc, trace=trace)  # type: ignore[call-arg]
         page_type = self.reported_page_type(doc, page_type)
-        confidence_of_type: float | None = round(float(probabilities[PAGE_TYPES.index(page_type)]), 4)
-        if confidence_of_type < UNNAMED_BELOW and int(doc.block_columns.lengths.sum()) < NEAR_EMPTY_CHARS:
-            page_type, confidence_of_type = None, None
-        meta = metadata_of(doc, page_type)  # its author rule follows the reported type (memoised: no tree)
+        reported: str | None = page_type
+        probability = round(float(probabilities[PAGE_TYPES.index(page_type)]), 4)
+        type_confidence: float | None = probability
+        if probability < UNNAMED_BELOW and int(doc.block_columns.lengths.sum()) < NEAR_EMPTY_CHARS:
+            reported, type_confidence = None, None
+        meta = metadata_of(doc, reported)  # its author rule follows the reported type (memoised: no tree)
         detected, confidence = detect_language(text)
         # Every Metadata field (tags copied: the Metadata may be cached with the document).
         fields: dict[str, Any] = {
@@ -254,8 +256,8 @@ class Extractor:
             extractor=self.name,
             url=doc.url,
             language=language,
-            page_type=page_type,
-            page_type_confidence=confidence_of_type,
+            page_type=reported,
+            page_type_confidence=type_confidence,
             truncated=doc.truncated,
             detected_language=detected,
             language_confidence=confidence,
