@@ -244,13 +244,18 @@ def test_threshold_option_trades_recall():
 def test_probabilities_are_the_shipped_ensemble_on_the_feature_rows(monkeypatch):
     """What the extractor keeps is the model file's ensemble applied to
     :func:`block_features`' rows, the markup lexicon's scores and the
-    page-type probabilities, vetoes aside; the compiled tree walk and the
-    numpy reference agree."""
+    page-type probabilities, vetoes and the group consensus aside; the
+    compiled tree walk and the numpy reference agree."""
+    import dataclasses
+
     import numpy as np
 
     from webclean_scrapy.engine import trees
     from webclean_scrapy.engine.page_type import page_type_of
 
+    shipped = webclean.load_model()
+    alone = dataclasses.replace(shipped, consensus_by_page_type={})
+    monkeypatch.setattr(webclean, "load_model", lambda: alone)
     doc = Document.from_html(daily_article())
     rows = webclean.block_features(doc)
     assert rows.shape == (len(doc.block_columns), len(webclean.BLOCK_FEATURES))

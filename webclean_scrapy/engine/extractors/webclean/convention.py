@@ -136,34 +136,55 @@ def credit_line(text: str) -> bool:
     return _AGENCY_HINT.search(tail) is not None and _AGENCY_CLOSING.search(tail) is not None
 
 
-def in_caption(doc: Document, holder: int) -> bool:
+#: What a container is to the caption rule (:func:`in_caption`).
+_PLAIN, _CONTENT, _FIGCAPTION, _FIGURE, _NAMED = range(5)
+
+
+def _caption_kind(doc: Document, node: int) -> int:
+    tag = doc.container_columns.tags[node]
+    if tag == "figcaption":
+        return _FIGCAPTION
+    if tag == "figure":
+        return _FIGURE
+    names = doc.container_columns.attributes[node]
+    if names and names_caption(f"{names.get('class', '')} {names.get('id', '')}"):
+        return _NAMED
+    return _CONTENT if tag in _FIGURE_CONTENT_TAGS else _PLAIN
+
+
+def in_caption(doc: Document, holder: int, kinds: dict[int, int] | None = None) -> bool:
     """Whether a block held by container *holder* is a caption: inside a
     ``<figcaption>``, a small ``<figure>`` (not under a code listing, a
     table, a quote or a list within it) or a container whose class/id
-    names a caption (:func:`names_caption`) of caption size."""
+    names a caption (:func:`names_caption`) of caption size. *kinds*
+    memoises what each container is, for the calls of one page."""
     containers = doc.container_columns
-    tags, attributes, parents, chars = containers.tags, containers.attributes, containers.parents, containers.lengths
+    parents, chars = containers.parents, containers.lengths
+    if kinds is None:
+        kinds = {}
     node, content = holder, False
     for _ in range(CAPTION_DEPTH):
         if node < 0:
             return False
-        tag = tags[node]
-        if tag == "figcaption":
+        kind = kinds.get(node)
+        if kind is None:
+            kind = kinds[node] = _caption_kind(doc, node)
+        if kind == _FIGCAPTION or kind == _NAMED:
             return int(chars[node]) <= CAPTION_MAX_CHARS
-        if tag == "figure":
+        if kind == _FIGURE:
             return not content and int(chars[node]) <= FIGURE_MAX_CHARS
-        names = attributes[node]
-        if names and names_caption(f"{names.get('class', '')} {names.get('id', '')}"):
-            return int(chars[node]) <= CAPTION_MAX_CHARS
-        content = content or tag in _FIGURE_CONTENT_TAGS
+        content = content or kind == _CONTENT
         node = int(parents[node])
     return False
 
 
 def caption_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
     """Per kept block: whether markup makes it a caption (:func:`in_caption`)."""
-    holders = doc.block_columns.holders
-    return np.array([in_caption(doc, int(holders[i])) for i in kept.tolist()], dtype=bool).reshape(-1)
+    holders = doc.block_columns.holders[kept].tolist()
+    # Kept blocks share a few dozen holders and their ancestors: each is looked at once.
+    kinds: dict[int, int] = {}
+    found = {holder: in_caption(doc, holder, kinds) for holder in set(holders)}
+    return np.array([found[holder] for holder in holders], dtype=bool).reshape(-1)
 
 
 def credit_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
@@ -415,6 +436,8 @@ _TEASER_OPENINGS = re.compile(
     r"^(?:plus|d autres articles) (?:de|d|sur)\b|^más (?:de|sobre)\b|^altro da\b|^meer (?:uit|over)\b|"
     r"^(?:ещё|еще|больше) (?:из|о)\b"
 )
+#: A teaser heading is at most this long (six words; "Das könnte Sie auch interessieren" is 29).
+TEASER_HEADING_MAX_CHARS = 60
 #: A teaser heading comes after this many characters of kept text: the body has begun.
 TEASERS_AFTER_CHARS = 200
 #: Its section links to other pages: at least this share of the characters
@@ -442,7 +465,7 @@ def teaser_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
     blocks, containers = doc.block_columns, doc.container_columns
     lengths = blocks.lengths[kept]
     before = np.cumsum(lengths) - lengths
-    candidates = np.flatnonzero((before >= TEASERS_AFTER_CHARS) & (blocks.chars[kept] <= FURNITURE_MAX_CHARS))
+    candidates = np.flatnonzero((before >= TEASERS_AFTER_CHARS) & (blocks.chars[kept] <= TEASER_HEADING_MAX_CHARS))
     end = -1
     for position in candidates.tolist():
         i = int(kept[position])
