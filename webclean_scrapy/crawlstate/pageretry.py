@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from webclean_scrapy.crawlstate.outage import RedisOutage, redis_errors
 
 if TYPE_CHECKING:
-    from scrapy import Request, Spider
+    from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
     from typing_extensions import Self  # typing.Self: Python 3.11
@@ -46,9 +46,8 @@ class RedisPageRetryMiddleware:
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
 
-    def process_spider_exception(
-        self, response: Response, exception: Exception, spider: Spider
-    ) -> Iterable[Request] | None:
+    def process_spider_exception(self, response: Response, exception: Exception) -> Iterable[Request] | None:
+        # No spider argument: Scrapy 2.19 deprecates it (and warns at start-up when a method asks for it).
         if not isinstance(exception, self.errors) or response.request is None:
             return None
         self.outage.failed(exception)
