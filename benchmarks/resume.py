@@ -24,10 +24,8 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
@@ -35,6 +33,7 @@ REPO = HERE.parent.parent
 sys.path.insert(0, str(HERE.parent))
 
 from crawl import machine, make_page  # noqa: E402  -- the sibling benchmark's pages
+from webclean_scrapy.demo.server import LocalSite, Route, SiteHandler  # noqa: E402
 
 PER_HUB = 50
 
@@ -58,31 +57,20 @@ def build_site(pages: int) -> dict[str, bytes]:
     return site
 
 
-def serve(site: dict[str, bytes], hits: list[str]) -> ThreadingHTTPServer:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+class RecordingHandler(SiteHandler):
+    """The demo server's handler, recording each path asked for."""
 
-        def do_GET(self) -> None:  # noqa: N802
-            hits.append(self.path)
-            body = site.get(self.path)
-            self.send_response(200 if body else 404)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body or b"")))
-            self.end_headers()
-            self.wfile.write(body or b"")
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        self.server.site.hits.append(self.path)  # type: ignore[attr-defined]
+        super().do_GET()
 
-        def log_message(self, *args: object) -> None:
-            pass
 
-    class Server(ThreadingHTTPServer):
-        daemon_threads = True
+class RecordingSite(LocalSite):
+    handler = RecordingHandler
 
-        def handle_error(self, request: object, client_address: object) -> None:
-            pass  # the killed crawl's connections reset: expected
-
-    server = Server(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+    def __init__(self, site: dict[str, bytes]) -> None:
+        super().__init__({path: Route(body) for path, body in site.items()})
+        self.hits: list[str] = []
 
 
 def crawl(base: str, job: Path, output: Path, log: Path, scheduler: str, kill_after: int | None) -> str:
@@ -118,9 +106,9 @@ def main() -> None:
     parser.add_argument("--scheduler", choices=("webclean", "scrapy"), default="webclean")
     args = parser.parse_args()
     site = build_site(args.pages)
-    hits: list[str] = []
-    server = serve(site, hits)
-    base = f"http://127.0.0.1:{server.server_address[1]}"
+    server = RecordingSite(site)
+    server.start()
+    hits, base = server.hits, server.base_url
     print(f"{args.pages} articles, {len(site)} pages; {machine()}; scheduler {args.scheduler}")
     with tempfile.TemporaryDirectory(prefix="webclean-resume-") as tmp:
         job, output = Path(tmp, "job"), Path(tmp, "out.jsonl")
