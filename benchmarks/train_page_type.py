@@ -26,11 +26,6 @@ Protocol (deterministic: fixed seeds, ``deterministic=True``, one thread):
   learning rate) by an inner grouped 4-fold CV; then the fold's test
   pages are scored (nested CV: nothing of a test fold is seen before it
   is scored). ``--quick`` skips the grid search (first configuration);
-* a decision bias on the listing probability (:data:`LISTING_BIASES`),
-  chosen in each outer fold on the training pages' inner out-of-fold
-  probabilities (accuracy plus :data:`LISTING_RECALL_WEIGHT` times listing
-  recall) and applied to the fold's test pages; the shipped model stores
-  the median of the folds' choices (``bias`` in the model JSON);
 * references on the same folds: a plain multinomial logistic regression
   over the hand-made features (log1p, standardised), the token model
   alone, and the trees without the token scores;
@@ -103,11 +98,6 @@ BASE_PARAMS = {
     "seed": SEED,
     "verbosity": -1,
 }
-#: The factors tried on the listing probability (a decision bias: listings
-#: are few and the trees under-predict them), and the weight of listing
-#: recall beside accuracy in choosing one, on out-of-fold probabilities.
-LISTING_BIASES = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 8.0)
-LISTING_RECALL_WEIGHT = 0.2
 #: (rounds, leaves, learning rate): small trees, so the shipped JSON stays small.
 GRID = [
     (150, 7, 0.1),
@@ -252,35 +242,11 @@ def fit_gbdt(X: np.ndarray, y: np.ndarray, config: tuple[int, int, float]):
     )
 
 
-def cv_probabilities(X, y, groups, config, seed) -> np.ndarray:
-    """Out-of-fold probabilities of the pages (an inner grouped CV)."""
-    probabilities = np.zeros((len(y), len(PAGE_TYPES)))
+def cv_accuracy(X, y, groups, config, seed) -> float:
+    predicted = np.empty(len(y), dtype=int)
     for train, test in folds(y, groups, INNER_FOLDS, seed):
-        probabilities[test] = fit_gbdt(X[train], y[train], config).predict(X[test])
-    return probabilities
-
-
-def biased(probabilities: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """The probabilities times the per-type *bias*, renormalised (what
-    :meth:`~webclean_scrapy.engine.page_type.model.PageTypeModel.probabilities` gives)."""
-    scaled = probabilities * bias
-    return scaled / scaled.sum(axis=1, keepdims=True)
-
-
-def choose_bias(probabilities: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The per-type factors (1 but for listing) that maximise accuracy plus
-    :data:`LISTING_RECALL_WEIGHT` times listing recall on out-of-fold
-    *probabilities* (the smallest factor on a tie)."""
-    listing = PAGE_TYPES.index("listing")
-    best = None
-    for factor in LISTING_BIASES:
-        bias = np.ones(len(PAGE_TYPES))
-        bias[listing] = factor
-        predicted = biased(probabilities, bias).argmax(axis=1)
-        score = np.mean(predicted == y) + LISTING_RECALL_WEIGHT * np.mean(predicted[y == listing] == listing)
-        if best is None or score > best[0] + 1e-12:
-            best = (score, bias)
-    return best[1]
+        predicted[test] = fit_gbdt(X[train], y[train], config).predict(X[test]).argmax(axis=1)
+    return float(np.mean(predicted == y))
 
 
 def logistic_transform(X: np.ndarray) -> np.ndarray:
@@ -381,7 +347,6 @@ def main(argv: list[str] | None = None) -> int:
     splits = folds(y, groups, FOLDS, SEED)
     predicted = {name: np.empty(len(y), dtype=int) for name in ("gbdt", "gbdt_structure", "logistic", "tokens")}
     chosen: list[tuple[int, int, float]] = []
-    biases: list[float] = []
     oof = np.zeros((len(y), len(PAGE_TYPES)))
     for fold, (train, test) in enumerate(splits):
         assert not set(groups[train]) & set(groups[test])
@@ -390,22 +355,22 @@ def main(argv: list[str] | None = None) -> int:
         T_train = tokens.out_of_fold(train, y, groups, SEED + 100 + fold)
         X_train = np.hstack([S[train], T_train])
         X_test = np.hstack([S[test], T_test])
-        inner = {c: cv_probabilities(X_train, y[train], groups[train], c, SEED + fold + 1) for c in grid}
-        scores = {c: float(np.mean(p.argmax(axis=1) == y[train])) for c, p in inner.items()}
+        scores = (
+            {c: cv_accuracy(X_train, y[train], groups[train], c, SEED + fold + 1) for c in grid}
+            if len(grid) > 1
+            else {grid[0]: float("nan")}
+        )
         best = max(grid, key=lambda c: (scores[c], -grid.index(c)))
         chosen.append(best)
-        # The listing bias, chosen on the training pages' inner out-of-fold probabilities.
-        bias = choose_bias(inner[best], y[train])
-        biases.append(float(bias[PAGE_TYPES.index("listing")]))
         oof[test] = fit_gbdt(X_train, y[train], best).predict(X_test)
-        predicted["gbdt"][test] = biased(oof[test], bias).argmax(axis=1)
+        predicted["gbdt"][test] = oof[test].argmax(axis=1)
         predicted["gbdt_structure"][test] = fit_gbdt(S[train], y[train], best).predict(S[test]).argmax(axis=1)
         predicted["logistic"][test] = fit_logistic(S[train], y[train]).predict(logistic_transform(S[test]))
         predicted["tokens"][test] = T_test[:, : len(PAGE_TYPES)].argmax(axis=1)
         print(
             f"fold {fold}: {len(token_model.vocabulary)} tokens; inner CV "
             + ", ".join(f"{c}={s:.4f}" for c, s in scores.items())
-            + f"; picked {best}, listing bias {biases[-1]:g}; test accuracy {np.mean(predicted['gbdt'][test] == y[test]):.4f} "
+            + f"; picked {best}; test accuracy {np.mean(predicted['gbdt'][test] == y[test]):.4f} "
             f"({time.perf_counter() - started:.0f} s)",
             flush=True,
         )
@@ -428,10 +393,6 @@ def main(argv: list[str] | None = None) -> int:
         np.savez(args.oof, probabilities=oof, truth=y, domains=groups)
 
     final = Counter(chosen).most_common(1)[0][0]
-    # The shipped bias: the median of the folds' choices (what the
-    # cross-validated figures were measured with).
-    final_bias = np.ones(len(PAGE_TYPES))
-    final_bias[PAGE_TYPES.index("listing")] = float(np.median(biases))
     everything = np.arange(len(y))
     token_model = tokens.fit(everything, y)
     X = np.hstack([S, tokens.out_of_fold(everything, y, groups, SEED + 100)])
@@ -449,14 +410,13 @@ def main(argv: list[str] | None = None) -> int:
     ), "tree conversion disagrees with LightGBM"
     # What the shipped model sees at run time: the full token model's scores.
     X_shipped = np.hstack([S, tokens.features(token_model, everything)])
-    shipped = biased(ensemble.probabilities(X_shipped), final_bias).argmax(axis=1)
+    shipped = ensemble.probabilities(X_shipped).argmax(axis=1)
     in_sample = float(np.mean(shipped == y))
     subset = np.arange(0, len(y), PIN_STEP)
     pinned = float(np.mean(shipped[subset] == y[subset]))
     print(
         f"\nshipped: config {final} (chosen in {Counter(chosen)[final]}/{FOLDS} folds), "
-        f"{len(token_model.vocabulary)} tokens, listing bias {final_bias[PAGE_TYPES.index('listing')]:g} "
-        f"(folds: {', '.join(f'{b:g}' for b in biases)}); in-sample accuracy {in_sample:.4f}, "
+        f"{len(token_model.vocabulary)} tokens; in-sample accuracy {in_sample:.4f}, "
         f"on every {PIN_STEP}rd page {pinned:.4f}"
     )
     data = {
@@ -469,12 +429,10 @@ def main(argv: list[str] | None = None) -> int:
             "token_c": TOKEN_C,
             "cv_accuracy": results["gbdt"]["accuracy"],
             "cv_accuracy_logistic": results["logistic"]["accuracy"],
-            "cv_listing_recall": results["gbdt"]["per_type"]["listing"][2],
             "in_sample_accuracy": round(in_sample, 4),
             "pin_step": PIN_STEP,
             "pinned_subset_accuracy": round(pinned, 4),
         },
-        "bias": [float(b) for b in final_bias],
         "tokens": token_model.to_json(),
         "ensemble": compact,
     }

@@ -446,8 +446,6 @@ def assign_lexicon(train: list[dict], test: list[dict], inner_folds: int = 4) ->
 #: the shipped one's.
 PAGE_TYPE_CONFIG = tuple(page_type.load_model().meta["config"].values())
 PAGE_TYPE_SEED = 20250117
-#: The shipped classifier's decision bias (``train_page_type.py`` chooses it by cross-validation).
-PAGE_TYPE_BIAS = page_type.load_model().bias
 
 
 class PageTyper:
@@ -463,11 +461,8 @@ class PageTyper:
         self.trees = fit_page_type(np.hstack([structure[idx], scores]), y[idx], PAGE_TYPE_CONFIG)
 
     def predict(self, pages: list[dict]) -> np.ndarray:
-        """The probabilities the block model reads: the trees', times the
-        shipped classifier's decision bias, renormalised, as at run time."""
         rows = np.vstack([np.concatenate([p["structure"], self.token_model.features(p["tokens"])]) for p in pages])
-        scaled = self.trees.predict(rows) * PAGE_TYPE_BIAS
-        return scaled / scaled.sum(axis=1, keepdims=True)
+        return self.trees.predict(rows)
 
 
 def assign_page_types(train: list[dict], test: list[dict], inner_folds: int = 4) -> None:

@@ -160,15 +160,13 @@ def _decisions(report) -> dict[str, str]:
 def test_report_says_how_webclean_decided_in_plain_words():
     article = explain(sample_page("page-type-article.html"), url="https://news.example/2025/03/story")
     facts = article.trace.facts  # the data, as the extractor computed it
-    assert facts["switch cost"] == 1.0 and facts["threshold for article pages"] == 0.4  # the shipped policy
+    assert facts["switch cost"] == 2.0 and facts["threshold for article pages"] == 0.4
     assert facts["veto chrome (not applied on article pages) matches blocks"] == [8]
     rows = _decisions(article)
     assert rows["page type the rules follow"] == "article"
-    assert rows["dropped whatever the model says, on article pages"] == (
-        "readers' comment areas; blocks the page's classes mark hidden"
-    )
+    assert rows["dropped whatever the model says, on article pages"] == "readers' comment areas"
     assert rows["navigation-like blocks dropped"] == "not applied on article pages; it would drop block 8"
-    assert rows["gaps bridged between kept paragraphs"].startswith("moderate (switch cost 1): a block")
+    assert rows["gaps bridged between kept paragraphs"].startswith("strong (switch cost 2): a block a little under")
     assert rows["content probability a block needs to be kept"].startswith(
         "0.40 (on article pages): the model rates each block from 0 (boilerplate) to 1 (main text)"
     )

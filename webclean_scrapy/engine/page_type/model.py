@@ -91,12 +91,10 @@ def _quantize(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class PageTypeModel:
-    """The shipped classifier: the token model, a tree ensemble over
-    :data:`PAGE_FEATURES`, and a decision bias: one factor per page type
-    on the ensemble's probabilities (listing's above 1: the few listings
-    are under-predicted), chosen on cross-validated probabilities."""
+    """The shipped classifier: the token model, and a tree ensemble over
+    :data:`PAGE_FEATURES`."""
 
-    __slots__ = ("ensemble", "tokens", "meta", "bias")
+    __slots__ = ("ensemble", "tokens", "meta")
 
     def __init__(self, data: Mapping[str, Any]) -> None:
         if tuple(data.get("features", ())) != PAGE_FEATURES:
@@ -108,7 +106,6 @@ class PageTypeModel:
         self.ensemble = ensemble_from_json(data["ensemble"], PAGE_FEATURES)
         self.tokens = TokenModel.from_json(data["tokens"])
         self.meta = dict(data.get("meta", {}))
-        self.bias = np.asarray(data.get("bias", [1.0] * len(PAGE_TYPES)), dtype=float)
 
     @classmethod
     def from_json_text(cls, text: str) -> PageTypeModel:
@@ -120,10 +117,8 @@ class PageTypeModel:
 
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
         """Class probabilities of feature rows, shape ``(n, 7)``, columns in
-        :data:`PAGE_TYPES` order: the ensemble's, times :attr:`bias`,
-        renormalised."""
-        scaled = self.ensemble.probabilities(np.atleast_2d(np.asarray(rows, dtype=float))) * self.bias
-        return scaled / scaled.sum(axis=1, keepdims=True)
+        :data:`PAGE_TYPES` order."""
+        return self.ensemble.probabilities(np.atleast_2d(np.asarray(rows, dtype=float)))
 
 
 @lru_cache(maxsize=1)

@@ -59,7 +59,6 @@ from webclean_scrapy.engine.page_type.vocabulary import (
     HOST_GROUPS,
     LD_KEYS,
     LINK_KINDS,
-    LISTING_SEGMENT_WORDS,
     PHRASES,
     PLATFORMS,
     PRICE_CODES,
@@ -157,18 +156,9 @@ for _bit, _name in enumerate(_URL_GROUP_NAMES):
 _HOST_GROUP_NAMES = tuple(HOST_GROUPS)
 _TRACKING = re.compile(r"^(?:utm_\w+|srsltid|gclid|fbclid|msclkid|mc_\w+|_ga|ref|ref_|source|igshid|yclid)$", re.I)
 _SEGMENT_WORDS = re.compile(r"[a-z]+|\d+")
-_WORD_RUN = re.compile(r"[a-z]+")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _DATE_IN_PATH = re.compile(r"/(?:19|20)\d\d(?:[/-](?:0?[1-9]|1[0-2])\b)?")
 _ID_LIKE = re.compile(r"\d{4,}|[a-z]*\d+[a-z]+\d+|[A-Z0-9]{8,}")
-#: In the links' addresses (lower-cased, one a line): a second or later
-#: page of a list; any page number; a post's dated path (``/2024/05/``).
-_PAGE_TWO = re.compile(r"/page/[2-9]|[?&](?:page|paged|pg|p)=[2-9]\b|/page[2-9]\b")
-_PAGINATION = re.compile(r"/page/\d+|[?&](?:page|paged|pg|p|start|offset)=\d+|/p(?:age)?\d+\b|/\d+/?$", re.M)
-_DATED_LINK = re.compile(r"^[^\n]*/(?:19|20)\d\d/(?:0?[1-9]|1[0-2])/[^\n]*", re.M)
-#: JSON-LD types of a page that is a list (``ListItem``, which every
-#: breadcrumb holds, is not one).
-_LD_LIST = re.compile(r'"(?:ItemList|CollectionPage|SearchResultsPage)"')
 # -- class/id names by keyword family ------------------------------------------
 
 _CLASS_GROUP_NAMES = tuple(CLASS_GROUPS)
@@ -430,7 +420,6 @@ STRUCTURE_FEATURES: tuple[str, ...] = (
     *(f"schema_{g}" for g in SCHEMA_GROUPS),
     "schema_types",
     "jsonld_blocks",
-    "ld_list_types",
     "microdata_types",
     *(f"ld_{k}" for k in LD_KEYS),
     "og_article",
@@ -463,9 +452,6 @@ STRUCTURE_FEATURES: tuple[str, ...] = (
     "url_query_search",
     "url_query_id",
     "url_subdomains",
-    "url_last_listing",
-    "url_last_plural",
-    "url_hub",
     *(f"url_{g}" for g in _URL_GROUP_NAMES),
     *(f"url_parent_{g}" for g in _URL_GROUP_NAMES),
     *(f"url_first_{g}" for g in _URL_GROUP_NAMES),
@@ -488,12 +474,6 @@ STRUCTURE_FEATURES: tuple[str, ...] = (
     "el_time_per_kchar",
     "slug_links",
     "slug_links_per_kchar",
-    "slug_link_share",
-    "links_page_two",
-    "links_pagination",
-    "links_dated",
-    "links_below_page",
-    "link_rel_next",
     *(f"links_{k}" for k in LINK_KINDS),
     "heading_ids",
     *(f"share_{t}" for t in _FLAG_TAGS),
@@ -522,7 +502,6 @@ STRUCTURE_FEATURES: tuple[str, ...] = (
     "max_block_share",
     "max_holder_share",
     "numeric_blocks",
-    "page_number_blocks",
     "short_block_share",
     "prose_chars",
     "prose_share",
@@ -590,15 +569,12 @@ _URL_BIT_SHIFTS = np.arange(len(_URL_GROUP_NAMES), dtype=np.int64)
 # -- the signals ---------------------------------------------------------------
 
 
-def _url_features(f: np.ndarray, url: str, tokens: set[str]) -> str | None:
-    """The URL's features and ``u_`` tokens; returns its path lower-cased
-    with a closing ``/`` (None for a site's root or an unreadable URL):
-    the prefix of the pages below it (:func:`_list_link_features`)."""
+def _url_features(f: np.ndarray, url: str, tokens: set[str]) -> None:
     try:
         parts = urlsplit(url.strip())
         host = (parts.hostname or "").lower()
     except ValueError:
-        return None
+        return
     x = _INDEX
     host = host[4:] if host.startswith("www.") else host
     labels = host.split(".")
@@ -621,12 +597,6 @@ def _url_features(f: np.ndarray, url: str, tokens: set[str]) -> str | None:
     f[x["url_last_hyphens"]] = stem.count("-") + stem.count("_")
     f[x["url_last_digits"]] = sum(map(str.isdigit, stem))
     f[x["url_last_numeric"]] = stem.isdigit()
-    # A hub's address: the site's root, or a last segment naming a list
-    # (``/news``, ``/blog/``, ``/in-the-news/``); a plural last segment.
-    listing = not LISTING_SEGMENT_WORDS.isdisjoint(_WORD_RUN.findall(stem))
-    f[x["url_last_listing"]] = listing
-    f[x["url_last_plural"]] = stem.endswith("s") and not stem.endswith("ss")
-    f[x["url_hub"]] = listing or not segments
     f[x["url_id_like"]] = sum(1 for s in path.split("/") if s and _ID_LIKE.search(s))
     f[x["url_digit_segments"]] = sum(1 for s in segments if s.isdigit())
     f[x["url_year"]] = any(_YEAR.match(s) for s in segments)
@@ -670,30 +640,6 @@ def _url_features(f: np.ndarray, url: str, tokens: set[str]) -> str | None:
     f[_URL_AT] = (everywhere >> _URL_BIT_SHIFTS) & 1
     f[_URL_PARENT_AT] = (parent >> _URL_BIT_SHIFTS) & 1
     f[_URL_FIRST_AT] = (first >> _URL_BIT_SHIFTS) & 1
-    return lowered.rstrip("/") + "/" if segments else None
-
-
-def _list_link_features(f: np.ndarray, hrefs: list[str | None], below: str | None) -> None:
-    """What a list of pages links to: its next pages (``/page/2``,
-    ``?page=3``), dated posts (``/2024/05/...``), the pages below its own
-    address (*below*: ``/news/`` for ``/news``) and slug-named pages; each
-    pattern one pass over the addresses joined, lower-cased, one a line."""
-    x = _INDEX
-    present = list(filter(None, hrefs))
-    if not present:
-        return
-    joined = "\n".join(present).lower()
-    f[x["links_page_two"]] = len(_PAGE_TWO.findall(joined))
-    f[x["links_pagination"]] = len(_PAGINATION.findall(joined))
-    f[x["links_dated"]] = len(set(_DATED_LINK.findall(joined)))
-    addresses = set(joined.split("\n"))
-    if below and below in joined:
-        f[x["links_below_page"]] = sum(1 for a in addresses if below in a and not a.endswith(below))
-    # Distinct slug-named targets (two hyphens or more in the last segment,
-    # the query dropped), per link on the page.
-    slugs = {a.split("?", 1)[0].rstrip("/") for a in addresses if a.count("-") >= 2}
-    named = sum(1 for a in slugs if a.rsplit("/", 1)[-1].count("-") >= 2)
-    f[x["slug_link_share"]] = named / (len(present) + 5)
 
 
 def _element_features(
@@ -702,14 +648,11 @@ def _element_features(
     tokens: set[str],
     found: dict[str, list[etree._Element]],
     hrefs: list[str | None],
-    below: str | None = None,
 ) -> None:
     """The few tags outside the container table (the head's meta / link /
     script among them), as :func:`tagged_elements` sorted them by tag:
     JSON-LD, meta, platform, inline counts; the links' addresses
-    (*hrefs*, :func:`link_hrefs`; *below*: the page's own path with a
-    closing ``/``, :func:`_list_link_features`); and the microdata types
-    (*itemtypes*).
+    (*hrefs*, :func:`link_hrefs`); and the microdata types (*itemtypes*).
     Each tag's elements are read by a loop of its own.
     """
     x = _INDEX
@@ -721,7 +664,6 @@ def _element_features(
     # whole address rule a link out before its last segment is cut.
     f[x["slug_links"]], counts = _link_figures(hrefs, _LINK_FRAGMENTS)
     f[_LINKS_AT] = [sum(counts[start:stop]) for start, stop in _LINK_FRAGMENT_SPANS.values()]
-    _list_link_features(f, hrefs, below)
 
     schema: Counter[str] = Counter()
     ld_keys: Counter[str] = Counter()
@@ -740,7 +682,6 @@ def _element_features(
                         if group:
                             schema[group] += 1
                 ld_keys.update(_LD_KEY.findall(text))
-                f[x["ld_list_types"]] += len(_LD_LIST.findall(text))
         else:
             src = el.get("src")
             if src:
@@ -779,11 +720,8 @@ def _element_features(
                 f[x["meta_itemprop_price"]] += 1
     for el in found["link"]:
         href = el.get("href")
-        rel = (el.get("rel") or "").lower()
-        if href and rel in ("stylesheet", "preload", "modulepreload"):
+        if href and (el.get("rel") or "").lower() in ("stylesheet", "preload", "modulepreload"):
             platform_text.append(href)
-        elif rel == "next":
-            f[x["link_rel_next"]] = 1
     inputs = Counter((el.get("type") or "text").lower() for el in found["input"])
     f[x["el_time_datetime"]] = sum(1 for el in found["time"] if el.get("datetime"))
 
@@ -905,9 +843,10 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
     tokens: set[str] = set()
     x = _INDEX
     url = url or doc.url or doc.canonical_url
-    below = _url_features(f, url, tokens) if url else None
+    if url:
+        _url_features(f, url, tokens)
     found = tagged_elements(doc)
-    _element_features(f, attribute_survey(doc)[0], tokens, found, link_hrefs(doc), below)
+    _element_features(f, attribute_survey(doc)[0], tokens, found, link_hrefs(doc))
 
     title = doc.title or ""
     _add_words(tokens, title.lower(), "t_")
@@ -1007,8 +946,6 @@ def page_signals(doc: Document, url: str | None = None) -> tuple[np.ndarray, fro
             phrase_groups[group] += blocks[phrase]
     f[_PHRASE_AT] = [phrase_groups.get(group, 0) for group in _PHRASE_GROUP_NAMES]
     f[x["numeric_blocks"]] = _numeric_blocks(short_texts) / m
-    # Page numbers: blocks of one to three digits (``2``, ``3``... ``12``).
-    f[x["page_number_blocks"]] = sum(1 for t in short_texts if len(t) <= 3 and t.isdigit())
     f[x["years_in_text"]] = len(_YEAR_TEXT.findall(short_text))
     f[x["time_ago"]] = short_text.count(" ago")
 

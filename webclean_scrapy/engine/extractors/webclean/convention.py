@@ -49,6 +49,9 @@ import numpy as np
 
 from webclean_scrapy.engine.document import Document
 
+#: A page keeping more blocks than this is not read as an article by the
+#: caption and teaser rules (a 50,000-paragraph page is a dump, not a story).
+ARTICLE_MAX_BLOCKS = 20_000
 #: The rules, each measured on its own (docs/WEBCLEAN.md, "What counts as main text").
 RULES: tuple[str, ...] = ("caption", "credit", "headline", "furniture", "teasers", "byline")
 #: The rules applied by default: those that raise precision on today's
@@ -607,7 +610,10 @@ def convention_drops(
         return {}
     drops: dict[str, np.ndarray] = {}
     captions = article and not include_captions
-    if captions and "caption" in rules:
+    # No article keeps this many blocks: on such a page the rules that walk the markup of every
+    # kept block are skipped, so its memory stays that of the scoring.
+    article = article and len(kept) <= ARTICLE_MAX_BLOCKS
+    if captions and len(kept) <= ARTICLE_MAX_BLOCKS and "caption" in rules:
         drops["caption"] = caption_drops(doc, kept)
     if captions and "credit" in rules:
         drops["credit"] = credit_drops(doc, kept)
