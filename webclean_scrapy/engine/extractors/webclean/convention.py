@@ -612,8 +612,8 @@ def convention_drops(
     captions = article and not include_captions
     # No article keeps this many blocks: on such a page the rules that walk the markup of every
     # kept block are skipped, so its memory stays that of the scoring.
-    article = article and len(kept) <= ARTICLE_MAX_BLOCKS
-    if captions and len(kept) <= ARTICLE_MAX_BLOCKS and "caption" in rules:
+    walk = len(kept) <= ARTICLE_MAX_BLOCKS
+    if captions and walk and "caption" in rules:
         drops["caption"] = caption_drops(doc, kept)
     if captions and "credit" in rules:
         drops["credit"] = credit_drops(doc, kept)
@@ -621,7 +621,7 @@ def convention_drops(
         drops["headline"] = headline_drops(doc, kept)
     if "furniture" in rules:
         drops["furniture"] = furniture_drops(doc, kept)
-    if article and "teasers" in rules:
+    if article and walk and "teasers" in rules:
         drops["teasers"] = teaser_drops(doc, kept)
     if "byline" in rules:
         drops["byline"] = byline_drops(doc, kept)
