@@ -48,8 +48,8 @@ from twisted.internet.task import deferLater
 from webclean_scrapy.crawlstate.emitted import META_HOLD
 from webclean_scrapy.crawlstate.jobdir import JobDir
 from webclean_scrapy.crawlstate.outage import RedisOutage, redis_errors
-from webclean_scrapy.crawlstate.pageretry import META_RETRIES, RedisPageRetryMiddleware
 from webclean_scrapy.crawlstate.pageretry import ORDER as RETRY_ORDER
+from webclean_scrapy.crawlstate.pageretry import RedisPageRetryMiddleware
 from webclean_scrapy.crawlstate.redis import CLIENT_PARAMS, SETTING, redis_key, worker_id
 from webclean_scrapy.crawlstate.workers import MARK_FUNCTION, BusyMarks
 from webclean_scrapy.errors import install_hint
@@ -173,9 +173,6 @@ class RedisScheduler(Scheduler):
         scheduler.outage = RedisOutage.of(crawler)
         scheduler.errors = redis_errors()
         scheduler._pending = deque()  # (request, already through the dupefilter), while Redis is away
-        # Pages fetched again after a Redis failure stay with this worker: only it can tell whether
-        # its claim, sent when Redis timed out, went through (RedisEmittedStore.claim).
-        scheduler._local = deque()
         scheduler.state_lost = False
         return scheduler
 
@@ -270,9 +267,6 @@ class RedisScheduler(Scheduler):
     def enqueue_request(self, request: Request) -> bool:
         if self.state_lost:
             return False
-        if request.meta.get(META_RETRIES):
-            self._local.append(request)
-            return True
         if self.outage.down or self._pending:  # in order: behind those still waiting
             self._pending.append((request, False))
             return True
@@ -313,7 +307,7 @@ class RedisScheduler(Scheduler):
             logger.info("%d requests kept while %s was unreachable are queued", count, self.outage.where)
 
     def has_pending_requests(self) -> bool:
-        if self._pending or self._local or self.outage.down:
+        if self._pending or self.outage.down:
             return not self.state_lost  # Redis may hold more: not finished
         try:
             return len(self) > 0
@@ -328,9 +322,6 @@ class RedisScheduler(Scheduler):
             if self.outage.down and not self._check_run_marker():
                 return None
             self._flush_pending()
-            if self._local and not self.outage.down:
-                self.busy.mark()
-                return self._local.popleft()
             request = self._next_request()
         except self.errors as exc:
             self.outage.failed(exc)
