@@ -23,6 +23,7 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -165,7 +166,7 @@ def main() -> None:
         run_child(args.child[0], args.child[1], args.workers)
         return
     print(f"{args.pages} pages; {machine()}; WEBCLEAN_WORKERS={args.workers}")
-    out = Path(f"/tmp/webclean-feed-bench-{os.getpid()}.json")
+    out = Path(tempfile.gettempdir()) / f"webclean-feed-bench-{os.getpid()}.json"
     results = {}
     try:
         for feed_mb in (0.0, args.feed_mb):
