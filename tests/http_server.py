@@ -4,7 +4,8 @@ On top of serving fixed routes on 127.0.0.1, :class:`TestSite` records every
 requested path in :attr:`TestSite.hits` (so a test can assert what a crawl
 fetched, or never fetched) and injects the faults of real servers, per route:
 *delay* seconds of silence before the response (a server that hangs; cut
-short when the site stops), and *reset_after*: send the headers (with the full
+short when the site stops), a *gate* (an event the test sets) to hold the
+response until the test lets it go, and *reset_after*: send the headers (with the full
 ``Content-Length``) and only that many body bytes, then reset the connection
 (TCP RST).
 """
@@ -23,9 +24,12 @@ __all__ = ["FaultyRoute", "Route", "TestSite"]
 
 @dataclass
 class FaultyRoute(Route):
-    """A route that hangs for *delay* seconds first, or resets the connection after *reset_after* body bytes."""
+    """A route that hangs for *delay* seconds first (and until *gate* is set, if given), or resets
+    the connection after *reset_after* body bytes."""
 
     delay: float = 0.0
+    #: Held until the test sets it: ordering against another process's progress, not a guess at timing.
+    gate: threading.Event | None = None
     reset_after: int | None = None
 
 
@@ -41,6 +45,9 @@ class _RecordingHandler(SiteHandler):
             return
         if route.delay and site.stopping.wait(route.delay):
             return  # the site is stopping
+        while route.gate is not None and not route.gate.wait(0.05):
+            if site.stopping.is_set():
+                return
         if route.reset_after is None:
             self.send_route(route)
             return

@@ -7,6 +7,7 @@ site of ``pages.build_news_site`` (the ``news_site`` fixture).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
 from dataclasses import asdict
@@ -50,7 +51,7 @@ def test_worker_killed_and_restarted_loses_nothing(news_site, redis_url, tmp_pat
     slow = {
         "WEBCLEAN_REDIS_URL": redis_url,
         "DOWNLOAD_DELAY": 0.25,
-        "RANDOMIZE_DOWNLOAD_DELAY": False,
+        "DOWNLOAD_DELAY_JITTER": 0,
         "LOG_LEVEL": "INFO",
     }
     job_a, job_b = tmp_path / "job-a", tmp_path / "job-b"
@@ -144,23 +145,36 @@ def test_workers_started_together_all_work(redis_url, tmp_path):
     shared queue empty: it waits for the first (busy in Redis) instead of finishing with nothing."""
     site = TestSite()
     build_news_site(site)
-    for path in ("/", "/robots.txt"):  # slow: the second worker opens while the first waits for them
-        site.routes[path] = FaultyRoute(**asdict(site.routes[path]), delay=3.0)
+    # robots.txt (the spider's and the robots middleware's), which every first request waits for,
+    # is held until the second worker is open and waiting.
+    opened = threading.Event()
+    site.routes["/robots.txt"] = FaultyRoute(**asdict(site.routes["/robots.txt"]), gate=opened)
+    for path in ARTICLES:  # slow: the first cannot take every article before the second looks again
+        path = path.partition("?")[0]
+        site.routes[path] = FaultyRoute(**asdict(site.routes[path]), delay=1.0)
     settings = {
         "WEBCLEAN_REDIS_URL": redis_url,
-        "CONCURRENT_REQUESTS": 2,  # the first takes both start requests, and leaves links in the queue later
+        "CONCURRENT_REQUESTS": 4,  # the first takes both start requests, and leaves links in the queue later
         "DOWNLOAD_DELAY": 0.1,
-        "RANDOMIZE_DOWNLOAD_DELAY": False,
+        "DOWNLOAD_DELAY_JITTER": 0,
         "LOG_LEVEL": "INFO",
     }
     outs = [tmp_path / f"together{i}.jsonl" for i in range(2)]
     with site:
         args = {"start_urls": site.url("/")}
         first = start_crawl("news", tmp_path, output=outs[0], args=args, settings=settings)
-        while "/" not in site.hits or "/robots.txt" not in site.hits:
+        client = redis.Redis.from_url(redis_url)
+        # The first has queued its two start requests and taken both: they wait for robots.txt.
+        while "/robots.txt" not in site.hits or client.scard("news:dupefilter") < 2 or client.zcard("news:requests"):
             assert first.proc.poll() is None, first.log[-3000:]
             time.sleep(0.02)
         second = start_crawl("news", tmp_path, output=outs[1], args=args, settings=settings)
+        deadline = time.monotonic() + 120
+        while "waiting for 1 busy workers" not in second.log:
+            assert second.proc.poll() is None, second.log[-3000:]
+            assert time.monotonic() < deadline, second.log[-3000:]
+            time.sleep(0.05)
+        opened.set()
         results = [first.finish(), second.finish()]
     logs = "\n".join(result.log for result in results)
     assert all(result.items for result in results), ([len(result.items) for result in results], logs[-3000:])

@@ -20,7 +20,7 @@ from _crawl import read_items, start_crawl
 from pages import ARTICLES
 from webclean_scrapy.crawlstate.jobdir import DurableFileFeedStorage, JobDir
 
-SLOW = {"DOWNLOAD_DELAY": 0.25, "RANDOMIZE_DOWNLOAD_DELAY": False, "LOG_LEVEL": "INFO"}
+SLOW = {"DOWNLOAD_DELAY": 0.25, "DOWNLOAD_DELAY_JITTER": 0, "LOG_LEVEL": "INFO"}
 
 
 @pytest.mark.parametrize("same_output", [False, True], ids=["two-outputs", "same-output"])

@@ -24,7 +24,7 @@ pytest.importorskip("redis")
 WARNING = "has been unreachable for"
 BACK = "is reachable again, after"
 #: Each worker takes a request or two at a time, slowly: the crawl is still running when Redis goes.
-SLOW = {"CONCURRENT_REQUESTS": 2, "DOWNLOAD_DELAY": 0.1, "RANDOMIZE_DOWNLOAD_DELAY": False, "LOG_LEVEL": "INFO"}
+SLOW = {"CONCURRENT_REQUESTS": 2, "DOWNLOAD_DELAY": 0.1, "DOWNLOAD_DELAY_JITTER": 0, "LOG_LEVEL": "INFO"}
 
 
 @pytest.fixture

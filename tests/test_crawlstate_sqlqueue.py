@@ -24,7 +24,7 @@ def test_kill_9_and_resume_fetches_again_only_what_was_in_flight(tmp_path):
     articles = build_archive_site(site)
     job, first, second = tmp_path / "job", tmp_path / "out.jsonl", tmp_path / "out2.jsonl"
     args = {"start_urls": site.url("/"), "max_depth": 10}
-    slow = {"DOWNLOAD_DELAY": 0.05, "RANDOMIZE_DOWNLOAD_DELAY": False}
+    slow = {"DOWNLOAD_DELAY": 0.05, "DOWNLOAD_DELAY_JITTER": 0}
     settings = {"JOBDIR": str(job), "CONCURRENT_REQUESTS": CONCURRENCY, "LOG_LEVEL": "INFO"}
     with site:
         start_crawl("news", tmp_path, output=first, args=args, settings={**settings, **slow}).kill_after_items(20)
