@@ -140,6 +140,33 @@ def test_redis_store_claims_atomically_and_releases_only_its_own(redis_url, tmp_
     assert a.claim(["url:3", "text:z"])
 
 
+def test_redis_store_claim_of_a_page_counts_for_its_retry_on_any_worker(redis_url, tmp_path):
+    """A claim whose reply a Redis timeout lost may have run: the page, fetched again by any worker,
+    finds its keys held for itself and takes them over; no other page can."""
+    import json
+
+    from webclean_scrapy.crawlstate.emitted import RedisEmittedStore
+    from webclean_scrapy.crawlstate.jobdir import JobDir
+
+    server = redis.Redis.from_url(redis_url, decode_responses=True)
+    a, b = RedisEmittedStore(server, "t:emitted", "A"), RedisEmittedStore(server, "t:emitted", "B")
+    keys = ["url:1", "text:x"]
+    assert a.claim(keys, page="p1")  # its caller saw a timeout: the page is fetched again, by B
+    assert not b.seen(keys, page="p1") and b.seen(keys, page="p2") and b.seen(keys)
+    assert not b.claim(["url:2", "text:x"], page="p2") and not b.claim(keys)
+    assert b.claim(keys, page="p1")
+    assert server.hgetall("t:emitted") == {"url:1": "B p1", "text:x": "B p1"}
+    # B was killed after writing the item: restarted, it keeps the claim, no longer open to page p1.
+    out = tmp_path / "b.jsonl"
+    out.write_text(json.dumps({"keys": keys}) + "\n", encoding="utf-8")
+    JobDir(tmp_path / "job").record_output(out)
+    crashed = JobDir(tmp_path / "job")
+    assert crashed.crashed
+    b.open(crashed, lambda item: item["keys"])
+    assert server.hgetall("t:emitted") == {"url:1": "B", "text:x": "B"}
+    assert b.seen(keys, page="p1") and not a.claim(keys, page="p1")
+
+
 def test_workers_started_together_all_work(redis_url, tmp_path):
     """The second worker opens while the first still waits for robots.txt and the home page, the
     shared queue empty: it waits for the first (busy in Redis) instead of finishing with nothing."""

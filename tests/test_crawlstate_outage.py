@@ -89,11 +89,6 @@ def test_redis_killed_and_restarted_with_its_append_only_file(site, redis_server
     assert any(site.url(A5) in line and "ConnectionError" in line for line in retried), retried
 
 
-@pytest.mark.xfail(
-    reason="known loss, open: on a loaded machine a 10 s pause can still lose one article of the site, or "
-    "emit it under a variant URL (about one run in four); see docs/DISTRIBUTED.md",
-    strict=False,
-)
 def test_redis_paused(site, redis_server, tmp_path):
     """``SIGSTOP`` for about 10 s, then ``SIGCONT``: the workers' calls time out within seconds, each worker
     says so in one WARNING while Redis is still frozen, and nothing is lost or repeated (calls that timed out
@@ -122,11 +117,6 @@ def test_worker_started_during_an_outage_waits_for_redis(site, redis_server, tmp
     assert "Engine slot not assigned" not in log and log.count(BACK) == 1
 
 
-@pytest.mark.xfail(
-    reason="known gap, open: under CI's load a worker sometimes finishes as 'finished' without noticing "
-    "that Redis came back empty; see docs/DISTRIBUTED.md",
-    strict=False,
-)
 def test_redis_restarted_without_its_data_stops_the_workers(site, redis_server, tmp_path):
     """A Redis restarted empty (no persistence) would have the workers fetch and emit everything again:
     the missing run marker stops them, with one ERROR each and their own finish reason."""

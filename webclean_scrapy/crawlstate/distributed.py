@@ -198,15 +198,17 @@ class RedisScheduler(Scheduler):
         self.run_key = redis_key(self.crawler.settings, spider.name, "run")
         # The run marker: gone mid-run means Redis lost its data (restarted without persistence).
         self.server.set(self.run_key, f"{time.time():.0f} {self.worker}", nx=True)
-        # Without a JOBDIR nobody would recover this worker's ledger: do not keep one.
-        self.ledger = self.jobdir is not None and isinstance(self.queue, PriorityQueue)
+        # Also without a JOBDIR (no restart would recover it): a pop that timed out but ran once Redis woke
+        # up is found in the ledger and queued again (_requeue_orphans), not lost.
+        self.ledger = isinstance(self.queue, PriorityQueue)
         self._pop = self.server.register_script(_POP)
         self._taken: dict[str, Request] = {}  # ledger field -> request, until Scrapy is done with it
         emitted = getattr(spider, "emitted", None)
         if emitted is not None:  # claims this worker never wrote, before its leftovers are queued again
             emitted.open_pending()
-        if self.ledger:
+        if self.ledger and self.jobdir is not None:
             self._requeue_leftovers()
+        self._orphans_possible = False  # set by a failed call: a pop may have run without its reply
         timeout = WebcleanSettings.from_crawler(self.crawler).redis_idle_timeout
         self.busy = BusyMarks(self.server, redis_key(self.crawler.settings, spider.name, "busy"), self.worker, timeout)
         self._waiting = False
@@ -241,6 +243,7 @@ class RedisScheduler(Scheduler):
                 if reason == "finished":
                     self.server.delete(self.ledger_key)
                 else:
+                    self._sweep_ledger()  # what Scrapy is done with is not fetched again
                     self._requeue_leftovers()
         except self.errors as exc:
             logger.error(
@@ -325,13 +328,14 @@ class RedisScheduler(Scheduler):
             request = self._next_request()
         except self.errors as exc:
             self.outage.failed(exc)
+            self._orphans_possible = self.ledger
             return None
         if self.outage.down and self.ledger:
             self._requeue_orphans()
         self.outage.succeeded()
         return request
 
-    def _requeue_orphans(self) -> None:
+    def _requeue_orphans(self) -> int:
         """Queue again the ledger entries this worker does not hold: pops whose reply a timeout lost
         (the server ran them once it woke up), which would otherwise go with the ledger at the end."""
         orphans = {
@@ -342,8 +346,11 @@ class RedisScheduler(Scheduler):
         for field, data in orphans.items():
             self.queue.push(self.queue._decode_request(data))
             self.server.hdel(self.ledger_key, field)
-        if orphans and self.stats:
-            self.stats.inc_value("webclean/redis/requeued_after_outage", len(orphans))
+        if orphans:
+            logger.info("%d requests taken while %s did not answer are queued again", len(orphans), self.outage.where)
+            if self.stats:
+                self.stats.inc_value("webclean/redis/requeued_after_outage", len(orphans))
+        return len(orphans)
 
     def _next_request(self) -> Request | None:
         if not isinstance(self.queue, PriorityQueue):  # scrapy-redis's list queues: no ledger
@@ -407,13 +414,22 @@ class RedisScheduler(Scheduler):
             return True
 
     def _spider_idle(self) -> None:
-        """Nothing to do here: close only if no other worker is busy (it may still queue links)."""
+        """Nothing to do here: close only if no other worker is busy (it may still queue links), Redis
+        still holds the crawl's state, and no pop that ran without its reply is left in the ledger."""
         if self.state_lost:
-            return
+            raise DontCloseSpider  # closing already, with STATE_LOST
         try:
+            if self._orphans_possible:
+                # A timed-out pop may run after the first calls that answered once Redis was back.
+                self._orphans_possible = False
+                if self._requeue_orphans():
+                    raise DontCloseSpider
             self.busy.clear()
             others = self.busy.others_busy()
             if not others and not len(self.queue):
+                # Last, before 'finished': a Redis that came back empty between two ticks looks finished too.
+                if not self._check_run_marker():
+                    raise DontCloseSpider
                 return
         except self.errors as exc:
             self.outage.failed(exc)
@@ -470,6 +486,7 @@ class RedisScheduler(Scheduler):
             if request not in inprogress and not request.meta.get(META_HOLD)
         ]
         if done:
+            # Forgotten only once deleted: an entry left in the ledger and not held would count as an orphan.
+            self.server.hdel(self.ledger_key, *done)
             for field in done:
                 del self._taken[field]
-            self.server.hdel(self.ledger_key, *done)

@@ -10,7 +10,9 @@ this module only keeps them, in one of three places:
 * :class:`RedisEmittedStore` (``WEBCLEAN_REDIS_URL`` set): one Redis hash
   shared by every worker of a distributed crawl, claimed with one Lua
   script so two workers can never both emit one article. Each key records
-  the worker that claimed it.
+  the worker that claimed it and the page whose processing claimed it, so
+  that a claim whose reply a Redis timeout lost (it ran once Redis woke up)
+  counts as that page's own when the page is fetched again, by any worker.
 * With ``JOBDIR`` (:mod:`webclean_scrapy.crawlstate.jobdir`), either store is seeded
   from the items the job already wrote: in memory, every key of them; in
   Redis, the worker's own claims that never reached its outputs (it was
@@ -39,6 +41,10 @@ logger = logging.getLogger(__name__)
 #: ledger keeps it (:mod:`webclean_scrapy.crawlstate.distributed`) to redo it after a crash.
 META_HOLD = "webclean_hold"
 
+#: Request meta key: what the claims made while processing this request are made for (a random id, see
+#: :meth:`EmittedStore.claim`), kept by the request's retries after a Redis failure.
+META_CLAIM = "webclean_claim"
+
 #: Keys of one item, given an item read back from an output (``None``: not this spider's item).
 KeysOf = Callable[[dict[str, Any]], "Iterable[str] | None"]
 
@@ -46,12 +52,17 @@ KeysOf = Callable[[dict[str, Any]], "Iterable[str] | None"]
 class EmittedStore:
     """The keys of the items already emitted."""
 
-    def seen(self, keys: Iterable[str]) -> bool:
-        """Whether any of *keys* belongs to an emitted item."""
+    def seen(self, keys: Iterable[str], page: str | None = None) -> bool:
+        """Whether any of *keys* belongs to an emitted item (other than one claimed for *page*, see :meth:`claim`)."""
         raise NotImplementedError
 
-    def claim(self, keys: Iterable[str]) -> bool:
-        """Record *keys* and return ``True``, unless one of them is known (then nothing changes)."""
+    def claim(self, keys: Iterable[str], page: str | None = None) -> bool:
+        """Record *keys* and return ``True``, unless one of them is known (then nothing changes).
+
+        *page* names what the claim is made for (the ``news`` spider: the :data:`META_CLAIM` id of the
+        page's request), the same when that page is processed again after a failure: keys claimed for
+        the same *page* do not count as known.
+        """
         raise NotImplementedError
 
     def open(self, jobdir: JobDir | None, keys_of: KeysOf) -> None:
@@ -70,10 +81,11 @@ class MemoryEmittedStore(EmittedStore):
     def __init__(self) -> None:
         self.keys: set[str] = set()
 
-    def seen(self, keys: Iterable[str]) -> bool:
+    def seen(self, keys: Iterable[str], page: str | None = None) -> bool:
         return not self.keys.isdisjoint(keys)
 
-    def claim(self, keys: Iterable[str]) -> bool:
+    def claim(self, keys: Iterable[str], page: str | None = None) -> bool:
+        # In one process a claim never fails half-way: no page is processed again.
         keys = set(keys)
         if not self.keys.isdisjoint(keys):
             return False
@@ -93,59 +105,106 @@ class MemoryEmittedStore(EmittedStore):
             logger.info("JOBDIR %s: %d items written by earlier runs will not be emitted again", jobdir.root, count)
 
 
-#: All of ARGV[2:] absent from hash KEYS[1] -> set them to ARGV[1] (the owner), return 1; else 0.
-_CLAIM = """
-for i = 2, #ARGV do
-    if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 1 then return 0 end
+#: A value of the emitted hash is ``<worker>`` or ``<worker> <page>`` (see :class:`RedisEmittedStore`). Lua:
+#: ``value_of(owner, page)``, the value a claim sets; ``owned(v, owner)``, whether value *v* is *owner*'s.
+_VALUES = """
+local function value_of(owner, page)
+    if page == '' then return owner end
+    return owner .. ' ' .. page
 end
-for i = 2, #ARGV do redis.call('HSET', KEYS[1], ARGV[i], ARGV[1]) end
+local function owned(v, owner)
+    return v == owner or string.sub(v, 1, #owner + 1) == owner .. ' '
+end
+"""
+#: Keys ARGV[3:] of hash KEYS[1], for owner ARGV[1] and page ARGV[2] ('' for none): unless one is held
+#: for another page (or for none), set them all to the owner and page and return 1; else 0.
+_CLAIM = (
+    _VALUES
+    + """
+for i = 3, #ARGV do
+    local v = redis.call('HGET', KEYS[1], ARGV[i])
+    if v and (ARGV[2] == '' or string.match(v, '^%S+ (%S+)$') ~= ARGV[2]) then return 0 end
+end
+local value = value_of(ARGV[1], ARGV[2])
+for i = 3, #ARGV do redis.call('HSET', KEYS[1], ARGV[i], value) end
 return 1
 """
+)
 #: Delete ARGV[2:] from hash KEYS[1] where they are still owned by ARGV[1].
-_RELEASE = """
+_RELEASE = (
+    _VALUES
+    + """
 local n = 0
 for i = 2, #ARGV do
-    if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[1] then redis.call('HDEL', KEYS[1], ARGV[i]); n = n + 1 end
+    local v = redis.call('HGET', KEYS[1], ARGV[i])
+    if v and owned(v, ARGV[1]) then redis.call('HDEL', KEYS[1], ARGV[i]); n = n + 1 end
 end
 return n
 """
+)
+#: Set ARGV[2:] of hash KEYS[1], where owned by ARGV[1], to ARGV[1] alone (their items are written: settled).
+_SETTLE = (
+    _VALUES
+    + """
+for i = 2, #ARGV do
+    local v = redis.call('HGET', KEYS[1], ARGV[i])
+    if v and v ~= ARGV[1] and owned(v, ARGV[1]) then redis.call('HSET', KEYS[1], ARGV[i], ARGV[1]) end
+end
+return 0
+"""
+)
+
+
+def _owner(value: str) -> str:
+    """The worker of a value of the emitted hash."""
+    return value.split(" ", 1)[0]
 
 
 class RedisEmittedStore(EmittedStore):
-    """Keys in the Redis hash *key* (field: item key, value: the worker that claimed it)."""
+    """Keys in the Redis hash *key* (field: item key, value: the worker that claimed it, and the page it claimed
+    it for).
+
+    Redis calls can time out and still run once Redis wakes up (a frozen server), so a claim may have gone
+    through although its caller got an error. The page is then fetched again
+    (:mod:`~webclean_scrapy.crawlstate.pageretry`), possibly by another worker: keys held for the same page are
+    that earlier attempt, and the new attempt takes them over (with their worker, for the ``JOBDIR`` release
+    below). A claim without a page falls back to this worker's own memory of its undecided claims.
+    """
 
     def __init__(self, server: Any, key: str, owner: str) -> None:
         self.server = server
         self.key = key
         self.owner = owner
         self._pending_open: tuple[JobDir, KeysOf] | None = None
-        self._uncertain: set[str] = set()  # keys of claims a Redis error left undecided
+        self._uncertain: set[str] = set()  # keys of page-less claims a Redis error left undecided
         self._claim = server.register_script(_CLAIM)
         self._release = server.register_script(_RELEASE)
+        self._settle = server.register_script(_SETTLE)
 
-    def seen(self, keys: Iterable[str]) -> bool:
+    def seen(self, keys: Iterable[str], page: str | None = None) -> bool:
         keys = list(keys)
         if not keys:
             return False
-        owners = self.server.hmget(self.key, keys)
-        return any(owner and not self._mine_maybe(key, owner) for key, owner in zip(keys, owners))
+        values = self.server.hmget(self.key, keys)
+        return any(value and not self._mine_maybe(key, value, page) for key, value in zip(keys, values))
 
-    def _mine_maybe(self, key: str, owner: str) -> bool:
-        """Whether *key* may be held by a claim of this worker whose reply a Redis error lost."""
-        return owner == self.owner and key in self._uncertain
+    def _mine_maybe(self, key: str, value: str, page: str | None) -> bool:
+        """Whether *key* (held as *value*) may be held by an earlier attempt of this claim whose reply was lost."""
+        if page is not None:
+            return value.endswith(f" {page}")
+        return value == self.owner and key in self._uncertain
 
-    def claim(self, keys: Iterable[str]) -> bool:
-        """A claim whose reply a timeout lost may have run: on the page's retry, keys all held by
-        that undecided claim of this worker mean it went through."""
+    def claim(self, keys: Iterable[str], page: str | None = None) -> bool:
         keys = sorted(set(keys))
         try:
-            claimed = bool(self._claim(keys=[self.key], args=[self.owner, *keys]))
+            claimed = bool(self._claim(keys=[self.key], args=[self.owner, page or "", *keys]))
         except redis_errors():
-            self._uncertain.update(keys)
+            if page is None:
+                self._uncertain.update(keys)
             raise
-        if not claimed and self._uncertain.intersection(keys):
-            owners = self.server.hmget(self.key, keys)
-            claimed = all(self._mine_maybe(key, owner) for key, owner in zip(keys, owners))
+        if not claimed and page is None and self._uncertain.intersection(keys):
+            values = self.server.hmget(self.key, keys)
+            claimed = all(value and self._mine_maybe(key, value, None) for key, value in zip(keys, values))
         self._uncertain.difference_update(keys)
         return claimed
 
@@ -174,12 +233,15 @@ class RedisEmittedStore(EmittedStore):
         written: set[str] = set()
         for item in jobdir.previous_items():
             written.update(keys_of(item) or ())
-        mine = [
-            field for field, owner in self.server.hscan_iter(self.key) if owner == self.owner and field not in written
-        ]
+        mine = [field for field, value in self.server.hscan_iter(self.key) if _owner(value) == self.owner]
+        unwritten = [field for field in mine if field not in written]
         released = 0
-        for start in range(0, len(mine), 500):
-            released += self._release(keys=[self.key], args=[self.owner, *mine[start : start + 500]])
+        for start in range(0, len(unwritten), 500):
+            released += self._release(keys=[self.key], args=[self.owner, *unwritten[start : start + 500]])
+        # A page of a written item that is fetched again (it was in flight) must find it emitted.
+        settled = [field for field in mine if field in written]
+        for start in range(0, len(settled), 500):
+            self._settle(keys=[self.key], args=[self.owner, *settled[start : start + 500]])
         logger.warning(
             "worker %s restarted after a crash: released %d keys it claimed but never wrote", self.owner, released
         )

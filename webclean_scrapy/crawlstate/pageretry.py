@@ -9,7 +9,9 @@ the same page (past the dupefilter, which saw it already); the scheduler keeps
 it until Redis answers (:mod:`webclean_scrapy.crawlstate.outage`). What the
 callback had yielded before failing is already on its way, and the spiders
 do not yield it twice (their links are marked requested, the article keys
-claimed or not).
+claimed or not). The new request keeps the page's meta, with its claim id
+(:data:`~webclean_scrapy.crawlstate.emitted.META_CLAIM`): a claim that failed
+but ran once Redis woke up counts as the page's own, whichever worker takes it.
 """
 
 from __future__ import annotations

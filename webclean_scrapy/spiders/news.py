@@ -25,6 +25,7 @@ page whose main text was already emitted is a duplicate.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncIterator, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -37,7 +38,7 @@ from scrapy.exceptions import CloseSpider, DontCloseSpider
 from scrapy.http import TextResponse
 from scrapy.utils.sitemap import sitemap_urls_from_robots
 
-from webclean_scrapy.crawlstate.emitted import META_HOLD
+from webclean_scrapy.crawlstate.emitted import META_CLAIM, META_HOLD
 from webclean_scrapy.downloadermiddlewares.extraction import META_CANONICAL_URL, META_SKIP, extraction_of, outline_of
 from webclean_scrapy.engine.page_type.articles import (
     MIN_LINK_WORDS,
@@ -433,7 +434,7 @@ class NewsSpider(WebcleanSpider):
         declared = self.trusted_canonical(response)
         canonical = canonical_key(declared) if declared else fetched
         text_key = content_fingerprint(extraction.text, extraction.title or "")
-        if self.emitted.seen(emitted_keys((fetched, canonical), text_key)):
+        if self.emitted.seen(emitted_keys((fetched, canonical), text_key), self.page_of(response.request)):
             self.inc("duplicates")
             return None
         item = CleanedPage.from_response(response, extraction)
@@ -448,7 +449,7 @@ class NewsSpider(WebcleanSpider):
                 self.defer(canonical, item, response)
                 self.inc("deferred_to_canonical")
                 return self.page_request(declared, priority=PRIORITY_CANONICAL)
-        return self.emit(item)
+        return self.emit(item, response.request)
 
     def trusted_canonical(self, response: TextResponse) -> str | None:
         """The page's declared canonical URL, unless it names a listing.
@@ -468,8 +469,17 @@ class NewsSpider(WebcleanSpider):
             return None
         return declared
 
-    def emit(self, item: CleanedPage) -> CleanedPage | None:
-        if not self.emitted.claim(self.emitted_keys(item) or ()):
+    @staticmethod
+    def page_of(request: scrapy.Request | None) -> str | None:
+        """What a claim is made for (:meth:`~webclean_scrapy.crawlstate.emitted.EmittedStore.claim`): an id in
+        the page's request meta, which its retry after a Redis failure keeps, and a copy queued again does not."""
+        if request is None:
+            return None
+        return request.meta.setdefault(META_CLAIM, uuid.uuid4().hex)
+
+    def emit(self, item: CleanedPage, request: scrapy.Request | None) -> CleanedPage | None:
+        """*item*, unless its keys were emitted already; *request*: the page it comes from."""
+        if not self.emitted.claim(self.emitted_keys(item) or (), self.page_of(request)):
             self.inc("duplicates")
             return None
         self.inc("items")
@@ -506,13 +516,19 @@ class NewsSpider(WebcleanSpider):
 
     def release_fallback(self, key: str) -> Iterator[CleanedPage]:
         """The canonical URL *key* gave no item: emit the variant that deferred to it."""
-        self.unhold(key)
-        item = self._fallbacks.pop(key, None)
-        if item is not None and key in self._hubs:  # its declared canonical URL is a listing
-            self.inc("ignored_canonicals")
-            item["canonical_url"] = item["url"]
-        if item is not None and (emitted := self.emit(item)) is not None:
-            yield emitted
+        item = self._fallbacks.get(key)
+        if item is not None:
+            if key in self._hubs:  # its declared canonical URL is a listing
+                self.inc("ignored_canonicals")
+                item["canonical_url"] = item["url"]
+            # Kept until the claim answered: a Redis failure retries the page, which releases it again.
+            emitted = self.emit(item, self._holding.get(key))
+            del self._fallbacks[key]
+            self.unhold(key)
+            if emitted is not None:
+                yield emitted
+        else:
+            self.unhold(key)
 
     def discard_fallback(self, key: str) -> None:
         self.unhold(key)
