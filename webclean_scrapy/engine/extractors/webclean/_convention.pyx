@@ -6,9 +6,8 @@ Why it exists: each kept block's holder is followed up to a few ancestors,
 a few integer reads each; in Python that loop was the largest part of the
 convention pass. The decisions are those of
 :func:`~webclean_scrapy.engine.extractors.webclean.convention.in_caption`,
-the reference (the tests compare both); what each container is (its tag,
-its class and id) is still asked of the Python ``kind_of``, once per
-container.
+the reference (the tests compare both). Each container is read once; its
+class and id by the Python ``names_caption`` (memoised by their words).
 """
 
 import numpy as np
@@ -24,9 +23,25 @@ cdef enum:
 KINDS = (PLAIN, CONTENT, FIGCAPTION, FIGURE, NAMED)
 
 
+cdef int _kind(list tags, list attributes, Py_ssize_t node, names_caption, content_tags) except -1:
+    """What container *node* is, as ``convention._caption_kind`` reads it."""
+    tag = tags[node]
+    if tag == "figcaption":
+        return FIGCAPTION
+    if tag == "figure":
+        return FIGURE
+    names = attributes[node]
+    if names and names_caption(f"{names.get('class', '')} {names.get('id', '')}"):
+        return NAMED
+    return CONTENT if tag in content_tags else PLAIN
+
+
 def in_captions(const long long[::1] holders, const long long[::1] parents, const long long[::1] chars,
-                kind_of, Py_ssize_t depth, long long caption_max, long long figure_max):
-    """Per entry of *holders*: whether a block it holds is a caption."""
+                list tags, list attributes, names_caption, content_tags,
+                Py_ssize_t depth, long long caption_max, long long figure_max):
+    """Per entry of *holders*: whether a block it holds is a caption. What a
+    container is comes from its tag, and from its class and id as
+    *names_caption* reads them; each container is read once."""
     cdef Py_ssize_t n = holders.shape[0], count = parents.shape[0], i, step
     cdef long long node, holder
     cdef int kind, content, answer
@@ -50,7 +65,7 @@ def in_captions(const long long[::1] holders, const long long[::1] parents, cons
                     break
                 kind = kinds[node]
                 if kind < 0:
-                    kind = kinds[node] = kind_of(node)
+                    kind = kinds[node] = _kind(tags, attributes, node, names_caption, content_tags)
                 if kind == FIGCAPTION or kind == NAMED:
                     answer = chars[node] <= caption_max
                     break
