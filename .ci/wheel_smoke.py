@@ -24,6 +24,7 @@ assert venv in package.parents, f"imported from {package}, not from the wheel in
 # Compiled: the build machine has a C compiler.
 import webclean_scrapy.engine._trees  # noqa: E402,F401
 import webclean_scrapy.engine.extractors.webclean._continuity  # noqa: E402,F401
+import webclean_scrapy.engine.extractors.webclean._convention  # noqa: E402,F401
 import webclean_scrapy.engine.html._walk  # noqa: E402,F401
 
 assert (package / "data" / "webclean_model.json").is_file() and (package / "py.typed").is_file()

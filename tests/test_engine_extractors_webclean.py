@@ -920,3 +920,104 @@ def test_a_news_category_page_is_a_listing_of_its_items():
     assert "Swimming pool reopens after roof repairs" in lines
     assert sum("The library will now stay open" in line for line in lines) == 1
     assert "Next page" not in result.text and "Letters" not in lines
+
+
+# -- the convention's fast paths against their definitions ---------------------------
+
+
+def _credit_line_as_defined(text: str) -> bool:
+    from webclean_scrapy.engine.extractors.webclean import convention as c
+
+    if len(text) > c.CREDIT_MAX_CHARS:
+        return False
+    if c._CREDIT_OPENING.match(text):
+        return True
+    if ":" in text and c._CREDIT_CLOSING.search(text[-c._CLOSING_TAIL :]):
+        return True
+    if len(text) > 150:
+        return False
+    tail = text[-c._AGENCY_TAIL :].lower()
+    return c._AGENCY_CLOSING.search(tail) is not None
+
+
+def _furniture_line_as_defined(text: str) -> bool:
+    from webclean_scrapy.engine.extractors.webclean import convention as c
+
+    line = c.words(text)
+    if not line:
+        return False
+    if len(line) <= c.FURNITURE_MAX_WORDS and " ".join(line) in c.FURNITURE_LINES:
+        return True
+    return c.share_bar(line)
+
+
+#: Pieces of the short lines the rules read: their words, their punctuation, prose.
+_LINE_PIECES = (
+    "Photo", "photograph", "(Image", "Foto", "Bild", "credit", "Credits", "Getty Images", "AP Photo", "AFP",
+    "Reuters", "PA Wire", "EPA-EFE", "dpa", "Jane Doe", "/", ":", "：", "(", ")", ".", "!", "?", ",", " ",
+    "  ", "\n", "by", "von", "Share", "this", "article", "Facebook", "Twitter", "Email", "Advertisement",
+    "ANZEIGE", "Read more", "Most read", "Реклама", "広告", "the", "levee", "rose", "on Tuesday",
+    "İ", "ſ", "Σ", "1962", "…",
+)  # fmt: skip
+
+
+def _random_lines(count: int, seed: int) -> list[str]:
+    rng = np.random.default_rng(seed)
+    return ["".join(rng.choice(_LINE_PIECES, int(rng.integers(1, 12)))) for _ in range(count)]
+
+
+def test_the_screened_line_rules_decide_as_their_definitions():
+    from webclean_scrapy.engine.extractors.webclean import convention as c
+
+    lines = _random_lines(20_000, 3) + [
+        "(Image: GETTY)",
+        "Foto: dpa",
+        "The mayor at the levee on Tuesday. Photograph: Jane Doe/Reuters",
+        "The levee (Photo: AP)",
+        "The levee. (Photo: AP.)",
+        "Volunteers at the hall. Getty Images",
+        "Volunteers at the hall, AP Photo/Jane Doe.",
+        "Share: Post Email",
+        "Facebook Twitter Email",
+    ]
+    for line in lines:
+        assert c.credit_line(line) == _credit_line_as_defined(line), line
+        assert c.furniture_line(line) == _furniture_line_as_defined(line), line
+        assert c.ad_label(line) == (" ".join(c.words(line)) in c._AD_LABELS), line
+
+
+def _caption_pages() -> list[str]:
+    """Nested figures, captions, named caption boxes and listings, at random depths and sizes."""
+    rng = np.random.default_rng(8)
+    openers = (
+        "<figure>", "<figcaption>", '<div class="wp-caption-text">', '<span id="photo-credit">',
+        '<div class="credit-card">', "<ul><li>", "<pre>", "<table><tr><td>", "<blockquote>", "<div>",
+        "<section>", "<p>",
+    )  # fmt: skip
+    closers = {
+        o: "".join(f"</{t}>" for t in reversed([p.split()[0].strip("<>") for p in o.split("><")])) for o in openers
+    }
+    pages = []
+    for _ in range(60):
+        parts = []
+        for _ in range(int(rng.integers(3, 15))):
+            chosen = rng.choice(openers, int(rng.integers(1, 10)))
+            text = "Sandbags against the market hall doors. " * int(rng.integers(1, 50))
+            parts.append("".join(chosen) + text + "".join(closers[o] for o in reversed(chosen)))
+        pages.append(f"<html><body><article>{''.join(parts)}</article></body></html>")
+    return [*pages, convention_page(inside=FIGURE), daily_article()]
+
+
+def test_the_compiled_caption_walk_makes_the_reference_decisions():
+    compiled = pytest.importorskip("webclean_scrapy.engine.extractors.webclean._convention")
+    from webclean_scrapy.engine.extractors.webclean import convention as c
+
+    assert compiled.KINDS == (c._PLAIN, c._CONTENT, c._FIGCAPTION, c._FIGURE, c._NAMED)
+    found = 0
+    for html in _caption_pages():
+        doc = Document.from_html(html)
+        kept = np.arange(len(doc.block_columns), dtype=np.int64)
+        reference = [c.in_caption(doc, int(h)) for h in doc.block_columns.holders.tolist()]
+        assert c.caption_drops(doc, kept).tolist() == reference
+        found += sum(reference)
+    assert found  # the pages hold captions, and blocks that are not

@@ -19,6 +19,7 @@ COMPILED_MODULES: dict[str, str] = {
     "signals": "webclean_scrapy.engine._signals",
     "features": "webclean_scrapy.engine._features",
     "continuity": "webclean_scrapy.engine.extractors.webclean._continuity",
+    "convention": "webclean_scrapy.engine.extractors.webclean._convention",
 }
 
 

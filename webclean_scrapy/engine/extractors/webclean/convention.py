@@ -49,6 +49,11 @@ import numpy as np
 
 from webclean_scrapy.engine.document import Document
 
+try:
+    from webclean_scrapy.engine.extractors.webclean._convention import in_captions as _compiled_captions
+except ImportError:  # no C compiler at install: the Python walk, same decisions
+    _compiled_captions = None
+
 #: A page keeping more blocks than this is not read as an article by the
 #: caption and teaser rules (a 50,000-paragraph page is a dump, not a story).
 ARTICLE_MAX_BLOCKS = 20_000
@@ -131,12 +136,32 @@ def credit_line(text: str) -> bool:
         return True
     # A sentence of prose ends with a stop; a caption's credit does not.
     # Both closing credits name their source after a colon.
-    if ":" in text and _CREDIT_CLOSING.search(text[-_CLOSING_TAIL:]):
-        return True
+    if ":" in text:
+        tail = text[-_CLOSING_TAIL:]
+        if _may_close_on_credit(tail) and _CREDIT_CLOSING.search(tail):
+            return True
     if len(text) > 150:
         return False
     tail = text[-_AGENCY_TAIL:].lower()
+    # No agency's name ends on a stop (nor does ")" and spaces after one).
+    if tail.rstrip()[-1:] in _STOPS:
+        return False
     return _AGENCY_HINT.search(tail) is not None and _AGENCY_CLOSING.search(tail) is not None
+
+
+_STOPS = frozenset(".!?")
+
+
+def _may_close_on_credit(tail: str) -> bool:
+    """Whether :data:`_CREDIT_CLOSING` can match *tail*, from its punctuation
+    alone: a bracketed credit ends the text with ")"; the other is after the
+    last colon, with no stop after it. Most prose fails this, and the
+    (slower) search is not made."""
+    colon = tail.rfind(":")
+    if colon < 0:
+        return False
+    after = tail[colon + 1 :]
+    return tail.rstrip()[-1:] == ")" or not ("." in after or "!" in after or "?" in after)
 
 
 #: What a container is to the caption rule (:func:`in_caption`).
@@ -182,7 +207,24 @@ def in_caption(doc: Document, holder: int, kinds: dict[int, int] | None = None) 
 
 
 def caption_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
-    """Per kept block: whether markup makes it a caption (:func:`in_caption`)."""
+    """Per kept block: whether markup makes it a caption (:func:`in_caption`;
+    compiled when built: :mod:`._convention`)."""
+    if _compiled_captions is not None:
+        containers = doc.container_columns
+        return np.asarray(
+            _compiled_captions(
+                np.ascontiguousarray(doc.block_columns.holders[kept], dtype=np.int64),
+                containers.parents,
+                containers.lengths,
+                containers.tags,
+                containers.attributes,
+                names_caption,
+                _FIGURE_CONTENT_TAGS,
+                CAPTION_DEPTH,
+                CAPTION_MAX_CHARS,
+                FIGURE_MAX_CHARS,
+            )
+        )
     holders = doc.block_columns.holders[kept].tolist()
     # Kept blocks share a few dozen holders and their ancestors: each is looked at once.
     kinds: dict[int, int] = {}
@@ -361,14 +403,31 @@ def share_bar(line: list[str]) -> bool:
     return (openers >= 1 and networks >= 1) or networks >= 2 and line[0] in _SHARE_NETWORKS
 
 
+#: The first word of every furniture line and of every share bar: a line
+#: opening with another word is neither, and its other words are not read.
+_FURNITURE_FIRST_WORDS = frozenset(
+    {line.split(" ")[0] for line in FURNITURE_LINES} | _SHARE_OPENERS | _SHARE_NETWORKS | _SHARE_FILLERS
+)
+
+
 def furniture_line(text: str) -> bool:
     """Whether *text* is a short line that is only furniture (:data:`FURNITURE_LINES`, :func:`share_bar`)."""
-    line = words(text)
-    if not line:
+    lowered = text.lower()
+    first = _WORD.search(lowered)
+    if first is None or first.group() not in _FURNITURE_FIRST_WORDS:
         return False
+    line = _WORD.findall(lowered)
     if len(line) <= FURNITURE_MAX_WORDS and " ".join(line) in FURNITURE_LINES:
         return True
     return share_bar(line)
+
+
+def ad_label(text: str) -> bool:
+    """Whether *text* is an advert label (:data:`_AD_LABELS`): its words are one label."""
+    # A label is one word: a text whose first word is none is not one, and its other words are not read.
+    lowered = text.lower()
+    first = _WORD.search(lowered)
+    return first is not None and first.group() in _AD_LABELS and " ".join(_WORD.findall(lowered)) in _AD_LABELS
 
 
 def ad_boxes(doc: Document) -> np.ndarray:
@@ -381,7 +440,7 @@ def ad_boxes(doc: Document) -> np.ndarray:
     out = np.zeros(len(blocks), dtype=bool)
     texts = blocks.texts
     for i in np.flatnonzero(blocks.chars <= _AD_LABEL_MAX_CHARS).tolist():
-        if " ".join(words(texts[i])) not in _AD_LABELS:
+        if not ad_label(texts[i]):
             continue
         box = int(blocks.holders[i])
         for _ in range(2):

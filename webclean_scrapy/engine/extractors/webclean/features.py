@@ -390,22 +390,29 @@ def _readability(page: PageColumns) -> tuple[np.ndarray, np.ndarray, float]:
         return in_top, in_sibling, 0.0
     # A tie goes to the container scored first, as in Readability's walk.
     top = min(np.flatnonzero(final == best).tolist(), key=lambda i: int((nodes == i).argmax()))
-    first, last = page.first.tolist(), page.last.tolist()
-    in_top[first[top] : last[top] + 1] = True
+    in_top[int(page.first[top]) : int(page.last[top]) + 1] = True
     parents = page.doc.container_columns.parents
     if parents[top] >= 0:
         threshold = max(10.0, best * 0.2)
         texts = page.texts
-        chars, anchors = page.cchars, page.canchors
-        for sibling in np.flatnonzero(parents == parents[top]).tolist():
-            if sibling == top or first[sibling] < 0:
+        # The siblings' figures as lists: read one by one, array items cost more than the arithmetic.
+        siblings = np.flatnonzero(parents == parents[top])
+        for sibling, first, last, score, chars, anchors in zip(
+            siblings.tolist(),
+            page.first[siblings].tolist(),
+            page.last[siblings].tolist(),
+            final[siblings].tolist(),
+            page.cchars[siblings].tolist(),
+            page.canchors[siblings].tolist(),
+        ):
+            if sibling == top or first < 0:
                 continue
-            keep = final[sibling] >= threshold
+            keep = score >= threshold
             if not keep and tags[sibling] == "p":
-                ld = anchors[sibling] / chars[sibling] if chars[sibling] else 1.0
-                keep = (chars[sibling] > 80 and ld < 0.25) or (ld == 0 and texts[last[sibling]][-1] in _STOPS)
+                ld = anchors / chars if chars else 1.0
+                keep = (chars > 80 and ld < 0.25) or (ld == 0 and texts[last][-1] in _STOPS)
             if keep:
-                in_sibling[first[sibling] : last[sibling] + 1] = True
+                in_sibling[first : last + 1] = True
     return in_top, in_sibling, page.cchars[top] / (page.cchars[0] or 1)
 
 
