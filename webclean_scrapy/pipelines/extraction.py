@@ -86,7 +86,7 @@ class WebcleanPipeline(WebcleanComponent):
             _set_declared(
                 adapter,
                 {
-                    **extraction_fields(extraction, self.settings.formats),
+                    **extraction_fields(extraction, self.settings.formats, fields=self.settings.wanted_fields),
                     "html_bytes": size,
                     "text_chars": len(text),
                 },
