@@ -89,7 +89,10 @@ class CleanedPage(scrapy.Item):
         joined with ``", "``; publication and modification dates in ISO 8601
         (``"2025-09-04"`` or a datetime as the page gave it); site name;
         description; tags (a list); lead image URL. ``None`` (``[]`` for
-        ``tags``) when the page does not say, or no extraction ran.
+        ``tags``) when the page does not say, or no extraction ran. These,
+        ``title`` and the detected language are left out of the item when
+        ``WEBCLEAN_FIELDS`` does not name them: they were not computed
+        (:mod:`webclean_scrapy.engine.fields`).
     ``html_bytes``
         Size of the raw response body in bytes.
     ``text_chars``
