@@ -83,8 +83,9 @@ the decoding, the models' set-up, the metadata readers, the language model)
 weighs most. With ``--fields NAMES`` (comma-separated, as
 ``extract(fields=...)`` takes them) a fourth side,
 ``webclean_scrapy.extract(page_bytes, fields=NAMES)``, is timed in the same
-turns, and its ratios to the parse and to trafilatura are printed beside the
-complete call's: what a caller that asks for less pays.
+turns (and counted, with ``--instructions``), and its ratios to the parse
+and to trafilatura are printed beside the complete call's: what a caller
+that asks for less pays.
 
 Exits 0 with a message when the data is absent; 1 when ``--instructions``
 or ``--cache-sim`` is asked for and valgrind is not installed.
@@ -190,25 +191,30 @@ def extraction(extractor: str, cold: bool, fields: list[str] | None = None) -> C
 
 
 def counted_side(
-    side: str, pages: list[bytes], extractor: str, cold: bool = False
+    side: str, pages: list[bytes], extractor: str, cold: bool = False, fields: list[str] | None = None
 ) -> tuple[Callable[[Any], object], list]:
     """The function one side of the comparison runs, and the items it
-    takes (trafilatura takes the decoded text, as in the timing)."""
+    takes (trafilatura takes the decoded text, as in the timing);
+    ``extract-fields`` is the extraction asked for *fields* only."""
     if side == "extract":
         return extraction(extractor, cold), pages
+    if side == "extract-fields" and fields is not None:
+        return extraction(extractor, cold, fields), pages
     if side == "parse":
         return lxml.html.fromstring, pages
     if side != "trafilatura":
-        raise ValueError(f"no side {side!r}: extract, parse or trafilatura")
+        raise ValueError(f"no side {side!r}: extract, extract-fields (with --fields), parse or trafilatura")
     import trafilatura
 
     return trafilatura.extract, [decode_html(page)[1] for page in pages]
 
 
-def run_counted(side: str, passes: int, pages: list[bytes], extractor: str, cold: bool = False) -> None:
+def run_counted(
+    side: str, passes: int, pages: list[bytes], extractor: str, cold: bool = False, fields: list[str] | None = None
+) -> None:
     """The body of one counted process: one warm-up call (models loaded,
     memos started), then *passes* passes over the pages."""
-    function, items = counted_side(side, pages, extractor, cold)
+    function, items = counted_side(side, pages, extractor, cold, fields)
     function(items[0])
     for _ in range(passes):
         for item in items:
@@ -336,9 +342,12 @@ def _counted(counts: list[float]) -> str:
     return text
 
 
-def report_instructions(sampling: list[str], pages: int, with_trafilatura: bool, runs: int = 1) -> None:
+def report_instructions(
+    sampling: list[str], pages: int, with_trafilatura: bool, runs: int = 1, fields: list[str] | None = None
+) -> None:
     """Print the instruction counts per page (medians of *runs* counts)
-    and the project's two ratios by them."""
+    and the project's two ratios by them; with *fields* (which *sampling*
+    names too), the same for the extraction asked for those fields only."""
     ours_counts = instructions_per_page("extract", sampling, pages, runs)
     parse_counts = instructions_per_page("parse", sampling, pages, runs)
     ours, parse = statistics.median(ours_counts), statistics.median(parse_counts)
@@ -349,12 +358,21 @@ def report_instructions(sampling: list[str], pages: int, with_trafilatura: bool,
     )
     print(f"lxml.html.fromstring(bytes):    {_counted(parse_counts)}")
     print(f"webclean_scrapy.extract(bytes): {_counted(ours_counts)}")
+    theirs = None
     if with_trafilatura:
         theirs_counts = instructions_per_page("trafilatura", sampling, pages, runs)
         theirs = statistics.median(theirs_counts)
         print(f"trafilatura.extract(str):       {_counted(theirs_counts)}")
         print(f"speed-up vs trafilatura, by instructions: {theirs / ours:5.2f}x  (goal >= 5)")
     print(f"cost vs lxml bare parse, by instructions: {ours / parse:5.2f}x  (goal <= 3)")
+    if fields is not None:
+        names = ",".join(fields)
+        asked_counts = instructions_per_page("extract-fields", sampling, pages, runs)
+        asked = statistics.median(asked_counts)
+        print(f"webclean_scrapy.extract(bytes, fields={names}): {_counted(asked_counts)}")
+        if theirs is not None:
+            print(f"speed-up vs trafilatura, fields={names}, by instructions: {theirs / asked:5.2f}x")
+        print(f"cost vs lxml bare parse, fields={names}, by instructions: {asked / parse:5.2f}x")
 
 
 def main(argv=None) -> int:
@@ -439,7 +457,7 @@ def main(argv=None) -> int:
         return 0
     if args.count:
         side, passes = args.count
-        run_counted(side, int(passes), pages, args.extractor, args.cold)
+        run_counted(side, int(passes), pages, args.extractor, args.cold, args.fields)
         return 0
     if (args.instructions or args.cache_sim) and shutil.which("valgrind") is None:
         asked = "--instructions" if args.instructions else "--cache-sim"
@@ -458,8 +476,9 @@ def main(argv=None) -> int:
     sampling += ["--python-walk"] if args.python_walk else []
     sampling += ["--cold"] if args.cold else []
     sampling += ["--smallest", str(args.smallest)] if args.smallest else []
+    sampling += ["--fields", ",".join(args.fields)] if args.fields is not None else []
     if args.instructions:
-        report_instructions(sampling, len(pages), trafilatura is not None, args.count_runs)
+        report_instructions(sampling, len(pages), trafilatura is not None, args.count_runs, args.fields)
     if args.cache_sim:
         report_cache_events(sampling, len(pages))
     return 0

@@ -310,3 +310,27 @@ def test_a_reduced_call_is_timed_beside_the_complete_one(speed, data, capsys):
     with pytest.raises(SystemExit) as refused:
         speed.main(["--data", str(data), "--fields", "autor"])
     assert refused.value.code == 2 and "--fields: unknown field(s) 'autor'" in capsys.readouterr().err
+
+
+def test_the_reduced_call_is_counted_as_a_side_of_its_own(speed, data, monkeypatch, capsys):
+    """``--fields`` with ``--instructions``: the counted processes are told the
+    fields (in the options that pick the pages) and run the reduced call."""
+    pages = speed.sample_pages(data, 1)
+    function, items = speed.counted_side("extract-fields", pages, "default", fields=["title"])
+    assert items is pages and function(pages[0]).detected_language is None
+    with pytest.raises(ValueError, match="no side 'extract-fields'"):  # without fields it is no side
+        speed.counted_side("extract-fields", pages, "default")
+    per_page = {"extract": 30, "extract-fields": 24, "parse": 10}
+    seen = []
+
+    def fake_count(side, sampling, passes):
+        seen.append((side, sampling))
+        return 1_000 + passes * 3 * per_page[side]
+
+    monkeypatch.setattr(speed, "collected", fake_count)
+    monkeypatch.setattr(speed.shutil, "which", lambda name: "/usr/bin/valgrind")
+    argv = ["--data", str(data), "--pages", "3", "--instructions", "--no-timing", "--no-trafilatura"]
+    assert speed.main([*argv, "--fields", "title"]) == 0
+    assert {side for side, _ in seen} == {"extract", "extract-fields", "parse"}
+    assert all(sampling[-2:] == ["--fields", "title"] for _, sampling in seen)
+    assert "cost vs lxml bare parse, fields=title, by instructions:  2.40x" in capsys.readouterr().out
