@@ -272,3 +272,20 @@ def test_an_extraction_crosses_a_process_boundary_whole():
     complete = extract(FIELDS_PAGE, url=FIELDS_URL, output=["markdown", "html"])
     copy = pickle.loads(pickle.dumps(complete))
     assert copy == complete and copy.tags is not complete.tags
+
+
+def test_a_subclass_of_extraction_pickles_whole():
+    """The tuple an extraction pickles as is its own fields: a subclass with one
+    more keeps its class and its fields."""
+    import dataclasses
+    import pickle
+
+    @dataclasses.dataclass(slots=True)
+    class Scored(Extraction):
+        score: float = 0.0
+
+    globals()["Scored"] = Scored  # pickle finds classes by module and name
+    Scored.__qualname__ = "Scored"
+    scored = Scored("text", "title", "baseline", author="Jane Roe", score=0.5)
+    copy = pickle.loads(pickle.dumps(scored))
+    assert type(copy) is Scored and copy == scored and copy.score == 0.5

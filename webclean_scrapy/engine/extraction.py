@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copyreg
 import inspect
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
@@ -102,10 +103,13 @@ class Extraction:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def __reduce__(self) -> tuple[type[Extraction], tuple[Any, ...]]:
+    def __reduce__(self) -> tuple[Any, ...]:
         # Worker processes send one per page: the values as one tuple pickle
         # and load in half the time of a dataclass's state.
-        return Extraction, _VALUES(self)
+        if type(self) is Extraction:
+            return Extraction, _VALUES(self)
+        # A subclass may hold more fields: its dataclass state, as pickle makes it by default.
+        return copyreg.__newobj__, (type(self),), self.__getstate__()  # type: ignore[attr-defined]
 
 
 def _check_metadata_fields() -> None:
