@@ -334,3 +334,16 @@ def test_the_reduced_call_is_counted_as_a_side_of_its_own(speed, data, monkeypat
     assert {side for side, _ in seen} == {"extract", "extract-fields", "parse"}
     assert all(sampling[-2:] == ["--fields", "title"] for _, sampling in seen)
     assert "cost vs lxml bare parse, fields=title, by instructions:  2.40x" in capsys.readouterr().out
+
+
+def test_the_small_pages_set_warms_up_on_its_largest_page(speed, data, monkeypatch):
+    """The smallest page may be too bare to load what extraction loads lazily:
+    the counted process of the small pages set warms up on its largest page."""
+    small = data / "other" / "html"
+    small.mkdir(parents=True)
+    (small / "bare.html.gz").write_bytes(gzip.compress(b"<html><title>ERROR</title></html>"))
+    calls: list[bytes] = []
+    monkeypatch.setattr(speed.lxml.html, "fromstring", lambda page: calls.append(page))
+    assert speed.main(["--data", str(data), "--smallest", "2", "--count", "parse", "1"]) == 0
+    pages = speed.smallest_pages(data, 2)
+    assert calls == [pages[-1], *pages] and b"ERROR" in pages[0]
