@@ -28,6 +28,22 @@ the 99th percentile and median gaps (the longest stall includes crawl start-up).
     python benchmarks/crawl.py --pages 1000 --big-every 50   # 2% of pages are 1.5 MB
     python benchmarks/crawl.py --pages 1000 --distributed 2  # also 2 workers sharing one redis-server
 
+The table also gives extraction's share of the crawl's CPU: the CPU time a
+page costs beyond the ``off`` crawl's, over the CPU time it costs in all
+(the crawl process and its workers).
+
+``--fields NAMES`` (comma-separated, as ``WEBCLEAN_FIELDS`` takes them)
+adds, per extractor and mode, a crawl whose items carry those optional
+fields only: the metadata readers and the language model run only for what
+they name.
+
+``--offload-cost`` measures, without a crawl, what process offload adds to
+each page of the site: the bytes pickled to send the page to a worker and
+its result back, and the CPU time of pickling and unpickling both (best of
+several passes), for the wire format of the complete crawl, of the
+``--fields`` crawl, and of the format before the jobs left their default
+options out and results pickled as plain tuples (``dataclass state``).
+
 ``--repeat R`` runs R rounds over all cells (extractor, mode, crawl
 processes), interleaved so that a machine whose speed drifts weighs on all
 cells alike; each cell's best run (by pages/s) is reported.
@@ -43,9 +59,12 @@ than off" compares it with the distributed ``off`` crawl.
 from __future__ import annotations
 
 import argparse
+import copyreg
+import io
 import json
 import multiprocessing
 import os
+import pickle
 import platform
 import random
 import shutil
@@ -147,6 +166,7 @@ def run_child(
     concurrency: int,
     out: str,
     redis_url: str | None = None,
+    fields: list[str] | None = None,
 ) -> None:
     import scrapy
     from scrapy import signals
@@ -212,6 +232,7 @@ def run_child(
             "WEBCLEAN_OFFLOAD": mode,
             "WEBCLEAN_EXTRACTOR": extractor,
             "WEBCLEAN_WORKERS": workers,
+            "WEBCLEAN_FIELDS": fields,
         }
     )
     settings = Settings(
@@ -249,6 +270,7 @@ def run_child(
             {
                 "mode": mode,
                 "extractor": "-" if mode == "off" else extractor,
+                "fields": "all" if fields is None or mode == "off" else ",".join(fields),
                 "items": items,
                 "seconds": seconds,
                 "opened_at": meter.opened_at,
@@ -302,7 +324,12 @@ def machine() -> str:
     return f"{os.cpu_count()} CPUs (nproc {len(os.sched_getaffinity(0))}), {cpu}, Python {platform.python_version()}"
 
 
-def main() -> None:
+def _names(value: str) -> list[str]:
+    """A comma-separated list of field names, as ``WEBCLEAN_FIELDS`` takes it on a command line."""
+    return [name.strip() for name in value.split(",") if name.strip()]
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pages", type=int, default=1000)
     parser.add_argument("--extractor", action="append", help="repeatable; default: default and baseline")
@@ -320,16 +347,39 @@ def main() -> None:
         metavar="N",
         help="also crawl with N workers sharing one local redis-server (0: no)",
     )
+    parser.add_argument(
+        "--fields",
+        type=_names,
+        metavar="NAMES",
+        help="also crawl with WEBCLEAN_FIELDS=NAMES (comma-separated, e.g. title,date)",
+    )
+    parser.add_argument(
+        "--offload-cost",
+        action="store_true",
+        help="measure what process offload pickles per page and its CPU time, then exit (no crawl)",
+    )
     parser.add_argument("--child", nargs=2, metavar=("BASE", "OUT"), help=argparse.SUPPRESS)
+    parser.add_argument("--child-fields", type=_names, help=argparse.SUPPRESS)
     parser.add_argument("--redis", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     workers = args.workers or len(os.sched_getaffinity(0))
     extractors = args.extractor or ["default", "baseline"]
     modes = args.mode or list(MODES)
     if args.child:
         run_child(
-            args.child[0], args.pages, modes[0], extractors[0], workers, args.concurrency, args.child[1], args.redis
+            args.child[0],
+            args.pages,
+            modes[0],
+            extractors[0],
+            workers,
+            args.concurrency,
+            args.child[1],
+            args.redis,
+            args.child_fields,
         )
+        return
+    if args.offload_cost:
+        report_offload_cost(args.pages, extractors[0], args.fields)
         return
 
     queue: multiprocessing.Queue = multiprocessing.Queue()
@@ -344,18 +394,20 @@ def main() -> None:
     # Every cell (extractor, mode, crawl processes) once per round, rounds repeated:
     # a machine whose speed drifts then weighs on all cells alike. Each cell's best run is kept.
     procs = [1, args.distributed] if args.distributed else [1]
+    asked = [None, ",".join(args.fields)] if args.fields is not None else [None]
     cells = [
-        (extractor, mode, n)
+        (extractor, mode, n, fields)
         for extractor in extractors
         for mode in modes
         for n in procs
-        if mode != "off" or extractor == extractors[0]
+        for fields in asked
+        if mode != "off" or (extractor == extractors[0] and fields is None)
     ]  # no extractor runs when off: once is enough
-    best: dict[tuple[str, str, int], dict] = {}
+    best: dict[tuple[str, str, int, str | None], dict] = {}
     out = Path(f"/tmp/webclean-bench-{os.getpid()}.json")
     try:
         for _ in range(args.repeat):
-            for extractor, mode, n in cells:
+            for extractor, mode, n, fields in cells:
                 child = [
                     sys.executable,
                     str(HERE),
@@ -369,6 +421,7 @@ def main() -> None:
                     str(workers),
                     "--concurrency",
                     str(args.concurrency),
+                    *(["--child-fields", fields] if fields is not None else []),
                 ]
                 if n == 1:
                     subprocess.run([*child, "--child", base, str(out)], check=True)
@@ -376,6 +429,7 @@ def main() -> None:
                 else:
                     result = run_distributed(child, base, n)
                 label = "" if n == 1 else f" x{n} workers + Redis"
+                label += "" if fields is None else f" fields={fields}"
                 print(
                     f"{extractor:>10} {mode:>8}{label}: {result['pages_per_s']:7.1f} pages/s, "
                     f"{result['cpu_ms_per_page']:.1f} CPU ms/page, "
@@ -383,7 +437,7 @@ def main() -> None:
                     f"p50 {result['p50_stall_ms']:.1f}), {result['items']} items, {result['errors']} errors",
                     flush=True,
                 )
-                cell = (extractor, mode, n)
+                cell = (extractor, mode, n, fields)
                 if cell not in best or result["pages_per_s"] > best[cell]["pages_per_s"]:
                     best[cell] = result
     finally:
@@ -393,24 +447,98 @@ def main() -> None:
     offs = {row["workers"]: row for row in rows if row["mode"] == "off"}  # the baseline per crawl processes
     print()
     print(
-        "| extractor | WEBCLEAN_OFFLOAD | crawl processes | pages/s | slower than off | CPU ms/page | extra CPU ms/page "
-        "| longest reactor stall (ms) | p99 tick gap (ms) | median tick gap (ms) | items | extraction s (sum) |"
+        "| extractor | WEBCLEAN_FIELDS | WEBCLEAN_OFFLOAD | crawl processes | pages/s | slower than off | CPU ms/page "
+        "| extra CPU ms/page | extraction share of CPU | longest reactor stall (ms) | p99 tick gap (ms) "
+        "| median tick gap (ms) | items | extraction s (sum) |"
     )
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
         off = offs.get(row["workers"])
         if off is None or row is off:
-            cost = extra = "-"
+            cost = extra = share = "-"
         else:
             cost = f"{100 * (1 - row['pages_per_s'] / off['pages_per_s']):.0f}%" if off["pages_per_s"] else "-"
-            extra = f"{row['cpu_ms_per_page'] - off['cpu_ms_per_page']:+.1f}"
+            added = row["cpu_ms_per_page"] - off["cpu_ms_per_page"]
+            extra = f"{added:+.1f}"
+            share = f"{100 * added / row['cpu_ms_per_page']:.0f}%" if row["cpu_ms_per_page"] else "-"
         mode = "middleware off" if row["mode"] == "off" else row["mode"]
         n = "1" if row["workers"] == 1 else f"{row['workers']} + Redis"
         print(
-            f"| {row['extractor']} | {mode} | {n} | {row['pages_per_s']:.1f} | {cost} | {row['cpu_ms_per_page']:.1f} "
-            f"| {extra} | {row['max_stall_ms']:.1f} | {row['p99_stall_ms']:.1f} | {row['p50_stall_ms']:.1f} "
-            f"| {row['items']} | {row['extraction_seconds']:.1f} |"
+            f"| {row['extractor']} | {row.get('fields', 'all')} | {mode} | {n} | {row['pages_per_s']:.1f} | {cost} "
+            f"| {row['cpu_ms_per_page']:.1f} | {extra} | {share} | {row['max_stall_ms']:.1f} "
+            f"| {row['p99_stall_ms']:.1f} | {row['p50_stall_ms']:.1f} | {row['items']} | {row['extraction_seconds']:.1f} |"
         )
+
+
+class _DataclassStatePickler(pickle.Pickler):
+    """Pickles extractions, page results and markup flags as a dataclass's state
+    (``__getstate__``, loaded by ``__setstate__``), the wire format before they pickled as tuples."""
+
+    def reducer_override(self, obj: object) -> object:
+        from webclean_scrapy.engine.extraction import Extraction
+        from webclean_scrapy.engine.formats import Markup
+        from webclean_scrapy.offload.jobs import PageResult
+
+        if type(obj) in (Extraction, PageResult, Markup):
+            return copyreg.__newobj__, (type(obj),), obj.__getstate__()  # type: ignore[attr-defined]
+        return NotImplemented
+
+
+def _dumps(value: object, state: bool = False) -> bytes:
+    """*value* pickled as a worker's pipe pickles it; *state*: the former wire format."""
+    if not state:
+        return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    buffer = io.BytesIO()
+    _DataclassStatePickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+    return buffer.getvalue()
+
+
+def wire_cost(messages: list[object], state: bool = False, passes: int = 5) -> tuple[float, float]:
+    """Bytes per message, and CPU microseconds per message to pickle and unpickle it
+    (the best of *passes* passes: the least disturbed by a busy machine)."""
+    blobs = [_dumps(message, state) for message in messages]
+    best = float("inf")
+    for _ in range(passes):
+        start = time.process_time()
+        for message in messages:
+            pickle.loads(_dumps(message, state))
+        best = min(best, time.process_time() - start)
+    return sum(map(len, blobs)) / len(blobs), 1e6 * best / len(messages)
+
+
+def report_offload_cost(pages: int, extractor: str, fields: list[str] | None) -> None:
+    """Print what process offload pickles per page of the site, each way, and the CPU
+    time of (un)pickling it, for each wire format (module docstring)."""
+    from webclean_scrapy.engine.fields import check_fields
+    from webclean_scrapy.engine.formats import NO_MARKUP
+    from webclean_scrapy.offload.jobs import extract_markup
+    from webclean_scrapy.offload.worker import build_extractor, init_worker
+
+    init_worker(build_extractor, extractor, {})
+    bodies = [make_page(i, pages) for i in range(pages)]
+    urls = [f"http://127.0.0.1:8000/page/{i}" for i in range(pages)]
+    content_type = "text/html; charset=utf-8"
+    # What Offloader.extract_response submits: the function and its arguments (the pool pickles the pair).
+    every_option = (False, None, (), NO_MARKUP)
+    wanted = check_fields(fields) if fields is not None else None
+    formats = [
+        ("complete, dataclass state (before)", every_option, None, True),
+        ("complete", (), None, False),
+    ]
+    if wanted is not None:
+        formats.append((f"fields={','.join(fields or [])}", (*every_option, wanted), wanted, False))
+    print(f"offload wire cost: {pages} site pages, extractor {extractor}, {machine()}")
+    print("| wire format | job bytes/page | result bytes/page | (un)pickling CPU µs/page, job | ..., result |")
+    print("|---|---:|---:|---:|---:|")
+    for label, options, asked, state in formats:
+        jobs = [(extract_markup, (None, body, url, content_type, *options)) for body, url in zip(bodies, urls)]
+        results = [
+            ("ok", extract_markup(None, body, url, content_type, False, None, (), NO_MARKUP, asked))
+            for body, url in zip(bodies, urls)
+        ]
+        job_bytes, job_us = wire_cost(jobs, state)
+        result_bytes, result_us = wire_cost(results, state)
+        print(f"| {label} | {job_bytes:,.0f} | {result_bytes:,.0f} | {job_us:.1f} | {result_us:.1f} |")
 
 
 def run_distributed(child: list[str], base: str, count: int) -> dict:

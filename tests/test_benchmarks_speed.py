@@ -278,3 +278,72 @@ def test_a_failed_valgrind_run_names_its_tool(speed, monkeypatch):
         speed.simulated("extract", ["--pages", "3"], 2)
     with pytest.raises(RuntimeError, match=r"callgrind run of 'parse' failed \(exit 1\)"):
         speed.collected("parse", ["--pages", "3"], 2)
+
+
+def test_the_small_pages_set_is_the_smallest_pages_of_every_set(speed, data):
+    """``--smallest N``: the N smallest pages over every dataset, smallest first, not a sample."""
+    small = data / "other" / "html"
+    small.mkdir(parents=True)
+    for i, size in enumerate((40, 10, 25)):
+        page = f"<html><body><p>{'x' * size}</p></body></html>"
+        (small / f"{i}.html.gz").write_bytes(gzip.compress(page.encode()))
+    pages = speed.smallest_pages(data, 2)
+    assert [len(page) for page in pages] == [len("<html><body><p></p></body></html>") + n for n in (10, 25)]
+    assert len(speed.smallest_pages(data, 100)) == 6  # all there are
+    assert speed.smallest_pages(data, 2, ["ours"]) == speed.sample_pages(data, 2, ["ours"])[:2]
+
+
+def test_a_reduced_call_is_timed_beside_the_complete_one(speed, data, capsys):
+    """``--fields``: the side asks for those fields only (the language model
+    does not run: no detected language), and its ratios are printed beside
+    the complete call's; a name ``extract`` does not know is refused."""
+    page = speed.sample_pages(data, 1)[0]
+    reduced = speed.extraction("default", False, ["title"])(page)
+    complete = speed.extraction("default", False)(page)
+    assert reduced.title == complete.title == "Page 0" and complete.detected_language == "en"
+    assert reduced.text == complete.text and reduced.detected_language is None
+    argv = ["--data", str(data), "--smallest", "2", "--repeat", "1", "--no-trafilatura", "--fields", "title,date"]
+    assert speed.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "pages: the 2 smallest" in out
+    assert "cost vs lxml bare parse, fields=title,date:" in out and "fields=title,date / complete call:" in out
+    with pytest.raises(SystemExit) as refused:
+        speed.main(["--data", str(data), "--fields", "autor"])
+    assert refused.value.code == 2 and "--fields: unknown field(s) 'autor'" in capsys.readouterr().err
+
+
+def test_the_reduced_call_is_counted_as_a_side_of_its_own(speed, data, monkeypatch, capsys):
+    """``--fields`` with ``--instructions``: the counted processes are told the
+    fields (in the options that pick the pages) and run the reduced call."""
+    pages = speed.sample_pages(data, 1)
+    function, items = speed.counted_side("extract-fields", pages, "default", fields=["title"])
+    assert items is pages and function(pages[0]).detected_language is None
+    with pytest.raises(ValueError, match="no side 'extract-fields'"):  # without fields it is no side
+        speed.counted_side("extract-fields", pages, "default")
+    per_page = {"extract": 30, "extract-fields": 24, "parse": 10}
+    seen = []
+
+    def fake_count(side, sampling, passes):
+        seen.append((side, sampling))
+        return 1_000 + passes * 3 * per_page[side]
+
+    monkeypatch.setattr(speed, "collected", fake_count)
+    monkeypatch.setattr(speed.shutil, "which", lambda name: "/usr/bin/valgrind")
+    argv = ["--data", str(data), "--pages", "3", "--instructions", "--no-timing", "--no-trafilatura"]
+    assert speed.main([*argv, "--fields", "title"]) == 0
+    assert {side for side, _ in seen} == {"extract", "extract-fields", "parse"}
+    assert all(sampling[-2:] == ["--fields", "title"] for _, sampling in seen)
+    assert "cost vs lxml bare parse, fields=title, by instructions:  2.40x" in capsys.readouterr().out
+
+
+def test_the_small_pages_set_warms_up_on_its_largest_page(speed, data, monkeypatch):
+    """The smallest page may be too bare to load what extraction loads lazily:
+    the counted process of the small pages set warms up on its largest page."""
+    small = data / "other" / "html"
+    small.mkdir(parents=True)
+    (small / "bare.html.gz").write_bytes(gzip.compress(b"<html><title>ERROR</title></html>"))
+    calls: list[bytes] = []
+    monkeypatch.setattr(speed.lxml.html, "fromstring", lambda page: calls.append(page))
+    assert speed.main(["--data", str(data), "--smallest", "2", "--count", "parse", "1"]) == 0
+    pages = speed.smallest_pages(data, 2)
+    assert calls == [pages[-1], *pages] and b"ERROR" in pages[0]

@@ -58,3 +58,15 @@ def test_page_objects_in_a_scrapy_poet_crawl(news_site: TestSite, tmp_path) -> N
     assert article["headline"] and len(article["articleBody"]) > 200 and "text" not in article
     # One extraction per page: to_item reused the middleware's (which counts each one it makes).
     assert result.stat("webclean/pages/extracted") == 2
+
+
+def test_page_objects_carry_the_fields_the_crawl_asks_for(news_site: TestSite, tmp_path) -> None:
+    """``WEBCLEAN_FIELDS``: the page object's item leaves out what was not computed."""
+    project = make_project(tmp_path / "project", "poetproject", SETTINGS, {"spiders/__init__.py": SPIDER})
+    url = news_site.url(A1)
+    settings = {"WEBCLEAN_FIELDS": ["title"]}
+    result = run_crawl("pages", tmp_path / "out", project=project, args={"urls": url}, settings=settings)
+    complete = run_crawl("pages", tmp_path / "complete", project=project, args={"urls": url})
+    (item,), (full,) = result.items, complete.items
+    assert item["title"] == full["title"] and item["text"] == full["text"] and full["detected_language"]
+    assert "detected_language" not in item and "author" not in item and "sitename" not in item

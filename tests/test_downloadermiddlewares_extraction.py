@@ -259,3 +259,64 @@ def test_page_extractions_hold_live_responses_only_and_at_most_their_limit():
     assert pages.extraction_for(responses[2].text, BASE + "/elsewhere") == (False, None)
     del responses[2]
     assert len(pages) == 1  # gone with its response
+
+
+# -- WEBCLEAN_FIELDS: the crawl asks for what its items carry ------------------------
+@pytest.mark.parametrize("offload", ["thread", "process", "none"])
+def test_the_middleware_asks_only_for_the_fields_items_carry(make_crawler, monkeypatch, offload):
+    """With ``WEBCLEAN_FIELDS = ["title", "date"]`` the language model never
+    runs, in this process or in a worker (whose job carries the fields), the
+    items carry the two metadata fields asked for, with the complete
+    crawl's values, and leave the others out."""
+    import webclean_scrapy.engine.extraction as extraction_module
+    from webclean_scrapy.offload.pool import WorkerPool
+
+    paths = ("/article", "/wrong-charset", "/empty", "/image.png")
+    complete = through_middleware(make_crawler(**PLUMBING, WEBCLEAN_OFFLOAD=offload), BASE, paths)
+    detections: list[str] = []
+    jobs: list[tuple] = []
+    original_detect, original_submit = extraction_module.detect_language, WorkerPool.submit
+
+    def detect(text, *args, **kwargs):
+        detections.append(text)
+        return original_detect(text, *args, **kwargs)
+
+    def submit(pool, func, *args, **kwargs):
+        jobs.append(args)
+        return original_submit(pool, func, *args, **kwargs)
+
+    monkeypatch.setattr(extraction_module, "detect_language", detect)
+    monkeypatch.setattr(WorkerPool, "submit", submit)
+    crawler = make_crawler(**PLUMBING, WEBCLEAN_OFFLOAD=offload, WEBCLEAN_FIELDS=["title", "date"])
+    asked = through_middleware(crawler, BASE, paths)
+
+    assert detections == []  # in this process: thread and none
+    if offload == "process":
+        assert len(jobs) == 3 and all(job[-1] == frozenset({"title", "date"}) for job in jobs)
+    for path in paths:
+        item, full = (exported(CleanedPage.from_response(r[path])) for r in (asked, complete))
+        assert list(item) == [f for f in FIELD_ORDER if f in item]  # the export order kept
+        left_out = {"author", "date_modified", "sitename", "description", "tags", "image"}
+        left_out |= {"detected_language", "language_confidence"}
+        assert set(full) - set(item) == left_out and {k: full[k] for k in item if k != "fetched_at"} == {
+            k: v for k, v in item.items() if k != "fetched_at"
+        }
+    assert exported(CleanedPage.from_response(asked["/article"]))["title"] == "Old bridge to close for repairs"
+    extraction = extraction_of(asked["/article"])
+    assert extraction is not None and extraction.detected_language is None and extraction.author is None
+    assert extraction_of(complete["/article"]).detected_language == "en"  # the page has one
+
+
+def test_a_crawl_with_the_defaults_sends_its_workers_the_page_alone(make_crawler, monkeypatch):
+    """Each job a worker process receives is pickled: with the defaults it is the
+    page (body, URL, charset) and nothing of the settings, which the worker's
+    defaults already are; a setting away from its default is sent."""
+    from webclean_scrapy.offload.offloader import Offloader
+    from webclean_scrapy.settings import WebcleanSettings
+
+    plain = Offloader(WebcleanSettings(extractor=EXTRACTOR, offload="none"))
+    assert plain._options_of_page() == ()
+    formats = Offloader(WebcleanSettings(extractor=EXTRACTOR, offload="none", formats=("markdown",)))
+    assert formats._options_of_page() == (False, None, ("markdown",))
+    fields = Offloader(WebcleanSettings(extractor=EXTRACTOR, offload="none", fields=("date",)))
+    assert fields._options_of_page()[-1] == frozenset({"date"})

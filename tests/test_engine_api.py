@@ -7,7 +7,7 @@ import gzip
 import pytest
 
 import webclean_scrapy
-from pages import PARTS_PAGE
+from pages import PARTS_PAGE, sample_bytes
 from webclean_scrapy import (
     Document,
     Extraction,
@@ -19,6 +19,7 @@ from webclean_scrapy import (
     get_extractor,
 )
 from webclean_scrapy.engine.extraction import Extractor
+from webclean_scrapy.engine.fields import CORE_FIELDS, OPTIONAL_FIELDS
 
 
 def test_title_and_language():
@@ -174,3 +175,117 @@ def test_version_is_the_packages():
 
     assert re.fullmatch(r"\d+\.\d+\.\d+((a|b|rc)\d+)?(\.dev\d+)?", webclean_scrapy.__version__)
     assert webclean_scrapy.__version__ == importlib.metadata.version("webclean-scrapy")
+
+
+# -- fields=: only the work a caller asks for ------------------------------------
+#: A page whose every optional field has a value (metadata, a language to detect, blocks to render).
+FIELDS_PAGE = sample_bytes("metadata-fields.html").replace(
+    b"</head>", b'<meta property="article:modified_time" content="2025-09-05"></head>'
+)
+FIELDS_URL = "https://news.example/a"
+
+
+@pytest.fixture
+def stages(monkeypatch):
+    """Counts of the calls to each skippable stage: the metadata readers, the
+    language model and the two renderers, spied where the extraction calls them."""
+    import webclean_scrapy.engine.extraction as extraction_module
+    import webclean_scrapy.engine.render as render_module
+
+    calls = dict.fromkeys(("metadata", "language", "markdown", "html"), 0)
+
+    def spy(module, name, stage):
+        original = getattr(module, name)
+
+        def counted(*args, **kwargs):
+            calls[stage] += 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, counted)
+
+    spy(extraction_module, "metadata_of", "metadata")
+    spy(extraction_module, "detect_language", "language")
+    spy(render_module, "to_markdown", "markdown")
+    spy(render_module, "to_html", "html")
+    return calls
+
+
+@pytest.mark.parametrize(
+    "fields, stages_run",
+    [
+        (["text"], set()),
+        ([], set()),
+        (["title"], {"metadata"}),
+        (["metadata"], {"metadata"}),
+        (["date", "tags"], {"metadata"}),
+        (["detected_language"], {"language"}),
+        (["language_confidence", "page_type"], {"language"}),
+        (["markdown"], {"markdown"}),
+        (["html", "author", "detected_language"], {"html", "metadata", "language"}),
+    ],
+)
+@pytest.mark.parametrize("extractor", ["webclean", "baseline"])
+def test_fields_skip_the_work_no_asked_field_needs(stages, fields, stages_run, extractor):
+    """Each stage runs only when a field asked for needs it; the fields asked
+    for are the complete call's, every other optional field is empty."""
+    complete = extract(FIELDS_PAGE, url=FIELDS_URL, extractor=extractor, output=["markdown", "html"]).as_dict()
+    assert all(stages.values())  # the complete call runs every stage
+    stages.update(dict.fromkeys(stages, 0))
+    asked = extract(FIELDS_PAGE, url=FIELDS_URL, extractor=extractor, fields=fields).as_dict()
+    assert {stage for stage, count in stages.items() if count} == stages_run
+    wanted = webclean_scrapy.engine.fields.check_fields(fields)
+    for name, value in asked.items():
+        if name in wanted or name in CORE_FIELDS:
+            assert value == complete[name], name
+        else:
+            assert value in (None, "", []), name
+            assert complete[name] not in (None, "", []), name  # the page has it: leaving it out is seen
+
+
+def test_the_default_call_is_the_complete_one(stages):
+    """No ``fields``: every field, as ``fields=None`` and as naming them all."""
+    default = extract(FIELDS_PAGE, url=FIELDS_URL)
+    assert stages["metadata"] and stages["language"]
+    assert extract(FIELDS_PAGE, url=FIELDS_URL, fields=None) == default
+    everything = extract(FIELDS_PAGE, url=FIELDS_URL, fields=[*OPTIONAL_FIELDS])
+    assert everything == extract(FIELDS_PAGE, url=FIELDS_URL, output=["markdown", "html"])
+    assert default.author == "Jane Roe" and default.detected_language == "en"
+
+
+def test_fields_and_output_add_up():
+    both = extract(FIELDS_PAGE, url=FIELDS_URL, fields=["html"], output="markdown")
+    assert both.markdown and both.html and both.title == ""
+
+
+def test_an_unknown_field_is_an_error_naming_the_known_ones():
+    with pytest.raises(ExtractionError, match=r"unknown field\(s\) 'autor'.*metadata, title, author"):
+        extract(FIELDS_PAGE, fields=["autor"])
+    with pytest.raises(ExtractionError, match="unknown field"):
+        extract(FIELDS_PAGE, fields=[None])
+    assert extract(FIELDS_PAGE, fields="title").title == "Rivers rise"  # one name alone
+
+
+def test_an_extraction_crosses_a_process_boundary_whole():
+    """Worker processes send extractions back pickled: every field survives."""
+    import pickle
+
+    complete = extract(FIELDS_PAGE, url=FIELDS_URL, output=["markdown", "html"])
+    copy = pickle.loads(pickle.dumps(complete))
+    assert copy == complete and copy.tags is not complete.tags
+
+
+def test_a_subclass_of_extraction_pickles_whole():
+    """The tuple an extraction pickles as is its own fields: a subclass with one
+    more keeps its class and its fields."""
+    import dataclasses
+    import pickle
+
+    @dataclasses.dataclass(slots=True)
+    class Scored(Extraction):
+        score: float = 0.0
+
+    globals()["Scored"] = Scored  # pickle finds classes by module and name
+    Scored.__qualname__ = "Scored"
+    scored = Scored("text", "title", "baseline", author="Jane Roe", score=0.5)
+    copy = pickle.loads(pickle.dumps(scored))
+    assert type(copy) is Scored and copy == scored and copy.score == 0.5

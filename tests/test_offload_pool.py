@@ -1,6 +1,6 @@
 """Worker processes: native crashes, the per-page time limit, an attribute bomb screened in a crawl, the
-workers' ids and the time-limit setting (the screen's own cases: ``test_engine_html_screen.py``; the
-outline the workers send back: ``test_offload_outline.py``).
+workers' ids, the fields they compute and send back, and the time-limit setting (the screen's own cases:
+``test_engine_html_screen.py``; the outline the workers send back: ``test_offload_outline.py``).
 
 The crawls are real (``tests/_crawl.py``: the ``news`` spider in a subprocess
 against a local HTTP server); the misbehaving extractor lives in
@@ -148,3 +148,31 @@ def test_page_timeout_setting():
     assert WebcleanSettings.from_settings(Settings({"WEBCLEAN_PAGE_TIMEOUT": 0})).page_timeout is None
     with pytest.raises(ValueError, match="WEBCLEAN_PAGE_TIMEOUT"):
         WebcleanSettings.from_settings(Settings({"WEBCLEAN_PAGE_TIMEOUT": -1}))
+
+
+def test_a_worker_computes_the_fields_asked_for_and_sends_back_what_it_computed():
+    """A worker process given ``WEBCLEAN_FIELDS`` returns the fields asked for
+    as this process computes them and the others empty; what crosses the
+    boundary loads back equal, and the fields left out make it smaller."""
+    import pickle
+
+    from pages import sample_bytes
+    from webclean_scrapy.engine.formats import NO_MARKUP
+    from webclean_scrapy.offload import WorkerPool
+    from webclean_scrapy.offload.jobs import extract_markup
+
+    page = sample_bytes("metadata-fields.html")
+    url, content_type = "https://news.example/a", "text/html; charset=utf-8"
+    pool = WorkerPool(1, "baseline", {}, None)
+    try:
+        args = (None, page, url, content_type, False, None, (), NO_MARKUP)
+        complete = pool.submit(extract_markup, *args).result(timeout=300)
+        asked = pool.submit(extract_markup, *args, frozenset({"date"})).result(timeout=300)
+    finally:
+        pool.shutdown()
+    assert complete.extraction.author == "Jane Roe" and complete.extraction.detected_language == "en"
+    assert asked.extraction.date == complete.extraction.date == "2025-09-04"
+    assert asked.extraction.author is None and asked.extraction.detected_language is None
+    assert asked.extraction.text == complete.extraction.text and asked.extraction.title == ""
+    assert pickle.loads(pickle.dumps(complete)) == complete
+    assert len(pickle.dumps(asked)) < len(pickle.dumps(complete))

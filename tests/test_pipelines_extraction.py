@@ -327,3 +327,24 @@ def test_a_page_is_extracted_once_with_the_middleware_and_the_pipeline_on(tmp_pa
         assert ARTICLE_P1 in item["text"] and item["extractor"] == "webclean"
     titles = {item["title"] for item in both.items}
     assert {"Caf\u00e9 cr\u00e8me on the bridge", "Plain page", "New bridge to close for repairs"} <= titles
+
+
+def test_a_crawl_asked_for_fewer_fields_carries_them_and_leaves_the_rest_out(tmp_path, local_site):
+    """A real crawl with ``WEBCLEAN_FIELDS``: every page extracted once, in
+    the worker processes, and each item carries the fields asked for with
+    the complete crawl's values; the metadata and the detected language not
+    asked for are not in the items at all."""
+    base = local_site(REUSE_ROUTES)
+    project = make_project(tmp_path / "project", "reuse", REUSE_SETTINGS, {"spiders/__init__.py": REUSE_SPIDER})
+    args = {"base": base, "paths": ",".join(REUSE_ROUTES), "html": "text"}
+    complete = run_crawl("pages", tmp_path / "complete", project=project, args=args)
+    asked = run_crawl(
+        "pages", tmp_path / "asked", project=project, args=args, settings={"WEBCLEAN_FIELDS": ["title", "date"]}
+    )
+    assert asked.stat("webclean/pages/extracted") == complete.stat("webclean/pages/extracted") == len(REUSE_ROUTES) + 1
+    left_out = {"author", "date_modified", "sitename", "description", "tags", "image"}
+    left_out |= {"detected_language", "language_confidence"}
+    for item, full in zip(_by_url(asked.items), _by_url(complete.items)):
+        assert set(full) - set(item) == left_out
+        assert item == {name: full[name] for name in item}
+        assert full["detected_language"] == "en" and item["title"]

@@ -1,11 +1,14 @@
-"""The User-Agent names the project and the contact the user sets (``WEBCLEAN_CONTACT``)."""
+"""The User-Agent names the project and the contact the user sets (``WEBCLEAN_CONTACT``); the
+fields the items carry (``WEBCLEAN_FIELDS``) are checked at start-up."""
 
 from __future__ import annotations
 
 import pytest
+from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
 from webclean_scrapy import __version__
+from webclean_scrapy.engine.fields import METADATA_FIELDS
 from webclean_scrapy.settings import WebcleanSettings
 from webclean_scrapy.spiders import PROJECT_SETTINGS, USER_AGENT
 
@@ -46,3 +49,25 @@ def test_a_user_agent_of_the_users_own_is_left_alone():
 def test_a_contact_that_would_break_the_header_fails_at_start_up(contact):
     with pytest.raises(ValueError, match="WEBCLEAN_CONTACT"):
         WebcleanSettings(contact=contact, enabled=False)
+
+
+# -- WEBCLEAN_FIELDS: the optional fields the items carry -----------------------------
+def test_fields_are_read_expanded_and_checked_at_start_up():
+    def read(**values: object) -> WebcleanSettings:
+        return WebcleanSettings.from_settings(Settings(values))
+
+    assert read().fields is None and read().wanted_fields is None  # the complete extraction
+    # In the fields' own order, a group expanded, core names dropped (always there), from a command line's text.
+    assert read(WEBCLEAN_FIELDS="detected_language,date,text").fields == ("date", "detected_language")
+    assert read(WEBCLEAN_FIELDS=["metadata"]).fields == METADATA_FIELDS
+    assert read(WEBCLEAN_FIELDS=[]).fields == ()
+    both = read(WEBCLEAN_FIELDS=["title"], WEBCLEAN_FORMATS=["markdown"])
+    assert both.wanted_fields == frozenset({"title", "markdown"})  # what the extraction is asked for
+    with pytest.raises(ValueError, match=r"WEBCLEAN_FIELDS: unknown field\(s\) 'autor'"):
+        read(WEBCLEAN_FIELDS=["autor"])
+    with pytest.raises(ValueError, match="WEBCLEAN_FIELDS: markdown are asked for with WEBCLEAN_FORMATS"):
+        read(WEBCLEAN_FIELDS=["title", "markdown"])
+    # The language filter reads detected_language: a crawl that filters must compute it.
+    with pytest.raises(ValueError, match="WEBCLEAN_LANGUAGES filters on detected_language"):
+        read(WEBCLEAN_FIELDS=["title"], WEBCLEAN_LANGUAGES=["en"])
+    assert read(WEBCLEAN_FIELDS=["detected_language"], WEBCLEAN_LANGUAGES=["en"]).languages == ["en"]

@@ -45,6 +45,26 @@ from webclean_scrapy.spiders.news import feed_links, read_start_urls
 # URL keys
 
 
+def test_the_news_spider_asks_for_the_title_it_reads():
+    """The story-or-hub rule reads each page's title: a crawl asked for fewer
+    fields gets it added, and a complete crawl stays complete."""
+    from scrapy.crawler import Crawler
+    from scrapy.settings import Settings
+
+    from webclean_scrapy.settings import WebcleanSettings
+    from webclean_scrapy.spiders.news import NewsSpider
+
+    def fields_of(settings: dict) -> tuple[str, ...] | None:
+        # As a crawl does: the spider is made before the settings are frozen and the components built.
+        crawler = Crawler(NewsSpider, Settings(settings))
+        NewsSpider.from_crawler(crawler, start_urls="https://news.example/")
+        return WebcleanSettings.from_settings(crawler.settings).fields
+
+    assert fields_of({"WEBCLEAN_FIELDS": ["date"]}) == ("title", "date")
+    assert fields_of({"WEBCLEAN_FIELDS": ["title"]}) == ("title",)
+    assert fields_of({}) is None
+
+
 def test_strip_tracking_keeps_real_parameters_in_order():
     url = "https://ex.com/a/story?id=7&utm_source=rss&b=2&fbclid=XYZ&UTM_Campaign=x#comments"
     assert strip_tracking(url) == "https://ex.com/a/story?id=7&b=2"

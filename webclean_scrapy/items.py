@@ -18,7 +18,13 @@ import scrapy
 from itemadapter import ItemAdapter
 from scrapy.utils.misc import load_object
 
-from webclean_scrapy.downloadermiddlewares.extraction import META_CANONICAL_URL, META_FORMATS, META_KEEP_HTML, META_KEY
+from webclean_scrapy.downloadermiddlewares.extraction import (
+    META_CANONICAL_URL,
+    META_FIELDS,
+    META_FORMATS,
+    META_KEEP_HTML,
+    META_KEY,
+)
 from webclean_scrapy.engine.extraction import extraction_fields
 from webclean_scrapy.errors import install_hint
 
@@ -83,7 +89,10 @@ class CleanedPage(scrapy.Item):
         joined with ``", "``; publication and modification dates in ISO 8601
         (``"2025-09-04"`` or a datetime as the page gave it); site name;
         description; tags (a list); lead image URL. ``None`` (``[]`` for
-        ``tags``) when the page does not say, or no extraction ran.
+        ``tags``) when the page does not say, or no extraction ran. These,
+        ``title`` and the detected language are left out of the item when
+        ``WEBCLEAN_FIELDS`` does not name them: they were not computed
+        (:mod:`webclean_scrapy.engine.fields`).
     ``html_bytes``
         Size of the raw response body in bytes.
     ``text_chars``
@@ -157,6 +166,7 @@ class CleanedPage(scrapy.Item):
             status=response.status,
             html_bytes=len(response.body),
             formats=meta.get(META_FORMATS, ()),
+            fields=meta.get(META_FIELDS),
             canonical_url=meta.get(META_CANONICAL_URL),
             html=getattr(response, "text", None) if keep_html else _MISSING,
             **extra,
@@ -173,6 +183,7 @@ class CleanedPage(scrapy.Item):
         formats: Iterable[str] = (),
         canonical_url: str | None = None,
         html: str | None = _MISSING,
+        fields: Iterable[str] | None = None,
         **extra: Any,
     ) -> CleanedPage:
         """Build the item of the page at *url* from its *extraction* (``None``: empty text).
@@ -180,14 +191,17 @@ class CleanedPage(scrapy.Item):
         What :meth:`from_response` does with a Scrapy response, for callers holding
         the parts (the page objects of :mod:`webclean_scrapy.contrib.poet`).
         *canonical_url* defaults to the extraction's, then *url*; *html* (the
-        raw page) is set only when given; *formats* are ``WEBCLEAN_FORMATS``.
+        raw page) is set only when given; *formats* are ``WEBCLEAN_FORMATS``;
+        *fields* (``WEBCLEAN_FIELDS``, ``None``: all) the optional fields the
+        item carries, the others left out, as they were not computed.
         """
+        wanted = None if fields is None else frozenset(fields)
         values: dict[str, Any] = {
             "url": url,
             "canonical_url": (canonical_url or (extraction.canonical_url if extraction is not None else None) or url),
             "status": status,
             "fetched_at": utc_timestamp(),
-            **extraction_fields(extraction, formats, html_bytes=html_bytes),
+            **extraction_fields(extraction, formats, html_bytes=html_bytes, fields=wanted),
         }
         if html is not _MISSING:
             values["html"] = html

@@ -22,6 +22,7 @@ import typing
 from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from webclean_scrapy.engine.fields import FORMAT_FIELDS, OPTIONAL_FIELDS, check_fields
 from webclean_scrapy.engine.formats import Markup, check_formats
 from webclean_scrapy.errors import ExtractionError
 
@@ -105,6 +106,10 @@ class WebcleanSettings:
     markdown_links: bool = False
     markdown_formatting: bool = False
     markdown_images: bool = False
+    #: The optional fields items carry (:mod:`webclean_scrapy.engine.fields`: metadata names or
+    #: ``"metadata"``, ``detected_language``, ``language_confidence``); the work for the others is
+    #: not done. ``None``: all of them. Expanded and checked here, in the fields' order.
+    fields: tuple[str, ...] | None = None
     #: How site owners reach whoever runs the crawl (a URL or ``mailto:``), named in the
     #: webclean User-Agent by the add-on (:func:`webclean_scrapy.addon.user_agent`).
     contact: str | None = None
@@ -124,6 +129,8 @@ class WebcleanSettings:
             object.__setattr__(self, "formats", tuple(check_formats(self.formats)))
         except ExtractionError as exc:
             raise ValueError(f"WEBCLEAN_FORMATS: {exc}") from None
+        if self.fields is not None:
+            self._check_fields()
         if self.offload not in OFFLOAD_MODES:
             raise ValueError(f"WEBCLEAN_OFFLOAD must be one of {', '.join(OFFLOAD_MODES)}, got {self.offload!r}")
         if workers < 1:
@@ -169,6 +176,28 @@ class WebcleanSettings:
             object.__setattr__(self, "contact", contact)
         if self.enabled:
             self.check_extractor()
+
+    def _check_fields(self) -> None:
+        try:
+            wanted = check_fields(self.fields)
+        except ExtractionError as exc:
+            raise ValueError(f"WEBCLEAN_FIELDS: {exc}") from None
+        assert wanted is not None
+        formats = [name for name in FORMAT_FIELDS if name in wanted]
+        if formats:  # one setting says which formats are rendered
+            raise ValueError(f"WEBCLEAN_FIELDS: {', '.join(formats)} are asked for with WEBCLEAN_FORMATS")
+        if self.languages and "detected_language" not in wanted:
+            # The filter would read the declared language alone and drop pages it could have kept.
+            raise ValueError("WEBCLEAN_LANGUAGES filters on detected_language: WEBCLEAN_FIELDS must name it")
+        object.__setattr__(self, "fields", tuple(name for name in OPTIONAL_FIELDS if name in wanted))
+
+    @property
+    def wanted_fields(self) -> frozenset[str] | None:
+        """``WEBCLEAN_FIELDS`` as the extraction takes it, with ``WEBCLEAN_FORMATS``
+        (``None``: every field, the complete extraction)."""
+        if self.fields is None:
+            return None
+        return frozenset((*self.fields, *self.formats))
 
     @property
     def markup(self) -> Markup:

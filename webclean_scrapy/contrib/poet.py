@@ -85,13 +85,15 @@ class WebcleanContext:
     *offloader*: the crawl's (``None``: extract in a thread); *meta*: the
     request's meta, where the middleware puts the page's extraction;
     *formats*: ``WEBCLEAN_FORMATS``; *max_html_bytes*: larger pages are not
-    extracted (``WEBCLEAN_MAX_HTML_BYTES``).
+    extracted (``WEBCLEAN_MAX_HTML_BYTES``); *fields*: ``WEBCLEAN_FIELDS``.
     """
 
     offloader: Offloader | None = None
     meta: dict[str, Any] = attr.ib(factory=dict)
     formats: tuple[str, ...] = ()
     max_html_bytes: int | None = None
+    #: ``WEBCLEAN_FIELDS``: the optional fields computed and carried (``None``: all).
+    fields: tuple[str, ...] | None = None
 
     async def extraction(self, response: HttpResponse) -> Extraction | None:
         """The page's extraction: the middleware's when there is one, else made off the reactor thread.
@@ -107,7 +109,10 @@ class WebcleanContext:
         try:
             if self.offloader is not None:
                 return (await self.offloader.extract_markup(body, url, content_type)).extraction
-            return await asyncio.to_thread(extract, body, url, encoding=content_type, output=("text", *self.formats))
+            fields = None if self.fields is None else (*self.fields, *self.formats)
+            return await asyncio.to_thread(
+                extract, body, url, encoding=content_type, output=("text", *self.formats), fields=fields
+            )
         except ExtractionError:
             return None
 
@@ -130,6 +135,7 @@ class WebcleanProvider(PageObjectInputProvider):
                 meta=meta,
                 formats=settings.formats,
                 max_html_bytes=settings.max_html_bytes,
+                fields=settings.fields,
             )
         ]
 
@@ -153,6 +159,7 @@ class _WebcleanPage(WebPage[ItemT]):
             html_bytes=len(self.response.body),
             formats=self.webclean.formats,
             canonical_url=self.webclean.meta.get(META_CANONICAL_URL),
+            fields=self.webclean.fields,
         )
 
 

@@ -95,6 +95,9 @@ META_KEEP_HTML = "webclean_keep_html"
 META_OUTLINE = "webclean_outline"
 #: ``WEBCLEAN_FORMATS``; read by :meth:`CleanedPage.from_response <webclean_scrapy.items.CleanedPage.from_response>`.
 META_FORMATS = "webclean_formats"
+#: ``WEBCLEAN_FIELDS`` (set only when it is): the optional fields the items carry, read by
+#: :meth:`CleanedPage.from_response <webclean_scrapy.items.CleanedPage.from_response>`.
+META_FIELDS = "webclean_fields"
 
 
 def extraction_of(response: Response) -> Extraction | None:
@@ -260,6 +263,8 @@ class WebcleanMiddleware(WebcleanComponent):
         meta: dict[str, Any] = request.meta
         if self.settings.formats:  # every item gets the fields asked for, "" when nothing was extracted
             meta[META_FORMATS] = self.settings.formats
+        if self.settings.fields is not None:  # the others were not computed: items leave them out
+            meta[META_FIELDS] = self.settings.fields
         if meta.get(META_SKIP):
             self.stats.skipped("requested")
             return response

@@ -8,6 +8,7 @@ from typing import Any
 from webclean_scrapy.engine.document import Document, built_page
 from webclean_scrapy.engine.extraction import Extraction, Extractor
 from webclean_scrapy.engine.extractors import get_extractor
+from webclean_scrapy.engine.fields import FORMAT_FIELDS, check_fields
 from webclean_scrapy.engine.formats import Markup, check_formats
 from webclean_scrapy.engine.render import extract_formats
 
@@ -22,6 +23,7 @@ def extract(
     links: bool = False,
     formatting: bool = False,
     images: bool = False,
+    fields: str | Iterable[str] | None = None,
     **options: Any,
 ) -> Extraction:
     """Extract the main text of one page.
@@ -45,11 +47,26 @@ def extract(
     off, the outputs are the block structure alone. They are not extractor
     options: an extractor parameter of one of these names cannot be given here.
 
+    *fields* names the fields wanted besides the core ones every call fills
+    (``text``, ``extractor``, ``url``, ``language``, ``page_type``,
+    ``page_type_confidence``, ``truncated``): metadata fields (``title``,
+    ``author``, ``date``... or ``"metadata"`` for all of them),
+    ``detected_language``, ``language_confidence``, ``markdown``, ``html``
+    (:mod:`webclean_scrapy.engine.fields`). What no wanted field needs is
+    not done -- the metadata readers, the language identification, the
+    rendering -- and a field not wanted keeps its empty value (``None``,
+    ``""`` for ``title``, ``[]`` for ``tags``); a wanted one is what the
+    complete call gives. ``"markdown"`` and ``"html"`` here add to *output*.
+    ``None`` (the default) fills every field.
+
     Raises :class:`~webclean_scrapy.errors.NotHTMLError` (an
     :class:`~webclean_scrapy.errors.ExtractionError`) for binary input;
     empty or broken markup gives an :class:`Extraction` with empty text.
     """
     formats = check_formats(output)
+    wanted = check_fields(fields)
+    if wanted is not None:
+        formats = (*formats, *(name for name in FORMAT_FIELDS if name in wanted and name not in formats))
     method = get_extractor(extractor, **options)
     with built_page(lambda: Document.from_html(html, url=url, encoding=encoding)) as doc:
-        return extract_formats(method, doc, formats, Markup(links, formatting, images))
+        return extract_formats(method, doc, formats, Markup(links, formatting, images), wanted)

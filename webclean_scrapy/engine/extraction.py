@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import copyreg
 import inspect
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from webclean_scrapy.engine.document import PRUNE_TREE_ABOVE, RELEASE_TREE_ABOVE, Document
+from webclean_scrapy.engine.fields import LANGUAGE_FIELDS, OPTIONAL_FIELDS
+from webclean_scrapy.engine.fields import METADATA_FIELDS as OPTIONAL_METADATA_FIELDS
 from webclean_scrapy.engine.html.elements import TREE_READS
 from webclean_scrapy.engine.metadata import METADATA_FIELDS, Metadata, metadata_of
 from webclean_scrapy.engine.options import OptionError, Rule
@@ -99,6 +103,14 @@ class Extraction:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Worker processes send one per page: the values as one tuple pickle
+        # and load in half the time of a dataclass's state.
+        if type(self) is Extraction:
+            return Extraction, _VALUES(self)
+        # A subclass may hold more fields: its dataclass state, as pickle makes it by default.
+        return copyreg.__newobj__, (type(self),), self.__getstate__()  # type: ignore[attr-defined]
+
 
 def _check_metadata_fields() -> None:
     """:class:`Extraction` declares each :class:`~webclean_scrapy.engine.metadata.Metadata`
@@ -117,6 +129,25 @@ def _check_metadata_fields() -> None:
 
 
 _check_metadata_fields()
+
+#: An extraction's values, in the order of its constructor's arguments.
+_VALUES = attrgetter(*(spec.name for spec in fields(Extraction)))
+#: What a field not asked for holds (:func:`only_fields`).
+_EMPTY_OPTIONAL: dict[str, Any] = {name: "" if name == "title" else None for name in OPTIONAL_FIELDS}
+
+
+def only_fields(extraction: Extraction, fields: frozenset[str]) -> Extraction:
+    """*extraction* with the optional fields (:data:`~webclean_scrapy.engine.fields.OPTIONAL_FIELDS`)
+    not in *fields* emptied, in place: what was computed for another caller
+    (a report that reads the whole extraction) is never handed on as if asked for."""
+    for name, empty in _EMPTY_OPTIONAL.items():
+        if name not in fields:
+            setattr(extraction, name, [] if name == "tags" else empty)
+    return extraction
+
+
+if OPTIONAL_METADATA_FIELDS != METADATA_FIELDS:  # the settings' list, kept free of lxml, must name the same
+    raise TypeError("webclean_scrapy.engine.fields.METADATA_FIELDS must equal the metadata's METADATA_FIELDS")
 
 
 #: ``WEBCLEAN_FORMATS`` entry -> the item field it fills. The clean HTML is
@@ -139,7 +170,11 @@ _EMPTY_FIELDS: dict[str, Any] = {
 
 
 def extraction_fields(
-    extraction: Extraction | None, formats: Iterable[str] = (), *, html_bytes: int | None = None
+    extraction: Extraction | None,
+    formats: Iterable[str] = (),
+    *,
+    html_bytes: int | None = None,
+    fields: frozenset[str] | None = None,
 ) -> dict[str, Any]:
     """The fields an extraction fills, the one mapping from :class:`Extraction`
     to output: :class:`~webclean_scrapy.items.CleanedPage` items, the
@@ -151,11 +186,18 @@ def extraction_fields(
     and ``text_chars``; then the fields of *formats* (``WEBCLEAN_FORMATS``,
     :data:`FORMAT_FIELDS`), ``""`` when there is nothing to render.
     *extraction* ``None`` (nothing extracted) gives the empty values.
+    *fields* (``WEBCLEAN_FIELDS``, :func:`~webclean_scrapy.engine.fields.check_fields`)
+    leaves out the metadata and detected-language fields it does not name:
+    they were not computed, and an absent field cannot be read as "the page
+    does not say".
     """
+    names: Iterable[str] = _EMPTY_FIELDS
+    if fields is not None:
+        names = [name for name in _EMPTY_FIELDS if name in fields or name not in OPTIONAL_FIELDS]
     if extraction is None:
-        values = {**_EMPTY_FIELDS, "tags": []}
+        values = {name: [] if name == "tags" else _EMPTY_FIELDS[name] for name in names}
     else:
-        values = {name: getattr(extraction, name) for name in _EMPTY_FIELDS}
+        values = {name: getattr(extraction, name) for name in names}
     if html_bytes is not None:
         values["html_bytes"] = html_bytes
         values["text_chars"] = len(values["text"])
@@ -219,15 +261,25 @@ class Extractor:
         """Whether :meth:`extract_text` accepts a ``trace`` (records its decisions)."""
         return "trace" in inspect.signature(self.extract_text).parameters
 
-    def extract(self, doc: Document, trace: Trace | None = None) -> Extraction:
+    def extract(self, doc: Document, trace: Trace | None = None, fields: frozenset[str] | None = None) -> Extraction:
         """The page's :class:`Extraction`; *trace*, if given, is handed to
-        :meth:`extract_text` (which must then accept it)."""
+        :meth:`extract_text` (which must then accept it).
+
+        *fields*: the optional fields wanted (:func:`~webclean_scrapy.engine.fields.check_fields`);
+        ``None``, every one. The metadata is not read unless one of its
+        fields is wanted, nor the text's language identified unless
+        ``detected_language`` or ``language_confidence`` is; a field not
+        wanted keeps its empty value (``None``, ``""`` for ``title``, ``[]``
+        for ``tags``), so that no caller can take it for what the page says."""
+        read_metadata = fields is None or not fields.isdisjoint(METADATA_FIELDS)
+        detect = fields is None or not fields.isdisjoint(LANGUAGE_FIELDS)
         # What is read from the tree first: a large page then drops its tree
         # before the method runs (the methods read the walk's columns).
         if len(doc.container_columns) > PRUNE_TREE_ABOVE:
             doc.prune_tree(*TREE_READS, larger_than=RELEASE_TREE_ABOVE)
         try:
-            metadata_of(doc)  # read now, while the tree is there; asked again below for the reported type
+            if read_metadata:
+                metadata_of(doc)  # read now, while the tree is there; asked again below for the reported type
             page_type, probabilities = page_type_of(doc)
             language = doc.language
         finally:
@@ -243,15 +295,16 @@ class Extractor:
         type_confidence: float | None = probability
         if probability < UNNAMED_BELOW and int(doc.block_columns.lengths.sum()) < NEAR_EMPTY_CHARS:
             reported, type_confidence = None, None
-        meta = metadata_of(doc, reported)  # its author rule follows the reported type (memoised: no tree)
-        detected, confidence = detect_language(text)
+        # Its author rule follows the reported type (memoised: no tree).
+        meta = metadata_of(doc, reported) if read_metadata else Metadata()
+        detected, confidence = detect_language(text) if detect else (None, None)
         # Every Metadata field (tags copied: the Metadata may be cached with the document).
-        fields: dict[str, Any] = {
+        values: dict[str, Any] = {
             name: list(value) if isinstance(value, list) else value
             for name in METADATA_FIELDS
             for value in (getattr(meta, name),)
         }
-        return Extraction(
+        extraction = Extraction(
             text=text,
             extractor=self.name,
             url=doc.url,
@@ -261,8 +314,9 @@ class Extractor:
             truncated=doc.truncated,
             detected_language=detected,
             language_confidence=confidence,
-            **fields,
+            **values,
         )
+        return extraction if fields is None else only_fields(extraction, fields)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.options.items())})"

@@ -58,7 +58,7 @@ import re
 import string
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 import numpy as np
@@ -123,16 +123,24 @@ def kept_blocks(doc: Document, text: str, trace: Trace | None = None) -> list[in
 
 
 def extract_formats(
-    extractor: Extractor, doc: Document, formats: Iterable[str] = (), markup: Markup = NO_MARKUP
+    extractor: Extractor,
+    doc: Document,
+    formats: Iterable[str] = (),
+    markup: Markup = NO_MARKUP,
+    fields: frozenset[str] | None = None,
 ) -> Extraction:
     """Run *extractor* on *doc*, and fill the extraction's ``markdown`` and
     ``html`` for those of *formats* asked for (``"text"`` is always filled),
-    with the inline *markup* asked for."""
+    with the inline *markup* asked for; *fields* (``None``: all) are the
+    optional fields the extractor fills (:meth:`Extractor.extract
+    <webclean_scrapy.engine.extraction.Extractor.extract>`)."""
     wanted = check_formats(formats)
+    # Passed only when restricted: an extractor that overrides extract() keeps its signature.
+    restrict: dict[str, Any] = {} if fields is None else {"fields": fields}
     if not wanted:
-        return extractor.extract(doc)
+        return extractor.extract(doc, **restrict)
     trace = Trace() if extractor.traceable else None
-    extraction = extractor.extract(doc, trace=trace)
+    extraction = extractor.extract(doc, trace=trace, **restrict)
     add_formats(extraction, doc, wanted, trace, markup)
     return extraction
 

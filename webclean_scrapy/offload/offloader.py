@@ -13,6 +13,7 @@ from scrapy.utils.asyncio import is_asyncio_available
 
 from webclean_scrapy.engine.compiled import compiled_modules
 from webclean_scrapy.engine.extractors import get_extractor
+from webclean_scrapy.engine.formats import NO_MARKUP
 from webclean_scrapy.offload.jobs import PageResult, extract_markup, extract_response, response_content_type
 from webclean_scrapy.offload.pool import WorkerPool, WorkersUnavailable
 
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
 
 
 _T = TypeVar("_T")
+
+#: The defaults of :func:`~webclean_scrapy.offload.jobs.extract_markup`'s arguments after the page.
+_PAGE_OPTION_DEFAULTS: tuple[Any, ...] = (False, None, (), NO_MARKUP, None)
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +81,8 @@ class Offloader:
         self.formats = tuple(settings.formats)
         #: ``WEBCLEAN_MARKDOWN_LINKS``/``_FORMATTING``/``_IMAGES``: the inline markup of those formats.
         self.markup = settings.markup
+        #: ``WEBCLEAN_FIELDS`` with the formats: the optional fields computed (``None``: all).
+        self.fields = settings.wanted_fields
         if settings.explain_dir:
             from webclean_scrapy.explain.crawl import ExplainPolicy
 
@@ -182,9 +188,7 @@ class Offloader:
         """Extract an HTML response, with its :class:`~webclean_scrapy.offload.outline.PageOutline`
         when ``WEBCLEAN_OUTLINE`` is on (its raw bytes go to worker processes)."""
         if self.in_process:
-            return await self._submit(
-                extract_response, self.extractor, response, self.outline, self.explain, self.formats, self.markup
-            )
+            return await self._submit(extract_response, self.extractor, response, *self._options_of_page())
         # Scrapy's charset order (explicit, header, BOM, <meta>) with encoding.py's corrections, in the worker.
         return await self._submit(
             extract_markup,
@@ -192,10 +196,7 @@ class Offloader:
             response.body,
             response.url,
             response_content_type(response),
-            self.outline,
-            self.explain,
-            self.formats,
-            self.markup,
+            *self._options_of_page(),
             label=response.url,
         )
 
@@ -205,17 +206,18 @@ class Offloader:
         """Extract raw markup (bytes in any charset, or str)."""
         extractor = self.extractor if self.in_process else None
         return await self._submit(
-            extract_markup,
-            extractor,
-            html,
-            url,
-            content_type,
-            self.outline,
-            self.explain,
-            self.formats,
-            self.markup,
-            label=url or "a page",
+            extract_markup, extractor, html, url, content_type, *self._options_of_page(), label=url or "a page"
         )
+
+    def _options_of_page(self) -> tuple[Any, ...]:
+        """The job's arguments after the page (outline, explain, formats, markup, fields),
+        those at their defaults at the end left out: each is pickled with every page
+        sent to a worker process, and a crawl with the defaults sends none."""
+        options = (self.outline, self.explain, self.formats, self.markup, self.fields)
+        count = len(options)
+        while count and options[count - 1] == _PAGE_OPTION_DEFAULTS[count - 1]:
+            count -= 1
+        return options[:count]
 
     def close(self) -> None:
         """Shut the pools down once their pending pages are done (the crawl is over)."""

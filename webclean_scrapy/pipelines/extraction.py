@@ -12,7 +12,8 @@ The contract between spiders and :class:`WebcleanPipeline`:
   ``language``, ``detected_language``, ``language_confidence``, ``page_type``, ``truncated``,
   the metadata fields (``author``, ``date``..., :data:`~webclean_scrapy.engine.extraction.ITEM_METADATA_FIELDS`),
   ``text_chars`` and ``html_bytes`` (and ``markdown`` / ``content_html`` with ``WEBCLEAN_FORMATS``); item classes only get the
-  fields they declare, dicts get all of them.
+  fields they declare, dicts get all of them; the metadata and detected-language fields
+  ``WEBCLEAN_FIELDS`` does not name are not computed and not set.
 * Afterwards the HTML field is removed (dict, ``scrapy.Item``) or set to
   ``None`` (dataclass, attrs) unless ``WEBCLEAN_KEEP_HTML`` is true.
 
@@ -86,7 +87,7 @@ class WebcleanPipeline(WebcleanComponent):
             _set_declared(
                 adapter,
                 {
-                    **extraction_fields(extraction, self.settings.formats),
+                    **extraction_fields(extraction, self.settings.formats, fields=self.settings.wanted_fields),
                     "html_bytes": size,
                     "text_chars": len(text),
                 },

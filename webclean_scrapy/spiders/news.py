@@ -163,7 +163,12 @@ class NewsSpider(WebcleanSpider):
         elif settings.getpriority("DEPTH_LIMIT") == 0:  # still Scrapy's default
             settings.set("DEPTH_LIMIT", DEFAULT_MAX_DEPTH, priority="spider")
         crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
-        spider.max_feed_links = WebcleanSettings.from_settings(settings).max_feed_links
+        webclean = WebcleanSettings.from_settings(settings)
+        spider.max_feed_links = webclean.max_feed_links
+        if webclean.fields is not None and "title" not in webclean.fields:
+            # The story-or-hub rule and the content fingerprint read each page's title.
+            fields = [*webclean.fields, "title"]
+            settings.set("WEBCLEAN_FIELDS", fields, priority=settings.getpriority("WEBCLEAN_FIELDS") or "spider")
         return spider
 
     # -- start ------------------------------------------------------------
