@@ -446,6 +446,23 @@ def assign_lexicon(train: list[dict], test: list[dict], inner_folds: int = 4) ->
 #: the shipped one's.
 PAGE_TYPE_CONFIG = tuple(page_type.load_model().meta["config"].values())
 PAGE_TYPE_SEED = 20250117
+#: Sets fitted as articles beside ``wcxb-dev``'s gold types, and how many of each (``train_page_type.py
+#: --article-sets``): the shipped classifier's, so every fold's classifier is built as it was.
+ARTICLE_SETS = tuple(page_type.load_model().meta.get("article_sets") or ())
+ARTICLE_CAP = page_type.load_model().meta.get("article_cap") or 0
+
+
+def label_page_types(pages: list[dict]) -> None:
+    """``page["type_label"]``: the type the page-type classifier is fitted on, or None: ``wcxb-dev``'s
+    gold type, and "article" for every k-th page of an article set (in ``truth.jsonl`` order, as
+    ``train_page_type.py`` takes them)."""
+    for page in pages:
+        page["type_label"] = page["page_type"]
+    for name in ARTICLE_SETS:
+        members = [page for page in pages if page["dataset"] == name]
+        step = max(1, -(-len(members) // ARTICLE_CAP))
+        for page in members[::step]:
+            page["type_label"] = "article"
 
 
 class PageTyper:
@@ -475,13 +492,13 @@ def assign_page_types(train: list[dict], test: list[dict], inner_folds: int = 4)
     as they will be on unseen pages, and no test page's tokens reach it."""
     from sklearn.model_selection import GroupKFold
 
-    typed = [p for p in train if p["page_type"]]
-    y = np.array([PAGE_TYPES.index(p["page_type"]) for p in typed])
+    typed = [p for p in train if p.get("type_label")]
+    y = np.array([PAGE_TYPES.index(p["type_label"]) for p in typed])
     groups = np.array([p["domain"] for p in typed])
     structure = np.vstack([p["structure"] for p in typed])
     tokens = TokenData([p["tokens"] for p in typed], groups)
     everything = np.arange(len(typed))
-    untyped = [*test, *(p for p in train if not p["page_type"])]
+    untyped = [*test, *(p for p in train if not p.get("type_label"))]
     if untyped:
         for page, probabilities in zip(
             untyped, PageTyper(tokens, structure, y, groups, everything, PAGE_TYPE_SEED).predict(untyped)
@@ -1217,6 +1234,7 @@ def train(argv: list[str] | None = None) -> int:
         if args.cache:
             args.cache.write_bytes(pickle.dumps(pages, protocol=pickle.HIGHEST_PROTOCOL))
     print_targets(pages)
+    label_page_types(pages)
     page_types = Counter(p["page_type"] for p in pages if p["page_type"])
     if len(page_types) < 2:
         # The page-type classifier, refitted in every fold, needs two types at

@@ -425,3 +425,16 @@ def test_leave_one_dataset_out_scores_each_set_by_the_others(monkeypatch, tmp_pa
     assert {"cleaneval", "wcxb-dev"} <= set(figures) and all(0 <= v <= 1 for v in figures.values())
     refused = _train("--data", str(tmp_path), "--by-dataset", "--repeats", "2")
     assert refused.returncode == 2 and "--by-dataset" in refused.stderr
+
+
+def test_article_sets_label_every_kth_page_as_the_page_type_model_was_fitted(monkeypatch):
+    """The block model's folds refit the page-type classifier on what the shipped one saw:
+    ``wcxb-dev``'s gold types and every k-th page of each article set, at most ``ARTICLE_CAP``."""
+    train_webclean = _train_module()
+    monkeypatch.setattr(train_webclean, "ARTICLE_SETS", ("l3s-gn1",))
+    monkeypatch.setattr(train_webclean, "ARTICLE_CAP", 3)
+    pages = [{"dataset": "wcxb-dev", "page_type": "forum"}]
+    pages += [{"dataset": "l3s-gn1", "page_type": None, "id": str(i)} for i in range(7)]
+    pages += [{"dataset": "cleaneval", "page_type": None}]
+    train_webclean.label_page_types(pages)
+    assert [p["type_label"] for p in pages] == ["forum", "article", None, None, "article", None, None, "article", None]

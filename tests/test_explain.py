@@ -160,24 +160,26 @@ def _decisions(report) -> dict[str, str]:
 def test_report_says_how_webclean_decided_in_plain_words():
     article = explain(sample_page("page-type-article.html"), url="https://news.example/2025/03/story")
     facts = article.trace.facts  # the data, as the extractor computed it
-    assert facts["switch cost"] == 2.0 and facts["threshold for article pages"] == 0.4
+    assert facts["switch cost"] == 0.5 and facts["threshold for article pages"] == 0.4
     assert facts["veto chrome (not applied on article pages) matches blocks"] == [8]
     rows = _decisions(article)
     assert rows["page type the rules follow"] == "article"
-    assert rows["dropped whatever the model says, on article pages"] == "readers' comment areas"
+    assert rows["dropped whatever the model says, on article pages"] == (
+        "readers' comment areas; form widget labels (buttons, options, legends)"
+    )
     assert rows["navigation-like blocks dropped"] == "not applied on article pages; it would drop block 8"
-    assert rows["gaps bridged between kept paragraphs"].startswith("strong (switch cost 2): a block a little under")
+    assert rows["gaps bridged between kept paragraphs"].startswith("light (switch cost 0.5): a block a little under")
     assert rows["content probability a block needs to be kept"].startswith(
         "0.40 (on article pages): the model rates each block from 0 (boilerplate) to 1 (main text)"
     )
     assert rows["repeated text dropped"] == "a block that repeats a kept block's text, when under 100 characters"
     assert rows["character encoding"] == "none: the page was given as text"
-    listing = _decisions(explain(sample_page("page-type-docs.html"), url="https://news.example/a"))
-    assert listing["blocks of the same layout decided together"].startswith("on listing pages (weight 1)")
-    assert listing["repeated text dropped"] == "every block that repeats a kept block's text"
-    assert listing["small page"] == "under 200 characters of text in all: kept whole"
+    docs = _decisions(explain(sample_page("page-type-docs.html"), url="https://news.example/a"))
+    assert docs["blocks of the same layout decided together"].startswith("on documentation pages (weight 1)")
+    assert docs["repeated text dropped"] == "every block that repeats a kept block's text"
+    assert docs["small page"] == "under 200 characters of text in all: kept whole"
     # No internal name is shown.
-    shown = " ".join(f"{k} {v}" for k, v in (rows | listing).items())
+    shown = " ".join(f"{k} {v}" for k, v in (rows | docs).items())
     assert not re.search(r"veto|switch cost\b(?! \d)|comment_area|chrome\b|vetoes", shown), shown
 
 

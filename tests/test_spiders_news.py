@@ -158,6 +158,23 @@ def test_hub_urls(url):
     assert "hub_url:-3" in verdict.reasons
 
 
+@pytest.mark.parametrize(
+    ("url", "section"),
+    [
+        ("https://n.example/sport", True),
+        ("https://n.example/news/local/", True),
+        ("https://n.example/news/local", False),  # a page named "local", not a folder
+        ("https://n.example/news/council-approves-new-harbour-wall/", False),
+        ("https://n.example/news/2024/", False),
+        ("https://n.example/news/story-48213/", False),
+    ],
+)
+def test_section_urls(url, section):
+    # A section's folder (one word, ending in "/") counts against an article, as a one-segment address does.
+    verdict = classify(signals(url, text="teaser " * 30))
+    assert ("section_url:-1" in verdict.reasons) is section
+
+
 def test_metadata_outweighs_a_plain_url():
     og = '<html><head><meta property="og:type" content="article"></head></html>'
     assert classify(signals("https://n.example/world/", og)).is_article

@@ -32,8 +32,8 @@ NEAR_EMPTY_CHARS = 100
 #: ... and gets no page type when the classifier gives its choice less than
 #: this: with no text, only the URL, declared types and markup can say what
 #: a page is (a script-drawn forum thread under ``/t/`` still says so), and a
-#: bare page's choice is a guess (0.4 to 0.55).
-UNNAMED_BELOW = 0.7
+#: bare page's choice is a guess (0.4 to 0.8: without an address, "article", the commonest type).
+UNNAMED_BELOW = 0.85
 
 ITEM_METADATA_FIELDS: tuple[str, ...] = tuple(
     name for name in METADATA_FIELDS if name not in ("title", "canonical_url")

@@ -287,6 +287,10 @@ def jsonld_types(blocks: Iterable[str]) -> Iterator[str]:
 # -- the rules ----------------------------------------------------------
 
 
+#: The last segment of a section's folder address: one word of letters.
+_SECTION_WORD = re.compile(r"[^\W\d_]{2,30}")
+
+
 def _path_segments(url: str) -> list[str]:
     return [s for s in urlsplit(url).path.split("/") if s]
 
@@ -351,7 +355,12 @@ def rule_hub_url(s: PageSignals) -> int:
 
 
 def rule_section_url(s: PageSignals) -> int:
-    if is_hub_url(s.url) or len(_path_segments(s.url)) != 1:
+    """A section's address: one segment (``/sport``), or a folder named by one word (``/news/local/``)."""
+    segments = _path_segments(s.url)
+    if is_hub_url(s.url) or not segments:
+        return 0
+    folder = urlsplit(s.url).path.endswith("/") and _SECTION_WORD.fullmatch(segments[-1]) is not None
+    if len(segments) != 1 and not folder:
         return 0
     if rule_url_slug(s) or rule_url_id(s) or rule_url_date(s):
         return 0
