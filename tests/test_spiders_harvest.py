@@ -15,8 +15,10 @@ from scrapy.utils.test import get_reactor_settings
 from _crawl import refused_crawl, run_crawl
 from http_server import TestSite
 from pages import sample_bytes, topic_page
+from webclean_scrapy.crawlstate.emitted import MemoryEmittedStore
+from webclean_scrapy.fingerprint import canonical_key
 from webclean_scrapy.spiders.engines import HtmlResultsEngine, SearchEngineError, SearxngEngine, get_engine
-from webclean_scrapy.spiders.harvest import HarvestSpider, html_file_name
+from webclean_scrapy.spiders.harvest import HarvestSpider, html_file_name, result_key
 
 
 def test_harvest_searxng(search_site, tmp_path):
@@ -247,6 +249,46 @@ def test_html_result_pages_are_parsed_in_a_worker_process_not_here():
     assert [r.meta["harvest_page"] for r in out if r.callback == spider.parse_search] == [1]  # the next page
     stats = spider.crawler.stats.get_stats()
     assert stats["harvest/results_seen"] == 3 and stats["harvest/duplicate_results"] == 1
+
+
+class ClaimFailsOnce(MemoryEmittedStore):
+    """A shared store whose first claim of *key* fails, as a claim does while Redis is away."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__()
+        self.key, self.failed = key, False
+
+    def claim(self, keys, page=None):
+        keys = list(keys)
+        if self.key in keys and not self.failed:
+            self.failed = True
+            raise ConnectionError("Redis is away")
+        return super().claim(keys, page)
+
+
+def test_a_result_whose_claim_failed_is_taken_when_its_result_page_is_read_again():
+    """The page retry fetches the result page again after a failed claim: the result is offered again."""
+    spider = harvest_spider("process")
+    spider.emitted = ClaimFailsOnce(result_key(canonical_key("https://s.example/doc/beta")))
+    request = spider.search_request(0)
+    response = HtmlResponse(request.url, body=RESULTS, request=request)
+
+    async def read() -> list[scrapy.Request]:
+        out = []
+        try:
+            async for r in spider.parse_search(response):
+                out.append(r)
+        except ConnectionError:
+            pass
+        return out
+
+    try:
+        first, again = asyncio.run(read()), asyncio.run(read())
+    finally:
+        spider.offloader.close()
+    assert [r.url for r in first if r.callback == spider.parse_result] == ["https://s.example/doc/alpha"]
+    assert [r.url for r in again if r.callback == spider.parse_result] == ["https://s.example/doc/beta"]
+    assert [r.meta["harvest_rank"] for r in first + again if r.callback == spider.parse_result] == [1, 2]
 
 
 def test_a_result_page_the_worker_cannot_read_is_counted_and_ends_the_paging():

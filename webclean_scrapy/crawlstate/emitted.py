@@ -24,6 +24,7 @@ this module only keeps them, in one of three places:
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,7 @@ from webclean_scrapy.crawlstate.outage import redis_errors
 from webclean_scrapy.settings import WebcleanSettings
 
 if TYPE_CHECKING:
+    from scrapy import Request
     from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
@@ -44,6 +46,15 @@ META_HOLD = "webclean_hold"
 #: Request meta key: what the claims made while processing this request are made for (a random id, see
 #: :meth:`EmittedStore.claim`), kept by the request's retries after a Redis failure.
 META_CLAIM = "webclean_claim"
+
+
+def claim_page(request: Request | None) -> str | None:
+    """What a claim made while processing *request* is made for (:meth:`EmittedStore.claim`): an id in
+    its meta, which its retry after a Redis failure keeps, and a copy queued again does not."""
+    if request is None:
+        return None
+    return request.meta.setdefault(META_CLAIM, uuid.uuid4().hex)
+
 
 #: Keys of one item, given an item read back from an output (``None``: not this spider's item).
 KeysOf = Callable[[dict[str, Any]], "Iterable[str] | None"]

@@ -30,6 +30,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
+from webclean_scrapy.crawlstate.emitted import claim_page
 from webclean_scrapy.downloadermiddlewares.extraction import META_SKIP
 from webclean_scrapy.downloadermiddlewares.guard import trust_endpoint
 from webclean_scrapy.fingerprint import canonical_key
@@ -161,7 +162,7 @@ class HarvestSpider(WebcleanSpider):
         if not urls:
             self.inc("exhausted")
             return
-        for request in self.take(urls):
+        for request in self.take(urls, claim_page(response.request)):
             yield request
         if self.taken < self.max_results:
             if index + 1 < self.max_search_pages:
@@ -169,8 +170,9 @@ class HarvestSpider(WebcleanSpider):
             else:
                 self.inc("max_search_pages_reached")
 
-    def take(self, urls: list[str]) -> Iterator[scrapy.Request]:
-        """Requests for the results of one result page not taken yet, up to ``max_results``."""
+    def take(self, urls: list[str], page: str | None = None) -> Iterator[scrapy.Request]:
+        """Requests for the results of one result page not taken yet, up to ``max_results``;
+        *page*: what the claims are made for (:func:`~webclean_scrapy.crawlstate.emitted.claim_page`)."""
         for url in urls:
             if self.taken >= self.max_results:
                 return
@@ -181,11 +183,14 @@ class HarvestSpider(WebcleanSpider):
             if key in self._seen:
                 self.inc("duplicate_results")
                 continue
+            # Every worker of a distributed crawl reads the same result pages and
+            # ranks alike; the shared store gives each result to one of them. Claimed
+            # before it is remembered: a claim Redis failed raises, and the result page,
+            # fetched again, offers this result again (its claim, if it ran, held for it).
+            claimed = self.emitted.claim([result_key(key)], page)
             self._seen.add(key)
             self.taken += 1
-            # Every worker of a distributed crawl reads the same result pages and
-            # ranks alike; the shared store gives each result to one of them.
-            if not self.emitted.claim([result_key(key)]):
+            if not claimed:
                 self.inc("results_taken_elsewhere")
                 continue
             self.inc("results_taken")

@@ -25,7 +25,6 @@ page whose main text was already emitted is a duplicate.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -38,7 +37,7 @@ from scrapy.exceptions import CloseSpider, DontCloseSpider
 from scrapy.http import TextResponse
 from scrapy.utils.sitemap import sitemap_urls_from_robots
 
-from webclean_scrapy.crawlstate.emitted import META_CLAIM, META_HOLD
+from webclean_scrapy.crawlstate.emitted import META_HOLD, claim_page
 from webclean_scrapy.downloadermiddlewares.extraction import META_CANONICAL_URL, META_SKIP, extraction_of, outline_of
 from webclean_scrapy.engine.page_type.articles import (
     MIN_LINK_WORDS,
@@ -439,7 +438,7 @@ class NewsSpider(WebcleanSpider):
         declared = self.trusted_canonical(response)
         canonical = canonical_key(declared) if declared else fetched
         text_key = content_fingerprint(extraction.text, extraction.title or "")
-        if self.emitted.seen(emitted_keys((fetched, canonical), text_key), self.page_of(response.request)):
+        if self.emitted.seen(emitted_keys((fetched, canonical), text_key), claim_page(response.request)):
             self.inc("duplicates")
             return None
         item = CleanedPage.from_response(response, extraction)
@@ -474,17 +473,9 @@ class NewsSpider(WebcleanSpider):
             return None
         return declared
 
-    @staticmethod
-    def page_of(request: scrapy.Request | None) -> str | None:
-        """What a claim is made for (:meth:`~webclean_scrapy.crawlstate.emitted.EmittedStore.claim`): an id in
-        the page's request meta, which its retry after a Redis failure keeps, and a copy queued again does not."""
-        if request is None:
-            return None
-        return request.meta.setdefault(META_CLAIM, uuid.uuid4().hex)
-
     def emit(self, item: CleanedPage, request: scrapy.Request | None) -> CleanedPage | None:
         """*item*, unless its keys were emitted already; *request*: the page it comes from."""
-        if not self.emitted.claim(self.emitted_keys(item) or (), self.page_of(request)):
+        if not self.emitted.claim(self.emitted_keys(item) or (), claim_page(request)):
             self.inc("duplicates")
             return None
         self.inc("items")
