@@ -789,6 +789,8 @@ def test_the_rules_in_words():
     assert not convention.credit_line("The photo shows the levee before the flood, taken in 1962.")
     assert convention.furniture_line("Anzeige") and convention.furniture_line("Publicité")
     assert convention.furniture_line("Реклама") and convention.furniture_line("Most read")
+    for line in ("Подробнее", "Διαβάστε επίσης:", "Zobacz także", "查看更多", "分享到"):
+        assert convention.furniture_line(line), line
     assert convention.furniture_line("Share: Post Email") and convention.furniture_line("Facebook Twitter Email")
     assert not convention.furniture_line("Read more about the levee in our archive of flood coverage.")
     assert convention.byline_text("By Owen Pritchard · 7 March 2025")
@@ -904,7 +906,17 @@ def test_a_teaser_section_after_the_body_is_not_the_article():
 def test_teaser_headings_in_words():
     from webclean_scrapy.engine.extractors.webclean import convention
 
-    for heading in ("More from Northgate", "Related stories", "Lesen Sie auch", "Читайте также", "Most read"):
+    for heading in (
+        "More from Northgate",
+        "Related stories",
+        "Lesen Sie auch",
+        "Читайте также",
+        "Материалы по теме",
+        "Σχετικά άρθρα",
+        "Czytaj też",
+        "相关新闻",
+        "Most read",
+    ):
         assert convention.teaser_heading(heading), heading
     assert not convention.teaser_heading("More from the council on Tuesday, when the budget is set.")
     assert not convention.teaser_heading("Results")

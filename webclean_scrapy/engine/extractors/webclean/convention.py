@@ -339,12 +339,16 @@ FURNITURE_LINES: frozenset[str] = frozenset(
         "leia mais", "leia também", "mais lidas", "czytaj więcej", "czytaj także", "najczęściej czytane",
         "читать далее", "читайте также", "читать также", "популярное", "läs mer", "læs mere", "les mer",
         "devamını oku", "daha fazla", "阅读更多", "相关文章", "続きを読む", "関連記事",
+        "подробнее", "читать полностью", "новости партнеров", "czytaj też", "zobacz też", "zobacz także",
+        "διαβάστε επίσης", "διαβάστε περισσότερα", "δείτε επίσης", "σχετικά άρθρα", "查看更多", "点击查看",
+        "更多精彩", "延伸阅读", "推荐阅读",
         # share and follow
         "share", "share this", "share this article", "share this story", "share this post",
         "share this page", "share article", "share story", "share on facebook", "share on twitter",
         "share via email", "tweet", "follow us", "follow us on", "teilen", "artikel teilen", "partager",
         "partager cet article", "compartir", "compartir en", "condividi", "delen", "dela", "del",
         "udostępnij", "поделиться", "compartilhe", "compartilhar", "paylaş", "分享",
+        "поделитесь", "подписывайтесь", "udostępnij artykuł", "κοινοποίηση", "μοιραστείτε", "分享到",
         # newsletters
         "sign up for our newsletter", "subscribe to our newsletter", "sign up to our newsletter",
         "newsletter", "newsletter sign up", "sign up", "subscribe", "subscribe now",
@@ -489,7 +493,10 @@ TEASER_HEADINGS: frozenset[str] = frozenset(
         "gerelateerde artikelen", "leia também", "mais lidas", "notícias relacionadas",
         "czytaj także", "zobacz też", "zobacz także", "najczęściej czytane", "powiązane artykuły",
         "читайте также", "по теме", "похожие статьи", "самое читаемое", "новости по теме", "популярное",
-        "相关文章", "相关阅读", "関連記事", "おすすめ記事", "관련 기사",
+        "другие новости", "последние новости", "материалы по теме", "рекомендуем", "czytaj też", "polecamy",
+        "najnowsze", "διαβάστε επίσης", "δείτε επίσης", "σχετικά άρθρα", "δημοφιλή", "τελευταία νέα",
+        "相关文章", "相关阅读", "相关新闻", "延伸阅读", "推荐阅读", "热门推荐", "猜你喜欢", "関連記事", "おすすめ記事",
+        "관련 기사",
     }
 )  # fmt: skip
 #: ... and those that name what follows: "More from Northgate", "Mehr aus Berlin".
