@@ -56,6 +56,25 @@ def read_lines(text: str) -> list[dict]:
 
 
 # -- extract ---------------------------------------------------------------
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_extract_fields_computes_only_those_asked_for(pages, capsys, jobs):
+    page = str(pages / "a.html")
+    assert main(["extract", page]) == 0
+    (full,) = read_lines(capsys.readouterr()[0])
+    assert main(["extract", page, "--fields", "title, date", "-j", jobs]) == 0
+    (record,) = read_lines(capsys.readouterr()[0])
+    # Metadata not asked for and the detected language are left out, not empty: they were not computed.
+    assert not {"author", "sitename", "detected_language", "language_confidence"} & set(record)
+    assert record["title"] == full["title"] == "Page 1" and "date" in record
+    assert (record["text"], record["page_type"]) == (full["text"], full["page_type"])
+
+
+@pytest.mark.parametrize(("fields", "message"), [("markdown", "come with --format md"), ("bogus", "unknown field")])
+def test_extract_fields_refuses_formats_and_unknown_names(pages, capsys, fields, message):
+    assert main(["extract", str(pages / "a.html"), "--fields", fields]) == 2
+    assert message in capsys.readouterr()[1]
+
+
 def test_extract_directory_to_stdout(pages, capsys):
     assert main(["extract", str(pages), "-e", "baseline", "--keep-going"]) == 1
     out, err = capsys.readouterr()

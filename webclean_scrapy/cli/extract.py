@@ -39,6 +39,7 @@ from webclean_scrapy.cli.common import (
 from webclean_scrapy.cli.progress import Progress, want_progress
 from webclean_scrapy.engine.document import Document, built_page
 from webclean_scrapy.engine.extraction import Extractor, extraction_fields
+from webclean_scrapy.engine.fields import FORMAT_FIELDS, check_fields
 from webclean_scrapy.engine.formats import NO_MARKUP, Markup
 from webclean_scrapy.engine.render import extract_formats
 from webclean_scrapy.errors import ExtractionError
@@ -77,18 +78,25 @@ def iter_inputs(paths: Sequence[str]) -> Iterator[str]:
 @dataclass(frozen=True)
 class BatchWorker:
     """What ``extract_record`` works with in a process (:func:`~webclean_scrapy.offload.worker.init_worker`):
-    the extractor, the formats rendered besides the text (``--format``) and
-    their inline markup (``--links``, ``--formatting``, ``--images``)."""
+    the extractor, the formats rendered besides the text (``--format``),
+    their inline markup (``--links``, ``--formatting``, ``--images``) and the
+    optional fields computed (``--fields``; ``None``: all)."""
 
     extractor: Extractor
     formats: tuple[str, ...] = ()
     markup: Markup = NO_MARKUP
+    fields: frozenset[str] | None = None
 
     @classmethod
     def build(
-        cls, name: str, options: dict[str, Any], formats: tuple[str, ...] = (), markup: Markup = NO_MARKUP
+        cls,
+        name: str,
+        options: dict[str, Any],
+        formats: tuple[str, ...] = (),
+        markup: Markup = NO_MARKUP,
+        fields: frozenset[str] | None = None,
     ) -> BatchWorker:
-        return cls(build_extractor(name, options), formats, markup)
+        return cls(build_extractor(name, options), formats, markup, fields)
 
 
 def extract_record(
@@ -109,13 +117,13 @@ def extract_record(
     else:
         factory = lambda: Document.from_html(data, url=url, encoding=content_type)  # noqa: E731
     with built_page(factory) as doc:
-        result = extract_formats(worker.extractor, doc, worker.formats, worker.markup)
+        result = extract_formats(worker.extractor, doc, worker.formats, worker.markup, worker.fields)
         chars_in = len(doc.source)
     record: dict[str, Any] = {"source": source}
     if url is not None:
         record["url"] = url
     record["canonical_url"] = result.canonical_url
-    record.update(extraction_fields(result, worker.formats))
+    record.update(extraction_fields(result, worker.formats, fields=worker.fields))
     return record, chars_in
 
 
@@ -272,6 +280,18 @@ class PageWriter:
         self._written += 1
 
 
+def record_fields(names: str | None) -> frozenset[str] | None:
+    """``--fields`` (comma-separated) as the extraction takes it; ``None``: every field. The
+    formats stay with ``--format``, as ``WEBCLEAN_FIELDS``'s stay with ``WEBCLEAN_FORMATS``."""
+    if names is None:
+        return None
+    wanted = check_fields([name.strip() for name in names.split(",") if name.strip()])
+    formats = [name for name in FORMAT_FIELDS if wanted and name in wanted]
+    if formats:
+        raise ExtractionError(f"--fields: {', '.join(formats)} come with --format md")
+    return wanted
+
+
 def run(args: argparse.Namespace) -> int:
     """Extract every input of *args*; the exit status of :mod:`webclean_scrapy.cli.batch`."""
     formats = OUTPUT_FORMATS[args.format][1]
@@ -281,7 +301,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         options = parse_options(args.option or [])
-        init_worker(BatchWorker.build, args.extractor, options, formats, markup)
+        fields = record_fields(args.fields)
+        init_worker(BatchWorker.build, args.extractor, options, formats, markup, fields)
         paths = _listed_paths(args)
     except (ValueError, ExtractionError) as exc:  # InputListError is a ValueError
         error(str(exc))
@@ -340,7 +361,7 @@ def run(args: argparse.Namespace) -> int:
             with ProcessPoolExecutor(
                 max_workers=args.jobs,
                 initializer=init_worker,
-                initargs=(BatchWorker.build, args.extractor, options, formats, markup),
+                initargs=(BatchWorker.build, args.extractor, options, formats, markup, fields),
             ) as pool:
                 for result in bounded_map(pool, _extract_safely, tasks, window=8 * args.jobs):
                     if not emit(*result):
@@ -427,6 +448,13 @@ def add_arguments(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         help="jsonl (%(default)s): a JSON record per page; txt: the text; md: the text as Markdown "
         "(headings, lists, tables, code, quotes). Without --output-dir, pages follow each "
         "other on stdout (or -o), text and Markdown pages separated by a blank line",
+    )
+    extract.add_argument(
+        "--fields",
+        metavar="NAMES",
+        help="compute only these optional fields, comma-separated (title, author, date, ..., metadata, "
+        "detected_language, language_confidence): the others are left out of the records and their work "
+        "is not done; text, page type and the declared language are always there",
     )
     extract.add_argument(
         "--links",
