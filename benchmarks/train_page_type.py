@@ -109,6 +109,12 @@ GRID = [
 ]
 
 
+def article_sample(rows: list, cap: int) -> list:
+    """Every k-th of *rows* (in ``truth.jsonl`` order), at most about *cap*: the pages of an article
+    set the classifier is fitted on (``train_webclean.py`` takes the same ones)."""
+    return rows[:: max(1, -(-len(rows) // cap))]
+
+
 def domain(url: str | None, fallback: str) -> str:
     host = (urlsplit(url).hostname or "") if url else ""
     host = host.lower()
@@ -364,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     article_sets = [name for name in args.article_sets.split(",") if name]
     for number, name in enumerate(article_sets, 1):
         extra = load_rows(args.data / name)
-        extra = extra[:: max(1, -(-len(extra) // args.article_cap))]  # every k-th page: deterministic
+        extra = article_sample(extra, args.article_cap)
         S_extra, tokens_extra, seconds_extra = compute_signals(args.data / name, extra, use_cache=not args.no_cache)
         S = np.vstack([S, S_extra])
         token_lists = token_lists + tokens_extra

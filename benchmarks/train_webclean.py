@@ -82,7 +82,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from train_page_type import TokenData  # noqa: E402
+from train_page_type import TokenData, article_sample  # noqa: E402
 from train_page_type import fit_gbdt as fit_page_type  # noqa: E402
 from webclean_scrapy.engine import page_type  # noqa: E402
 from webclean_scrapy.engine.document import Document  # noqa: E402
@@ -459,9 +459,7 @@ def label_page_types(pages: list[dict]) -> None:
     for page in pages:
         page["type_label"] = page["page_type"]
     for name in ARTICLE_SETS:
-        members = [page for page in pages if page["dataset"] == name]
-        step = max(1, -(-len(members) // ARTICLE_CAP))
-        for page in members[::step]:
+        for page in article_sample([page for page in pages if page["dataset"] == name], ARTICLE_CAP):
             page["type_label"] = "article"
 
 
