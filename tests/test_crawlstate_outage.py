@@ -8,6 +8,7 @@ a worker.
 
 from __future__ import annotations
 
+import signal
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -20,6 +21,9 @@ from http_server import FaultyRoute, TestSite
 from pages import A5, ARTICLES, build_news_site
 
 pytest.importorskip("redis")
+
+from webclean_scrapy.crawlstate.distributed import RedisScheduler  # noqa: E402
+from webclean_scrapy.crawlstate.jobdir import STATE_DIR  # noqa: E402
 
 WARNING = "has been unreachable for"
 BACK = "is reachable again, after"
@@ -133,3 +137,33 @@ def test_redis_restarted_without_its_data_stops_the_workers(site, redis_server, 
         assert len(lines) == 1 and "] ERROR: " in lines[0], log[-3000:]
         assert "'finish_reason': 'webclean_redis_state_lost'" in log, log[-3000:]
         assert "Task exception was never retrieved" not in log and "Traceback" not in log
+
+
+def test_worker_stopped_during_an_outage_keeps_its_requests_in_its_jobdir(site, redis_server, tmp_path):
+    """Ctrl-C while Redis is down: the links the worker could not queue go to its JOBDIR, and its next start
+    (Redis back, same JOBDIR) queues them, so the two runs together emit each article exactly once."""
+    redis_server.start()
+    job = tmp_path / "job"
+    settings = {**SLOW, "WEBCLEAN_REDIS_URL": redis_server.url, "JOBDIR": str(job)}
+    args = {"start_urls": site.url("/")}
+    first = start_crawl("news", tmp_path, output=tmp_path / "first.jsonl", args=args, settings=settings)
+    wait_for(lambda: A5 in site.hits, [first], "request for the slow article")
+    redis_server.kill()
+    wait_for(lambda: f"{A5} was processed" in first.log, [first], "failed check of the slow article")
+    first.proc.send_signal(signal.SIGINT)
+    assert first.wait(timeout=120) == 0, first.log[-3000:]
+    kept = [line for line in first.log.splitlines() if "requests it could not queue are kept in" in line]
+    assert len(kept) == 1 and "] WARNING: " in kept[0], first.log[-3000:]
+    pending = job / STATE_DIR / RedisScheduler.PENDING_FILE
+    assert pending.exists()
+
+    redis_server.start()
+    second = start_crawl("news", tmp_path, output=tmp_path / "second.jsonl", args=args, settings=settings)
+    result = second.finish()
+    assert not pending.exists()
+    assert result.stats["webclean/redis/queued_from_jobdir"] >= 1, result.stats
+    counts = Counter(item["url"] for item in read_items(first.output, second.output))
+    assert sorted(counts) == sorted(site.url(a) for a in ARTICLES), result.log[-4000:]
+    assert max(counts.values()) == 1, counts
+    for log in (first.log, result.log):
+        assert "Task exception was never retrieved" not in log and "Traceback" not in log, log[-3000:]

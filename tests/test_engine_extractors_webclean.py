@@ -11,6 +11,7 @@ from pages import DAILY_NAV, DAILY_PARAGRAPHS, DAILY_RELATED, daily_article, sam
 from webclean_scrapy import extract
 from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.extractors import get_extractor, resolve_extractor_class, webclean
+from webclean_scrapy.engine.extractors.webclean import convention
 from webclean_scrapy.engine.page_type import PAGE_TYPES
 from webclean_scrapy.engine.trace import Trace
 from webclean_scrapy.errors import ExtractionError
@@ -742,6 +743,14 @@ def test_the_headline_is_the_title_not_the_text():
     assert "Flood in the lower town" not in result.text.splitlines()
     assert result.text.splitlines()[0] == DAILY_PARAGRAPHS[0]
     assert kept_lines(html, include_title=True)[0] == "Flood in the lower town"
+
+
+@pytest.mark.parametrize(
+    "text", ["", "Flood in the lower town", "İSTANBUL'da sel: 3 ölü", "a--b c_d 42 ÉTÉ", "x " * 50]
+)
+def test_the_headline_check_reads_the_same_first_words(text):
+    for count in (1, 3, 5, 60):
+        assert convention.first_words(text, count) == convention.words(text)[:count]
 
 
 def test_a_figure_caption_is_dropped_unless_captions_are_asked_for():

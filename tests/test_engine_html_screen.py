@@ -1,4 +1,5 @@
-"""The compiled attribute screen scans exactly as the regular expression does."""
+"""The markup screens: the compiled attribute screen scans exactly as the regular expression does, and a
+page with too many tags is cut after the limit and said truncated."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 
 from pages import attribute_bomb, og_article
 from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.html import screen
 from webclean_scrapy.engine.html.screen import _SCAN, MAX_ATTRIBUTES_PER_ELEMENT, scan_pattern, screen_markup
 
 _screen = pytest.importorskip("webclean_scrapy.engine.html._screen")
@@ -93,3 +95,33 @@ def test_screen_sees_through_quotes_and_separators(markup):
 )
 def test_screen_leaves_ordinary_markup_alone(markup):
     assert screen_markup(markup.encode()) == (markup.encode(), ())
+
+
+@pytest.mark.parametrize("count_slice", [7, 64, 1 << 20])
+def test_a_page_with_too_many_tags_is_cut_before_the_first_one_over(monkeypatch, count_slice):
+    monkeypatch.setattr(screen, "MAX_TAGS", 50)
+    monkeypatch.setattr(screen, "_COUNT_SLICE", count_slice)
+    rng = random.Random(count_slice)
+    for _ in range(200):
+        body = b"".join(rng.choice([b"<p>", b"</p>", b"text ", b"<", b"\xc3\xa9"]) for _ in range(rng.randint(0, 150)))
+        cut = screen.screen_tags(body)
+        positions = [i for i, byte in enumerate(body) if byte == ord("<")]
+        if len(positions) <= 50:
+            assert cut is None
+        else:
+            assert cut == body[: positions[50]]
+
+
+def test_a_page_cut_for_its_tags_is_extracted_from_its_start_and_said_truncated(monkeypatch):
+    monkeypatch.setattr(screen, "MAX_TAGS", 1000)
+    page = b"<html><body>" + b"".join(b"<p>paragraph %d.</p>" % i for i in range(2000)) + b"</body></html>"
+    doc = Document.from_html(page)
+    assert doc.screened == ("tags",) and doc.truncated
+    texts = {block.text for block in doc.blocks}
+    assert "paragraph 0." in texts and "paragraph 498." in texts and "paragraph 1999." not in texts
+    ordinary = Document.from_html(b"<html><body><p>one</p></body></html>")
+    assert ordinary.screened == () and not ordinary.truncated
+
+
+def test_the_shipped_tag_limit_is_far_above_real_pages():
+    assert screen.MAX_TAGS >= 10 * 22_000  # the most tags among the evaluation sets' pages

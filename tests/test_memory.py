@@ -6,11 +6,14 @@ time, giving the same rows as one whole-page pass, bit for bit.
 
 Peak memory is read with :mod:`tracemalloc` (numpy reports its buffers to
 it), which counts allocations, not time: deterministic. The page-level
-figures (peak RSS per page size) are ``benchmarks/hostile_pages.py``'s.
+figures (peak RSS per page size) are ``benchmarks/hostile_pages.py``'s; one
+test holds the bound on a huge page by its peak RSS, in a fresh interpreter.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import tracemalloc
 from collections import Counter
 from pathlib import Path
@@ -29,6 +32,7 @@ from webclean_scrapy.engine.extractors.density import density_region
 from webclean_scrapy.engine.extractors.punctuation import score_divs, select_div
 from webclean_scrapy.engine.extractors.ttr import tagged_lines
 from webclean_scrapy.engine.extractors.webclean import MODEL_FEATURES, WebcleanExtractor, block_probabilities
+from webclean_scrapy.engine.extractors.webclean.convention import headline_drops
 from webclean_scrapy.engine.extractors.webclean.features import (
     _SLICE,
     BLOCK_FEATURES,
@@ -489,3 +493,39 @@ def test_a_revealing_walk_after_the_freeing_one_reads_the_whole_page(monkeypatch
     whole = Document.from_html(html)
     assert freed.revealed and whole.revealed
     assert freed.block_columns.texts == whole.block_columns.texts
+
+
+_PEAK_OF_A_HUGE_PAGE = """
+import resource, sys
+from webclean_scrapy import extract
+extract(b"<html><body><p>warm up</p></body></html>")
+page = b"<html><body>" + b"".join(b"<p>p%06d</p>" % i for i in range(1_000_000)) + b"</body></html>"
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+result = extract(page)
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(len(page), (after - before) * 1024, result.truncated, result.text.startswith("p000000"))
+"""
+
+
+def test_a_page_of_a_million_tiny_paragraphs_grows_the_peak_by_a_bounded_amount():
+    # 14 MB of <p>: libxml2's tree of it would take 20 times that; the tag screen cuts it first.
+    # A fresh interpreter, so that no earlier test's peak hides this page's.
+    run = subprocess.run([sys.executable, "-c", _PEAK_OF_A_HUGE_PAGE], capture_output=True, text=True, check=True)
+    size, growth, truncated, starts = run.stdout.split()
+    assert truncated == "True" and starts == "True"
+    assert int(growth) < 6 * int(size), (growth, size)  # the whole tree alone would be ~20x
+
+
+def test_the_headline_check_reads_a_long_paragraph_without_a_list_of_its_words():
+    # Only a block with no more words than the title can repeat it: a long one is read a few words in.
+    paragraph = "lorem ipsum dolor sit amet, " * 40_000
+    doc = Document.from_html(f"<html><head><title>Hostile page</title></head><body><p>{paragraph}</p></body></html>")
+    kept = np.arange(len(doc.block_columns), dtype=np.int64)
+    tracemalloc.start()
+    try:
+        drops = headline_drops(doc, kept)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert not drops.any()
+    assert peak < 2 * len(paragraph)  # the lower-case copy; all its words would take ~10 times that

@@ -34,9 +34,12 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
+import pickle
 import time
 import uuid
 from collections import deque
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
@@ -143,6 +146,8 @@ class RedisScheduler(Scheduler):
     crawler: Crawler
     #: Set when Redis lost this crawl's state (the run marker is gone): the worker stops.
     state_lost: bool
+    #: In ``JOBDIR``: the requests a worker stopped during an outage could not queue, for its next start.
+    PENDING_FILE = "redis-pending.pickle"
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Self:
@@ -208,6 +213,8 @@ class RedisScheduler(Scheduler):
             emitted.open_pending()
         if self.ledger and self.jobdir is not None:
             self._requeue_leftovers()
+        if self.jobdir is not None:
+            self._queue_kept()
         self._orphans_possible = False  # set by a failed call: a pop may have run without its reply
         timeout = WebcleanSettings.from_crawler(self.crawler).redis_idle_timeout
         self.busy = BusyMarks(self.server, redis_key(self.crawler.settings, spider.name, "busy"), self.worker, timeout)
@@ -246,13 +253,71 @@ class RedisScheduler(Scheduler):
                     self._sweep_ledger()  # what Scrapy is done with is not fetched again
                     self._requeue_leftovers()
         except self.errors as exc:
+            self._keep_pending(exc)
+        super().close(reason)
+
+    # -- requests kept across a stop during an outage (JOBDIR) -----------------------
+    def _pending_path(self) -> Path | None:
+        return None if self.jobdir is None else self.jobdir.dir / self.PENDING_FILE
+
+    def _keep_pending(self, exc: Exception) -> None:
+        """Redis is away as the worker stops: write the requests it could not queue to its ``JOBDIR``
+        (queued at its next start, :meth:`_queue_kept`); without one they are lost, and the ERROR says how
+        to keep them next time."""
+        count = len(self._pending)
+        path = self._pending_path()
+        if not count:
+            logger.warning(
+                "%s is unreachable as the worker closes (%s); it had no request to queue", self.outage.where, exc
+            )
+            return
+        if path is None:
             logger.error(
-                "%s is unreachable as the worker closes: %d requests it could not queue are lost (%s)",
+                "%s is unreachable as the worker closes: %d requests it could not queue are lost (%s); "
+                "a worker with its own JOBDIR keeps them for its next start",
                 self.outage.where,
-                len(self._pending),
+                count,
                 exc,
             )
-        super().close(reason)
+            return
+        records = [(self.queue._encode_request(request), checked) for request, checked in self._pending]
+        temporary = path.with_name(path.name + ".tmp")
+        with open(temporary, "wb") as file:
+            pickle.dump(records, file, protocol=pickle.HIGHEST_PROTOCOL)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+        logger.warning(
+            "%s is unreachable as the worker closes (%s): the %d requests it could not queue are kept in %s "
+            "and queued when this worker starts again with the same JOBDIR",
+            self.outage.where,
+            exc,
+            count,
+            path,
+        )
+        if self.stats:
+            self.stats.set_value("webclean/redis/kept_at_close", count)
+
+    def _queue_kept(self) -> None:
+        """Queue the requests the previous run kept in ``JOBDIR`` (:meth:`_keep_pending`), ahead of new ones.
+
+        The file goes only once they are all queued: a run killed before that queues them again next time,
+        where the dupefilter drops the ones it has seen and the emitted keys keep any page from being emitted
+        twice."""
+        path = self._pending_path()
+        if path is None or not os.path.exists(path):
+            return
+        with open(path, "rb") as file:
+            records = pickle.load(file)  # noqa: S301 -- this worker's own file, written by _keep_pending
+        self._pending.extendleft(reversed([(self.queue._decode_request(data), checked) for data, checked in records]))
+        try:
+            self._flush_pending()
+        except self.errors as exc:
+            self.outage.failed(exc)  # still kept: in memory now, and in the file until queued
+            return
+        os.unlink(path)
+        if self.stats:
+            self.stats.set_value("webclean/redis/queued_from_jobdir", len(records))
 
     def flush(self) -> None:
         """Also drop the emitted keys, busy marks, run marker and ledgers (``SCHEDULER_FLUSH_ON_START``)."""

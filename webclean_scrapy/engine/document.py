@@ -50,7 +50,7 @@ from webclean_scrapy.engine.html.elements import survey as _survey
 from webclean_scrapy.engine.html.head import canonical_link, declared_language, meta_title, title_text
 from webclean_scrapy.engine.html.parsing import parse_page, parser_bytes, recover_tree
 from webclean_scrapy.engine.html.pruning import prune
-from webclean_scrapy.engine.html.screen import screen_markup
+from webclean_scrapy.engine.html.screen import TRUNCATING_SCREENS, screen_markup
 from webclean_scrapy.engine.html.tags import (
     BREAK_TAGS,
     DESCRIPTIVE_ATTRIBUTES,
@@ -325,6 +325,7 @@ class Document:
         if screened:
             text = body.decode("utf-8", "replace")
         root, truncated = parse_page(text, body)
+        truncated = truncated or not TRUNCATING_SCREENS.isdisjoint(screened)
         doc = cls(root, url=url, source=text, encoding=encoding, truncated=truncated, owns_tree=True)
         doc.screened = screened
         return doc

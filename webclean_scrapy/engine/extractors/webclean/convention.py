@@ -44,6 +44,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from itertools import islice
 
 import numpy as np
 
@@ -76,6 +77,12 @@ def words(text: str) -> list[str]:
     """The lower-case ``\\w+`` words of *text*: what two texts must share
     to be "the same line" whatever their punctuation and case."""
     return _WORD.findall(text.lower())
+
+
+def first_words(text: str, count: int) -> list[str]:
+    """The first *count* of :func:`words`, without a list of all of them
+    (a 10 MB paragraph holds two million)."""
+    return [match.group() for match in islice(_WORD.finditer(text.lower()), count)]
 
 
 # -- captions --------------------------------------------------------------------
@@ -297,11 +304,13 @@ def headline_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
     if not candidates:
         return drops
     texts, lengths = doc.block_columns.texts, doc.block_columns.lengths
+    # A block with more words than every candidate repeats none: one word more than the longest is enough to say so.
+    enough = max(map(len, candidates)) + 1
     before = 0
     for position, i in enumerate(kept[:HEADLINE_AMONG].tolist()):
         if before >= HEADLINE_BEFORE_CHARS:
             break
-        if repeats_title(words(texts[i]), candidates):
+        if repeats_title(first_words(texts[i], enough), candidates):
             drops[position] = True
         else:
             before += int(lengths[i])
