@@ -200,6 +200,25 @@ def test_step_on_its_own():
     assert metadata == {"language": "de", "date": "x", "page_type": None}
 
 
+def test_step_computes_only_the_fields_named():
+    from datatrove.data import Document as DatatroveDocument
+
+    from webclean_scrapy.contrib.datatrove import WebcleanExtractor
+
+    with pytest.raises(ExtractionError, match="unknown field"):
+        WebcleanExtractor(fields=["title", "colour"])
+    with pytest.raises(ExtractionError, match="markdown"):
+        WebcleanExtractor(fields=["markdown"])
+    every = WebcleanExtractor()
+    only_title = WebcleanExtractor(fields="title")
+    (whole,) = every.run(iter([DatatroveDocument(text=SECOND, id="0", metadata={"url": SITE + "/a2"})]))
+    (titled,) = only_title.run(iter([DatatroveDocument(text=SECOND, id="0", metadata={"url": SITE + "/a2"})]))
+    assert titled.text == whole.text and titled.metadata["title"] == whole.metadata["title"] != ""
+    assert titled.metadata["page_type"] == whole.metadata["page_type"]
+    assert {"author", "date", "detected_language"} <= whole.metadata.keys()
+    assert not {"author", "date", "sitename", "detected_language", "language_confidence"} & titled.metadata.keys()
+
+
 def test_webclean_reader_chooses_as_the_cli(tmp_path):
     """Only 2xx HTML responses, the HTTP charset obeyed, binary and oversized bodies counted."""
     from webclean_scrapy.contrib.datatrove import WebcleanWarcReader

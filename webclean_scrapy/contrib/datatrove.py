@@ -32,7 +32,8 @@ What the step does to each document (the ``[datatrove]`` extra):
 - ``metadata``: every field of :class:`~webclean_scrapy.engine.extraction.Extraction`
   but ``text`` (title, page_type, language, truncated, extractor, url, and
   whatever fields the class has: the list is read from the dataclass, not
-  written here) is added under its own name. A key the reader already set to
+  written here) is added under its own name; with ``fields=``, only the
+  core fields and those named, the only ones computed. A key the reader already set to
   another value keeps it, and ours goes under ``webclean_<name>``: with
   :class:`~datatrove.pipeline.readers.WarcReader` that is ``date``, which stays
   the crawl's ``WARC-Date``. A ``None`` of ours never displaces a value.
@@ -46,6 +47,7 @@ than *max_html_chars* are skipped before parsing (stat ``too_large``).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from typing import Any
 
 from webclean_scrapy.errors import install_hint
@@ -64,6 +66,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from webclean_scrapy.engine.document import Document, built_page
 from webclean_scrapy.engine.extraction import Extraction, Extractor
 from webclean_scrapy.engine.extractors import get_extractor
+from webclean_scrapy.engine.fields import FORMAT_FIELDS, OPTIONAL_FIELDS, check_fields
 from webclean_scrapy.engine.text.encoding import decode_html
 from webclean_scrapy.errors import ExtractionError
 from webclean_scrapy.offload.worker import build_extractor
@@ -79,9 +82,15 @@ CLASH_PREFIX = "webclean_"
 _WARMUP = ("<html><body><p>Warm-up page.</p></body></html>", None)
 
 
-def extraction_metadata(extraction: Extraction) -> dict[str, Any]:
-    """Every field of *extraction* but ``text``, by the dataclass's own field list."""
-    return {f.name: getattr(extraction, f.name) for f in dataclasses.fields(extraction) if f.name != "text"}
+def extraction_metadata(extraction: Extraction, fields: frozenset[str] | None = None) -> dict[str, Any]:
+    """Every field of *extraction* but ``text``, by the dataclass's own field list; with *fields*
+    (:func:`~webclean_scrapy.engine.fields.check_fields`), the optional ones it does not name are left
+    out: they were not computed, and an absent field cannot be read as "the page does not say"."""
+    return {
+        f.name: getattr(extraction, f.name)
+        for f in dataclasses.fields(extraction)
+        if f.name != "text" and (fields is None or f.name in fields or f.name not in OPTIONAL_FIELDS)
+    }
 
 
 def merge_metadata(metadata: dict[str, Any], fields: dict[str, Any], prefix: str = CLASH_PREFIX) -> None:
@@ -100,7 +109,9 @@ class WebcleanExtractor(BaseExtractor):
     *extractor* and *options* are those of ``webclean extract -e NAME --option
     KEY=VALUE``, or an :class:`~webclean_scrapy.engine.extraction.Extractor` subclass (checked here, so a typo fails when the pipeline is built, not
     on every document). *timeout* bounds each page, in seconds, including the
-    start of a new child process.
+    start of a new child process. *fields* (as ``extract(fields=...)``: ``"title"``,
+    ``["title", "date"]``, ``"metadata"``) computes only those optional fields besides the core
+    ones, and only they go to ``metadata``; ``None``, the default, computes every field.
     """
 
     name = "🧹 webclean"
@@ -114,11 +125,16 @@ class WebcleanExtractor(BaseExtractor):
         *,
         timeout: float = 5.0,
         max_html_chars: int = MAX_HTML_CHARS,
+        fields: str | Iterable[str] | None = None,
     ) -> None:
         super().__init__(timeout)
         self.extractor = extractor
         self.options = dict(options or {})
         self.max_html_chars = max_html_chars
+        self.fields = check_fields(fields)  # raises ExtractionError now on an unknown name
+        formats = [name for name in FORMAT_FIELDS if self.fields and name in self.fields]
+        if formats:
+            raise ExtractionError(f"fields: {', '.join(formats)} are not written by the datatrove step (text only)")
         get_extractor(extractor, **self.options)  # raises ExtractionError now on a bad name or option
         # Built in run(), in the task's process: the step itself stays small to pickle for the executors.
         self._extractor: Extractor | None = None
@@ -127,7 +143,7 @@ class WebcleanExtractor(BaseExtractor):
         if self._extractor is None:
             self._extractor = get_extractor(self.extractor, **self.options)
         with built_page(lambda: Document.from_html(html, url=url)) as doc:
-            return self._extractor.extract(doc)
+            return self._extractor.extract(doc, fields=self.fields)
 
     def extract(self, text: str) -> str:
         """The main text of the HTML *text* (datatrove's extractor interface; no URL)."""
@@ -140,7 +156,7 @@ class WebcleanExtractor(BaseExtractor):
             extraction = self._extraction(html, url)
         except Exception as exc:  # noqa: BLE001 - one bad page must not end the task
             return exc if isinstance(exc, ExtractionError) else ExtractionError(f"{type(exc).__name__}: {exc}")
-        return extraction.text, extraction_metadata(extraction)
+        return extraction.text, extraction_metadata(extraction, self.fields)
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> DocumentsPipeline:
         """datatrove's extractor loop (same stats names), with the URL passed in
