@@ -93,3 +93,25 @@ def test_screen_sees_through_quotes_and_separators(markup):
 )
 def test_screen_leaves_ordinary_markup_alone(markup):
     assert screen_markup(markup.encode()) == (markup.encode(), ())
+
+
+# -- the find of an ASCII needle ---------------------------------------------------
+
+#: Characters of each width, and the bytes of "</html" inside wider characters
+#: (U+3C2F holds "<" and "/", U+1F3C "<" with another byte).
+FIND_PIECES = ["<", "/", "h", "t", "m", "l", "</html", "</HTML", "</htm", " ", "é", "\u3c2f", "\u1f3c", "\u6c6d",
+               "\U0001f3c3", "\U00013c2f", "\x00"]  # fmt: skip
+
+
+@pytest.mark.parametrize("needle", ["</html", "</HTML", "<", "l", "/h"])
+def test_find_ascii_is_str_find(needle: str) -> None:
+    rng = random.Random(7)
+    for _ in range(3000):
+        text = "".join(rng.choice(FIND_PIECES) for _ in range(rng.randrange(0, 12)))
+        assert _screen.find_ascii(text, needle) == text.find(needle), (text, needle)
+
+
+def test_find_ascii_refuses_what_is_not_an_ascii_needle() -> None:
+    for needle in ("", "é"):
+        with pytest.raises(ValueError):
+            _screen.find_ascii("text", needle)
