@@ -550,3 +550,121 @@ def lexicon_tag_weights(list tags, const long long[::1] holder, const long long[
         if p != root:
             weight = weight + <double>above[tags[p]]
         out[i] = weight
+
+
+def structure_tables(const long long[::1] parents, const int[::1] held, const int[::1] keys, Py_ssize_t nk,
+                     const long long[::1] cchars, const long long[::1] canchors, const long long[::1] chars,
+                     const long long[::1] anchors, const long long[::1] holder, const long long[::1] first,
+                     const long long[::1] last, double total, int[::1] depth, unsigned char[::1] inherited):
+    """The per-key and per-container tables of ``features._Structure``, in
+    a few loops over the blocks and the containers holding text (*held*,
+    in order), with the same float operations in the same order as
+    ``features._python_structure_tables``, the reference: that one is some
+    thirty numpy calls of a few thousand instructions each, whatever the
+    page's size. *keys* are the containers' key numbers (below *nk*), the
+    other arrays the page's columns; *depth* and *inherited* are set to 0
+    for the containers without text. Returns ``(counts, share, same,
+    children, top, key_ld, key_prose, prose_ratio, top_key_share)`` (see
+    the reference; *top* is -1 on a page without prose)."""
+    cdef Py_ssize_t nc = parents.shape[0], n = chars.shape[0], m = held.shape[0]
+    cdef Py_ssize_t i, k, h, key, size = 16, at, top = -1
+    cdef long long c, parent, pair
+    cdef double prose, base, best
+    cdef bint any_prose = False
+    if (keys.shape[0] != nc or cchars.shape[0] != nc or canchors.shape[0] != nc or first.shape[0] != nc
+            or last.shape[0] != nc or depth.shape[0] != nc or inherited.shape[0] != nc
+            or anchors.shape[0] != n or holder.shape[0] != n or nk < 1):
+        raise ValueError("the columns do not match")
+    counts_array = np.zeros(nk)
+    key_chars_array = np.zeros(nk)
+    key_prose_array = np.zeros(nk)
+    key_anchors_array = np.zeros(nk)
+    share_array = np.empty(nk)
+    same_array = np.zeros(nc, dtype=np.int32)
+    children_array = np.zeros(nc, dtype=np.int32)
+    subtree_array = np.zeros(nc)
+    ratio_array = np.empty(nc)
+    prefix_array = np.empty(n + 1)
+    direct_array = np.zeros(nc)
+    cdef double[::1] counts = counts_array, key_chars = key_chars_array, key_prose = key_prose_array
+    cdef double[::1] key_anchors = key_anchors_array, share = share_array, subtree = subtree_array
+    cdef double[::1] ratio = ratio_array, prefix = prefix_array, direct = direct_array
+    cdef int[::1] same = same_array, children = children_array
+    # Prose (80+ characters, under 30% in links), its running sum, and per
+    # holder the prose it holds directly.
+    prefix[0] = 0.0
+    for i in range(n):
+        c = chars[i]
+        prose = <double> c if c >= 80 and <double> anchors[i] < 0.3 * <double> c else 0.0
+        prefix[i + 1] = prefix[i] + prose
+        if prose != 0.0:
+            any_prose = True
+        h = holder[i]
+        if not 0 <= h < nc:
+            raise IndexError(f"block {i}'s holder {h} is past the containers")
+        direct[h] += prose
+    if any_prose:
+        best = direct[0]
+        top = 0
+        for k in range(1, nc):
+            if direct[k] > best:
+                best = direct[k]
+                top = k
+    # Per key, in the order of the held containers: how many, their text,
+    # prose and link text; per container, its subtree's prose and its
+    # children holding text.
+    for k in range(m):
+        h = held[k]
+        if not 0 <= h < nc:
+            raise IndexError(f"container {h} is past the columns")
+        key = keys[h]
+        if not 0 <= key < nk:
+            raise IndexError(f"key {key} is past the {nk} keys")
+        if first[h] < 0 or last[h] + 1 > n:
+            raise IndexError(f"container {h} holds no block range")
+        subtree[h] = prefix[last[h] + 1] - prefix[first[h]]
+        counts[key] += 1.0
+        key_chars[key] += <double> cchars[h]
+        key_prose[key] += subtree[h]
+        key_anchors[key] += <double> canchors[h]
+        parent = parents[h]
+        if parent >= 0:
+            children[parent] += 1
+    for key in range(nk):
+        share[key] = key_chars[key] / total
+        base = key_chars[key] if key_chars[key] > 1.0 else 1.0
+        key_anchors[key] = key_anchors[key] / base
+        key_prose[key] = key_prose[key] / base
+    best = key_chars[0]
+    for key in range(1, nk):
+        if key_chars[key] > best:
+            best = key_chars[key]
+    for h in range(nc):
+        base = <double> cchars[h]
+        ratio[h] = subtree[h] / (base if base > 1.0 else 1.0)
+        if cchars[h] == 0:
+            depth[h] = 0
+            inherited[h] = 0
+    # Siblings sharing a key: the held containers per (parent, key) pair,
+    # counted in an open-addressing table of at least twice as many slots.
+    while size < 2 * m:
+        size *= 2
+    pairs_array = np.full(size, -1, dtype=np.int64)
+    tally_array = np.zeros(size, dtype=np.int32)
+    slots_array = np.empty(max(m, 1), dtype=np.intp)
+    cdef long long[::1] pairs = pairs_array
+    cdef int[::1] tally = tally_array
+    cdef Py_ssize_t[::1] slots = slots_array
+    for k in range(m):
+        h = held[k]
+        pair = (parents[h] + 1) * nk + keys[h]
+        at = <Py_ssize_t> ((<unsigned long long> pair * 11400714819323198485ULL) >> 20) & (size - 1)
+        while pairs[at] != -1 and pairs[at] != pair:
+            at = (at + 1) & (size - 1)
+        pairs[at] = pair
+        tally[at] += 1
+        slots[k] = at
+    for k in range(m):
+        same[held[k]] = tally[slots[k]]
+    return (counts_array, share_array, same_array, children_array, top, key_anchors_array, key_prose_array,
+            ratio_array, best / total)
