@@ -668,3 +668,93 @@ def structure_tables(const long long[::1] parents, const int[::1] held, const in
         same[held[k]] = tally[slots[k]]
     return (counts_array, share_array, same_array, children_array, top, key_anchors_array, key_prose_array,
             ratio_array, best / total)
+
+
+def readability_flags(const long long[::1] chars, const long long[::1] holder, const long long[::1] codes,
+                      long long bit, const long long[::1] commas, const long long[::1] parents, list tags,
+                      dict tag_prior, const signed char[::1] signs, const long long[::1] cchars,
+                      const long long[::1] canchors, const long long[::1] first, const long long[::1] last,
+                      list texts, stops, const double[::1] divisors):
+    """Readability's article container as ``features._python_readability``,
+    its reference, finds it: ``(in_top, in_sibling, top)``, the two flags
+    per block and the container (-1: none). The paragraphs (blocks of 25+
+    characters whose holder's code has *bit*) score into their holder's
+    ancestors, one share at a time in the reference's order, the shares and
+    the containers' priors the same floats; the tie goes to the container
+    scored first. Why: the reference is some twenty numpy calls and a
+    Python list per page, most of a small page's block features."""
+    cdef Py_ssize_t n = chars.shape[0], nc = parents.shape[0], levels = divisors.shape[0]
+    cdef Py_ssize_t i, b, level, k, touched_count = 0, top = -1
+    cdef long long node, parent, c, a
+    cdef double points, best, threshold, ld
+    cdef bint keep
+    cdef str text
+    if (holder.shape[0] != n or commas.shape[0] != n or len(texts) != n or codes.shape[0] != nc
+            or len(tags) != nc or signs.shape[0] != nc or cchars.shape[0] != nc or canchors.shape[0] != nc
+            or first.shape[0] != nc or last.shape[0] != nc):
+        raise ValueError("the columns do not match")
+    in_top_array = np.zeros(n, dtype=bool)
+    in_sibling_array = np.zeros(n, dtype=bool)
+    cdef unsigned char[::1] in_top = in_top_array.view(np.uint8)
+    cdef unsigned char[::1] in_sibling = in_sibling_array.view(np.uint8)
+    final_array = np.zeros(nc)
+    seen_array = np.zeros(nc, dtype=np.uint8)
+    order_array = np.empty(nc, dtype=np.intp)
+    cdef double[::1] final = final_array
+    cdef unsigned char[::1] seen = seen_array
+    cdef Py_ssize_t[::1] order = order_array
+    for b in range(n):
+        node = holder[b]
+        if not 0 <= node < nc:
+            raise IndexError(f"block {b}'s holder {node} is past the containers")
+        if chars[b] < 25 or codes[node] & bit == 0:
+            continue
+        points = 1.0 + <double> commas[b]
+        points = points + (<double> (chars[b] // 100) if chars[b] // 100 < 3 else 3.0)
+        # The holder's parent, then up: the root's parent is none, another
+        # container without one has the root for its parent (as in
+        # ``PageColumns.parent``).
+        for level in range(levels):
+            node = -1 if node == 0 else parents[node] if parents[node] > 0 else 0
+            if node < 0:
+                break
+            if not seen[node]:
+                seen[node] = 1
+                order[touched_count] = node
+                touched_count += 1
+                final[node] = <double> (tag_prior.get(tags[node], 0) + 25 * signs[node])
+            final[node] += points / divisors[level]
+    if touched_count == 0:
+        return in_top_array, in_sibling_array, -1
+    for k in range(touched_count):
+        node = order[k]
+        final[node] *= 1 - <double> canchors[node] / <double> cchars[node]
+    best = final[0]
+    for i in range(1, nc):
+        if final[i] > best:
+            best = final[i]
+    if best <= 0.0:
+        return in_top_array, in_sibling_array, -1
+    for k in range(touched_count):
+        if final[order[k]] == best:
+            top = order[k]
+            break
+    for b in range(first[top], last[top] + 1):
+        in_top[b] = 1
+    parent = parents[top]
+    if parent >= 0:
+        threshold = best * 0.2 if best * 0.2 > 10.0 else 10.0
+        for i in range(nc):
+            if parents[i] != parent or i == top or first[i] < 0:
+                continue
+            keep = final[i] >= threshold
+            if not keep and tags[i] == "p":
+                c, a = cchars[i], canchors[i]
+                ld = <double> a / <double> c if c else 1.0
+                text = <str> texts[last[i]]
+                # (its last character: no negative index, wraparound is off)
+                keep = (c > 80 and ld < 0.25) or (ld == 0 and text[len(text) - 1] in stops)
+            if keep:
+                for b in range(first[i], last[i] + 1):
+                    in_sibling[b] = 1
+    return in_top_array, in_sibling_array, top

@@ -335,6 +335,37 @@ _RD_DIVISORS = np.array([1.0, 2.0, 6.0, 9.0, 12.0])
 
 
 def _readability(page: PageColumns) -> tuple[np.ndarray, np.ndarray, float]:
+    """:func:`_python_readability`, in one compiled pass over the blocks and
+    the containers they score into when it was built
+    (``_features.readability_flags``; the same flags and share: tested)."""
+    if _readability_flags is None:
+        return _python_readability(page)
+    doc = page.doc
+    containers = doc.container_columns
+    in_top, in_sibling, top = _readability_flags(
+        _int64(page.chars),
+        _int64(page.holder),
+        _int64(page.codes),
+        READABILITY_BIT,
+        doc.block_columns.count(COMMAS),
+        _int64(containers.parents),
+        containers.tags,
+        READABILITY_TAG_PRIOR,
+        np.ascontiguousarray(page.signs, dtype=np.int8),
+        _int64(page.cchars),
+        _int64(page.canchors),
+        _int64(page.first),
+        _int64(page.last),
+        page.texts,
+        _STOPS,
+        _RD_DIVISORS,
+    )
+    if top < 0:
+        return in_top, in_sibling, 0.0
+    return in_top, in_sibling, page.cchars[top] / (page.cchars[0] or 1)
+
+
+def _python_readability(page: PageColumns) -> tuple[np.ndarray, np.ndarray, float]:
     """Readability's choice of article container, as block features.
 
     Arc90/Mozilla Readability scores each paragraph (1 + commas + one point
@@ -1087,10 +1118,11 @@ _STRUCTURE_COLUMN = {name: j for j, name in enumerate(STRUCTURE_FEATURES)}
 
 try:  # the compiled rows (an optional extension: see setup.py)
     from webclean_scrapy.engine._features import block_rows as _block_rows
+    from webclean_scrapy.engine._features import readability_flags as _readability_flags
     from webclean_scrapy.engine._features import structure_rows as _structure_rows
     from webclean_scrapy.engine._features import structure_tables as _compiled_structure_tables
 except ImportError:  # pragma: no cover - a build without a C compiler
-    _block_rows = _structure_rows = _compiled_structure_tables = None
+    _block_rows = _structure_rows = _compiled_structure_tables = _readability_flags = None
 
 
 @lru_cache(maxsize=1)
