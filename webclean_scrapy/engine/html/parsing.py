@@ -19,13 +19,14 @@ from lxml import etree
 
 from webclean_scrapy.engine.html.tags import STRUCTURAL_TAGS
 
+try:  # an optional extension: see setup.py
+    from webclean_scrapy.engine.html._screen import find_ascii as _compiled_find
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _compiled_find = None
+
 #: ``str.find`` for an ASCII needle; compiled, it reads a page of two- or
 #: four-byte characters at memory speed too (``_screen.find_ascii``).
-_find: Callable[[str, str], int]
-try:  # an optional extension: see setup.py
-    from webclean_scrapy.engine.html._screen import find_ascii as _find
-except ImportError:  # pragma: no cover - a build without a C compiler
-    _find = str.find
+_find: Callable[[str, str], int] = str.find if _compiled_find is None else _compiled_find
 
 #: Plain ``etree.HTMLParser``: lxml.html's parser would call a Python class
 #: lookup for every element proxy, which costs more than the walk itself.

@@ -969,14 +969,14 @@ def _python_structure_tables(
         part = held[at : at + _SLICE]
         subtree_prose[part] = prose_prefix[page.last[part] + 1] - prose_prefix[page.first[part]]
     del prose_prefix
-    key_prose = np.bincount(held_keys, weights=subtree_prose[held], minlength=nk)
+    prose_sums = np.bincount(held_keys, weights=subtree_prose[held], minlength=nk)
     key_anchors = np.bincount(held_keys, weights=page.canchors[held], minlength=nk)
     del held_keys
     key_base = np.maximum(key_chars, 1.0)
     key_ld = key_anchors / key_base
     del key_anchors
-    key_prose = key_prose / key_base
-    del key_base
+    key_prose = prose_sums / key_base
+    del key_base, prose_sums
     prose_ratio = subtree_prose / np.maximum(cchars, 1.0)
     del subtree_prose
     unheld = cchars == 0
