@@ -1042,3 +1042,44 @@ def test_the_compiled_caption_walk_makes_the_reference_decisions():
         assert c.caption_drops(doc, kept).tolist() == reference
         found += sum(reference)
     assert found  # the pages hold captions, and blocks that are not
+
+
+#: Short texts around the first words of the furniture lines and advert labels:
+#: case, punctuation, digits, "_", other scripts and whitespace before them.
+OPENING_PIECES = ["Share", "share", "SHARE", "ad", "Ad", "Anzeige", "Реклама", "广告", "İ", "ß", " ", "\t", ":", "-",
+                  "_", "1", "²", "read", "more", "x", "é", "\u200b", "\U0001d400", "Werbung", "on", "", "\n"]  # fmt: skip
+
+
+def test_the_compiled_opening_words_are_the_reference_ones():
+    compiled = pytest.importorskip("webclean_scrapy.engine.extractors.webclean._convention")
+    from webclean_scrapy.engine.extractors.webclean import convention as c
+
+    rng = np.random.default_rng(11)
+    texts = ["".join(rng.choice(OPENING_PIECES, int(rng.integers(0, 6)))) for _ in range(4000)]
+    chars = np.array([len(text) for text in texts], dtype=np.int64)
+    indexes = rng.permutation(len(texts))[:3000].astype(np.int64)
+    for words in (c._FURNITURE_FIRST_WORDS, c._AD_LABELS):
+        for longest in (4, 13, 160):
+            for among in (None, indexes):
+                expected = c._opening_with(texts, among, chars, longest, words)
+                assert compiled.opening_with(texts, among, chars, longest, words) == expected
+                assert c.opening_with(texts, among, chars, longest, words) == expected
+    assert c._opening_with(texts, None, chars, 160, c._FURNITURE_FIRST_WORDS)  # some do open so
+
+
+def test_furniture_and_advert_boxes_read_only_the_blocks_opening_with_their_words():
+    from webclean_scrapy.engine.extractors.webclean import convention as c
+
+    html = (
+        "<html><body><article><p>"
+        + "The council met on Tuesday to discuss the flooding of the market square. " * 4
+        + "</p><p>Share this article</p><p>Facebook Twitter Email</p><div><p>Advertisement</p><p>Buy now</p></div>"
+        + "<p>Read more</p><p>Shared costs rose.</p><p>Ad</p></article></body></html>"
+    )
+    doc = Document.from_html(html)
+    kept = np.arange(len(doc.block_columns), dtype=np.int64)
+    texts = doc.block_columns.texts
+    lines = [c.furniture_line(text) if len(text) <= c.FURNITURE_MAX_CHARS else False for text in texts]
+    drops = c.furniture_drops(doc, kept)
+    assert drops.tolist() == (c.ad_boxes(doc) | np.array(lines)).tolist()
+    assert sum(lines) == 5 and c.ad_boxes(doc).any()

@@ -5,12 +5,15 @@ consensus inside the extractor's scoring."""
 from __future__ import annotations
 
 import dataclasses
+import gzip
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.extractors import webclean
+from webclean_scrapy.engine.extractors.webclean import consensus
 from webclean_scrapy.engine.extractors.webclean.consensus import (
     MIN_REPEATS,
     consensus_probabilities,
@@ -18,6 +21,9 @@ from webclean_scrapy.engine.extractors.webclean.consensus import (
 )
 from webclean_scrapy.engine.page_type import PAGE_TYPES, page_type_of
 from webclean_scrapy.engine.trace import Trace
+
+#: The shared datasets, when present (their pages add to the generated ones).
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def thread(posts: int, short_post: int | None = None) -> str:
@@ -59,6 +65,23 @@ def test_fewer_repeats_than_the_minimum_make_no_group():
     doc = Document.from_html(thread(MIN_REPEATS - 1))
     assert (structural_groups(doc) == -1).all()
     assert structural_groups(Document.from_html(b"")).shape == (0,)
+
+
+def test_the_compiled_groups_are_the_reference_groups():
+    """Threads of every size, nested listings, and every 25th page of the
+    datasets: the compiled pass numbers the groups as the numpy reference."""
+    if consensus._compiled_groups is None:
+        pytest.skip("the extension was not built")
+    listing = "".join(f"<ul class='cards'>{'<li class=card><p>item</p><p>price</p></li>' * k}</ul>" for k in range(6))
+    docs = [Document.from_html(thread(posts, short_post=1)) for posts in range(6)]
+    docs += [Document.from_html(f"<html><body><div>{listing}</div></body></html>"), Document.from_html(b"")]
+    docs += [
+        Document.from_html(gzip.decompress(path.read_bytes())) for path in sorted(DATA.glob("*/html/*.html.gz"))[::25]
+    ]
+    for doc in docs:
+        compiled, expected = structural_groups(doc), consensus._python_structural_groups(doc)
+        assert compiled.dtype == expected.dtype and compiled.tobytes() == expected.tobytes()
+    assert any((structural_groups(doc) >= 0).any() for doc in docs)
 
 
 def test_the_consensus_on_worked_examples():

@@ -203,6 +203,57 @@ def test_the_compiled_structure_rows_are_the_reference_rows() -> None:
             assert compiled.tobytes() == expected.tobytes(), path
 
 
+def test_the_compiled_structure_tables_are_the_reference_tables() -> None:
+    """Every page of a sample: the per-key and per-container tables of
+    ``_Structure``, compiled, are those of their numpy reference, bit for
+    bit, dtypes included, and so are the depths and bits they reset."""
+    if features._compiled_structure_tables is None:
+        pytest.skip("the extension was not built")
+    for path, page in sampled_pages(step=20):
+        structure = features._Structure(page)
+        held = np.flatnonzero(page.cchars).astype(np.int32)
+        nk = int(structure.keys.max()) + 1
+        results = []
+        for tables in (features._structure_tables, features._python_structure_tables):
+            depth, inherited = structure.depth.copy(), structure.inherited.copy()
+            depth[page.cchars == 0] = 7
+            inherited[page.cchars == 0] = 3
+            found = tables(page, held, structure.keys, nk, structure.total, depth, inherited)
+            results.append((found, depth, inherited))
+        (compiled, *compiled_bits), (expected, *expected_bits) = results
+        assert compiled.top == expected.top and compiled.top_key_share == expected.top_key_share, path
+        for name in ("counts", "share", "same", "children", "key_ld", "key_prose", "prose_ratio"):
+            a, b = getattr(compiled, name), getattr(expected, name)
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), (path, name)
+        for a, b in zip(compiled_bits, expected_bits):
+            assert a.tobytes() == b.tobytes(), path
+
+
+def test_the_compiled_readability_flags_are_the_reference_flags() -> None:
+    """Every page of a sample, and pages made for the ties and the siblings:
+    the compiled choice of Readability's container flags the blocks the
+    numpy reference flags, with the same share."""
+    if features._readability_flags is None:
+        pytest.skip("the extension was not built")
+    made = [
+        "<html><body><div><p>" + "A sentence, with commas, of some length. " * 4 + "</p></div>"
+        "<div><p>" + "A sentence, with commas, of some length. " * 4 + "</p></div>"
+        "<div><p>Short sibling.</p><p>No stop here</p><p><a href=/x>linked text that is long enough</a></p></div>"
+        "</body></html>",
+        "<html><body><p>" + "Root paragraph of text, long enough to score. " * 3 + "</p></body></html>",
+        "<html><body></body></html>",
+    ]
+    pages = [features.PageColumns(features.Document.from_html(html)) for html in made]
+    for _, page in sampled_pages(step=10):
+        pages.append(page)
+    for page in pages:
+        compiled, expected = features._readability(page), features._python_readability(page)
+        assert compiled[0].tobytes() == expected[0].tobytes() and compiled[1].tobytes() == expected[1].tobytes()
+        assert compiled[0].dtype == expected[0].dtype == bool and type(compiled[2]) is type(expected[2])
+        assert compiled[2] == expected[2]
+    assert any(features._python_readability(page)[1].any() for page in pages)
+
+
 def test_structure_rows_give_way_past_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
     """A count past the table of logarithms: the reference writes the rows."""
     path = sorted(DATA.glob("*/html/*.html.gz"))[:1]

@@ -125,3 +125,25 @@ def test_a_page_cut_for_its_tags_is_extracted_from_its_start_and_said_truncated(
 
 def test_the_shipped_tag_limit_is_far_above_real_pages():
     assert screen.MAX_TAGS >= 10 * 22_000  # the most tags among the evaluation sets' pages
+
+
+# -- the find of an ASCII needle ---------------------------------------------------
+
+#: Characters of each width, and the bytes of "</html" inside wider characters
+#: (U+3C2F holds "<" and "/", U+1F3C "<" with another byte).
+FIND_PIECES = ["<", "/", "h", "t", "m", "l", "</html", "</HTML", "</htm", " ", "é", "\u3c2f", "\u1f3c", "\u6c6d",
+               "\U0001f3c3", "\U00013c2f", "\x00"]  # fmt: skip
+
+
+@pytest.mark.parametrize("needle", ["</html", "</HTML", "<", "l", "/h"])
+def test_find_ascii_is_str_find(needle: str) -> None:
+    rng = random.Random(7)
+    for _ in range(3000):
+        text = "".join(rng.choice(FIND_PIECES) for _ in range(rng.randrange(0, 12)))
+        assert _screen.find_ascii(text, needle) == text.find(needle), (text, needle)
+
+
+def test_find_ascii_refuses_what_is_not_an_ascii_needle() -> None:
+    for needle in ("", "é"):
+        with pytest.raises(ValueError):
+            _screen.find_ascii("text", needle)

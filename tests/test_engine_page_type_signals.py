@@ -106,6 +106,21 @@ def test_name_families_on_generated_and_real_names() -> None:
     assert any(bits for names in batches for bits in signals._NAME_MATCHER.each_contained(names))
 
 
+def test_platform_counts_on_generated_texts() -> None:
+    """The compiled matchers count, per platform family, the words the
+    trigram-filtered reference finds: words inside others (``docs`` in
+    ``docsearch``, ``wix`` in ``wix-stores``), words split across pieces,
+    non-ASCII characters beside them, and more than one matcher's words."""
+    assert signals._PLATFORM_MATCHERS is not None and len(signals._PLATFORM_MATCHERS) == 2
+    rng = random.Random(5)
+    words = list(signals._PLATFORM_WORDS.words)
+    pieces = [*words, "/", ".", "-", "x", "é", "https://cdn.", "wp-", "shop", "ify", " ", "中", "dis", "course"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 15))) for _ in range(5000)]
+    for text in [*texts, " ".join(words), ""]:
+        assert signals._platform_counts(text) == signals._python_platform_counts(text), text
+    assert signals._platform_counts(" ".join(words)) == [len(set(family)) for family in vocabulary.PLATFORMS.values()]
+
+
 def test_class_names_words_are_each_names_words() -> None:
     """The page's ``c_`` tokens, read from the class/id names joined, are
     the union of each name's words (its runs of two or more ASCII

@@ -67,7 +67,7 @@ def test_compiled_and_numpy_agree_on_random_deep_trees(monkeypatch):
     right = np.where(index < internal, 2 * index + 2, index)
     value = np.where(index >= internal, rng.normal(size=(count, nodes)), 0.0)
     ensemble = TreeEnsemble(feature, threshold, np.tile(left, (count, 1)), np.tile(right, (count, 1)), value, depth)
-    rows = rng.normal(size=(203, features))  # not a multiple of four rows
+    rows = rng.normal(size=(203, features))  # not a multiple of the rows evaluated together
     compiled = ensemble.raw(rows)
     monkeypatch.setattr(trees, "COMPILED_TREES", False)
     assert compiled == pytest.approx(ensemble.raw(rows), abs=1e-12)

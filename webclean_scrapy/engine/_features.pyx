@@ -550,3 +550,211 @@ def lexicon_tag_weights(list tags, const long long[::1] holder, const long long[
         if p != root:
             weight = weight + <double>above[tags[p]]
         out[i] = weight
+
+
+def structure_tables(const long long[::1] parents, const int[::1] held, const int[::1] keys, Py_ssize_t nk,
+                     const long long[::1] cchars, const long long[::1] canchors, const long long[::1] chars,
+                     const long long[::1] anchors, const long long[::1] holder, const long long[::1] first,
+                     const long long[::1] last, double total, int[::1] depth, unsigned char[::1] inherited):
+    """The per-key and per-container tables of ``features._Structure``, in
+    a few loops over the blocks and the containers holding text (*held*,
+    in order), with the same float operations in the same order as
+    ``features._python_structure_tables``, the reference: that one is some
+    thirty numpy calls of a few thousand instructions each, whatever the
+    page's size. *keys* are the containers' key numbers (below *nk*), the
+    other arrays the page's columns; *depth* and *inherited* are set to 0
+    for the containers without text. Returns ``(counts, share, same,
+    children, top, key_ld, key_prose, prose_ratio, top_key_share)`` (see
+    the reference; *top* is -1 on a page without prose)."""
+    cdef Py_ssize_t nc = parents.shape[0], n = chars.shape[0], m = held.shape[0]
+    cdef Py_ssize_t i, k, h, key, size = 16, at, top = -1
+    cdef long long c, parent, pair
+    cdef double prose, base, best
+    cdef bint any_prose = False
+    if (keys.shape[0] != nc or cchars.shape[0] != nc or canchors.shape[0] != nc or first.shape[0] != nc
+            or last.shape[0] != nc or depth.shape[0] != nc or inherited.shape[0] != nc
+            or anchors.shape[0] != n or holder.shape[0] != n or nk < 1):
+        raise ValueError("the columns do not match")
+    counts_array = np.zeros(nk)
+    key_chars_array = np.zeros(nk)
+    key_prose_array = np.zeros(nk)
+    key_anchors_array = np.zeros(nk)
+    share_array = np.empty(nk)
+    same_array = np.zeros(nc, dtype=np.int32)
+    children_array = np.zeros(nc, dtype=np.int32)
+    subtree_array = np.zeros(nc)
+    ratio_array = np.empty(nc)
+    prefix_array = np.empty(n + 1)
+    direct_array = np.zeros(nc)
+    cdef double[::1] counts = counts_array, key_chars = key_chars_array, key_prose = key_prose_array
+    cdef double[::1] key_anchors = key_anchors_array, share = share_array, subtree = subtree_array
+    cdef double[::1] ratio = ratio_array, prefix = prefix_array, direct = direct_array
+    cdef int[::1] same = same_array, children = children_array
+    # Prose (80+ characters, under 30% in links), its running sum, and per
+    # holder the prose it holds directly.
+    prefix[0] = 0.0
+    for i in range(n):
+        c = chars[i]
+        prose = <double> c if c >= 80 and <double> anchors[i] < 0.3 * <double> c else 0.0
+        prefix[i + 1] = prefix[i] + prose
+        if prose != 0.0:
+            any_prose = True
+        h = holder[i]
+        if not 0 <= h < nc:
+            raise IndexError(f"block {i}'s holder {h} is past the containers")
+        direct[h] += prose
+    if any_prose:
+        best = direct[0]
+        top = 0
+        for k in range(1, nc):
+            if direct[k] > best:
+                best = direct[k]
+                top = k
+    # Per key, in the order of the held containers: how many, their text,
+    # prose and link text; per container, its subtree's prose and its
+    # children holding text.
+    for k in range(m):
+        h = held[k]
+        if not 0 <= h < nc:
+            raise IndexError(f"container {h} is past the columns")
+        key = keys[h]
+        if not 0 <= key < nk:
+            raise IndexError(f"key {key} is past the {nk} keys")
+        if first[h] < 0 or last[h] + 1 > n:
+            raise IndexError(f"container {h} holds no block range")
+        subtree[h] = prefix[last[h] + 1] - prefix[first[h]]
+        counts[key] += 1.0
+        key_chars[key] += <double> cchars[h]
+        key_prose[key] += subtree[h]
+        key_anchors[key] += <double> canchors[h]
+        parent = parents[h]
+        if parent >= 0:
+            children[parent] += 1
+    for key in range(nk):
+        share[key] = key_chars[key] / total
+        base = key_chars[key] if key_chars[key] > 1.0 else 1.0
+        key_anchors[key] = key_anchors[key] / base
+        key_prose[key] = key_prose[key] / base
+    best = key_chars[0]
+    for key in range(1, nk):
+        if key_chars[key] > best:
+            best = key_chars[key]
+    for h in range(nc):
+        base = <double> cchars[h]
+        ratio[h] = subtree[h] / (base if base > 1.0 else 1.0)
+        if cchars[h] == 0:
+            depth[h] = 0
+            inherited[h] = 0
+    # Siblings sharing a key: the held containers per (parent, key) pair,
+    # counted in an open-addressing table of at least twice as many slots.
+    while size < 2 * m:
+        size *= 2
+    pairs_array = np.full(size, -1, dtype=np.int64)
+    tally_array = np.zeros(size, dtype=np.int32)
+    slots_array = np.empty(max(m, 1), dtype=np.intp)
+    cdef long long[::1] pairs = pairs_array
+    cdef int[::1] tally = tally_array
+    cdef Py_ssize_t[::1] slots = slots_array
+    for k in range(m):
+        h = held[k]
+        pair = (parents[h] + 1) * nk + keys[h]
+        at = <Py_ssize_t> ((<unsigned long long> pair * 11400714819323198485ULL) >> 20) & (size - 1)
+        while pairs[at] != -1 and pairs[at] != pair:
+            at = (at + 1) & (size - 1)
+        pairs[at] = pair
+        tally[at] += 1
+        slots[k] = at
+    for k in range(m):
+        same[held[k]] = tally[slots[k]]
+    return (counts_array, share_array, same_array, children_array, top, key_anchors_array, key_prose_array,
+            ratio_array, best / total)
+
+
+def readability_flags(const long long[::1] chars, const long long[::1] holder, const long long[::1] codes,
+                      long long bit, const long long[::1] commas, const long long[::1] parents, list tags,
+                      dict tag_prior, const signed char[::1] signs, const long long[::1] cchars,
+                      const long long[::1] canchors, const long long[::1] first, const long long[::1] last,
+                      list texts, stops, const double[::1] divisors):
+    """Readability's article container as ``features._python_readability``,
+    its reference, finds it: ``(in_top, in_sibling, top)``, the two flags
+    per block and the container (-1: none). The paragraphs (blocks of 25+
+    characters whose holder's code has *bit*) score into their holder's
+    ancestors, one share at a time in the reference's order, the shares and
+    the containers' priors the same floats; the tie goes to the container
+    scored first. Why: the reference is some twenty numpy calls and a
+    Python list per page, most of a small page's block features."""
+    cdef Py_ssize_t n = chars.shape[0], nc = parents.shape[0], levels = divisors.shape[0]
+    cdef Py_ssize_t i, b, level, k, touched_count = 0, top = -1
+    cdef long long node, parent, c, a
+    cdef double points, best, threshold, ld
+    cdef bint keep
+    cdef str text
+    if (holder.shape[0] != n or commas.shape[0] != n or len(texts) != n or codes.shape[0] != nc
+            or len(tags) != nc or signs.shape[0] != nc or cchars.shape[0] != nc or canchors.shape[0] != nc
+            or first.shape[0] != nc or last.shape[0] != nc):
+        raise ValueError("the columns do not match")
+    in_top_array = np.zeros(n, dtype=bool)
+    in_sibling_array = np.zeros(n, dtype=bool)
+    cdef unsigned char[::1] in_top = in_top_array.view(np.uint8)
+    cdef unsigned char[::1] in_sibling = in_sibling_array.view(np.uint8)
+    final_array = np.zeros(nc)
+    seen_array = np.zeros(nc, dtype=np.uint8)
+    order_array = np.empty(nc, dtype=np.intp)
+    cdef double[::1] final = final_array
+    cdef unsigned char[::1] seen = seen_array
+    cdef Py_ssize_t[::1] order = order_array
+    for b in range(n):
+        node = holder[b]
+        if not 0 <= node < nc:
+            raise IndexError(f"block {b}'s holder {node} is past the containers")
+        if chars[b] < 25 or codes[node] & bit == 0:
+            continue
+        points = 1.0 + <double> commas[b]
+        points = points + (<double> (chars[b] // 100) if chars[b] // 100 < 3 else 3.0)
+        # The holder's parent, then up: the root's parent is none, another
+        # container without one has the root for its parent (as in
+        # ``PageColumns.parent``).
+        for level in range(levels):
+            node = -1 if node == 0 else parents[node] if parents[node] > 0 else 0
+            if node < 0:
+                break
+            if not seen[node]:
+                seen[node] = 1
+                order[touched_count] = node
+                touched_count += 1
+                final[node] = <double> (tag_prior.get(tags[node], 0) + 25 * signs[node])
+            final[node] += points / divisors[level]
+    if touched_count == 0:
+        return in_top_array, in_sibling_array, -1
+    for k in range(touched_count):
+        node = order[k]
+        final[node] *= 1 - <double> canchors[node] / <double> cchars[node]
+    best = final[0]
+    for i in range(1, nc):
+        if final[i] > best:
+            best = final[i]
+    if best <= 0.0:
+        return in_top_array, in_sibling_array, -1
+    for k in range(touched_count):
+        if final[order[k]] == best:
+            top = order[k]
+            break
+    for b in range(first[top], last[top] + 1):
+        in_top[b] = 1
+    parent = parents[top]
+    if parent >= 0:
+        threshold = best * 0.2 if best * 0.2 > 10.0 else 10.0
+        for i in range(nc):
+            if parents[i] != parent or i == top or first[i] < 0:
+                continue
+            keep = final[i] >= threshold
+            if not keep and tags[i] == "p":
+                c, a = cchars[i], canchors[i]
+                ld = <double> a / <double> c if c else 1.0
+                text = <str> texts[last[i]]
+                # (its last character: no negative index, wraparound is off)
+                keep = (c > 80 and ld < 0.25) or (ld == 0 and text[len(text) - 1] in stops)
+            if keep:
+                for b in range(first[i], last[i] + 1):
+                    in_sibling[b] = 1
+    return in_top_array, in_sibling_array, top

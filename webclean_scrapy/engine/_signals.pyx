@@ -17,8 +17,10 @@ the Python functions they replace (``attribute_names``,
 ``block_stats``, ``repetition``, ``price_starts``, ``phrase_counts``
 in ``page_type.reference``; ``container_codes`` in the ``webclean``
 extractor's ``keywords``; ``_python_structure_keys``, ``_depths``,
-``_heading_levels`` in its ``features``) stay the references and the
-fallbacks, and ``tests/test_engine_page_type_signals.py`` compares both.
+``_heading_levels`` in its ``features``; ``_python_structural_groups`` in
+its ``consensus``) stay the references and the fallbacks, and
+``tests/test_engine_page_type_signals.py`` (the consensus groups:
+``tests/test_engine_extractors_webclean_consensus.py``) compares both.
 """
 
 from cpython.dict cimport PyDict_SetItem, PyDict_Size
@@ -854,3 +856,111 @@ def link_figures(list hrefs, list fragments):
             cut -= 1
         slugs += hyphens(href, cut + 1, end) >= 3
     return slugs, [counts[k] for k in range(table.count)]
+
+
+cdef Py_ssize_t table_slot(const long long* table, Py_ssize_t size, long long key) noexcept nogil:
+    """The slot of *key* in an open-addressing table of *size* (a power of
+    two) slots, -1 marking a free one: its own, or the free one it takes."""
+    cdef Py_ssize_t at = <Py_ssize_t> ((<unsigned long long> key * 11400714819323198485ULL) >> 17) & (size - 1)
+    while table[at] != -1 and table[at] != key:
+        at = (at + 1) & (size - 1)
+    return at
+
+
+def structural_groups(list tags, list attributes, const long long[::1] parents, const long long[::1] holders,
+                      Py_ssize_t min_repeats, Py_ssize_t max_levels, long long chain_step):
+    """Per block: its consensus group's number, or -1 (``consensus.
+    _python_structural_groups``, the reference, which the tests compare):
+    the containers' (tag, class) keys numbered in order of first use, the
+    siblings sharing one counted, each block's walk up from its holder to
+    the first repeated container (at most *max_levels*), the chain of keys
+    rolled as the reference rolls it (64 bits, wrapping), and the groups
+    numbered in order of their first block. Why: the reference is a dozen
+    numpy passes and two sorts, and its keys came with the structure
+    groups' bits, which it does not read."""
+    cdef Py_ssize_t nc = parents.shape[0], n = holders.shape[0], i, level, size = 16, at, count = 0
+    cdef long long node, unit, parent, key, numbers = 0
+    cdef unsigned long long chain, code
+    cdef dict numbering = {}
+    cdef dict a
+    cdef object cls, found_key
+    cdef PyObject* found
+    if len(tags) != nc or len(attributes) != nc:
+        raise ValueError("one tag and one attribute table per container")
+    groups_array = np.full(n, -1, dtype=np.int64)
+    cdef long long[::1] groups = groups_array
+    if n == 0:
+        return groups_array
+    keys_array = np.empty(nc, dtype=np.int64)
+    repeated_array = np.zeros(nc, dtype=np.uint8)
+    cdef long long[::1] keys = keys_array
+    cdef unsigned char[::1] repeated = repeated_array
+    for i in range(nc):
+        a = <dict> attributes[i]
+        cls = (a.get("class") or None) if a else None
+        found_key = (tags[i], cls)
+        found = PyDict_GetItemWithError(numbering, found_key)
+        if found is NULL:
+            PyDict_SetItem(numbering, found_key, numbers)
+            keys[i] = numbers
+            numbers += 1
+        else:
+            keys[i] = <long long> <object> found
+    # Siblings sharing a key: one count per (parent, key) pair.
+    while size < 2 * nc:
+        size *= 2
+    table_array = np.full(size, -1, dtype=np.int64)
+    tally_array = np.zeros(size, dtype=np.int64)
+    slot_array = np.empty(nc, dtype=np.intp)
+    cdef long long[::1] table = table_array, tally = tally_array
+    cdef Py_ssize_t[::1] slot = slot_array
+    for i in range(nc):
+        parent = parents[i]
+        if not -1 <= parent < nc:
+            raise IndexError(f"container {i}'s parent {parent} is past the containers")
+        key = (parent if parent > 0 else 0) * numbers + keys[i]
+        at = table_slot(&table[0], size, key)
+        table[at] = key
+        tally[at] += 1
+        slot[i] = at
+    for i in range(nc):
+        repeated[i] = tally[slot[i]] >= min_repeats
+    repeated[0] = 0  # the root has no siblings
+    # Each block's unit and chain; the groups numbered by first block, in a
+    # table of the codes (any 64-bit value: a flag marks the slots taken).
+    size = 16
+    while size < 2 * n:
+        size *= 2
+    codes_array = np.empty(size, dtype=np.uint64)
+    taken_array = np.zeros(size, dtype=np.uint8)
+    number_array = np.empty(size, dtype=np.int64)
+    cdef unsigned long long[::1] codes = codes_array
+    cdef unsigned char[::1] taken = taken_array
+    cdef long long[::1] number = number_array
+    for i in range(n):
+        node = holders[i]
+        if not -1 <= node < nc:
+            raise IndexError(f"block {i}'s holder {node} is past the containers")
+        chain = 0
+        unit = -1
+        for level in range(max_levels):
+            if node <= 0:
+                break
+            chain = chain * <unsigned long long> chain_step + <unsigned long long> keys[node] + 1
+            if repeated[node]:
+                unit = node
+                break
+            node = parents[node]
+        if unit < 0:
+            continue
+        code = chain * <unsigned long long> chain_step + <unsigned long long> parents[unit]
+        at = <Py_ssize_t> ((code * 11400714819323198485ULL) >> 17) & (size - 1)
+        while taken[at] and codes[at] != code:
+            at = (at + 1) & (size - 1)
+        if not taken[at]:
+            taken[at] = 1
+            codes[at] = code
+            number[at] = count
+            count += 1
+        groups[i] = number[at]
+    return groups_array

@@ -190,3 +190,51 @@ def scan(const unsigned char[::1] body, Py_ssize_t start, Py_ssize_t limit):
     allowed = attributes(s, end, n, limit, &count)
     end = attributes(s, allowed, n, n + 1, &count)
     return allowed, end
+
+
+
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object text)
+    void* PyUnicode_DATA(object text)
+    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
+
+
+def find_ascii(str text, str needle):
+    """``text.find(needle)`` for a non-empty ASCII *needle*, at memory speed
+    whatever the kind of *text*.
+
+    Why: the parse's check for markup after ``</html>`` looks for the first
+    end tag of the whole page, which sits at its end; ``str.find`` reads a
+    page holding a character past Latin-1 (two or four bytes a character)
+    at a third of the speed this does. libc's ``memchr`` looks for the
+    needle's first character as a byte of the raw array, and a hit counts
+    only where the character there is that one (in a wider string, the
+    same byte is also part of other characters); the rest of the needle is
+    compared from there.
+    """
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef const unsigned char* raw = <const unsigned char*> data
+    cdef Py_ssize_t n = len(text), m = len(needle), size = n * kind, at = 0, i, j
+    cdef Py_UCS4 first
+    cdef const void* hit
+    if m == 0 or not needle.isascii():
+        raise ValueError("the needle is a non-empty ASCII string")
+    first = ord(needle[0])
+    while at < size:
+        hit = memchr(raw + at, <int> first, size - at)
+        if hit is NULL:
+            return -1
+        at = <const unsigned char*> hit - raw
+        i = at // kind
+        if i + m > n:
+            return -1
+        if PyUnicode_READ(kind, data, i) == first:
+            j = 1
+            while j < m and PyUnicode_READ(kind, data, i + j) == <Py_UCS4> ord(needle[j]):
+                j += 1
+            if j == m:
+                return i
+        at += 1
+    return -1

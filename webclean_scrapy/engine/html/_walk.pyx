@@ -359,9 +359,9 @@ cdef int count_nodes(tree.xmlNode* top, dict kinds, Py_ssize_t* containers, Py_s
     the elements that open a container (*top* too), and the text nodes or
     the cuts, whichever are fewer (a block holds text, and ends at a cut:
     a structural or break tag's start, a container's end, the page's end).
-    The columns are then sized once instead of grown: growing a dozen
-    arrays side by side leaves the C heap full of holes on a page of a
-    million blocks."""
+    The columns of a page the walk may free (a large one) are then sized
+    once instead of grown: growing a dozen arrays side by side leaves the C
+    heap full of holes on a page of a million blocks."""
     cdef tree.xmlNode* node = top
     cdef Py_ssize_t opening = 0, cutting = 0, texts = 0
     cdef const unsigned char* cache_names[TAG_CACHE_SIZE]
@@ -706,14 +706,20 @@ def walk(root, dict kinds, hidden_style, tuple descriptive, tuple marks, list el
     state.texts = []
     state.anchor_texts = []
     marks_init(&state.marks, marks)
-    count_nodes(top_node, kinds, &element_count, &text_count)
-    if release is not None and elements is None and CAN_RELEASE and element_count > release[0]:
-        freeing = True
-        keep_tags, keep_attributes, trim = release[1], release[2], release[3]
-        flags_reserve(&holds, &holds_capacity, 1)
-        holds[0] = 1  # the top is never freed
-    state.containers.reserve(element_count)
-    state.blocks.reserve(text_count)
+    if release is not None and elements is None and CAN_RELEASE:
+        # Only a page that may be freed as it is read (a large one) is
+        # counted first: whether it is freed depends on its count, and its
+        # columns, sized once, do not leave the C heap full of holes. The
+        # count is a pass over every node, a cache miss each; a smaller
+        # page's columns grow as they are filled (by half, amortised).
+        count_nodes(top_node, kinds, &element_count, &text_count)
+        if element_count > release[0]:
+            freeing = True
+            keep_tags, keep_attributes, trim = release[1], release[2], release[3]
+            flags_reserve(&holds, &holds_capacity, 1)
+            holds[0] = 1  # the top is never freed
+        state.containers.reserve(element_count)
+        state.blocks.reserve(text_count)
     state.position = 0
     tags.append(root.tag if isinstance(root.tag, str) else "html")
     found = {name.decode(): value for name in descriptive if (value := root.get(name.decode())) is not None}

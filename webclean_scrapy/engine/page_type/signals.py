@@ -743,9 +743,48 @@ def _element_features(
     f[x["el_input_radio"]] = inputs["radio"]
     f[x["el_input_visible"]] = len(found["input"]) - inputs["hidden"]
     if platform_text:
-        text = " ".join(platform_text).lower()
-        present = set(compress(_PLATFORM_WORDS.words, _PLATFORM_WORDS.candidates(text)))
-        f[_PLATFORM_AT] = [sum(1 for word in words if word in present and word in text) for words in PLATFORMS.values()]
+        f[_PLATFORM_AT] = _platform_counts(" ".join(platform_text).lower())
+
+
+def _python_platform_counts(text: str) -> list[int]:
+    """Per :data:`PLATFORMS` family, how many of its words *text* contains:
+    the words :data:`_PLATFORM_WORDS` does not rule out, searched for. The
+    reference for the compiled scan (:data:`_PLATFORM_MATCHERS`)."""
+    present = set(compress(_PLATFORM_WORDS.words, _PLATFORM_WORDS.candidates(text)))
+    return [sum(1 for word in words if word in present and word in text) for words in PLATFORMS.values()]
+
+
+#: The platform words, a bit each, in matchers of at most 63 words
+#: (``LiteralMatcher.each_contained``: every word a text contains, in one
+#: scan of its characters, where the trigram filter made a table of 16,384
+#: flags and a few numpy passes a page); ``None`` without the extension.
+_PLATFORM_MATCHERS: Any = None
+#: Per family, the bits of its words in each matcher.
+_PLATFORM_MASKS: list[tuple[int, ...]] = []
+
+
+def _platform_counts(text: str) -> list[int]:
+    """:func:`_python_platform_counts`, by the compiled matchers when they were built."""
+    if _PLATFORM_MATCHERS is None:
+        return _python_platform_counts(text)
+    found = [matcher.each_contained([text])[0] for matcher in _PLATFORM_MATCHERS]
+    return [sum((bits & mask).bit_count() for bits, mask in zip(found, masks)) for masks in _PLATFORM_MASKS]
+
+
+def _platform_matchers(words: tuple[str, ...]) -> tuple[Any, list[tuple[int, ...]]]:
+    """The compiled matchers of *words* (63 a matcher, a bit each) and, per
+    :data:`PLATFORMS` family, the bits of its words in each."""
+    groups = [words[at : at + 63] for at in range(0, len(words), 63)]
+    matchers = tuple(_LiteralMatcher([(word, (), 1 << k, 0) for k, word in enumerate(group)]) for group in groups)
+    masks = [
+        tuple(sum(1 << k for k, word in enumerate(group) if word in family) for group in groups)
+        for family in PLATFORMS.values()
+    ]
+    return matchers, masks
+
+
+if _NAME_MATCHER is not None:  # the extension was built (see setup.py)
+    _PLATFORM_MATCHERS, _PLATFORM_MASKS = _platform_matchers(_PLATFORM_WORDS.words)
 
 
 _TITLE_DOCS = re.compile(r"\b(?:documentation|docs|api|reference|manual|guide|tutorial|handbook|sdk)\b", re.I)

@@ -8,7 +8,11 @@ convention pass. The decisions are those of
 :func:`~webclean_scrapy.engine.extractors.webclean.convention.in_caption`,
 the reference (the tests compare both). Each container is read once; its
 class and id by the Python ``names_caption`` (memoised by their words).
+The short-line rules' first look at a block's opening word is here too
+(:func:`opening_with`).
 """
+
+from cpython.unicode cimport Py_UNICODE_ISALNUM
 
 import numpy as np
 
@@ -78,3 +82,54 @@ def in_captions(const long long[::1] holders, const long long[::1] parents, cons
             answers[holder] = answer
         found[i] = answer
     return out.view(bool)
+
+
+cdef inline bint word_character(Py_UCS4 c) noexcept:
+    """``\\w`` of a ``str`` pattern (the regular-expression engine's own
+    test): a letter or a digit of any script, or ``_``."""
+    return c == u"_" or Py_UNICODE_ISALNUM(c)
+
+
+cdef object first_word(str text):
+    """``_WORD.search(text.lower())``'s word (``\\w+``), ``None`` without one."""
+    cdef str lowered = text.lower()
+    cdef Py_ssize_t n = len(lowered), start = 0, end
+    while start < n and not word_character(lowered[start]):
+        start += 1
+    if start == n:
+        return None
+    end = start + 1
+    while end < n and word_character(lowered[end]):
+        end += 1
+    return lowered[start:end]
+
+
+def opening_with(list texts, indexes, const long long[::1] chars, long long longest, frozenset words):
+    """The positions in *indexes* (block indexes; ``None``: every block) of
+    the blocks of at most *longest* characters (*chars*) whose text opens
+    with a word of *words* (its first word, lower-cased: ``\\w+``).
+
+    Why: a furniture line and an advert label open with one of a few
+    dozen words, and most short blocks do not; the rules' Python tests run
+    only on these (``convention._opening_with`` is the reference)."""
+    cdef Py_ssize_t k, n, block
+    cdef const long long[::1] blocks
+    cdef list found = []
+    cdef object word
+    if indexes is None:
+        n = len(texts)
+    else:
+        blocks = indexes
+        n = blocks.shape[0]
+    if chars.shape[0] != len(texts):
+        raise ValueError("one length per block")
+    for k in range(n):
+        block = k if indexes is None else blocks[k]
+        if not 0 <= block < chars.shape[0]:
+            raise IndexError(f"block {block} is past the columns")
+        if chars[block] > longest:
+            continue
+        word = first_word(<str> texts[block])
+        if word is not None and word in words:
+            found.append(k)
+    return found

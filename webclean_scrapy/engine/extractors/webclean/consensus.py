@@ -28,10 +28,11 @@ apply to each block after). ``w`` 0 changes nothing. The shipped model
 takes it on forum, product, documentation and service pages, where
 cross-validation chose it.
 
-Cost: the (tag, class) keys the structure features number (compiled), two
-numpy sorts (the sibling counts, the group numbers) and at most
-:data:`MAX_LEVELS` whole-column steps upward, no loop per block in Python;
-made only on the page types that use it.
+Cost: one compiled pass over the containers (their (tag, class) keys and
+the siblings sharing one) and one over the blocks (each block's walk up, at
+most :data:`MAX_LEVELS` containers, and its group's number); the numpy
+reference makes two sorts and :data:`MAX_LEVELS` whole-column steps. Made
+only on the page types that use it.
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ import numpy as np
 
 from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.extractors.webclean.features import GROUP_MEMO, Numbering, structure_keys
+
+try:  # the groups in one compiled pass (an optional extension: see setup.py)
+    from webclean_scrapy.engine._signals import structural_groups as _compiled_groups
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _compiled_groups = None
 
 #: A unit is repeated when at least this many siblings (itself included) share its tag and class.
 MIN_REPEATS = 3
@@ -54,7 +60,27 @@ _CHAIN_STEP = 1_000_003
 def structural_groups(doc: Document) -> np.ndarray:
     """Per block of *doc*: its group number (see the module docstring), or
     -1 when no container within :data:`MAX_LEVELS` of its holder is
-    repeated. Numbers are dense from 0, in order of first block."""
+    repeated. Numbers are dense from 0, in order of first block. One
+    compiled pass over the containers and one over the blocks when it was
+    built (``_signals.structural_groups``); :func:`_python_structural_groups`,
+    the reference, otherwise."""
+    if _compiled_groups is None:
+        return _python_structural_groups(doc)
+    containers = doc.container_columns
+    groups: np.ndarray = _compiled_groups(
+        containers.tags,
+        containers.attributes,
+        np.ascontiguousarray(containers.parents, dtype=np.int64),
+        np.ascontiguousarray(doc.block_columns.holders, dtype=np.int64),
+        MIN_REPEATS,
+        MAX_LEVELS,
+        _CHAIN_STEP,
+    )
+    return groups
+
+
+def _python_structural_groups(doc: Document) -> np.ndarray:
+    """:func:`structural_groups` in numpy: the reference."""
     blocks = doc.block_columns
     n = len(blocks)
     if not n:

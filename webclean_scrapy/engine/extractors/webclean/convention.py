@@ -52,8 +52,10 @@ from webclean_scrapy.engine.document import Document
 
 try:
     from webclean_scrapy.engine.extractors.webclean._convention import in_captions as _compiled_captions
+    from webclean_scrapy.engine.extractors.webclean._convention import opening_with as _compiled_opening_with
 except ImportError:  # no C compiler at install: the Python walk, same decisions
     _compiled_captions = None
+    _compiled_opening_with = None
 
 #: A page keeping more blocks than this is not read as an article by the
 #: caption and teaser rules (a 50,000-paragraph page is a dump, not a story).
@@ -256,6 +258,37 @@ def _short_ones(doc: Document, kept: np.ndarray, longest: int, test: Callable[[s
     return out
 
 
+def _opening_with(
+    texts: list[str], indexes: np.ndarray | None, chars: np.ndarray, longest: int, words: frozenset[str]
+) -> list[int]:
+    """The positions in *indexes* (block indexes; ``None``: every block) of
+    the blocks of at most *longest* characters (*chars*) whose first word
+    (:data:`_WORD`, lower-cased) is one of *words*: the only blocks a rule
+    whose lines all open with one of *words* need read. The reference of
+    the compiled ``_convention.opening_with``, which reads the short blocks
+    without a Python call each."""
+    blocks = range(len(texts)) if indexes is None else indexes.tolist()
+    found = []
+    for position, block in enumerate(blocks):
+        if chars[block] <= longest:
+            first = _WORD.search(texts[block].lower())
+            if first is not None and first.group() in words:
+                found.append(position)
+    return found
+
+
+def opening_with(
+    texts: list[str], indexes: np.ndarray | None, chars: np.ndarray, longest: int, words: frozenset[str]
+) -> list[int]:
+    """:func:`_opening_with`, compiled when it was built."""
+    if _compiled_opening_with is None:
+        return _opening_with(texts, indexes, chars, longest, words)
+    if indexes is not None:
+        indexes = np.ascontiguousarray(indexes, dtype=np.int64)
+    found: list[int] = _compiled_opening_with(texts, indexes, chars, longest, words)
+    return found
+
+
 # -- the headline ------------------------------------------------------------------
 
 #: The headline is looked for among this many first kept blocks...
@@ -447,12 +480,12 @@ def ad_boxes(doc: Document) -> np.ndarray:
     """Per block of *doc*: whether it lies in a small box an advert label
     names (the label's holder, or its parent when the label has a holder
     of its own): the advert beside its "Advertisement" label. The labels
-    are found among the blocks short enough to be one (a whole-column
-    length test), so a long page reads a handful of texts."""
+    are found among the blocks short enough to be one and opening with a
+    label (:func:`opening_with`), so a long page reads a handful of texts."""
     blocks, containers = doc.block_columns, doc.container_columns
     out = np.zeros(len(blocks), dtype=bool)
     texts = blocks.texts
-    for i in np.flatnonzero(blocks.chars <= _AD_LABEL_MAX_CHARS).tolist():
+    for i in opening_with(texts, None, blocks.chars, _AD_LABEL_MAX_CHARS, _AD_LABELS):
         if not ad_label(texts[i]):
             continue
         box = int(blocks.holders[i])
@@ -476,8 +509,14 @@ FURNITURE_MAX_CHARS = 160
 
 
 def furniture_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
-    """Per kept block: whether it is a furniture line or in an advert's box."""
-    return ad_boxes(doc)[kept] | _short_ones(doc, kept, FURNITURE_MAX_CHARS, furniture_line)
+    """Per kept block: whether it is a furniture line or in an advert's box.
+    Only the short blocks opening with a furniture line's (or a share bar's)
+    first word are read (:func:`opening_with`)."""
+    lines = np.zeros(len(kept), dtype=bool)
+    texts = doc.block_columns.texts
+    for position in opening_with(texts, kept, doc.block_columns.chars, FURNITURE_MAX_CHARS, _FURNITURE_FIRST_WORDS):
+        lines[position] = furniture_line(texts[int(kept[position])])
+    return ad_boxes(doc)[kept] | lines
 
 
 # -- teaser sections -----------------------------------------------------------------

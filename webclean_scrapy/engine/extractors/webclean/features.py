@@ -33,6 +33,7 @@ from collections import Counter
 from collections.abc import Iterator
 from functools import lru_cache
 from itertools import repeat
+from typing import NamedTuple
 
 import numpy as np
 
@@ -334,6 +335,37 @@ _RD_DIVISORS = np.array([1.0, 2.0, 6.0, 9.0, 12.0])
 
 
 def _readability(page: PageColumns) -> tuple[np.ndarray, np.ndarray, float]:
+    """:func:`_python_readability`, in one compiled pass over the blocks and
+    the containers they score into when it was built
+    (``_features.readability_flags``; the same flags and share: tested)."""
+    if _readability_flags is None:
+        return _python_readability(page)
+    doc = page.doc
+    containers = doc.container_columns
+    in_top, in_sibling, top = _readability_flags(
+        _int64(page.chars),
+        _int64(page.holder),
+        _int64(page.codes),
+        READABILITY_BIT,
+        doc.block_columns.count(COMMAS),
+        _int64(containers.parents),
+        containers.tags,
+        READABILITY_TAG_PRIOR,
+        np.ascontiguousarray(page.signs, dtype=np.int8),
+        _int64(page.cchars),
+        _int64(page.canchors),
+        _int64(page.first),
+        _int64(page.last),
+        page.texts,
+        _STOPS,
+        _RD_DIVISORS,
+    )
+    if top < 0:
+        return in_top, in_sibling, 0.0
+    return in_top, in_sibling, page.cchars[top] / (page.cchars[0] or 1)
+
+
+def _python_readability(page: PageColumns) -> tuple[np.ndarray, np.ndarray, float]:
     """Readability's choice of article container, as block features.
 
     Arc90/Mozilla Readability scores each paragraph (1 + commas + one point
@@ -727,54 +759,27 @@ class _Structure:
         # Per key: containers sharing it and their text; per (parent, key):
         # siblings sharing it; per container: children holding text.
         self.keys = keys
-        held_keys = keys[held]
-        self.count_log = np.log1p(np.bincount(held_keys, minlength=nk).astype(float))
-        key_chars = np.bincount(held_keys, weights=cchars[held], minlength=nk)
-        self.share = key_chars / total
+        tables = _structure_tables(page, held, keys, nk, total, depth, inherited)
+        self.count_log = np.log1p(tables.counts)
+        self.share = tables.share
         #: Per container: how many of its siblings (itself included) share its key.
-        self.same = _pair_counts(columns.parents[held], held_keys, nk, held, nc)
-        held_parents = columns.parents[held]
+        self.same = tables.same
         #: Per container: how many of its children hold text.
-        self.children = np.bincount(held_parents[held_parents >= 0], minlength=nc).astype(np.int32)
-        del held_parents
-        n = page.n
-        chars = page.chars
-        prose = np.where((chars >= 80) & (page.anchors < 0.3 * chars), chars, 0.0)
-        prose_prefix = np.zeros(n + 1)
-        prose.cumsum(out=prose_prefix[1:])
+        self.children = tables.children
         self.prose_top: tuple[int, int] | None = None
-        if prose.any():
-            direct = np.bincount(page.holder, weights=prose, minlength=nc)
-            top = int(direct.argmax())
-            self.prose_top = int(page.first[top]), int(page.last[top]) + 1
-            del direct
-        del prose
-        subtree_prose = np.zeros(nc)
-        for at in range(0, len(held), _SLICE):
-            part = held[at : at + _SLICE]
-            subtree_prose[part] = prose_prefix[page.last[part] + 1] - prose_prefix[page.first[part]]
-        del prose_prefix
-        key_prose = np.bincount(held_keys, weights=subtree_prose[held], minlength=nk)
-        key_anchors = np.bincount(held_keys, weights=page.canchors[held], minlength=nk)
-        del held_keys, held
-        key_base = np.maximum(key_chars, 1.0)
-        self.key_ld = key_anchors / key_base
-        del key_anchors
-        self.key_prose = key_prose / key_base
-        del key_prose, key_base
-        self.prose_ratio = subtree_prose / np.maximum(cchars, 1.0)
-        del subtree_prose
-        unheld = cchars == 0
-        depth[unheld] = 0
+        if tables.top >= 0:
+            self.prose_top = int(page.first[tables.top]), int(page.last[tables.top]) + 1
+        self.key_ld = tables.key_ld
+        self.key_prose = tables.key_prose
+        self.prose_ratio = tables.prose_ratio
+        self.top_key_share = tables.top_key_share
         self.depth = depth
         #: Per container: its heading level (1-6), 0 if not a heading.
         self.levels = _heading_levels(tags, _HEADING_LEVELS)
         first_h1 = np.flatnonzero(self.levels[page.holder] == 1)
         self.first_h1 = int(first_h1[0]) if first_h1.size else 0
         self.title = doc.title.strip().lower()
-        self.top_key_share = float(key_chars.max()) / total if key_chars.size else 0.0
         self.own = own
-        inherited[unheld] = 0
         self.inherited = inherited
 
     def fill(self, out: np.ndarray, start: int, stop: int) -> None:
@@ -900,6 +905,120 @@ class _Structure:
 _SLICE = 1 << 16
 
 
+class _StructureTables(NamedTuple):
+    """The per-key and per-container tables of :class:`_Structure` after its
+    keys and depths: what :func:`_python_structure_tables` computes."""
+
+    #: Per key: how many containers holding text share it (float64) and
+    #: their share of the page's text.
+    counts: np.ndarray
+    share: np.ndarray
+    #: Per container (int32): siblings holding text that share its
+    #: (parent, key) pair, itself included; its children holding text.
+    same: np.ndarray
+    children: np.ndarray
+    #: The container directly holding the most prose (-1: no prose).
+    top: int
+    #: Per key: the link density and the prose share of its containers.
+    key_ld: np.ndarray
+    key_prose: np.ndarray
+    #: Per container: the share of its subtree's text that is prose.
+    prose_ratio: np.ndarray
+    #: The largest key's share of the page's text.
+    top_key_share: float
+
+
+def _python_structure_tables(
+    page: PageColumns,
+    held: np.ndarray,
+    keys: np.ndarray,
+    nk: int,
+    total: float,
+    depth: np.ndarray,
+    inherited: np.ndarray,
+) -> _StructureTables:
+    """The tables of :class:`_StructureTables` of *page*, whose containers
+    holding text are *held* (int32, in order) and whose containers' key
+    numbers (below *nk*) are *keys*; *depth* and *inherited* are set to 0
+    for the containers without text. The reference for the compiled
+    ``_features.structure_tables``."""
+    columns = page.doc.container_columns
+    nc = len(columns)
+    cchars = page.cchars
+    held_keys = keys[held]
+    counts = np.bincount(held_keys, minlength=nk).astype(float)
+    key_chars = np.bincount(held_keys, weights=cchars[held], minlength=nk)
+    share = key_chars / total
+    same = _pair_counts(columns.parents[held], held_keys, nk, held, nc)
+    held_parents = columns.parents[held]
+    children = np.bincount(held_parents[held_parents >= 0], minlength=nc).astype(np.int32)
+    del held_parents
+    n = page.n
+    chars = page.chars
+    prose = np.where((chars >= 80) & (page.anchors < 0.3 * chars), chars, 0.0)
+    prose_prefix = np.zeros(n + 1)
+    prose.cumsum(out=prose_prefix[1:])
+    top = -1
+    if prose.any():
+        direct = np.bincount(page.holder, weights=prose, minlength=nc)
+        top = int(direct.argmax())
+        del direct
+    del prose
+    subtree_prose = np.zeros(nc)
+    for at in range(0, len(held), _SLICE):
+        part = held[at : at + _SLICE]
+        subtree_prose[part] = prose_prefix[page.last[part] + 1] - prose_prefix[page.first[part]]
+    del prose_prefix
+    prose_sums = np.bincount(held_keys, weights=subtree_prose[held], minlength=nk)
+    key_anchors = np.bincount(held_keys, weights=page.canchors[held], minlength=nk)
+    del held_keys
+    key_base = np.maximum(key_chars, 1.0)
+    key_ld = key_anchors / key_base
+    del key_anchors
+    key_prose = prose_sums / key_base
+    del key_base, prose_sums
+    prose_ratio = subtree_prose / np.maximum(cchars, 1.0)
+    del subtree_prose
+    unheld = cchars == 0
+    depth[unheld] = 0
+    inherited[unheld] = 0
+    top_key_share = float(key_chars.max()) / total if key_chars.size else 0.0
+    return _StructureTables(counts, share, same, children, top, key_ld, key_prose, prose_ratio, top_key_share)
+
+
+def _structure_tables(
+    page: PageColumns,
+    held: np.ndarray,
+    keys: np.ndarray,
+    nk: int,
+    total: float,
+    depth: np.ndarray,
+    inherited: np.ndarray,
+) -> _StructureTables:
+    """:func:`_python_structure_tables`, in one compiled pass over the blocks
+    and one over the containers holding text when it was built (the same
+    values, bit for bit: tested)."""
+    if _compiled_structure_tables is None:
+        return _python_structure_tables(page, held, keys, nk, total, depth, inherited)
+    columns = page.doc.container_columns
+    found = _compiled_structure_tables(
+        _int64(columns.parents),
+        held,
+        keys,
+        nk,
+        *map(_int64, (page.cchars, page.canchors, page.chars, page.anchors, page.holder, page.first, page.last)),
+        total,
+        depth,
+        inherited,
+    )
+    return _StructureTables(*found)
+
+
+def _int64(column: np.ndarray) -> np.ndarray:
+    """*column* as a contiguous int64 array (itself when it is one: the walk's columns are)."""
+    return np.ascontiguousarray(column, dtype=np.int64)
+
+
 def _pair_counts(parents: np.ndarray, keys: np.ndarray, nk: int, held: np.ndarray, nc: int) -> np.ndarray:
     """Per container (*nc* of them, int32): how many of the *held*
     containers share its (parent, key) pair, given the *parents* and *keys*
@@ -999,9 +1118,11 @@ _STRUCTURE_COLUMN = {name: j for j, name in enumerate(STRUCTURE_FEATURES)}
 
 try:  # the compiled rows (an optional extension: see setup.py)
     from webclean_scrapy.engine._features import block_rows as _block_rows
+    from webclean_scrapy.engine._features import readability_flags as _readability_flags
     from webclean_scrapy.engine._features import structure_rows as _structure_rows
+    from webclean_scrapy.engine._features import structure_tables as _compiled_structure_tables
 except ImportError:  # pragma: no cover - a build without a C compiler
-    _block_rows = _structure_rows = None
+    _block_rows = _structure_rows = _compiled_structure_tables = _readability_flags = None
 
 
 @lru_cache(maxsize=1)
