@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import math
 import re
+import struct
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -83,6 +85,18 @@ def block_words(doc: Document) -> list[list[str]]:
     return result
 
 
+def pack(row: Iterable[float]) -> bytes:
+    """A row of weights or sums as the compiled loop reads it (``_features.lexicon_sums``):
+    its doubles in one ``bytes``, one object in a large memo where a tuple of floats is six."""
+    values = tuple(row)
+    return struct.pack(f"{len(values)}d", *values)
+
+
+def unpack(row: bytes) -> tuple[float, ...]:
+    """:func:`pack`'s floats."""
+    return struct.unpack(f"{len(row) // 8}d", row)
+
+
 #: Per-container sums kept for each attribute value, memoised per lexicon.
 _SUMS_SIZE = 1 << 16
 #: Containers read per slice by :meth:`MarkupLexicon._python_sums`.
@@ -100,8 +114,13 @@ class MarkupLexicon:
     #: Attribute name -> value -> the sums of the value's words' weights
     #: read at each of :data:`LEVELS`, and its number of words.
     _sums: dict[str, dict[str, tuple[float, ...]]] = field(default_factory=dict, compare=False, repr=False)
+    #: :attr:`_sums`' rows as the compiled loop keeps them (:func:`pack`):
+    #: a memo of its own, so either loop runs after the other.
+    _packed_sums: dict[str, dict[str, bytes]] = field(default_factory=dict, compare=False, repr=False)
     #: Attribute initial -> word -> its weight at each of :data:`LEVELS`.
     _by_word: dict[str, dict[str, tuple[float, ...]]] = field(init=False, compare=False, repr=False)
+    #: :attr:`_by_word`'s rows packed, for the compiled loop.
+    _packed_by_word: dict[str, dict[str, bytes]] = field(init=False, compare=False, repr=False)
 
     def score_words(self, words: list[str]) -> float:
         """The log-odds of one block from its words (the reference)."""
@@ -123,6 +142,11 @@ class MarkupLexicon:
             "_by_word",
             {initial: {word: tuple(levels) for word, levels in words.items()} for initial, words in by_word.items()},
         )
+        object.__setattr__(
+            self,
+            "_packed_by_word",
+            {initial: {word: pack(levels) for word, levels in words.items()} for initial, words in by_word.items()},
+        )
 
     def _value_sums(self, name: str, value: str) -> tuple[float, ...]:
         """The row of one attribute value (see :attr:`_sums`), made and memoised:
@@ -143,8 +167,9 @@ class MarkupLexicon:
         return remember(self._sums.setdefault(name, {}), value, (s0, s1, s2, s3, float(len(words))), _SUMS_SIZE)
 
     def forget(self) -> None:
-        """Empty the per-value sums memo (a process that has seen no page)."""
+        """Empty the per-value sums memos (a process that has seen no page)."""
         self._sums.clear()
+        self._packed_sums.clear()
 
     def _python_sums(self, attributes: list[dict[str, str]], parents: np.ndarray, table: np.ndarray) -> None:
         """Columns 0-4 of row *j* of *table* (zeros): the sum of the rows
@@ -196,7 +221,7 @@ class MarkupLexicon:
         table = np.zeros((n + 1, len(LEVELS) + 3))
         parents = np.ascontiguousarray(columns.parents, dtype=np.int64)
         if compiled and _lexicon_sums is not None:
-            _lexicon_sums(columns.attributes, parents, self._sums, self._by_word, _SUMS_SIZE, table)
+            _lexicon_sums(columns.attributes, parents, self._packed_sums, self._packed_by_word, _SUMS_SIZE, table)
         else:
             self._python_sums(columns.attributes, parents, table)
         up = np.append(parents, n)
