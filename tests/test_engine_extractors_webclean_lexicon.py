@@ -57,7 +57,7 @@ def test_per_container_sums_are_the_definition() -> None:
 
 
 def test_the_compiled_sums_are_the_reference() -> None:
-    """``_features.lexicon_sums`` and ``lexicon_tag_weights`` give exactly
+    """``_features.lexicon_sums`` and ``lexicon_scores`` give exactly
     what their Python references give, memo cold and warm."""
     pytest.importorskip("webclean_scrapy.engine._features")
     doc = Document.from_html(PAGE)
@@ -120,6 +120,25 @@ def test_the_compiled_sums_refuse_rows_not_packed() -> None:
     table = np.zeros((2, 7))
     _features.lexicon_sums(attributes, parents, {}, {"c": {"card": pack([1.0, 2.0, 3.0, 4.0])}}, 10, table)
     assert table[0].tolist() == [1.0, 2.0, 3.0, 4.0, 1.0, 4.0, 1.0]
+
+
+def test_the_compiled_scores_refuse_indexes_past_the_tables() -> None:
+    """``_features.lexicon_scores`` reads the table at each block's holder
+    and its ancestors: a holder or an ancestor past the containers, or a
+    table too small, is refused, not read."""
+    _features = pytest.importorskip("webclean_scrapy.engine._features")
+    tags, own, above = ["body", "p"], {"body": 0.5, "p": 0.25}, {"body": 1.0, "p": 2.0}
+    parents = np.array([-1, 0], dtype=np.int64)
+    table = np.zeros((3, 7))
+    table[1, 0] = 3.0
+    out = np.empty(1)
+    _features.lexicon_scores(table, np.array([1], dtype=np.int64), parents, tags, own, above, 0.5, out)
+    assert out.tolist() == [(3.0 + 0.25 + 1.0) / 2**0.5 + 0.5]
+    for holders, up in (([2], parents), ([-1], parents), ([1], np.array([-1, 7], dtype=np.int64))):
+        with pytest.raises(IndexError):
+            _features.lexicon_scores(table, np.array(holders, dtype=np.int64), up, tags, own, above, 0.0, out)
+    with pytest.raises(ValueError):
+        _features.lexicon_scores(np.zeros((2, 7)), np.array([1], dtype=np.int64), parents, tags, own, above, 0.0, out)
 
 
 def test_clearing_the_memos_forgets_the_lexicons_sums() -> None:

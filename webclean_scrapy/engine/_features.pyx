@@ -24,6 +24,7 @@ compares both.
 """
 
 cimport cython
+from libc.math cimport sqrt
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_CheckExact, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 import numpy as np
 
@@ -555,20 +556,58 @@ def lexicon_sums(list attributes, const long long[::1] parents, dict memo, dict 
             table[index, 6] = table[index, 4]
 
 
-def lexicon_tag_weights(list tags, const long long[::1] holder, const long long[::1] parent, Py_ssize_t root,
-                        dict own, dict above, double[::1] out):
-    """``MarkupLexicon``'s tag weights, one per block: its holder's tag's
-    in *own* plus its parent's in *above* (none when the parent is *root*,
-    the root's missing parent). The reference:
-    ``lexicon.MarkupLexicon._python_tag_weights``."""
-    cdef Py_ssize_t i, p, n = holder.shape[0]
-    cdef double weight
-    for i in range(n):
-        weight = <double>own[tags[holder[i]]]
-        p = parent[i]
-        if p != root:
+cdef inline long long ancestor(const long long[::1] parents, long long node, Py_ssize_t n) except -1:
+    """The parent of *node* (``n``: the root's missing parent, and its own), checked."""
+    cdef long long parent
+    if node == n:
+        return n
+    parent = parents[node]
+    if parent < 0:
+        return n
+    if parent >= n:
+        raise IndexError(f"container {node}'s parent {parent} is past the containers")
+    return parent
+
+
+def lexicon_scores(const double[:, ::1] table, const long long[::1] holders, const long long[::1] parents,
+                   list tags, dict own, dict above, double bias, double[::1] out):
+    """``MarkupLexicon.block_scores``' per-block reads, one loop over the
+    blocks: each block's score from *table* (see :func:`lexicon_sums`; row
+    ``n``, the root's missing parent, zeros) at its holder, parent,
+    grandparent and great-grandparent, plus its holder's tag weight in
+    *own* and its parent's in *above* (none past the root), divided by the
+    square root of its number of words, plus *bias*: the same operations
+    in the same order as the numpy passes of ``block_scores`` with
+    ``compiled=False`` (its reference), which were a dozen calls of a few
+    thousand instructions each on every page, however small."""
+    cdef Py_ssize_t i, n = parents.shape[0], m = holders.shape[0]
+    cdef long long h, p, g, gg
+    cdef double total, words, weight
+    if table.shape[0] < n + 1 or table.shape[1] < 7 or out.shape[0] < m or len(tags) < n:
+        raise ValueError("a table row per container and one more, a tag per container, a score per block")
+    for i in range(m):
+        h = holders[i]
+        if not 0 <= h < n:
+            raise IndexError(f"block {i}'s holder {h} is past the containers")
+        p = ancestor(parents, h, n)
+        g = ancestor(parents, p, n)
+        gg = ancestor(parents, g, n)
+        weight = <double>own[tags[h]]
+        if p != n:
             weight = weight + <double>above[tags[p]]
-        out[i] = weight
+        total = table[h, 0] + weight
+        words = table[h, 4] + 1
+        total += table[p, 1]
+        words += table[p, 4] + (1.0 if p < n else 0.0)
+        total += table[g, 2]
+        words += table[g, 4]
+        total += table[gg, 5]
+        words += table[gg, 6]
+        if words < 1:
+            words = 1
+        total /= sqrt(words)
+        total += bias
+        out[i] = total
 
 
 def structure_tables(const long long[::1] parents, const int[::1] held, const int[::1] keys, Py_ssize_t nk,

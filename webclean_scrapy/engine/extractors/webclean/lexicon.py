@@ -37,10 +37,10 @@ from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.extractors.webclean.keywords import remember
 
 try:
+    from webclean_scrapy.engine._features import lexicon_scores as _lexicon_scores
     from webclean_scrapy.engine._features import lexicon_sums as _lexicon_sums
-    from webclean_scrapy.engine._features import lexicon_tag_weights as _lexicon_tag_weights
 except ImportError:  # not built (no C compiler at install): the Python loops run
-    _lexicon_sums = _lexicon_tag_weights = None
+    _lexicon_sums = _lexicon_scores = None
 
 #: A word of an attribute value: a run of lower-case letters (digits and
 #: punctuation split words; ``post-12345`` is ``post``), two letters or more.
@@ -206,7 +206,8 @@ class MarkupLexicon:
         compiled, ``_features.lexicon_sums``, when it was built, else
         :meth:`_python_sums`, its reference: ``compiled=False``),
         the ancestors' running sums made in the same pass, then
-        whole-column reads per block, :data:`_BLOCK_SLICE` blocks at a time.
+        whole-column reads per block, :data:`_BLOCK_SLICE` blocks at a time
+        (compiled, one loop over the blocks: ``_features.lexicon_scores``).
         Every per-container temporary is an array (the reference's lists
         are a slice of containers at a time) and every per-block one a
         slice's: a page of a million blocks holds the container table (56
@@ -220,20 +221,24 @@ class MarkupLexicon:
         # root down to j; row n stands for the root's missing parent (zeros).
         table = np.zeros((n + 1, len(LEVELS) + 3))
         parents = np.ascontiguousarray(columns.parents, dtype=np.int64)
-        if compiled and _lexicon_sums is not None:
+        holders = blocks.holders
+        if compiled and _lexicon_sums is not None and _lexicon_scores is not None:
             _lexicon_sums(columns.attributes, parents, self._packed_sums, self._packed_by_word, _SUMS_SIZE, table)
-        else:
-            self._python_sums(columns.attributes, parents, table)
+            scores = np.empty(len(holders))
+            own, above = self._tag_tables(columns.tags)
+            holder_array = np.ascontiguousarray(holders, dtype=np.int64)
+            _lexicon_scores(table, holder_array, parents, columns.tags, own, above, self.bias, scores)
+            return scores
+        self._python_sums(columns.attributes, parents, table)
         up = np.append(parents, n)
         up[up < 0] = n
-        holders = blocks.holders
         scores = np.empty(len(holders))
         # A slice of blocks at a time: the per-block temporaries (ancestors,
         # sums, word counts) of a page of a million blocks would each be 8 MB.
         for start in range(0, len(holders), _BLOCK_SLICE):
             holder = holders[start : start + _BLOCK_SLICE]
             parent = up[holder]
-            total = table[holder, 0] + self._tag_weights(columns.tags, holder, parent, n, compiled)
+            total = table[holder, 0] + self._tag_weights(columns.tags, holder, parent, n)
             words = table[holder, 4] + 1
             total += table[parent, 1]
             words += table[parent, 4] + (parent < n)
@@ -250,21 +255,18 @@ class MarkupLexicon:
             scores[start : start + len(holder)] = total
         return scores
 
-    def _tag_weights(
-        self, tags: list[str], holder: np.ndarray, parent: np.ndarray, root: int, compiled: bool = True
-    ) -> np.ndarray:
-        """Each block's holder's tag weight plus its parent's (none past
-        the root, index *root*), read per block (a page has far fewer
-        blocks than containers): compiled (``_features.lexicon_tag_weights``)
-        when it was built, else by :meth:`_python_tag_weights`, its reference."""
+    def _tag_tables(self, tags: list[str]) -> tuple[dict[str, float], dict[str, float]]:
+        """The weight of each of *tags* as a block's holder and as its parent."""
         get = self.weights.get
         own = {tag: get("0T" + tag, 0.0) for tag in set(tags)}
-        above = {tag: get("1T" + tag, 0.0) for tag in own}
-        if compiled and _lexicon_tag_weights is not None:
-            out = np.empty(len(holder))
-            _lexicon_tag_weights(tags, holder, parent, root, own, above, out)
-            return out
-        return self._python_tag_weights(tags, holder, parent, root, own, above)
+        return own, {tag: get("1T" + tag, 0.0) for tag in own}
+
+    def _tag_weights(self, tags: list[str], holder: np.ndarray, parent: np.ndarray, root: int) -> np.ndarray:
+        """Each block's holder's tag weight plus its parent's (none past
+        the root, index *root*), read per block (a page has far fewer
+        blocks than containers): the reference of the compiled loop's
+        (``_features.lexicon_scores``)."""
+        return self._python_tag_weights(tags, holder, parent, root, *self._tag_tables(tags))
 
     @staticmethod
     def _python_tag_weights(
