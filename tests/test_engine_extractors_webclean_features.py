@@ -600,6 +600,7 @@ def test_clearing_the_memos_empties_every_one_and_changes_no_output():
     warm memos."""
     from webclean_scrapy import extract
     from webclean_scrapy.engine.extractors.webclean import clear_keyword_memos, features, load_model
+    from webclean_scrapy.engine.extractors.webclean import lexicon as lexicon_module
     from webclean_scrapy.engine.page_type import signals
 
     page = (
@@ -613,6 +614,7 @@ def test_clearing_the_memos_empties_every_one_and_changes_no_output():
     # the compiled scans read a new string whole.
     keywords._keywords("no-page-has-this sidebar")
     features._python_group_bits("no-page-has-this card")
+    load_model().lexicon._value_sums("class", "no-page-has-this card")
     memos = {
         "keywords": keywords._KEYWORD_CACHE,
         "tokens": keywords._TOKEN_CACHE,
@@ -621,6 +623,8 @@ def test_clearing_the_memos_empties_every_one_and_changes_no_output():
         "lexicon": load_model().lexicon._sums,
         "page-type names": signals._NAME_BITS,
     }
+    if lexicon_module._lexicon_sums is not None:  # the compiled loop's own memo
+        memos["lexicon, packed"] = load_model().lexicon._packed_sums
     assert all(memos.values()), [name for name, memo in memos.items() if not memo]
     clear_keyword_memos()
     assert not any(memos.values()), [name for name, memo in memos.items() if memo]

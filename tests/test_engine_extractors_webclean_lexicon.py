@@ -13,6 +13,7 @@ import pytest
 from pages import sample_page
 from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.extractors.webclean import MarkupLexicon, block_words, load_model
+from webclean_scrapy.engine.extractors.webclean.lexicon import pack, unpack
 
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
@@ -21,6 +22,11 @@ PAGE = sample_page("lexicon-page.html")
 
 def reference_scores(lexicon: MarkupLexicon, doc: Document) -> np.ndarray:
     return np.array([lexicon.score_words(words) for words in block_words(doc)])
+
+
+def compiled_rows(lexicon: MarkupLexicon) -> dict[str, dict[str, tuple[float, ...]]]:
+    """The compiled loop's memo (packed rows) as the reference keeps it."""
+    return {name: {value: unpack(row) for value, row in rows.items()} for name, rows in lexicon._packed_sums.items()}
 
 
 def test_words_name_each_level_of_the_markup() -> None:
@@ -51,7 +57,7 @@ def test_per_container_sums_are_the_definition() -> None:
 
 
 def test_the_compiled_sums_are_the_reference() -> None:
-    """``_features.lexicon_sums`` and ``lexicon_tag_weights`` give exactly
+    """``_features.lexicon_sums`` and ``lexicon_scores`` give exactly
     what their Python references give, memo cold and warm."""
     pytest.importorskip("webclean_scrapy.engine._features")
     doc = Document.from_html(PAGE)
@@ -87,10 +93,52 @@ def test_the_compiled_value_sums_are_the_reference() -> None:
     )
     doc = Document.from_html(f"<html><body>{html}</body></html>")
     assert np.array_equal(compiled.block_scores(doc), reference.block_scores(doc, compiled=False))
-    assert compiled._sums == reference._sums and len(compiled._sums["class"]) == len(values)
+    # Each loop keeps its own memo, the same rows (bit for bit: packed doubles).
+    assert not compiled._sums and not reference._packed_sums
+    assert compiled_rows(compiled) == reference._sums and len(compiled._packed_sums["class"]) == len(values)
     for name, rows in reference._sums.items():
         for value, row in rows.items():
-            assert compiled._sums[name][value] == row and all(type(x) is float for x in compiled._sums[name][value])
+            assert compiled._packed_sums[name][value] == pack(row)
+
+
+def test_the_compiled_sums_refuse_rows_not_packed() -> None:
+    """A memo row or a weight row that is not doubles packed in ``bytes``
+    (the compiled loop reads their bytes) is refused, not read."""
+    _features = pytest.importorskip("webclean_scrapy.engine._features")
+    attributes = [{"class": "card"}]
+    parents = np.array([-1], dtype=np.int64)
+    for memo, by_word in (
+        ({"class": {"card": (0.0,) * 5}}, {}),
+        ({"class": {"card": pack([0.0] * 4)}}, {}),
+        ({}, {"c": {"card": (1.0,) * 4}}),
+        ({}, {"c": {"card": pack([1.0] * 5)}}),
+    ):
+        with pytest.raises(TypeError):
+            _features.lexicon_sums(attributes, parents, memo, by_word, 10, np.zeros((2, 7)))
+    with pytest.raises(ValueError):
+        _features.lexicon_sums(attributes, parents, {}, {}, 10, np.zeros((1, 6)))
+    table = np.zeros((2, 7))
+    _features.lexicon_sums(attributes, parents, {}, {"c": {"card": pack([1.0, 2.0, 3.0, 4.0])}}, 10, table)
+    assert table[0].tolist() == [1.0, 2.0, 3.0, 4.0, 1.0, 4.0, 1.0]
+
+
+def test_the_compiled_scores_refuse_indexes_past_the_tables() -> None:
+    """``_features.lexicon_scores`` reads the table at each block's holder
+    and its ancestors: a holder or an ancestor past the containers, or a
+    table too small, is refused, not read."""
+    _features = pytest.importorskip("webclean_scrapy.engine._features")
+    tags, own, above = ["body", "p"], {"body": 0.5, "p": 0.25}, {"body": 1.0, "p": 2.0}
+    parents = np.array([-1, 0], dtype=np.int64)
+    table = np.zeros((3, 7))
+    table[1, 0] = 3.0
+    out = np.empty(1)
+    _features.lexicon_scores(table, np.array([1], dtype=np.int64), parents, tags, own, above, 0.5, out)
+    assert out.tolist() == [(3.0 + 0.25 + 1.0) / 2**0.5 + 0.5]
+    for holders, up in (([2], parents), ([-1], parents), ([1], np.array([-1, 7], dtype=np.int64))):
+        with pytest.raises(IndexError):
+            _features.lexicon_scores(table, np.array(holders, dtype=np.int64), up, tags, own, above, 0.0, out)
+    with pytest.raises(ValueError):
+        _features.lexicon_scores(np.zeros((2, 7)), np.array([1], dtype=np.int64), parents, tags, own, above, 0.0, out)
 
 
 def test_clearing_the_memos_forgets_the_lexicons_sums() -> None:
@@ -99,9 +147,11 @@ def test_clearing_the_memos_forgets_the_lexicons_sums() -> None:
     lexicon = load_model().lexicon
     doc = Document.from_html(PAGE)
     scores = lexicon.block_scores(doc)
+    assert lexicon._packed_sums
+    lexicon.block_scores(doc, compiled=False)
     assert lexicon._sums
     clear_keyword_memos()
-    assert not lexicon._sums
+    assert not lexicon._sums and not lexicon._packed_sums
     assert np.array_equal(lexicon.block_scores(doc), scores)
 
 
@@ -124,4 +174,4 @@ def test_the_shipped_lexicon_scores_like_its_definition_on_real_pages() -> None:
         # Each memo made from cold: the compiled one and the reference's hold the same rows.
         compiled, reference = MarkupLexicon(lexicon.weights, lexicon.bias), MarkupLexicon(lexicon.weights, lexicon.bias)
         assert np.array_equal(compiled.block_scores(doc), reference.block_scores(doc, compiled=False)), path
-        assert compiled._sums == reference._sums, path
+        assert compiled_rows(compiled) == reference._sums, path

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -379,6 +380,87 @@ def test_container_flags_on_generated_and_real_pages() -> None:
         assert [column.dtype for column in compiled] == [column.dtype for column in reference]
         assert [column.tolist() for column in compiled] == [column.tolist() for column in reference]
         assert memo == keywords._KEYWORD_CACHE
+
+
+class _Columns:
+    """The container columns :func:`.keywords.container_codes` reads, generated."""
+
+    def __init__(self, tags: list[str], attributes: list[dict[str, str]], parents: np.ndarray, lengths: np.ndarray):
+        self.tags, self.attributes, self.parents, self.lengths = tags, attributes, parents, lengths
+
+    def __len__(self) -> int:
+        return len(self.tags)
+
+
+def test_container_flags_and_keys_on_generated_and_real_pages() -> None:
+    """The keyword codes and the structure keys read in one pass give what
+    the two references give: the codes, signs and keyword memo of
+    ``container_codes`` in Python, and the group bits, key numbers and
+    number of keys of ``_python_structure_keys`` over the containers
+    holding text (its memo keyed by another spelling of the class and id:
+    the bits are the tokens'), on generated containers (odd whitespace,
+    case, non-ASCII; empty and missing values) and every 40th page."""
+    from types import SimpleNamespace
+
+    from webclean_scrapy.engine.extractors.webclean import features, keywords
+
+    assert keywords._compiled_flags_and_keys is _signals.container_flags_and_keys
+    rng = random.Random(21)
+    cases: list[Any] = []
+    for _ in range(300):
+        n = rng.randint(0, 60)
+        tags, attributes = random_containers(rng, n)
+        parents = np.array([-1 if i == 0 else rng.randrange(i) for i in range(n)], dtype=np.int64)
+        lengths = np.array([rng.choice([0, 0, 3, 40, 500]) for _ in range(n)], dtype=np.int64)
+        cases.append(_Columns(tags, attributes, parents, lengths))
+    for path in sorted(DATA.glob("*/html/*.html.gz"))[::40]:
+        cases.append(Document.from_html(gzip.decompress(path.read_bytes())).container_columns)
+    for columns in cases:
+        doc: Any = SimpleNamespace(container_columns=columns)
+        keywords.clear_keyword_memos()
+        read = keywords.container_codes_and_keys(
+            doc, features.GroupMemo(features._GROUP_MATCHER, features._GROUP_MEMO_SIZE)
+        )
+        assert read is not None
+        codes, signs, own, keys, nk = read
+        memo = dict(keywords._KEYWORD_CACHE)
+        keywords.clear_keyword_memos()
+        expected_codes, expected_signs = keywords.container_codes(doc, compiled=False)
+        assert codes.dtype == expected_codes.dtype and signs.dtype == expected_signs.dtype
+        assert codes.tolist() == expected_codes.tolist() and signs.tolist() == expected_signs.tolist()
+        assert memo == keywords._KEYWORD_CACHE
+        held = np.flatnonzero(columns.lengths).astype(np.int32)
+        numbering = features.Numbering()
+        expected_own = np.zeros(len(columns), dtype=np.uint8)
+        expected_keys = np.zeros(len(columns), dtype=np.int32)
+        features._python_structure_keys(
+            held, columns.tags, columns.attributes, features._GroupMemo(), numbering, expected_own, expected_keys
+        )
+        assert own.dtype == expected_own.dtype and keys.dtype == expected_keys.dtype
+        assert own.tolist() == expected_own.tolist() and keys.tolist() == expected_keys.tolist()
+        assert nk == len(numbering)
+    mismatched: Any = SimpleNamespace(
+        container_columns=_Columns(["div"] * 2, [{}], np.array([-1, 0]), np.array([5, 5]))
+    )
+    with pytest.raises(ValueError):
+        keywords.container_codes_and_keys(mismatched, {})
+
+
+def test_block_features_are_the_same_read_in_one_pass_or_two() -> None:
+    """The block feature rows, the structure keys read with the keyword
+    codes or by their own pass: the same bytes."""
+    from webclean_scrapy.engine.extractors.webclean import features
+
+    for path in sorted(DATA.glob("*/html/*.html.gz"))[5::40]:
+        doc = Document.from_html(gzip.decompress(path.read_bytes()))
+        page = features.PageColumns(doc)
+        assert page.structure_read is not None or not len(doc.block_columns)
+        fused = features.block_features(doc)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(features, "container_codes_and_keys", lambda doc, memo: None)
+            assert features.PageColumns(doc).structure_read is None
+            separate = features.block_features(doc)
+        assert fused.tobytes() == separate.tobytes(), path
 
 
 def test_depths_on_generated_and_real_trees() -> None:

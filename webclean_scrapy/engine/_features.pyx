@@ -24,6 +24,8 @@ compares both.
 """
 
 cimport cython
+from libc.math cimport sqrt
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_CheckExact, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 import numpy as np
 
 from webclean_scrapy.engine.text._words cimport next_word
@@ -464,39 +466,52 @@ def block_rows(double[:, :] out, Py_ssize_t start, const long long[::1] chars, c
 
 
 
-cdef tuple value_sums(dict memo, dict by_word, str name, str value, Py_ssize_t bound):
+cdef inline const double* packed(object row, Py_ssize_t count) except NULL:
+    """The doubles of a packed row (``lexicon.pack``), checked: *count* of them in a ``bytes``."""
+    if not PyBytes_CheckExact(row) or PyBytes_GET_SIZE(row) != count * <Py_ssize_t> sizeof(double):
+        raise TypeError(f"a lexicon row is {count} doubles packed in bytes")
+    return <const double*> PyBytes_AS_STRING(row)
+
+
+cdef bytes value_sums(dict memo, dict by_word, str name, str value, Py_ssize_t bound):
     """``MarkupLexicon._value_sums``, its reference: the row of one
     attribute value (its words' weights summed at each level, then its
-    number of words), kept in ``memo[name]``. A word is a run of two or
+    number of words), kept in ``memo[name]`` as :func:`lexicon_sums` reads
+    it (five doubles packed in one ``bytes``). A word is a run of two or
     more ASCII lower-case letters of the lower-cased value (the
     reference's ``[a-z]{2,}``, found by ``findall``: maximal runs); the
-    sums are made word by word in the same order, so they are the same
-    floats. Most of a new site's values miss the memo: in Python this was
-    most of the lexicon's time on such a page."""
+    sums are made word by word in the same order, from *by_word*'s rows
+    (four doubles packed), so they are the same floats. Most of a new
+    site's values miss the memo: in Python this was most of the lexicon's
+    time on such a page."""
     cdef object words_of = by_word.get(name[0])
     cdef str lowered = value.lower()
     cdef int kind = PyUnicode_KIND(lowered)
     cdef void* data = PyUnicode_DATA(lowered)
     cdef Py_ssize_t start, end = 0, n = len(lowered), words = 0
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    cdef object levels
+    cdef double row[5]
+    cdef const double* levels
+    cdef object found
     cdef dict per_name
+    row[0] = row[1] = row[2] = row[3] = 0.0
     while True:
         start = next_word(kind, data, n, end, &end)
         if start < 0:
             break
         words += 1
         if words_of is not None:
-            levels = (<dict>words_of).get(lowered[start:end])
-            if levels is not None:
-                s0 += <double>levels[0]
-                s1 += <double>levels[1]
-                s2 += <double>levels[2]
-                s3 += <double>levels[3]
+            found = (<dict>words_of).get(lowered[start:end])
+            if found is not None:
+                levels = packed(found, 4)
+                row[0] += levels[0]
+                row[1] += levels[1]
+                row[2] += levels[2]
+                row[3] += levels[3]
+    row[4] = <double>words
     per_name = memo.get(name)
     if per_name is None:
         per_name = memo[name] = {}
-    return remember(per_name, value, (s0, s1, s2, s3, <double>words), bound)
+    return remember(per_name, value, PyBytes_FromStringAndSize(<char*> row, sizeof(row)), bound)
 
 
 def lexicon_sums(list attributes, const long long[::1] parents, dict memo, dict by_word, Py_ssize_t bound,
@@ -511,11 +526,16 @@ def lexicon_sums(list attributes, const long long[::1] parents, dict memo, dict 
     running sums of columns 3 and 4 from the root down to *j*. The Python
     loops of ``lexicon.MarkupLexicon._python_sums`` are the reference: a
     page's containers are thousands, most without attributes, and those
-    loops cost more than the rest of the lexicon's scoring together."""
+    loops cost more than the rest of the lexicon's scoring together.
+    Rows and weights are doubles packed in one ``bytes`` each
+    (``lexicon.pack``): the memos are large and mostly out of the cache,
+    and a tuple of floats is six objects to fetch where this is one."""
     cdef Py_ssize_t index, k, parent, n = len(attributes)
     cdef dict attrs
     cdef object by_value, found
-    cdef tuple row
+    cdef const double* row
+    if parents.shape[0] < n or table.shape[0] < n or table.shape[1] < 7:
+        raise ValueError("one parent and one table row of seven columns per container")
     for index in range(n):
         attrs = <dict>attributes[index]
         if attrs:
@@ -524,9 +544,9 @@ def lexicon_sums(list attributes, const long long[::1] parents, dict memo, dict 
                 found = None if by_value is None else (<dict>by_value).get(value)
                 if found is None:
                     found = value_sums(memo, by_word, name, value, bound)
-                row = <tuple>found
+                row = packed(found, 5)
                 for k in range(5):
-                    table[index, k] += <double>row[k]
+                    table[index, k] += row[k]
         parent = parents[index]
         if parent >= 0:
             table[index, 5] = table[index, 3] + table[parent, 5]
@@ -536,20 +556,58 @@ def lexicon_sums(list attributes, const long long[::1] parents, dict memo, dict 
             table[index, 6] = table[index, 4]
 
 
-def lexicon_tag_weights(list tags, const long long[::1] holder, const long long[::1] parent, Py_ssize_t root,
-                        dict own, dict above, double[::1] out):
-    """``MarkupLexicon``'s tag weights, one per block: its holder's tag's
-    in *own* plus its parent's in *above* (none when the parent is *root*,
-    the root's missing parent). The reference:
-    ``lexicon.MarkupLexicon._python_tag_weights``."""
-    cdef Py_ssize_t i, p, n = holder.shape[0]
-    cdef double weight
-    for i in range(n):
-        weight = <double>own[tags[holder[i]]]
-        p = parent[i]
-        if p != root:
+cdef inline long long ancestor(const long long[::1] parents, long long node, Py_ssize_t n) except -1:
+    """The parent of *node* (``n``: the root's missing parent, and its own), checked."""
+    cdef long long parent
+    if node == n:
+        return n
+    parent = parents[node]
+    if parent < 0:
+        return n
+    if parent >= n:
+        raise IndexError(f"container {node}'s parent {parent} is past the containers")
+    return parent
+
+
+def lexicon_scores(const double[:, ::1] table, const long long[::1] holders, const long long[::1] parents,
+                   list tags, dict own, dict above, double bias, double[::1] out):
+    """``MarkupLexicon.block_scores``' per-block reads, one loop over the
+    blocks: each block's score from *table* (see :func:`lexicon_sums`; row
+    ``n``, the root's missing parent, zeros) at its holder, parent,
+    grandparent and great-grandparent, plus its holder's tag weight in
+    *own* and its parent's in *above* (none past the root), divided by the
+    square root of its number of words, plus *bias*: the same operations
+    in the same order as the numpy passes of ``block_scores`` with
+    ``compiled=False`` (its reference), which were a dozen calls of a few
+    thousand instructions each on every page, however small."""
+    cdef Py_ssize_t i, n = parents.shape[0], m = holders.shape[0]
+    cdef long long h, p, g, gg
+    cdef double total, words, weight
+    if table.shape[0] < n + 1 or table.shape[1] < 7 or out.shape[0] < m or len(tags) < n:
+        raise ValueError("a table row per container and one more, a tag per container, a score per block")
+    for i in range(m):
+        h = holders[i]
+        if not 0 <= h < n:
+            raise IndexError(f"block {i}'s holder {h} is past the containers")
+        p = ancestor(parents, h, n)
+        g = ancestor(parents, p, n)
+        gg = ancestor(parents, g, n)
+        weight = <double>own[tags[h]]
+        if p != n:
             weight = weight + <double>above[tags[p]]
-        out[i] = weight
+        total = table[h, 0] + weight
+        words = table[h, 4] + 1
+        total += table[p, 1]
+        words += table[p, 4] + (1.0 if p < n else 0.0)
+        total += table[g, 2]
+        words += table[g, 4]
+        total += table[gg, 5]
+        words += table[gg, 6]
+        if words < 1:
+            words = 1
+        total /= sqrt(words)
+        total += bias
+        out[i] = total
 
 
 def structure_tables(const long long[::1] parents, const int[::1] held, const int[::1] keys, Py_ssize_t nk,

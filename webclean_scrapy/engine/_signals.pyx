@@ -291,23 +291,57 @@ def container_flags(list tags, list attributes, const long long[::1] parents, co
     *keyword_cache* (``keywords._keywords``) by *scan* (the keyword
     matcher's ``fold``); *constants* are that module's code layout and memo
     bound."""
+    return read_containers(tags, attributes, parents, chars, tag_codes, keyword_cache, scan, role_codes, constants,
+                           None)[:2]
+
+
+def container_flags_and_keys(list tags, list attributes, const long long[::1] parents, const long long[::1] chars,
+                             dict tag_codes, dict keyword_cache, scan, dict role_codes, tuple constants,
+                             group_memo):
+    """:func:`container_flags` and, from the same reading of each container's
+    class and id, what :func:`structure_keys` gives every container holding
+    text (in order) from a fresh numbering: its ``STRUCTURE_GROUPS`` bits
+    (uint8) and its (tag, class) key number (int32), and the number of keys.
+    Why: the block features read every container's attributes for both,
+    and a second pass over a page's scattered dicts costs as much as the
+    first. *group_memo* is looked up by the keyword reading's string, its
+    class and id joined by one space only when both are there (the group
+    scan reads tokens: the same bits as ``structure_keys``' "class id")."""
+    return read_containers(tags, attributes, parents, chars, tag_codes, keyword_cache, scan, role_codes, constants,
+                           group_memo)
+
+
+cdef tuple read_containers(list tags, list attributes, const long long[::1] parents, const long long[::1] chars,
+                           dict tag_codes, dict keyword_cache, scan, dict role_codes, tuple constants, group_memo):
+    """The loop of :func:`container_flags`, and :func:`container_flags_and_keys`'
+    structure keys when *group_memo* is not ``None``."""
     cdef long long inherited, hidden_code, area, inner_mask, strong_code, code, evidence, parent
     cdef long long hidden_rank, comment_rank, content_rank, meta_rank, strong_rank, evidence_shift, own, inner
     cdef Py_ssize_t index, n = len(tags), cache_size
     cdef double half_page
-    cdef dict a
-    cdef object cls, ident, role, itemprop, words, found, sign
+    cdef bint keys_too = group_memo is not None
+    cdef dict a, numbering = {}
+    cdef object cls, ident, role, itemprop, words, found, sign, bits, key, number
+    cdef PyObject* hit
     (inherited, hidden_rank, hidden_code, comment_rank, area, content_rank, inner_mask, meta_rank,
      strong_code, strong_rank, evidence_shift, cache_size) = constants
+    if keys_too and not isinstance(group_memo, dict):
+        raise TypeError("the group memo is a dict")
+    if len(attributes) != n or parents.shape[0] < n or chars.shape[0] < n:
+        raise ValueError("one attribute table, parent and length per container")
     # Arrays, not lists: held for the whole scoring (a list holds a pointer
     # and, for a code above 256, an object per container); a child reads
     # its parent's code from the array.
     codes = np.zeros(n, dtype=np.int64)
     signs = np.zeros(n, dtype=np.int8)
+    groups = np.zeros(n if keys_too else 0, dtype=np.uint8)
+    keys = np.zeros(n if keys_too else 0, dtype=np.int32)
     if n == 0:
-        return codes, signs
+        return codes, signs, groups, keys, 0
     cdef long long[::1] code_of = codes
     cdef signed char[::1] sign_of = signs
+    cdef unsigned char[::1] group_of = groups
+    cdef int[::1] key_of = keys
     half_page = chars[0] / 2.0
     for index in range(n):
         if chars[index] == 0:
@@ -317,6 +351,7 @@ def container_flags(list tags, list attributes, const long long[::1] parents, co
         if parent >= 0:
             code |= code_of[parent] & inherited
         a = attributes[index]
+        cls = None
         if a:
             cls = a.get("class")
             ident = a.get("id")
@@ -343,12 +378,28 @@ def container_flags(list tags, list attributes, const long long[::1] parents, co
                     if own != content_rank or not (0 < inner <= meta_rank):
                         code = code & ~inner_mask | (own + 1)
                     sign_of[index] = sign
+                if keys_too:
+                    hit = PyDict_GetItemWithError(group_memo, words)
+                    if hit is NULL:
+                        bits = group_memo[words]  # the memo's __missing__ computes and keeps it
+                    else:
+                        bits = <object> hit
+                    group_of[index] = bits
             if role:
                 code |= <long long> role_codes.get(role.strip().lower(), 0)
             if itemprop and "articlebody" in itemprop.lower():
                 code = code & ~inner_mask | strong_code
         code_of[index] = code
-    return codes, signs
+        if keys_too:
+            key = (tags[index], cls or None)
+            hit = PyDict_GetItemWithError(numbering, key)
+            if hit is NULL:
+                number = PyDict_Size(numbering)
+                PyDict_SetItem(numbering, key, number)
+            else:
+                number = <object> hit
+            key_of[index] = number
+    return codes, signs, groups, keys, len(numbering)
 
 
 def structure_keys(const int[::1] indexes, list tags, list attributes, group_memo, numbering,

@@ -49,6 +49,7 @@ from webclean_scrapy.engine.extractors.webclean.keywords import (
     READABILITY_TAG_PRIOR,
     LiteralMatcher,
     container_codes,
+    container_codes_and_keys,
     literal_alternatives,
     remember,
 )
@@ -222,6 +223,7 @@ class PageColumns:
         "cchars",
         "canchors",
         "_repeated",
+        "structure_read",
     )
 
     def __init__(self, doc: Document) -> None:
@@ -237,8 +239,16 @@ class PageColumns:
         self.anchors = blocks.anchor_lengths
         #: Block -> index of the container directly holding it.
         self.holder = blocks.holders
-        #: Container -> its code and its class/id's sign (:func:`.keywords.container_codes`).
-        self.codes, self.signs = container_codes(doc)
+        #: Container -> its code and its class/id's sign (:func:`.keywords.container_codes`);
+        #: compiled, the structure keys come from the same reading of the
+        #: class and id, kept until :class:`_Structure` takes them.
+        self.structure_read: tuple[np.ndarray, np.ndarray, int] | None = None
+        read = container_codes_and_keys(doc, GROUP_MEMO) if structure_keys is not _python_structure_keys else None
+        if read is None:
+            self.codes, self.signs = container_codes(doc)
+        else:
+            self.codes, self.signs, own, keys, nk = read
+            self.structure_read = own, keys, nk
         self.prefix_chars = np.zeros(self.n + 1)
         np.cumsum(self.chars, out=self.prefix_chars[1:])  # whole numbers below 2**53: exact
         #: Container -> its parent's index (the root's own: 0).
@@ -746,13 +756,18 @@ class _Structure:
         # (the root's key is 0, which the containers without text read).
         # Read a slice of containers at a time: on a page of a million, each
         # list of them would take 8 MB (the list of indexes, 40).
-        own = np.zeros(nc, dtype=np.uint8)  # one bit per group: fewer than 8 groups
-        numbering = Numbering()
-        keys = np.zeros(nc, dtype=np.int32)
-        for at in range(0, len(held), _SLICE):
-            structure_keys(held[at : at + _SLICE], tags, attributes, GROUP_MEMO, numbering, own, keys)
-        nk = max(len(numbering), 1)
-        del numbering
+        if page.structure_read is not None:  # read with the keyword codes (PageColumns)
+            own, keys, nk = page.structure_read
+            page.structure_read = None
+        else:
+            own = np.zeros(nc, dtype=np.uint8)  # one bit per group: fewer than 8 groups
+            numbering = Numbering()
+            keys = np.zeros(nc, dtype=np.int32)
+            for at in range(0, len(held), _SLICE):
+                structure_keys(held[at : at + _SLICE], tags, attributes, GROUP_MEMO, numbering, own, keys)
+            nk = len(numbering)
+            del numbering
+        nk = max(nk, 1)
         # Depth (the root 1) and inherited bits (the container's and its
         # ancestors' own).
         depth, inherited = _depths(columns.parents, own)

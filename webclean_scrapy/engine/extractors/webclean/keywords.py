@@ -421,6 +421,25 @@ def container_codes(doc: Document, compiled: bool = True) -> tuple[np.ndarray, n
     return np.array(codes, dtype=np.int64)[:n], np.array(signs, dtype=np.int8)
 
 
+def container_codes_and_keys(
+    doc: Document, group_memo: dict[str, int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int] | None:
+    """:func:`container_codes`, and the block features' structure keys from
+    the same reading of each container's class and id (per container
+    holding text: its group bits in *group_memo*, its (tag, class) key
+    number, and the number of keys; see
+    :func:`webclean_scrapy.engine._signals.container_flags_and_keys`): one
+    pass over a page's attribute tables instead of two. ``None`` without
+    the compiled loop (the two passes then run in Python)."""
+    if _compiled_flags_and_keys is None or _KEYWORD_MATCHER is None:
+        return None
+    columns = doc.container_columns
+    return _compiled_flags_and_keys(
+        columns.tags, columns.attributes, columns.parents, columns.lengths, _TAG_CODES, _KEYWORD_CACHE,
+        _KEYWORD_MATCHER.fold, _ROLE_CODES, _FLAG_LAYOUT, group_memo,
+    )  # fmt: skip
+
+
 #: What :func:`webclean_scrapy.engine._signals.container_flags` needs of the code
 #: layout (and :func:`_keywords`' memo bound).
 _FLAG_LAYOUT = (
@@ -433,8 +452,9 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _re_parser
 try:  # the compiled loop (an optional extension: see setup.py)
     from webclean_scrapy.engine._signals import container_flags as _compiled_flags
+    from webclean_scrapy.engine._signals import container_flags_and_keys as _compiled_flags_and_keys
 except ImportError:  # pragma: no cover - a build without a C compiler
-    _compiled_flags = None
+    _compiled_flags = _compiled_flags_and_keys = None
 
 
 #: An alternative of a regular expression spelled out: its literal text,

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import math
 import re
+import struct
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,10 +37,10 @@ from webclean_scrapy.engine.document import Document
 from webclean_scrapy.engine.extractors.webclean.keywords import remember
 
 try:
+    from webclean_scrapy.engine._features import lexicon_scores as _lexicon_scores
     from webclean_scrapy.engine._features import lexicon_sums as _lexicon_sums
-    from webclean_scrapy.engine._features import lexicon_tag_weights as _lexicon_tag_weights
 except ImportError:  # not built (no C compiler at install): the Python loops run
-    _lexicon_sums = _lexicon_tag_weights = None
+    _lexicon_sums = _lexicon_scores = None
 
 #: A word of an attribute value: a run of lower-case letters (digits and
 #: punctuation split words; ``post-12345`` is ``post``), two letters or more.
@@ -83,6 +85,18 @@ def block_words(doc: Document) -> list[list[str]]:
     return result
 
 
+def pack(row: Iterable[float]) -> bytes:
+    """A row of weights or sums as the compiled loop reads it (``_features.lexicon_sums``):
+    its doubles in one ``bytes``, one object in a large memo where a tuple of floats is six."""
+    values = tuple(row)
+    return struct.pack(f"{len(values)}d", *values)
+
+
+def unpack(row: bytes) -> tuple[float, ...]:
+    """:func:`pack`'s floats."""
+    return struct.unpack(f"{len(row) // 8}d", row)
+
+
 #: Per-container sums kept for each attribute value, memoised per lexicon.
 _SUMS_SIZE = 1 << 16
 #: Containers read per slice by :meth:`MarkupLexicon._python_sums`.
@@ -100,8 +114,13 @@ class MarkupLexicon:
     #: Attribute name -> value -> the sums of the value's words' weights
     #: read at each of :data:`LEVELS`, and its number of words.
     _sums: dict[str, dict[str, tuple[float, ...]]] = field(default_factory=dict, compare=False, repr=False)
+    #: :attr:`_sums`' rows as the compiled loop keeps them (:func:`pack`):
+    #: a memo of its own, so either loop runs after the other.
+    _packed_sums: dict[str, dict[str, bytes]] = field(default_factory=dict, compare=False, repr=False)
     #: Attribute initial -> word -> its weight at each of :data:`LEVELS`.
     _by_word: dict[str, dict[str, tuple[float, ...]]] = field(init=False, compare=False, repr=False)
+    #: :attr:`_by_word`'s rows packed, for the compiled loop.
+    _packed_by_word: dict[str, dict[str, bytes]] = field(init=False, compare=False, repr=False)
 
     def score_words(self, words: list[str]) -> float:
         """The log-odds of one block from its words (the reference)."""
@@ -123,6 +142,11 @@ class MarkupLexicon:
             "_by_word",
             {initial: {word: tuple(levels) for word, levels in words.items()} for initial, words in by_word.items()},
         )
+        object.__setattr__(
+            self,
+            "_packed_by_word",
+            {initial: {word: pack(levels) for word, levels in words.items()} for initial, words in by_word.items()},
+        )
 
     def _value_sums(self, name: str, value: str) -> tuple[float, ...]:
         """The row of one attribute value (see :attr:`_sums`), made and memoised:
@@ -143,8 +167,9 @@ class MarkupLexicon:
         return remember(self._sums.setdefault(name, {}), value, (s0, s1, s2, s3, float(len(words))), _SUMS_SIZE)
 
     def forget(self) -> None:
-        """Empty the per-value sums memo (a process that has seen no page)."""
+        """Empty the per-value sums memos (a process that has seen no page)."""
         self._sums.clear()
+        self._packed_sums.clear()
 
     def _python_sums(self, attributes: list[dict[str, str]], parents: np.ndarray, table: np.ndarray) -> None:
         """Columns 0-4 of row *j* of *table* (zeros): the sum of the rows
@@ -181,7 +206,8 @@ class MarkupLexicon:
         compiled, ``_features.lexicon_sums``, when it was built, else
         :meth:`_python_sums`, its reference: ``compiled=False``),
         the ancestors' running sums made in the same pass, then
-        whole-column reads per block, :data:`_BLOCK_SLICE` blocks at a time.
+        whole-column reads per block, :data:`_BLOCK_SLICE` blocks at a time
+        (compiled, one loop over the blocks: ``_features.lexicon_scores``).
         Every per-container temporary is an array (the reference's lists
         are a slice of containers at a time) and every per-block one a
         slice's: a page of a million blocks holds the container table (56
@@ -195,20 +221,24 @@ class MarkupLexicon:
         # root down to j; row n stands for the root's missing parent (zeros).
         table = np.zeros((n + 1, len(LEVELS) + 3))
         parents = np.ascontiguousarray(columns.parents, dtype=np.int64)
-        if compiled and _lexicon_sums is not None:
-            _lexicon_sums(columns.attributes, parents, self._sums, self._by_word, _SUMS_SIZE, table)
-        else:
-            self._python_sums(columns.attributes, parents, table)
+        holders = blocks.holders
+        if compiled and _lexicon_sums is not None and _lexicon_scores is not None:
+            _lexicon_sums(columns.attributes, parents, self._packed_sums, self._packed_by_word, _SUMS_SIZE, table)
+            scores = np.empty(len(holders))
+            own, above = self._tag_tables(columns.tags)
+            holder_array = np.ascontiguousarray(holders, dtype=np.int64)
+            _lexicon_scores(table, holder_array, parents, columns.tags, own, above, self.bias, scores)
+            return scores
+        self._python_sums(columns.attributes, parents, table)
         up = np.append(parents, n)
         up[up < 0] = n
-        holders = blocks.holders
         scores = np.empty(len(holders))
         # A slice of blocks at a time: the per-block temporaries (ancestors,
         # sums, word counts) of a page of a million blocks would each be 8 MB.
         for start in range(0, len(holders), _BLOCK_SLICE):
             holder = holders[start : start + _BLOCK_SLICE]
             parent = up[holder]
-            total = table[holder, 0] + self._tag_weights(columns.tags, holder, parent, n, compiled)
+            total = table[holder, 0] + self._tag_weights(columns.tags, holder, parent, n)
             words = table[holder, 4] + 1
             total += table[parent, 1]
             words += table[parent, 4] + (parent < n)
@@ -225,21 +255,18 @@ class MarkupLexicon:
             scores[start : start + len(holder)] = total
         return scores
 
-    def _tag_weights(
-        self, tags: list[str], holder: np.ndarray, parent: np.ndarray, root: int, compiled: bool = True
-    ) -> np.ndarray:
-        """Each block's holder's tag weight plus its parent's (none past
-        the root, index *root*), read per block (a page has far fewer
-        blocks than containers): compiled (``_features.lexicon_tag_weights``)
-        when it was built, else by :meth:`_python_tag_weights`, its reference."""
+    def _tag_tables(self, tags: list[str]) -> tuple[dict[str, float], dict[str, float]]:
+        """The weight of each of *tags* as a block's holder and as its parent."""
         get = self.weights.get
         own = {tag: get("0T" + tag, 0.0) for tag in set(tags)}
-        above = {tag: get("1T" + tag, 0.0) for tag in own}
-        if compiled and _lexicon_tag_weights is not None:
-            out = np.empty(len(holder))
-            _lexicon_tag_weights(tags, holder, parent, root, own, above, out)
-            return out
-        return self._python_tag_weights(tags, holder, parent, root, own, above)
+        return own, {tag: get("1T" + tag, 0.0) for tag in own}
+
+    def _tag_weights(self, tags: list[str], holder: np.ndarray, parent: np.ndarray, root: int) -> np.ndarray:
+        """Each block's holder's tag weight plus its parent's (none past
+        the root, index *root*), read per block (a page has far fewer
+        blocks than containers): the reference of the compiled loop's
+        (``_features.lexicon_scores``)."""
+        return self._python_tag_weights(tags, holder, parent, root, *self._tag_tables(tags))
 
     @staticmethod
     def _python_tag_weights(
