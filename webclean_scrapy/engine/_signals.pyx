@@ -74,6 +74,26 @@ cdef Py_ssize_t hyphens(str text, Py_ssize_t start, Py_ssize_t stop):
     return count_hyphens(<const Py_UCS4*> data, start, stop)
 
 
+cdef inline object memo_value(object memo, object key):
+    """``memo[key]`` (a dict, or a dict subclass whose ``__missing__``
+    computes and keeps a missing value), with one hash when the key is there."""
+    cdef PyObject* found = PyDict_GetItemWithError(memo, key)
+    if found is NULL:
+        return memo[key]
+    return <object> found
+
+
+cdef inline object key_number(dict numbering, object key):
+    """The number of *key* in *numbering*, the next one (its size) for a key
+    not seen yet: keys numbered in order of first use."""
+    cdef PyObject* found = PyDict_GetItemWithError(numbering, key)
+    if found is not NULL:
+        return <object> found
+    number = PyDict_Size(numbering)
+    PyDict_SetItem(numbering, key, number)
+    return number
+
+
 cdef inline bint ascii_space(unsigned char c) noexcept:
     """Whether the ASCII byte *c* is whitespace to ``str.split()``."""
     return c == 32 or 9 <= c <= 13 or 28 <= c <= 31
@@ -321,8 +341,7 @@ cdef tuple read_containers(list tags, list attributes, const long long[::1] pare
     cdef double half_page
     cdef bint keys_too = group_memo is not None
     cdef dict a, numbering = {}
-    cdef object cls, ident, role, itemprop, words, found, sign, bits, key, number
-    cdef PyObject* hit
+    cdef object cls, ident, role, itemprop, words, found, sign
     (inherited, hidden_rank, hidden_code, comment_rank, area, content_rank, inner_mask, meta_rank,
      strong_code, strong_rank, evidence_shift, cache_size) = constants
     if keys_too and not isinstance(group_memo, dict):
@@ -379,26 +398,14 @@ cdef tuple read_containers(list tags, list attributes, const long long[::1] pare
                         code = code & ~inner_mask | (own + 1)
                     sign_of[index] = sign
                 if keys_too:
-                    hit = PyDict_GetItemWithError(group_memo, words)
-                    if hit is NULL:
-                        bits = group_memo[words]  # the memo's __missing__ computes and keeps it
-                    else:
-                        bits = <object> hit
-                    group_of[index] = bits
+                    group_of[index] = memo_value(group_memo, words)
             if role:
                 code |= <long long> role_codes.get(role.strip().lower(), 0)
             if itemprop and "articlebody" in itemprop.lower():
                 code = code & ~inner_mask | strong_code
         code_of[index] = code
         if keys_too:
-            key = (tags[index], cls or None)
-            hit = PyDict_GetItemWithError(numbering, key)
-            if hit is NULL:
-                number = PyDict_Size(numbering)
-                PyDict_SetItem(numbering, key, number)
-            else:
-                number = <object> hit
-            key_of[index] = number
+            key_of[index] = key_number(numbering, (tags[index], cls or None))
     return codes, signs, groups, keys, len(numbering)
 
 
@@ -414,8 +421,7 @@ def structure_keys(const int[::1] indexes, list tags, list attributes, group_mem
     ``features._python_structure_keys``."""
     cdef Py_ssize_t k, index, n = min(len(tags), len(attributes), own.shape[0], keys.shape[0])
     cdef dict a
-    cdef object cls, ident, words, bits, key, number
-    cdef PyObject* found
+    cdef object cls, ident, words
     if not isinstance(group_memo, dict) or not isinstance(numbering, dict):
         raise TypeError("the memo and the numbering are dicts")
     for k in range(indexes.shape[0]):
@@ -430,20 +436,8 @@ def structure_keys(const int[::1] indexes, list tags, list attributes, group_mem
         else:
             cls = None
             words = " "
-        found = PyDict_GetItemWithError(group_memo, words)
-        if found is NULL:
-            bits = group_memo[words]  # the memo's __missing__ computes and keeps it
-        else:
-            bits = <object> found
-        own[index] = bits
-        key = (tags[index], cls)
-        found = PyDict_GetItemWithError(numbering, key)
-        if found is NULL:
-            number = PyDict_Size(numbering)
-            PyDict_SetItem(numbering, key, number)
-        else:
-            number = <object> found
-        keys[index] = number
+        own[index] = memo_value(group_memo, words)
+        keys[index] = key_number(<dict> numbering, (tags[index], cls))
 
 
 def depths(const long long[::1] parents, const unsigned char[::1] own):
