@@ -97,10 +97,13 @@ def test_screen_leaves_ordinary_markup_alone(markup):
     assert screen_markup(markup.encode()) == (markup.encode(), ())
 
 
+@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("count_slice", [7, 64, 1 << 20])
-def test_a_page_with_too_many_tags_is_cut_before_the_first_one_over(monkeypatch, count_slice):
+def test_a_page_with_too_many_tags_is_cut_before_the_first_one_over(monkeypatch, count_slice, compiled):
     monkeypatch.setattr(screen, "MAX_TAGS", 50)
     monkeypatch.setattr(screen, "_COUNT_SLICE", count_slice)
+    if not compiled:
+        monkeypatch.setattr(screen, "_compiled_count", None)
     rng = random.Random(count_slice)
     for _ in range(200):
         body = b"".join(rng.choice([b"<p>", b"</p>", b"text ", b"<", b"\xc3\xa9"]) for _ in range(rng.randint(0, 150)))
@@ -121,6 +124,17 @@ def test_a_page_cut_for_its_tags_is_extracted_from_its_start_and_said_truncated(
     assert "paragraph 0." in texts and "paragraph 498." in texts and "paragraph 1999." not in texts
     ordinary = Document.from_html(b"<html><body><p>one</p></body></html>")
     assert ordinary.screened == () and not ordinary.truncated
+
+
+def test_count_byte_is_bytes_count():
+    rng = random.Random(3)
+    for length in [0, 1, 15, 16, 17, 31, 32, 33, 255, 256, 1000, 4099]:
+        data = bytes(rng.choice(b"<<>a\x00\xff\xc3") for _ in range(length))
+        for byte in (ord("<"), 0, 255, ord("z")):
+            assert _screen.count_byte(data, byte) == data.count(bytes([byte])), (length, byte)
+    assert _screen.count_byte(bytearray(b"<p><b>"), ord("<")) == 2
+    with pytest.raises(TypeError):
+        _screen.count_byte("<p>", ord("<"))
 
 
 def test_the_shipped_tag_limit_is_far_above_real_pages():

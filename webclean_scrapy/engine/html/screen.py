@@ -96,9 +96,10 @@ _SCAN = scan_pattern(MAX_ATTRIBUTES_PER_ELEMENT)
 
 
 try:
+    from webclean_scrapy.engine.html._screen import count_byte as _compiled_count
     from webclean_scrapy.engine.html._screen import scan as _compiled_scan
 except ImportError:  # not built (no C compiler at install): the regular expression runs
-    _compiled_scan = None
+    _compiled_count = _compiled_scan = None
 
 
 def _overloaded(body: bytes, start: int) -> tuple[int, int] | None:
@@ -128,8 +129,11 @@ _COUNT_SLICE = 1 << 20
 
 def screen_tags(body: bytes) -> bytes | None:
     """*body* cut before its tag number :data:`MAX_TAGS` + 1, or ``None``
-    when it holds no more (one ``bytes.count``: the common case)."""
-    if body.count(b"<") <= MAX_TAGS:
+    when it holds no more (one count of its ``<``, compiled when built: the
+    common case; none for a body shorter than the limit)."""
+    if len(body) <= MAX_TAGS:
+        return None
+    if (body.count(b"<") if _compiled_count is None else _compiled_count(body, 60)) <= MAX_TAGS:
         return None
     seen = 0
     start = 0
