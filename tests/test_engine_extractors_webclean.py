@@ -822,6 +822,23 @@ def test_a_byline_before_the_body_is_dropped_when_the_rule_applies():
     assert [doc.block_columns.texts[i] for i in kept[drops["byline"]]] == ["By Jane Doe"]
 
 
+def test_an_article_text_leaves_its_byline_and_dateline_to_author_and_date():
+    html = convention_page(before='<p class="by">By Jane Doe</p><p>PUBLISHED: 10:48, Tue, Nov 19, 2019</p>')
+    result = extract(html, extractor="webclean")
+    assert result.page_type == "article"
+    assert "By Jane Doe" not in result.text and "PUBLISHED" not in result.text
+    assert DAILY_PARAGRAPHS[0] in result.text
+
+
+def test_the_byline_rule_reads_articles_only():
+    from webclean_scrapy.engine.extractors.webclean import convention
+
+    doc = Document.from_html(convention_page(before='<p class="by">By Jane Doe</p>'))
+    kept = np.arange(len(doc.block_columns))
+    assert "byline" in convention.convention_drops(doc, kept, article=True)
+    assert "byline" not in convention.convention_drops(doc, kept, article=False)
+
+
 def test_text_markdown_and_html_follow_the_same_blocks():
     html = convention_page(inside=FIGURE + "<p>ADVERTISEMENT</p>")
     result = extract(html, extractor="webclean", output=["markdown", "html"], include_captions=False)

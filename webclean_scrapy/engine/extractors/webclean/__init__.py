@@ -411,8 +411,9 @@ def content_indexes(
     (:func:`read_as_article`). With the shipped thresholds the
     article-body convention (:mod:`.convention`) then drops the headline repeated at the start
     (unless *include_title*), furniture lines ("Advertisement", a share
-    bar), a section of teasers after the body and, on an article, figure
-    captions and photo credits (*include_captions* keeps those).
+    bar) and, on an article, a section of teasers after the body, bylines
+    and datelines before it, and figure captions and photo credits
+    (*include_captions* keeps those).
     *trace*: see :class:`WebcleanExtractor`."""
     return _content_blocks(doc, threshold, deduplicate, comments, trace, include_title, include_captions).tolist()
 

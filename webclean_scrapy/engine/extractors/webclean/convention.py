@@ -27,10 +27,10 @@ extractor applies by default:
   inside ``<figcaption>``, inside a small ``<figure>`` (not in a code
   listing, a table, a quote or a list), or inside a container whose
   class/id names a caption or a credit;
-* ``byline`` (not applied: the older news golds keep it): a short block
-  among the first kept ones that reads as a byline ("By" and a
-  capitalised name) or a dateline ("Published ..." with a date, or a
-  block that is mostly a date and a time).
+* ``byline`` (on articles): a short block among the first kept ones that
+  reads as a byline ("By" and a capitalised name) or a dateline
+  ("Published ..." with a date, or a block that is mostly a date and a
+  time); the byline's name and date are the ``author`` and ``date`` fields.
 
 Every rule is a general signal -- markup structure, the repeated-title
 test, a lexicon of short lines, the position before the body -- never one
@@ -62,13 +62,13 @@ except ImportError:  # no C compiler at install: the Python walk, same decisions
 ARTICLE_MAX_BLOCKS = 20_000
 #: The rules, each measured on its own (docs/WEBCLEAN.md, "What counts as main text").
 RULES: tuple[str, ...] = ("caption", "credit", "headline", "furniture", "teasers", "byline")
-#: The rules applied by default: those that raise precision on today's
-#: articles at no cost beyond noise on any annotated set, and the headline
-#: and figure captions, which follow the convention whatever the older golds
-#: say (Readability's gold keeps captions on half its pages, CleanPortalEval's
-#: in caption boxes); bylines and datelines (kept by Dragnet's and L3S-GN1's
-#: golds) only when asked for by name.
-APPLIED_RULES: tuple[str, ...] = ("caption", "credit", "headline", "furniture", "teasers")
+#: The rules applied by default: all of them. Furniture, credits and teasers
+#: raise precision on today's articles at no cost beyond noise on any
+#: annotated set; the headline, figure captions and bylines follow the
+#: convention whatever the older golds say (Readability's gold keeps captions
+#: on half its pages, CleanPortalEval's in caption boxes, Dragnet's and
+#: L3S-GN1's the byline and the dateline).
+APPLIED_RULES: tuple[str, ...] = RULES
 
 # -- shared helpers ------------------------------------------------------------
 
@@ -717,9 +717,11 @@ def convention_drops(
     kept block (*kept*: indexes in document order) saying whether the rule
     drops it (each rule looks at all of *kept*, so a rule's own effect can
     be measured alone). *include_title* keeps the headline.
-    *include_captions* keeps captions and credit lines. Captions and credits are only dropped on
-    an *article*: on a collection or a listing a figure's caption is the
-    item's own text (a gallery's works, a catalogue's products)."""
+    *include_captions* keeps captions and credit lines. Captions, credits,
+    teaser sections and bylines are only dropped on an *article*: on a
+    collection or a listing a figure's caption is the item's own text (a
+    gallery's works, a catalogue's products), and a forum post's "by" line
+    is the post's."""
     if not len(kept):
         return {}
     drops: dict[str, np.ndarray] = {}
@@ -737,7 +739,7 @@ def convention_drops(
         drops["furniture"] = furniture_drops(doc, kept)
     if article and walk and "teasers" in rules:
         drops["teasers"] = teaser_drops(doc, kept)
-    if "byline" in rules:
+    if article and "byline" in rules:
         drops["byline"] = byline_drops(doc, kept)
     return drops
 
