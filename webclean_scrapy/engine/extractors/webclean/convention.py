@@ -37,25 +37,31 @@ test, a lexicon of short lines, the position before the body -- never one
 site's markup. Only the kept blocks are looked at (a few dozen on a
 page), except the advert labels, found among the short blocks by a
 whole-column length test first.
+
+Each rule's Python test decides. When the extension is built
+(:mod:`._convention`), one compiled pass over the kept blocks first
+leaves the short-line rules' tests only the blocks they may accept (most
+fail on a character or a word: ``LineScreen``), the caption walk is
+compiled, and the advert labels are looked for only near the kept
+blocks; the rules give positions as lists (:func:`convention_positions`),
+as on most pages they drop nothing or a handful.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from functools import lru_cache
 from itertools import islice
 
 import numpy as np
 
 from webclean_scrapy.engine.document import Document
+from webclean_scrapy.engine.extractors.webclean.keywords import literal_alternatives
 
 try:
-    from webclean_scrapy.engine.extractors.webclean._convention import in_captions as _compiled_captions
-    from webclean_scrapy.engine.extractors.webclean._convention import opening_with as _compiled_opening_with
-except ImportError:  # no C compiler at install: the Python walk, same decisions
-    _compiled_captions = None
-    _compiled_opening_with = None
+    import webclean_scrapy.engine.extractors.webclean._convention as _compiled
+except ImportError:  # no C compiler at install: the Python walk and tests, same decisions
+    _compiled = None
 
 #: A page keeping more blocks than this is not read as an article by the
 #: caption and teaser rules (a 50,000-paragraph page is a dump, not a story).
@@ -92,6 +98,9 @@ def first_words(text: str, count: int) -> list[str]:
 #: A class/id that names a caption or a photo credit ("wp-caption-text",
 #: "image-credit", "cutline"); "credit-card" and the like are not credits.
 _CAPTION_NAME = re.compile(r"caption|cutline|credit(?!s?-?(?:card|score|union|limit|line))")
+#: A word each name :data:`_CAPTION_NAME` accepts holds: the compiled walk
+#: reads the others' names no further.
+_CAPTION_NAME_WORDS = ("caption", "cutline", "credit")
 #: A ``<figure>`` holding more text than this is a layout box, not a picture's.
 FIGURE_MAX_CHARS = 300
 #: A caption container holding more text than this is not a caption.
@@ -123,6 +132,8 @@ _AGENCY_CLOSING = re.compile(
 _AGENCY_HINT = re.compile("getty|photo|afp|reuters|shutterstock|istock|alamy|wire|images|media|epa|dpa|anp|ansa|efe")
 #: Credit lines are short.
 CREDIT_MAX_CHARS = 300
+#: A caption ending on an agency's name is shorter still.
+_AGENCY_MAX_CHARS = 150
 
 
 @lru_cache(maxsize=4096)
@@ -149,7 +160,7 @@ def credit_line(text: str) -> bool:
         tail = text[-_CLOSING_TAIL:]
         if _may_close_on_credit(tail) and _CREDIT_CLOSING.search(tail):
             return True
-    if len(text) > 150:
+    if len(text) > _AGENCY_MAX_CHARS:
         return False
     tail = text[-_AGENCY_TAIL:].lower()
     # No agency's name ends on a stop (nor does ")" and spaces after one).
@@ -171,6 +182,39 @@ def _may_close_on_credit(tail: str) -> bool:
         return False
     after = tail[colon + 1 :]
     return tail.rstrip()[-1:] == ")" or not ("." in after or "!" in after or "?" in after)
+
+
+def _credit_word_ends() -> tuple[frozenset[str], frozenset[str], int]:
+    """The first and the last characters of every credit word
+    (:data:`_CREDIT_WORDS` spelt out, lower-cased), as many as the shortest
+    holds, at most three: where those of a line, ASCII, are none of them, no
+    credit word opens or closes, and the compiled screen
+    (``_convention.CreditScreen``) does not run the expressions there."""
+    spelt = [text.lower() for text, _, _ in literal_alternatives(_CREDIT_WORDS)]
+    width = min(3, *map(len, spelt))
+    return frozenset(text[:width] for text in spelt), frozenset(text[-width:] for text in spelt), width
+
+
+_CREDIT_PREFIXES, _CREDIT_SUFFIXES, _CREDIT_WORD_WIDTH = _credit_word_ends()
+#: The words :data:`_AGENCY_HINT` looks for.
+_AGENCY_HINTS = tuple(text for text, _, _ in literal_alternatives(_AGENCY_HINT.pattern))
+#: :func:`credit_line`'s screen, compiled when built (``_convention.CreditScreen``).
+_CREDIT_SCREEN = (
+    None
+    if _compiled is None
+    else _compiled.CreditScreen(
+        CREDIT_MAX_CHARS,
+        _CREDIT_PREFIXES,
+        _CREDIT_SUFFIXES,
+        _CREDIT_WORD_WIDTH,
+        _CREDIT_OPENING.match,
+        _CLOSING_TAIL,
+        _AGENCY_MAX_CHARS,
+        _AGENCY_TAIL,
+        _AGENCY_HINTS,
+        _AGENCY_HINT.search,
+    )
+)
 
 
 #: What a container is to the caption rule (:func:`in_caption`).
@@ -215,47 +259,74 @@ def in_caption(doc: Document, holder: int, kinds: dict[int, int] | None = None) 
     return False
 
 
-def caption_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
-    """Per kept block: whether markup makes it a caption (:func:`in_caption`;
-    compiled when built: :mod:`._convention`)."""
-    if _compiled_captions is not None:
+def _mask(size: int, positions: list[int]) -> np.ndarray:
+    """*size* booleans, true at *positions*: a rule's drops as :func:`convention_drops` gives them."""
+    out = np.zeros(size, dtype=bool)
+    out[positions] = True
+    return out
+
+
+def _int64(kept: np.ndarray) -> np.ndarray:
+    """*kept* as the compiled loops read it (no copy when it already is)."""
+    return np.ascontiguousarray(kept, dtype=np.int64)
+
+
+def caption_positions(doc: Document, kept: np.ndarray) -> list[int]:
+    """The positions in *kept* of the blocks markup makes captions
+    (:func:`in_caption`; compiled when built: :mod:`._convention`)."""
+    if _compiled is not None:
         containers = doc.container_columns
-        return np.asarray(
-            _compiled_captions(
-                np.ascontiguousarray(doc.block_columns.holders[kept], dtype=np.int64),
-                containers.parents,
-                containers.lengths,
-                containers.tags,
-                containers.attributes,
-                names_caption,
-                _FIGURE_CONTENT_TAGS,
-                CAPTION_DEPTH,
-                CAPTION_MAX_CHARS,
-                FIGURE_MAX_CHARS,
-            )
+        found: list[int] = _compiled.caption_positions(
+            _int64(kept),
+            doc.block_columns.holders,
+            containers.parents,
+            containers.lengths,
+            containers.tags,
+            containers.attributes,
+            names_caption,
+            _CAPTION_NAME_WORDS,
+            _FIGURE_CONTENT_TAGS,
+            CAPTION_DEPTH,
+            CAPTION_MAX_CHARS,
+            FIGURE_MAX_CHARS,
         )
+        return found
     holders = doc.block_columns.holders[kept].tolist()
     # Kept blocks share a few dozen holders and their ancestors: each is looked at once.
     kinds: dict[int, int] = {}
-    found = {holder: in_caption(doc, holder, kinds) for holder in set(holders)}
-    return np.array([found[holder] for holder in holders], dtype=bool).reshape(-1)
+    found_in = {holder: in_caption(doc, holder, kinds) for holder in set(holders)}
+    return [position for position, holder in enumerate(holders) if found_in[holder]]
+
+
+def caption_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
+    """Per kept block: whether markup makes it a caption (:func:`caption_positions`)."""
+    return _mask(len(kept), caption_positions(doc, kept))
+
+
+def credit_candidates(doc: Document, kept: np.ndarray) -> list[int]:
+    """The positions in *kept* of the blocks :func:`credit_line` may accept:
+    those short enough to be a credit, and when the screen was compiled
+    only those it cannot rule out (``_convention.CreditScreen``: the first
+    and last characters of the credit words, a colon, the closing
+    punctuation, an agency's word)."""
+    if _SCREEN is None:
+        return np.flatnonzero(doc.block_columns.chars[kept] <= CREDIT_MAX_CHARS).tolist()
+    return _screened(doc, kept, credit=True)[0]
+
+
+def credit_positions(doc: Document, kept: np.ndarray, candidates: list[int] | None = None) -> list[int]:
+    """The positions in *kept* of the photo credits (:func:`credit_line`,
+    read on *candidates* only: :func:`credit_candidates` unless the pass
+    read them already)."""
+    texts = doc.block_columns.texts
+    if candidates is None:
+        candidates = credit_candidates(doc, kept)
+    return [position for position in candidates if credit_line(texts[kept.item(position)])]
 
 
 def credit_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
-    """Per kept block: whether its text is a photo credit (:func:`credit_line`);
-    only the blocks short enough to be one are read."""
-    return _short_ones(doc, kept, CREDIT_MAX_CHARS, credit_line)
-
-
-def _short_ones(doc: Document, kept: np.ndarray, longest: int, test: Callable[[str], bool]) -> np.ndarray:
-    """Per kept block: whether its text passes *test*, read only for those
-    of at most *longest* characters (a whole-column test first: a page's
-    long paragraphs are never scanned by a rule meant for short lines)."""
-    out = np.zeros(len(kept), dtype=bool)
-    texts = doc.block_columns.texts
-    for position in np.flatnonzero(doc.block_columns.chars[kept] <= longest).tolist():
-        out[position] = test(texts[int(kept[position])])
-    return out
+    """Per kept block: whether its text is a photo credit (:func:`credit_positions`)."""
+    return _mask(len(kept), credit_positions(doc, kept))
 
 
 def _opening_with(
@@ -281,12 +352,21 @@ def opening_with(
     texts: list[str], indexes: np.ndarray | None, chars: np.ndarray, longest: int, words: frozenset[str]
 ) -> list[int]:
     """:func:`_opening_with`, compiled when it was built."""
-    if _compiled_opening_with is None:
+    if _compiled is None:
         return _opening_with(texts, indexes, chars, longest, words)
-    if indexes is not None:
-        indexes = np.ascontiguousarray(indexes, dtype=np.int64)
-    found: list[int] = _compiled_opening_with(texts, indexes, chars, longest, words)
+    found: list[int] = _compiled.opening_with(
+        texts, None if indexes is None else _int64(indexes), chars, longest, words, initials(words)
+    )
     return found
+
+
+@lru_cache(maxsize=16)
+def initials(words: frozenset[str]) -> bytes:
+    """One flag per ASCII character: whether it opens one of *words*. The
+    compiled screens read an ASCII text's first character against them
+    and make no string of a first word that opens none."""
+    first = {word[0] for word in words if word}
+    return bytes(chr(code) in first for code in range(128))
 
 
 # -- the headline ------------------------------------------------------------------
@@ -304,14 +384,24 @@ def headline_candidates(doc: Document) -> list[list[str]]:
     """The words of the texts a headline repeats: the page's title
     (og:title, else its first ``<h1>``, else ``<title>``) and its first
     ``<h1>`` (a site name around the headline is :func:`repeats_title`'s)."""
-    candidates = [words(doc.title)]
+    read = words if _compiled is None else _all_words
+    candidates = [read(doc.title)]
     columns = doc.container_columns
-    if "h1" in columns.tags:
+    try:
         h1 = columns.tags.index("h1")
-        first = int(columns.first_blocks[h1])
+    except ValueError:
+        pass
+    else:
+        first = columns.first_blocks.item(h1)
         if first >= 0:
-            candidates.append(words(" ".join(doc.block_columns.texts[first : int(columns.last_blocks[h1]) + 1])))
+            candidates.append(read(" ".join(doc.block_columns.texts[first : columns.last_blocks.item(h1) + 1])))
     return [c for c in candidates if c]
+
+
+def _all_words(text: str) -> list[str]:
+    """:func:`words`, compiled (every word: a text holds fewer than it has characters, plus one)."""
+    found: list[str] = _compiled.first_words(text, len(text) + 1)
+    return found
 
 
 def repeats_title(block: list[str], candidates: list[list[str]]) -> bool:
@@ -330,24 +420,31 @@ def repeats_title(block: list[str], candidates: list[list[str]]) -> bool:
     return False
 
 
-def headline_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
-    """Per kept block: whether it is the headline, repeated at the start of the text."""
-    drops = np.zeros(len(kept), dtype=bool)
+def headline_positions(doc: Document, kept: np.ndarray) -> list[int]:
+    """The positions in *kept* of the headline, repeated at the start of the text."""
     candidates = headline_candidates(doc)
     if not candidates:
-        return drops
+        return []
     texts, lengths = doc.block_columns.texts, doc.block_columns.lengths
     # A block with more words than every candidate repeats none: one word more than the longest is enough to say so.
     enough = max(map(len, candidates)) + 1
+    read = first_words if _compiled is None else _compiled.first_words
+    found = []
     before = 0
-    for position, i in enumerate(kept[:HEADLINE_AMONG].tolist()):
+    for position in range(min(HEADLINE_AMONG, len(kept))):
         if before >= HEADLINE_BEFORE_CHARS:
             break
-        if repeats_title(first_words(texts[i], enough), candidates):
-            drops[position] = True
+        i = kept.item(position)
+        if repeats_title(read(texts[i], enough), candidates):
+            found.append(position)
         else:
-            before += int(lengths[i])
-    return drops
+            before += lengths.item(i)
+    return found
+
+
+def headline_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
+    """Per kept block: whether it is the headline, repeated at the start of the text (:func:`headline_positions`)."""
+    return _mask(len(kept), headline_positions(doc, kept))
 
 
 # -- furniture lines ---------------------------------------------------------------
@@ -476,16 +573,20 @@ def ad_label(text: str) -> bool:
     return first is not None and first.group() in _AD_LABELS and " ".join(_WORD.findall(lowered)) in _AD_LABELS
 
 
-def ad_boxes(doc: Document) -> np.ndarray:
-    """Per block of *doc*: whether it lies in a small box an advert label
-    names (the label's holder, or its parent when the label has a holder
-    of its own): the advert beside its "Advertisement" label. The labels
-    are found among the blocks short enough to be one and opening with a
-    label (:func:`opening_with`), so a long page reads a handful of texts."""
+def ad_box_ranges(doc: Document, labels: list[int] | None = None) -> list[tuple[int, int]]:
+    """The first and last blocks of each small box an advert label names
+    (the label's holder, or its parent when the label has a holder of its
+    own): the advert beside its "Advertisement" label. The labels are found
+    among the blocks short enough to be one and opening with a label
+    (:func:`opening_with`), so a long page reads a handful of texts; or
+    among *labels* (block indexes), when the caller knows where the boxes
+    it looks for may be."""
     blocks, containers = doc.block_columns, doc.container_columns
-    out = np.zeros(len(blocks), dtype=bool)
     texts = blocks.texts
-    for i in opening_with(texts, None, blocks.chars, _AD_LABEL_MAX_CHARS, _AD_LABELS):
+    if labels is None:
+        labels = opening_with(texts, None, blocks.chars, _AD_LABEL_MAX_CHARS, _AD_LABELS)
+    found = []
+    for i in labels:
         if not ad_label(texts[i]):
             continue
         box = int(blocks.holders[i])
@@ -500,23 +601,67 @@ def ad_boxes(doc: Document) -> np.ndarray:
             continue
         first, last = int(containers.first_blocks[box]), int(containers.last_blocks[box])
         if last - first < AD_BOX_MAX_BLOCKS and int(containers.lengths[box]) <= AD_BOX_MAX_CHARS:
-            out[first : last + 1] = True
+            found.append((first, last))
+    return found
+
+
+def ad_boxes(doc: Document) -> np.ndarray:
+    """Per block of *doc*: whether it lies in a small box an advert label names (:func:`ad_box_ranges`)."""
+    return _in_ranges(len(doc.block_columns), ad_box_ranges(doc))
+
+
+def _in_ranges(size: int, ranges: list[tuple[int, int]]) -> np.ndarray:
+    """*size* booleans, true from the first to the last index of each of *ranges*."""
+    out = np.zeros(size, dtype=bool)
+    for first, last in ranges:
+        out[first : last + 1] = True
     return out
 
 
 #: No furniture line or share bar holds more characters than this.
 FURNITURE_MAX_CHARS = 160
+#: The first word of every furniture line, and the words of a share bar:
+#: the compiled screen's two tests (``_convention.LineScreen``).
+_FURNITURE_LINE_FIRST_WORDS = frozenset(line.split(" ")[0] for line in FURNITURE_LINES)
+_SHARE_BAR_WORDS = _SHARE_OPENERS | _SHARE_NETWORKS | _SHARE_FILLERS
+
+
+def furniture_candidates(doc: Document, kept: np.ndarray) -> tuple[list[int], list[int] | None]:
+    """The positions in *kept* of the blocks :func:`furniture_line` may
+    accept: short ones opening with a furniture line's (or a share bar's)
+    first word (:func:`opening_with`); when compiled, also only those with
+    few enough words for a line, or only a share bar's words (a line
+    opening with "the", a share bar's filler, is nearly always prose).
+    And the blocks an advert label of a box holding a kept block may be
+    (``None``: every block, :func:`ad_box_ranges`); when compiled, only
+    those no farther from a kept block than a box holds blocks."""
+    blocks = doc.block_columns
+    if _SCREEN is None:
+        return opening_with(blocks.texts, kept, blocks.chars, FURNITURE_MAX_CHARS, _FURNITURE_FIRST_WORDS), None
+    _, lines, _, labels = _screened(doc, kept, furniture=True, labels=True)
+    return lines, labels
+
+
+def furniture_positions(
+    doc: Document, kept: np.ndarray, candidates: tuple[list[int], list[int] | None] | None = None
+) -> list[int]:
+    """The positions in *kept* of the furniture lines (:func:`furniture_line`)
+    and of the blocks in an advert's box (:func:`ad_box_ranges`), read on
+    *candidates* only (:func:`furniture_candidates` unless the pass read
+    them already)."""
+    texts = doc.block_columns.texts
+    lines, labels = furniture_candidates(doc, kept) if candidates is None else candidates
+    found = [position for position in lines if furniture_line(texts[kept.item(position)])]
+    boxes = ad_box_ranges(doc, labels)
+    if not boxes:
+        return found
+    inside = np.flatnonzero(_in_ranges(len(doc.block_columns), boxes)[kept]).tolist()
+    return sorted(set(found).union(inside))
 
 
 def furniture_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
-    """Per kept block: whether it is a furniture line or in an advert's box.
-    Only the short blocks opening with a furniture line's (or a share bar's)
-    first word are read (:func:`opening_with`)."""
-    lines = np.zeros(len(kept), dtype=bool)
-    texts = doc.block_columns.texts
-    for position in opening_with(texts, kept, doc.block_columns.chars, FURNITURE_MAX_CHARS, _FURNITURE_FIRST_WORDS):
-        lines[position] = furniture_line(texts[int(kept[position])])
-    return ad_boxes(doc)[kept] | lines
+    """Per kept block: whether it is a furniture line or in an advert's box (:func:`furniture_positions`)."""
+    return _mask(len(kept), furniture_positions(doc, kept))
 
 
 # -- teaser sections -----------------------------------------------------------------
@@ -553,6 +698,14 @@ _TEASER_OPENINGS = re.compile(
     r"^(?:plus|d autres articles) (?:de|d|sur)\b|^más (?:de|sobre)\b|^altro da\b|^meer (?:uit|over)\b|"
     r"^(?:ещё|еще|больше) (?:из|о)\b"
 )
+#: The first words of :data:`_TEASER_OPENINGS`' lines (each alternative's words before its first space).
+_TEASER_OPENING_WORDS = frozenset(
+    {"more", "latest", "most", "top", "mehr", "neues", "weitere", "plus", "d", "más", "altro", "meer",
+     "ещё", "еще", "больше"}
+)  # fmt: skip
+#: The first word of every teaser heading: a line opening with another is none
+#: (the compiled screen reads no other, ``_convention.LineScreen``).
+_TEASER_FIRST_WORDS = frozenset(heading.split(" ")[0] for heading in TEASER_HEADINGS) | _TEASER_OPENING_WORDS
 #: A teaser heading is at most this long (six words; "Das könnte Sie auch interessieren" is 29).
 TEASER_HEADING_MAX_CHARS = 60
 #: A teaser heading comes after this many characters of kept text: the body has begun.
@@ -572,20 +725,33 @@ def teaser_heading(text: str) -> bool:
     return joined in TEASER_HEADINGS or bool(_TEASER_OPENINGS.match(joined))
 
 
-def teaser_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
-    """Per kept block: whether it lies in a section of teasers after the
-    body. The section is the box its heading opens (the nearest container
+def teaser_candidates(doc: Document, kept: np.ndarray) -> list[int]:
+    """The positions in *kept* of the blocks :func:`teaser_heading` may
+    accept where the teaser rule looks: short ones after
+    :data:`TEASERS_AFTER_CHARS` of kept text; when compiled, only those
+    opening with a teaser heading's first word (:data:`_TEASER_FIRST_WORDS`)."""
+    blocks = doc.block_columns
+    if _SCREEN is None:
+        lengths = blocks.lengths[kept]
+        before = np.cumsum(lengths) - lengths
+        short = blocks.chars[kept] <= TEASER_HEADING_MAX_CHARS
+        return np.flatnonzero((before >= TEASERS_AFTER_CHARS) & short).tolist()
+    return _screened(doc, kept, teasers=True)[2]
+
+
+def teaser_positions(doc: Document, kept: np.ndarray, candidates: list[int] | None = None) -> list[int]:
+    """The positions in *kept* of the blocks in a section of teasers after
+    the body. The section is the box its heading opens (the nearest container
     around the heading whose first block is the heading and which holds
     more), and it must link out: teasers are links to other pages. A
-    heading in no such box is left to the furniture lines."""
-    drops = np.zeros(len(kept), dtype=bool)
+    heading in no such box is left to the furniture lines. The headings are
+    read among *candidates* (:func:`teaser_candidates` unless the pass read
+    them already)."""
     blocks, containers = doc.block_columns, doc.container_columns
-    lengths = blocks.lengths[kept]
-    before = np.cumsum(lengths) - lengths
-    candidates = np.flatnonzero((before >= TEASERS_AFTER_CHARS) & (blocks.chars[kept] <= TEASER_HEADING_MAX_CHARS))
+    found: set[int] = set()
     end = -1
-    for position in candidates.tolist():
-        i = int(kept[position])
+    for position in teaser_candidates(doc, kept) if candidates is None else candidates:
+        i = kept.item(position)
         if i <= end or not teaser_heading(blocks.texts[i]):
             continue
         box = int(blocks.holders[i])
@@ -602,9 +768,14 @@ def teaser_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
         chars, anchors = blocks.chars[i + 1 : last + 1], blocks.anchor_chars[i + 1 : last + 1]
         if int(np.count_nonzero(anchors)) < TEASER_MIN_LINKS or anchors.sum() < TEASER_LINK_SHARE * chars.sum():
             continue
-        drops |= (kept >= i) & (kept <= last)
+        found.update(np.flatnonzero((kept >= i) & (kept <= last)).tolist())
         end = last
-    return drops
+    return sorted(found)
+
+
+def teaser_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
+    """Per kept block: whether it lies in a section of teasers after the body (:func:`teaser_positions`)."""
+    return _mask(len(kept), teaser_positions(doc, kept))
 
 
 # -- bylines and datelines -------------------------------------------------------
@@ -687,22 +858,114 @@ def mostly_date(line: list[str], text: str) -> bool:
     return sum(word.isdigit() or word in _DATE_WORDS for word in line) >= 0.8 * len(line)
 
 
-def byline_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
-    """Per kept block: whether it is a byline or dateline before the body."""
-    drops = np.zeros(len(kept), dtype=bool)
+def byline_positions(doc: Document, kept: np.ndarray) -> list[int]:
+    """The positions in *kept* of the bylines and datelines before the body."""
     texts, lengths = doc.block_columns.texts, doc.block_columns.lengths
+    found = []
     before = 0
     for position, i in enumerate(kept[:BYLINE_AMONG].tolist()):
         if before >= BYLINE_BEFORE_CHARS:
             break
         if byline_text(texts[i]):
-            drops[position] = True
+            found.append(position)
         else:
             before += int(lengths[i])
-    return drops
+    return found
+
+
+def byline_drops(doc: Document, kept: np.ndarray) -> np.ndarray:
+    """Per kept block: whether it is a byline or dateline before the body (:func:`byline_positions`)."""
+    return _mask(len(kept), byline_positions(doc, kept))
 
 
 # -- the pass ------------------------------------------------------------------------
+
+#: The short-line rules' screen, compiled when built (``_convention.LineScreen``).
+_SCREEN = (
+    None
+    if _CREDIT_SCREEN is None
+    else _compiled.LineScreen(
+        _CREDIT_SCREEN,
+        FURNITURE_MAX_CHARS,
+        _FURNITURE_LINE_FIRST_WORDS,
+        _SHARE_BAR_WORDS,
+        FURNITURE_MAX_WORDS,
+        initials(_FURNITURE_FIRST_WORDS),
+        TEASERS_AFTER_CHARS,
+        TEASER_HEADING_MAX_CHARS,
+        _TEASER_FIRST_WORDS,
+        initials(_TEASER_FIRST_WORDS),
+        _AD_LABEL_MAX_CHARS,
+        _AD_LABELS,
+        initials(_AD_LABELS),
+        AD_BOX_MAX_BLOCKS - 1,
+    )
+)
+
+
+def _screened(
+    doc: Document,
+    kept: np.ndarray,
+    credit: bool = False,
+    furniture: bool = False,
+    teasers: bool = False,
+    labels: bool = False,
+) -> tuple[list[int], list[int], list[int], list[int]]:
+    """:data:`_SCREEN`'s candidates for the rules asked for (none for the others):
+    the credits', the furniture lines', the teaser headings' and the advert labels'."""
+    blocks, screen = doc.block_columns, _SCREEN
+    if screen is None:
+        raise RuntimeError("the compiled screen is not built")
+    found: tuple[list[int], list[int], list[int], list[int]] = screen.candidates(
+        blocks.texts, _int64(kept), blocks.chars, blocks.lengths, credit, furniture, teasers, labels
+    )
+    return found
+
+
+def convention_positions(
+    doc: Document,
+    kept: np.ndarray,
+    include_title: bool = False,
+    include_captions: bool = False,
+    article: bool = True,
+    rules: tuple[str, ...] = APPLIED_RULES,
+) -> dict[str, list[int]]:
+    """Per rule of *rules* (of :data:`RULES`) that applies, the positions
+    in *kept* (block indexes in document order), ascending, of the blocks
+    the rule drops (each rule looks at all of *kept*, so a rule's own
+    effect can be measured alone). *include_title* keeps the headline.
+    *include_captions* keeps captions and credit lines. Captions, credits,
+    teaser sections and bylines are only dropped on an *article*: on a
+    collection or a listing a figure's caption is the item's own text (a
+    gallery's works, a catalogue's products), and a forum post's "by" line
+    is the post's."""
+    if not len(kept):
+        return {}
+    drops: dict[str, list[int]] = {}
+    captions = article and not include_captions
+    # No article keeps this many blocks: on such a page the rules that walk the markup of every
+    # kept block are skipped, so its memory stays that of the scoring.
+    walk = len(kept) <= ARTICLE_MAX_BLOCKS
+    credit = captions and "credit" in rules
+    furniture = "furniture" in rules
+    teasers = article and walk and "teasers" in rules
+    # The short-line rules' candidates, read in one pass when compiled.
+    screened = None
+    if _SCREEN is not None and (credit or furniture or teasers):
+        screened = _screened(doc, kept, credit, furniture, teasers, furniture)
+    if captions and walk and "caption" in rules:
+        drops["caption"] = caption_positions(doc, kept)
+    if credit:
+        drops["credit"] = credit_positions(doc, kept, None if screened is None else screened[0])
+    if "headline" in rules and not include_title:
+        drops["headline"] = headline_positions(doc, kept)
+    if furniture:
+        drops["furniture"] = furniture_positions(doc, kept, None if screened is None else (screened[1], screened[3]))
+    if teasers:
+        drops["teasers"] = teaser_positions(doc, kept, None if screened is None else screened[2])
+    if article and "byline" in rules:
+        drops["byline"] = byline_positions(doc, kept)
+    return drops
 
 
 def convention_drops(
@@ -713,35 +976,10 @@ def convention_drops(
     article: bool = True,
     rules: tuple[str, ...] = APPLIED_RULES,
 ) -> dict[str, np.ndarray]:
-    """Per rule of *rules* (of :data:`RULES`) that applies, a boolean per
-    kept block (*kept*: indexes in document order) saying whether the rule
-    drops it (each rule looks at all of *kept*, so a rule's own effect can
-    be measured alone). *include_title* keeps the headline.
-    *include_captions* keeps captions and credit lines. Captions, credits,
-    teaser sections and bylines are only dropped on an *article*: on a
-    collection or a listing a figure's caption is the item's own text (a
-    gallery's works, a catalogue's products), and a forum post's "by" line
-    is the post's."""
-    if not len(kept):
-        return {}
-    drops: dict[str, np.ndarray] = {}
-    captions = article and not include_captions
-    # No article keeps this many blocks: on such a page the rules that walk the markup of every
-    # kept block are skipped, so its memory stays that of the scoring.
-    walk = len(kept) <= ARTICLE_MAX_BLOCKS
-    if captions and walk and "caption" in rules:
-        drops["caption"] = caption_drops(doc, kept)
-    if captions and "credit" in rules:
-        drops["credit"] = credit_drops(doc, kept)
-    if "headline" in rules and not include_title:
-        drops["headline"] = headline_drops(doc, kept)
-    if "furniture" in rules:
-        drops["furniture"] = furniture_drops(doc, kept)
-    if article and walk and "teasers" in rules:
-        drops["teasers"] = teaser_drops(doc, kept)
-    if article and "byline" in rules:
-        drops["byline"] = byline_drops(doc, kept)
-    return drops
+    """Per rule of *rules* that applies, a boolean per kept block saying
+    whether the rule drops it (:func:`convention_positions`)."""
+    positions = convention_positions(doc, kept, include_title, include_captions, article, rules)
+    return {rule: _mask(len(kept), found) for rule, found in positions.items()}
 
 
 def follow_convention(
@@ -752,13 +990,15 @@ def follow_convention(
     article: bool = True,
     rules: tuple[str, ...] = APPLIED_RULES,
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """*kept* without what :func:`convention_drops` drops, and the dropped
+    """*kept* without what :func:`convention_positions` drops, and the dropped
     block indexes per rule. A page the convention would empty keeps its
-    blocks: a page that is only a caption is that caption."""
-    drops = convention_drops(doc, kept, include_title, include_captions, article, rules)
-    if not drops:
+    blocks: a page that is only a caption is that caption. The rules'
+    positions are read as lists: on most pages they drop nothing, or a
+    handful, and a numpy call per rule cost more than that."""
+    positions = convention_positions(doc, kept, include_title, include_captions, article, rules)
+    dropped = set().union(*positions.values())
+    if not dropped or len(dropped) == len(kept):
         return kept, {}
-    dropped = np.logical_or.reduce(list(drops.values()))
-    if dropped.all() or not dropped.any():
-        return kept, {}
-    return kept[~dropped], {rule: kept[mask] for rule, mask in drops.items() if mask.any()}
+    keep = np.ones(len(kept), dtype=bool)
+    keep[list(dropped)] = False
+    return kept[keep], {rule: kept[found] for rule, found in positions.items() if found}
