@@ -155,6 +155,28 @@ cdef inline bint word_character(Py_UCS4 c) noexcept:
     return c == u"_" or Py_UNICODE_ISALNUM(c)
 
 
+cdef inline Py_ssize_t ascii_word_start(str text, Py_ssize_t start, Py_ssize_t n, unsigned int* c) noexcept:
+    """The first position from *start* holding an ASCII word character or a
+    character past ASCII (*n*: none), that character in *c*."""
+    while start < n:
+        c[0] = at(text, start)
+        if c[0] >= 128 or ascii_word_character(c[0]):
+            return start
+        start += 1
+    return n
+
+
+cdef inline Py_ssize_t ascii_word_end(str text, Py_ssize_t end, Py_ssize_t n, unsigned int* c) noexcept:
+    """The first position from *end* holding an ASCII character that is not
+    a word's or a character past ASCII (*n*: none), that character in *c*."""
+    while end < n:
+        c[0] = at(text, end)
+        if c[0] >= 128 or not ascii_word_character(c[0]):
+            return end
+        end += 1
+    return n
+
+
 cdef object first_word(str text, const unsigned char* initials=NULL):
     """``_WORD.search(text.lower())``'s word (``\\w+``), ``None`` without one;
     also ``None`` for a word opening with an ASCII character that has no
@@ -166,11 +188,7 @@ cdef object first_word(str text, const unsigned char* initials=NULL):
     cdef str lowered
     # While the text is ASCII, lower-casing keeps each character and what it is (a text's
     # lower case is its characters' but for a final sigma): only the word is lowered.
-    while start < n:
-        c = at(text, start)
-        if c >= 128 or ascii_word_character(c):
-            break
-        start += 1
+    start = ascii_word_start(text, 0, n, &c)
     if start == n:
         return None
     if c < 128:
@@ -178,12 +196,7 @@ cdef object first_word(str text, const unsigned char* initials=NULL):
             c += 32
         if initials != NULL and not initials[c]:
             return None
-        end = start + 1
-        while end < n:
-            c = at(text, end)
-            if c >= 128 or not ascii_word_character(c):
-                break
-            end += 1
+        end = ascii_word_end(text, start + 1, n, &c)
         if end == n or c < 128:
             return text[start:end].lower()
     lowered = text.lower()
@@ -269,19 +282,10 @@ def first_words(str text, Py_ssize_t count):
     cdef list found = []
     cdef str lowered
     while len(found) < count:
-        while start < n:
-            c = at(text, start)
-            if c >= 128 or ascii_word_character(c):
-                break
-            start += 1
+        start = ascii_word_start(text, start, n, &c)
         if start == n or c >= 128:
             break
-        end = start + 1
-        while end < n:
-            c = at(text, end)
-            if c >= 128 or not ascii_word_character(c):
-                break
-            end += 1
+        end = ascii_word_end(text, start + 1, n, &c)
         if end < n and c >= 128:
             break
         found.append(text[start:end].lower())
