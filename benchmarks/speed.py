@@ -11,9 +11,10 @@ same process, are run through
 
 * ``lxml.html.fromstring(page_bytes)`` -- the floor: parsing alone;
 * ``webclean_scrapy.extract(page_bytes)`` -- decode, parse, walk, extract;
-* ``trafilatura.extract(page_text)`` -- given the already-decoded ``str``
-  (its default settings), when trafilatura is installed;
-* ``trafilatura.extract(page_text, with_metadata=True)`` -- the same with
+* ``trafilatura.extract(page_bytes)`` -- given the same bytes, which it
+  decodes itself as ``extract`` does (its default settings), when
+  trafilatura is installed;
+* ``trafilatura.extract(page_bytes, with_metadata=True)`` -- the same with
   the metadata every :class:`~webclean_scrapy.engine.extraction.Extraction`
   carries (title, author, date, site name, description, tags): the
   like-for-like reference, printed beside the default one. Trafilatura's
@@ -117,7 +118,6 @@ import webclean_scrapy  # noqa: E402
 import webclean_scrapy.engine.document  # noqa: E402
 import webclean_scrapy.engine.fields  # noqa: E402
 from webclean_scrapy.engine.extractors.webclean import clear_keyword_memos  # noqa: E402
-from webclean_scrapy.engine.text.encoding import decode_html  # noqa: E402
 
 
 def sample_pages(data: Path, count: int, datasets: list[str] | None = None) -> list[bytes]:
@@ -194,7 +194,7 @@ def counted_side(
     side: str, pages: list[bytes], extractor: str, cold: bool = False, fields: list[str] | None = None
 ) -> tuple[Callable[[Any], object], list]:
     """The function one side of the comparison runs, and the items it
-    takes (trafilatura takes the decoded text, as in the timing);
+    takes (every side the same bytes, as in the timing);
     ``extract-fields`` is the extraction asked for *fields* only."""
     if side == "extract":
         return extraction(extractor, cold), pages
@@ -206,7 +206,7 @@ def counted_side(
         raise ValueError(f"no side {side!r}: extract, extract-fields (with --fields), parse or trafilatura")
     import trafilatura
 
-    return trafilatura.extract, [decode_html(page)[1] for page in pages]
+    return trafilatura.extract, pages
 
 
 def run_counted(
@@ -373,7 +373,7 @@ def report_instructions(
     if with_trafilatura:
         theirs_counts = instructions_per_page("trafilatura", sampling, pages, runs)
         theirs = statistics.median(theirs_counts)
-        print(f"trafilatura.extract(str):       {_counted(theirs_counts)}")
+        print(f"trafilatura.extract(bytes):     {_counted(theirs_counts)}")
         print(f"speed-up vs trafilatura, by instructions: {theirs / ours:5.2f}x  (goal >= 6)")
     print(f"cost vs lxml bare parse, by instructions: {ours / parse:5.2f}x  (goal <= 3)")
     if fields is not None:
@@ -497,7 +497,6 @@ def main(argv=None) -> int:
 
 def time_sides(args: argparse.Namespace, pages: list[bytes], trafilatura) -> None:
     """The timed comparison: the three sides in turns, chunk by chunk (module docstring)."""
-    texts = [decode_html(page)[1] for page in pages]
     webclean_scrapy.extract(pages[0], extractor=args.extractor)  # load the model outside the timing
 
     extract = extraction(args.extractor, args.cold)
@@ -509,8 +508,8 @@ def time_sides(args: argparse.Namespace, pages: list[bytes], trafilatura) -> Non
     best_asked = [float("inf")] * len(chunks)
     theirs = theirs_with_metadata = 0.0
 
-    def extract_with_metadata(text: str) -> None:
-        trafilatura.extract(text, with_metadata=True)
+    def extract_with_metadata(page: bytes) -> None:
+        trafilatura.extract(page, with_metadata=True)
 
     for round_ in range(args.repeat):
         gc.collect()
@@ -520,8 +519,8 @@ def time_sides(args: argparse.Namespace, pages: list[bytes], trafilatura) -> Non
             if asked is not None:
                 best_asked[k] = min(best_asked[k], chunk_time(asked, pages[chunk]))
             if trafilatura is not None and round_ == 0:
-                theirs += chunk_time(trafilatura.extract, texts[chunk])
-                theirs_with_metadata += chunk_time(extract_with_metadata, texts[chunk])
+                theirs += chunk_time(trafilatura.extract, pages[chunk])
+                theirs_with_metadata += chunk_time(extract_with_metadata, pages[chunk])
     parse = sum(best_parse) / len(pages)
     ours = sum(best_ours) / len(pages)
     theirs /= len(pages)
@@ -539,8 +538,8 @@ def time_sides(args: argparse.Namespace, pages: list[bytes], trafilatura) -> Non
     print(f"lxml.html.fromstring(bytes):    {parse * 1000:7.2f} ms/page")
     print(f"webclean_scrapy.extract(bytes): {ours * 1000:7.2f} ms/page  [{args.extractor}]")
     if trafilatura is not None:
-        print(f"trafilatura.extract(str):       {theirs * 1000:7.2f} ms/page")
-        print(f"trafilatura.extract(str, with_metadata=True): {theirs_with_metadata * 1000:7.2f} ms/page")
+        print(f"trafilatura.extract(bytes):     {theirs * 1000:7.2f} ms/page")
+        print(f"trafilatura.extract(bytes, with_metadata=True): {theirs_with_metadata * 1000:7.2f} ms/page")
         print(f"speed-up vs trafilatura: {theirs / ours:5.2f}x  (goal >= 6)")
         print(f"speed-up vs trafilatura with metadata (like for like): {theirs_with_metadata / ours:5.2f}x")
     print(f"cost vs lxml bare parse: {ours / parse:5.2f}x  (goal <= 3)")
