@@ -5,20 +5,28 @@ and the process path (raw bytes)."""
 
 from __future__ import annotations
 
+import gzip
+import random
 from pathlib import Path
 
 import pytest
+from chardetng_py import EncodingDetector
 from scrapy.http import HtmlResponse
 
 from pages import CZECH_PAGE, LEGACY_PAGES, WORDS, charset_page, legacy_page
 from webclean_scrapy import NotHTMLError, available_extractors, extract, get_extractor
+from webclean_scrapy.engine.text import encoding
 from webclean_scrapy.engine.text.encoding import (
+    DETECTION_BYTES,
+    DETECTION_CONTEXT,
     REPAIR_BUDGET,
     decode_html,
+    detection_input,
     double_encoded,
     html_encoding,
     looks_binary,
     mostly_utf8,
+    python_detection_input,
     top_level_domain,
     undo_double_encoding,
 )
@@ -362,3 +370,108 @@ def test_an_undeclared_charset_decodes_as_w3lib_would(body: bytes, content_type:
 
     assert html_encoding(body, content_type) is None
     assert decode_html(body, content_type) == html_to_unicode(None, body, auto_detect_fun=undeclared_encoding)
+
+
+# -- the detector's input, cut short -------------------------------------------
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+#: Top-level domains of every kind the detector tells apart, and none.
+HINTS = [None, b"com", b"cz", b"hu", b"pl", b"jp", b"ru", b"ua", b"gr", b"il", b"eg", b"tw", b"cn", b"kr", b"th"]
+HINTS += [b"vn", b"tr", b"lt", b"is", b"de"]
+
+#: Text in the scripts of every charset the detector names, and its charsets.
+DETECTION_SAMPLES = [
+    (LEGACY_PAGES["ru"][0], ["cp1251", "koi8_r", "koi8_u", "cp866", "iso8859_5"]),
+    (LEGACY_PAGES["el"][0] + " ΕΛΛΑΔΑ", ["cp1253", "iso8859_7"]),
+    (LEGACY_PAGES["ar"][0], ["cp1256", "iso8859_6"]),
+    (LEGACY_PAGES["ja"][0] + " カタカナ", ["shift_jis", "euc_jp"]),
+    (LEGACY_PAGES["zh"][0], ["gb18030"]),
+    ("這是一個字符編碼測試。臺北市天氣晴朗，適合出行。", ["big5"]),
+    (LEGACY_PAGES["ko"][0], ["euc_kr"]),
+    (LEGACY_PAGES["pl"][0] + " ŻÓŁW Árvíztűrő tükörfúrógép", ["cp1250", "iso8859_2"]),
+    (LEGACY_PAGES["tr"][0] + " İSTANBUL", ["cp1254", "iso8859_9"]),
+    (LEGACY_PAGES["de"][0] + " Þetta er kóðunarpróf ÆÐ", ["cp1252", "iso8859_15"]),
+    ("דג סקרן שט בים מאוכזב ולפתע מצא חברה. ירושלים", ["cp1255", "iso8859_8"]),
+    ("Įlinkdama fechtuotojo špaga sublykčiojusi pragręžė apvalų arbūzą. ŠIAULIAI", ["cp1257", "iso8859_13"]),
+    ("นายสังฆภัณฑ์ เฮงพิทักษ์ฝา ผู้เฒ่าซึ่งมีอาชีพเป็นฅนขายฃวด", ["cp874"]),
+    ("Tiếng Việt có dấu. Hà Nội, Sài Gòn", ["cp1258"]),
+]
+MARKUP = [b'<div class="content">', b"</div>\n", b"<p>", b"</p>", b'<a href="/news/2024/story.html">', b"</a>"]
+MARKUP += [b"<script>var x = 1; function f(a) { return a * 2; }</script>", b"\n    ", b" ", b"ABC", b"xY", b"\t"]
+MARKUP += [b"English words, a sentence. ", b"\r\n", b"<!-- a comment -->", b"12:30"]
+
+
+def generated_page(rng: random.Random) -> bytes:
+    """Markup and English around pieces of text in one legacy charset, with
+    now and then a few random bytes (controls, stray bytes, escapes)."""
+    text, codecs = rng.choice(DETECTION_SAMPLES)
+    codec = rng.choice(codecs)
+    parts = []
+    for _ in range(rng.randrange(1, 30)):
+        roll = rng.random()
+        if roll < 0.45:
+            parts.append(b"".join(rng.choice(MARKUP) for _ in range(rng.randrange(1, 50))))
+        elif roll < 0.9:
+            start = rng.randrange(len(text))
+            parts.append(text[start : rng.randrange(start, min(len(text), start + 60) + 1)].encode(codec, "ignore"))
+        else:
+            parts.append(bytes(rng.randrange(256) for _ in range(rng.randrange(1, 5))))
+    return b"".join(parts)
+
+
+def guesses(data: bytes, last: bool) -> list[object]:
+    """The detector's guess for every hint, with and without UTF-8 allowed."""
+    detector = EncodingDetector()
+    detector.feed(data, last=last)
+    return [detector.guess(tld=hint, allow_utf8=utf8) for hint in HINTS for utf8 in (False, True)]
+
+
+def test_long_plain_ascii_runs_are_cut_to_their_ends() -> None:
+    keep = DETECTION_CONTEXT
+    short, long = b"a" * (2 * keep), b"b" * keep + b"c" * 100 + b"d" * keep
+    assert detection_input(short + b"\xe9" + long + b"\xe8") == short + b"\xe9" + b"b" * keep + b"d" * keep + b"\xe8"
+    # Only printable ASCII, tab, LF and CR are cut: a control byte splits a run and stays.
+    run = b"x" * 40
+    assert detection_input(run + b"\x00" + run) == b"x" * 32 + b"\x00" + b"x" * 32
+    assert detection_input(b"\r\n\t " * 20) == (b"\r\n\t " * 20)[:keep] + (b"\r\n\t " * 20)[-keep:]
+    # An escape byte (ISO-2022-JP's switch to two-byte text) keeps the page whole.
+    escaped = b"\x1b$B" + b"F|K\\8l" * 30 + b"\x1b(B"
+    assert detection_input(escaped) == escaped
+    assert detection_input(b"") == b""
+
+
+def test_the_compiled_cut_is_the_reference() -> None:
+    rng = random.Random(3)
+    pieces = [b"a", b" ", b"\n", b"\t", b"\r", b"\x00", b"\x7f", b"\x1f", b"\xe9", b"\x80", b"~", b"\x1b"]
+    lengths = [1, 2, DETECTION_CONTEXT - 1, DETECTION_CONTEXT, DETECTION_CONTEXT + 1, 2 * DETECTION_CONTEXT]
+    lengths += [2 * DETECTION_CONTEXT + 1, 100]
+    for _ in range(5000):
+        data = b"".join(rng.choice(pieces) * rng.choice(lengths) for _ in range(rng.randrange(12)))
+        assert detection_input(data) == python_detection_input(data), data
+
+
+def test_the_detector_guesses_alike_on_the_cut_input() -> None:
+    """The cut input gets the whole input's guess, for every hint, with and
+    without UTF-8 allowed, as a whole stream and as its start."""
+    rng = random.Random(11)
+    cut = 0
+    for _ in range(600):
+        page = generated_page(rng)
+        given = detection_input(page)
+        cut += len(page) - len(given)
+        for last in (True, False):
+            assert guesses(given, last) == guesses(page, last), page
+    assert cut > 1_000_000  # the pages' markup was cut, not kept whole
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data is absent")
+def test_the_detector_guesses_alike_on_the_shared_pages_it_reads() -> None:
+    read = 0
+    for path in sorted(DATA.glob("*/html/*.html.gz")):
+        body = gzip.decompress(path.read_bytes())[:DETECTION_BYTES]
+        if encoding.is_plain_utf8(body):
+            continue
+        read += 1
+        assert guesses(detection_input(body), True) == guesses(body, True), path
+    assert read > 100

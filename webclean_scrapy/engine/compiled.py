@@ -15,6 +15,7 @@ COMPILED_MODULES: dict[str, str] = {
     "walk": "webclean_scrapy.engine.html._walk",
     "screen": "webclean_scrapy.engine.html._screen",
     "langid": "webclean_scrapy.engine.text._langid",
+    "charset": "webclean_scrapy.engine.text._charset",
     "trees": "webclean_scrapy.engine._trees",
     "signals": "webclean_scrapy.engine._signals",
     "features": "webclean_scrapy.engine._features",
