@@ -306,6 +306,8 @@ def test_the_benchmark_counts_where_scrapy_and_the_extraction_differ(tmp_path):
     assert "3 pages declare no charset; 2 of them are not UTF-8" in done.stdout
     assert "Scrapy's choice differs from the extraction's on 1 (their text on 1)" in done.stdout
     assert "ms/page" in done.stdout
+    for language in ("Portuguese", "Russian", "Japanese"):
+        assert f"generated {language} page in" in done.stdout
     done = subprocess.run(
         [sys.executable, str(script), "--data", str(tmp_path / "absent")], capture_output=True, text=True, check=False
     )
