@@ -3,8 +3,9 @@
 :func:`webclean_scrapy.engine.text.encoding.detection_input`, whose regular
 expression is the reference and the fallback).
 
-Why it exists: the regular expression reads a 100 KB page in about 0.2 ms,
-a tenth of what cutting saves the detector; this loop reads it at memory speed.
+Why it exists: the regular expression takes about 0.2 ms on an average
+undeclared legacy page of the shared sets (46 KB), a tenth of what the cut
+saves the detector; this loop takes a fifth of that.
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
