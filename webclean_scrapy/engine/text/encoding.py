@@ -243,12 +243,10 @@ def detection_input(data: bytes) -> bytes:
 
     The cut is compiled (``_charset.cut_plain_runs``);
     :func:`python_detection_input` is its reference."""
-    if b"\x1b" in data:
-        return data
-    if _compiled_cut is not None:
-        cut: bytes = _compiled_cut(data, DETECTION_CONTEXT)
-        return cut
-    return python_detection_input(data)
+    if _compiled_cut is None or b"\x1b" in data:
+        return python_detection_input(data)
+    cut: bytes = _compiled_cut(data, DETECTION_CONTEXT)
+    return cut
 
 
 def python_detection_input(data: bytes) -> bytes:
