@@ -22,7 +22,7 @@ from webclean_scrapy.engine import compiled
 from webclean_scrapy.pipelines import MinTextFilterPipeline, WebcleanPipeline
 
 #: What a build with a C compiler loads (.ci/run and the README's install have one).
-COMPILED = "; compiled modules: walk, screen, langid, trees, signals, features, continuity, convention"
+COMPILED = "; compiled modules: walk, screen, langid, charset, trees, signals, features, continuity, convention"
 
 PAGE = b"<html><body><p>Some words on a page that an extractor chokes on.</p></body></html>"
 
@@ -144,5 +144,5 @@ def test_pure_python_fallback_is_a_warning(caplog, monkeypatch):
         "webclean: pure-Python fallback for absent (installed without a C compiler): the same output, "
         "several times slower; reinstall with a C compiler to build them"
     ]
-    assert "; compiled modules: walk, screen, langid, trees, signals, features, continuity, convention" in caplog.text
+    assert COMPILED in caplog.text
     crawler._webclean_offloader.close()
