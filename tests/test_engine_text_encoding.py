@@ -15,7 +15,6 @@ from scrapy.http import HtmlResponse
 
 from pages import CZECH_PAGE, LEGACY_PAGES, WORDS, charset_page, legacy_page
 from webclean_scrapy import NotHTMLError, available_extractors, extract, get_extractor
-from webclean_scrapy.engine.text import encoding
 from webclean_scrapy.engine.text.encoding import (
     DETECTION_BYTES,
     DETECTION_CONTEXT,
@@ -24,6 +23,7 @@ from webclean_scrapy.engine.text.encoding import (
     detection_input,
     double_encoded,
     html_encoding,
+    is_plain_utf8,
     looks_binary,
     mostly_utf8,
     python_detection_input,
@@ -470,7 +470,7 @@ def test_the_detector_guesses_alike_on_the_shared_pages_it_reads() -> None:
     read = 0
     for path in sorted(DATA.glob("*/html/*.html.gz")):
         body = gzip.decompress(path.read_bytes())[:DETECTION_BYTES]
-        if encoding.is_plain_utf8(body):
+        if is_plain_utf8(body):
             continue
         read += 1
         assert guesses(detection_input(body), True) == guesses(body, True), path
