@@ -49,7 +49,6 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import webclean_scrapy  # noqa: E402
 import webclean_scrapy.engine.extraction as extraction  # noqa: E402
